@@ -1,0 +1,175 @@
+package io.zoolander.model;
+
+import static io.zoolander.model.internal.Preconditions.checkNonNegative;
+import static io.zoolander.model.internal.Preconditions.checkNotNull;
+import static io.zoolander.model.internal.Preconditions.checkOpenProbability;
+import static io.zoolander.model.internal.Preconditions.checkPositive;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Chooses how to spend nodes: replication for predictability, replication for throughput, or a mix ({@link
+ * Strategy}). Every node has the same service-time distribution and network delay; a strategy of {@code r} sets of
+ * {@code d} duplicates is predicted as one set of {@code d} duplicates seeing {@code lambda / r}.
+ *
+ * <p>Answers three questions: the best strategy for a node budget ({@link #best}), the fewest nodes that meet a target
+ * SLA ({@link #fewestNodes}) and the highest arrival rate that still meets it ({@link #maxArrivalRate}).
+ */
+public final class Planner {
+
+  /**
+   * A strategy evaluated at an arrival rate.
+   *
+   * @param strategy how the nodes are used
+   * @param arrivalRatePerSec total arrivals per second over all replica sets
+   * @param prediction the model's prediction for one replica set
+   */
+  public record Plan(Strategy strategy, double arrivalRatePerSec, SlaPrediction prediction) {
+    public double sla() {
+      return prediction.sla();
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          "%s at %.1f/s: SLA %.6f (%s, utilisation %.3f)",
+          strategy, arrivalRatePerSec, prediction.sla(), prediction.status(), prediction.maxUtilisation());
+    }
+  }
+
+  /** Orders plans by SLA, then fewer nodes, then fewer replica sets (simpler to run). */
+  private static final Comparator<Plan> BY_SLA =
+      Comparator.comparingDouble(Plan::sla)
+          .thenComparing(p -> -p.strategy().nodes())
+          .thenComparing(p -> -p.strategy().replicaSets());
+
+  private final SlaModel model;
+  private final LatencyDistribution serviceTime;
+  private final LatencyDistribution networkDelay;
+  private final double tauMs;
+
+  private Planner(SlaModel model, LatencyDistribution serviceTime, LatencyDistribution networkDelay, double tauMs) {
+    this.model = model;
+    this.serviceTime = serviceTime;
+    this.networkDelay = networkDelay;
+    this.tauMs = tauMs;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Predicts one strategy at a total arrival rate. */
+  public Plan evaluate(Strategy strategy, double arrivalRatePerSec) {
+    checkNotNull(strategy, "strategy");
+    checkNonNegative(arrivalRatePerSec, "arrivalRatePerSec");
+    return new Plan(strategy, arrivalRatePerSec, model.predict(replicaSet(strategy, arrivalRatePerSec), tauMs));
+  }
+
+  /** Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates. */
+  public List<Plan> evaluateAll(int nodes, double arrivalRatePerSec) {
+    checkPositive(nodes, "nodes");
+    checkNonNegative(arrivalRatePerSec, "arrivalRatePerSec");
+    List<Plan> plans = new ArrayList<>();
+    for (int r = 1; r <= nodes; r++) {
+      for (int d = 1; r * d <= nodes; d++) {
+        plans.add(evaluate(new Strategy(r, d), arrivalRatePerSec));
+      }
+    }
+    return plans;
+  }
+
+  /** The strategy with the highest predicted SLA using at most {@code nodes} nodes (ties: fewer nodes). */
+  public Plan best(int nodes, double arrivalRatePerSec) {
+    return evaluateAll(nodes, arrivalRatePerSec).stream().max(BY_SLA).orElseThrow();
+  }
+
+  /** The strategy meeting {@code targetSla} with the fewest nodes, up to {@code maxNodes}; empty if none does. */
+  public Optional<Plan> fewestNodes(double targetSla, double arrivalRatePerSec, int maxNodes) {
+    checkOpenProbability(targetSla, "targetSla");
+    checkPositive(maxNodes, "maxNodes");
+    for (int nodes = 1; nodes <= maxNodes; nodes++) {
+      Plan best = best(nodes, arrivalRatePerSec);
+      if (best.prediction().meets(targetSla)) {
+        return Optional.of(best);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The strategy with at most {@code nodes} nodes that sustains the highest total arrival rate while meeting {@code
+   * targetSla} (its goodput), evaluated at that rate; empty if no strategy meets the target even when idle.
+   */
+  public Optional<Plan> maxArrivalRate(double targetSla, int nodes) {
+    checkOpenProbability(targetSla, "targetSla");
+    checkPositive(nodes, "nodes");
+    Plan best = null;
+    for (int r = 1; r <= nodes; r++) {
+      for (int d = 1; r * d <= nodes; d++) {
+        Strategy strategy = new Strategy(r, d);
+        double perSet = Capacity.maxArrivalRatePerSec(model, replicaSet(strategy, 0), tauMs, targetSla);
+        if (perSet > 0 && (best == null || perSet * r > best.arrivalRatePerSec())) {
+          best = evaluate(strategy, perSet * r);
+        }
+      }
+    }
+    return Optional.ofNullable(best);
+  }
+
+  private Deployment replicaSet(Strategy strategy, double arrivalRatePerSec) {
+    return Deployment.builder()
+        .networkDelay(networkDelay)
+        .duplicates(strategy.duplicatesPerSet(), serviceTime)
+        .arrivalRatePerSec(strategy.perSetArrivalRate(arrivalRatePerSec))
+        .build();
+  }
+
+  /** Builds a {@link Planner}. */
+  public static final class Builder {
+    private SlaModel model = ThesisModel.create();
+    private LatencyDistribution serviceTime;
+    private LatencyDistribution networkDelay = LatencyDistributions.constant(0);
+    private double tauMs = Double.NaN;
+
+    private Builder() {}
+
+    /** The predictor; the thesis model with M/G/1 queueing by default. */
+    public Builder model(SlaModel model) {
+      this.model = checkNotNull(model, "model");
+      return this;
+    }
+
+    /** Every node's service-time distribution (required). */
+    public Builder serviceTime(LatencyDistribution serviceTime) {
+      this.serviceTime = checkNotNull(serviceTime, "serviceTime");
+      return this;
+    }
+
+    /** Round-trip network delay to every node; none by default. */
+    public Builder networkDelay(LatencyDistribution networkDelay) {
+      this.networkDelay = checkNotNull(networkDelay, "networkDelay");
+      return this;
+    }
+
+    /** The SLA's latency bound (required). */
+    public Builder tauMs(double tauMs) {
+      this.tauMs = checkNonNegative(tauMs, "tauMs");
+      return this;
+    }
+
+    /** @throws IllegalStateException if the service time or tau is missing */
+    public Planner build() {
+      if (serviceTime == null) {
+        throw new IllegalStateException("serviceTime must be set");
+      }
+      if (Double.isNaN(tauMs)) {
+        throw new IllegalStateException("tauMs must be set");
+      }
+      return new Planner(model, serviceTime, networkDelay, tauMs);
+    }
+  }
+}
