@@ -1,0 +1,55 @@
+package io.zoolander.model.bench;
+
+import io.zoolander.model.Deployment;
+import io.zoolander.model.DistributionModel;
+import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.model.LatencyDistribution;
+import io.zoolander.model.Planner;
+import io.zoolander.model.ThesisModel;
+import io.zoolander.model.TradeOff;
+import java.util.function.DoubleSupplier;
+import org.apache.commons.math3.random.Well19937c;
+
+/**
+ * Plain cost benchmark of the predictor and planner (not a test; JMH benchmarks live in their own module). Run:
+ *
+ * <pre>mvn -q -pl rp-model test-compile exec:java -Dexec.classpathScope=test \
+ *     -Dexec.mainClass=io.zoolander.model.bench.ModelBenchmark</pre>
+ */
+public final class ModelBenchmark {
+  private ModelBenchmark() {}
+
+  public static void main(String[] args) {
+    LatencyDistribution writes = TradeOff.thesisLikeWrites();
+    Well19937c rng = new Well19937c(1);
+    double[] samples = new double[100_000];
+    for (int i = 0; i < samples.length; i++) {
+      samples[i] = writes.sample(rng);
+    }
+    EmpiricalLatency empirical = EmpiricalLatency.of(samples);
+    double tau = 2 * writes.meanMs();
+    Deployment sixteen = Deployment.homogeneous(16, empirical, 20);
+    ThesisModel thesis = ThesisModel.create();
+    DistributionModel distribution = DistributionModel.create();
+    Planner planner = Planner.builder().serviceTime(empirical).tauMs(tau).build();
+
+    report("thesis model, N=16, 100k-sample empirical", 200_000, () -> thesis.predict(sixteen, tau).sla());
+    report("distribution model (1024 cells), N=16, 100k-sample empirical", 200,
+        () -> distribution.predict(sixteen, tau).sla());
+    report("planner best() over all strategies for 32 nodes", 200, () -> planner.best(32, 20).sla());
+    report("planner maxArrivalRate() for 32 nodes", 20, () -> planner.maxArrivalRate(0.999, 32).orElseThrow().sla());
+  }
+
+  private static void report(String name, int iterations, DoubleSupplier work) {
+    double sink = 0;
+    for (int i = 0; i < iterations; i++) { // warm-up
+      sink += work.getAsDouble();
+    }
+    long start = System.nanoTime();
+    for (int i = 0; i < iterations; i++) {
+      sink += work.getAsDouble();
+    }
+    double perCallUs = (System.nanoTime() - start) / 1e3 / iterations;
+    System.out.printf("%-65s %12.2f us/call   (checksum %.3f)%n", name, perCallUs, sink);
+  }
+}
