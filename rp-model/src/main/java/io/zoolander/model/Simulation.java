@@ -195,7 +195,11 @@ public final class Simulation {
       }
       final long k = i - warmupAccesses; // index among recorded accesses, negative during warm-up
       if (k == 0) {
+        // The measurement window opens: count the warm-up backlog still ahead of each node as busy time in it.
         windowStart = origin + t;
+        for (int n = 0; n < nodes; n++) {
+          busyMs[n] = Math.max(0, freeAt[n] - t);
+        }
       }
       double first = Double.POSITIVE_INFINITY;
       final int base = set * d;

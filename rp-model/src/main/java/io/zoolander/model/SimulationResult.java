@@ -90,9 +90,10 @@ public final class SimulationResult {
   }
 
   /**
-   * The fraction of the measurement window {@code node} spent serving recorded accesses. The window runs from the first
-   * recorded arrival until every node has finished its work, so the utilisation is in {@code [0, 1]}; for a stable
-   * queue it estimates {@code rho}.
+   * The fraction of the measurement window during which {@code node} was busy: busy time / simulated time. The window
+   * runs from the first recorded arrival until every node has finished its work; busy time is the node's service of the
+   * recorded accesses plus whatever warm-up backlog it still had when the window opened. So the utilisation is in
+   * {@code [0, 1]}, 1 for an overloaded node, and for a stable queue it estimates {@code rho}.
    *
    * @throws IllegalArgumentException if {@code node} is not in {@code [0, strategy().nodes())}
    */
