@@ -23,12 +23,16 @@ public interface LatencyDistribution {
   /** Mean latency in milliseconds. */
   double meanMs();
 
-  /** Variance in ms squared; may be {@link Double#POSITIVE_INFINITY} for heavy tails (e.g. Pareto with shape <= 2). */
+  /**
+   * Variance in ms squared; may be {@link Double#POSITIVE_INFINITY} for heavy tails (e.g. Pareto with
+   * {@code shape <= 2}).
+   */
   double varianceMs2();
 
   /**
    * Squared coefficient of variation {@code Var/mean^2}: 1 for exponential, the {@code Cv^2} of Pollaczek-Khinchine.
-   * 0 when the mean is 0; {@link Double#POSITIVE_INFINITY} when the mean is infinite (e.g. Pareto with shape <= 1).
+   * 0 when the mean is 0; {@link Double#POSITIVE_INFINITY} when the mean is infinite (e.g. Pareto with
+   * {@code shape <= 1}).
    */
   default double scv() {
     double mean = meanMs();
