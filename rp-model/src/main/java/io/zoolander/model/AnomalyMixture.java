@@ -59,6 +59,10 @@ public final class AnomalyMixture implements LatencyDistribution {
   @Override
   public double varianceMs2() {
     double mean = meanMs();
+    if (Double.isInfinite(mean)) {
+      // A component with an infinite mean has an infinite second moment; inf - inf below would give NaN.
+      return Double.POSITIVE_INFINITY;
+    }
     double secondBody = body.varianceMs2() + body.meanMs() * body.meanMs();
     double secondAnomaly = anomaly.varianceMs2() + anomaly.meanMs() * anomaly.meanMs();
     return (1 - anomalyProbability) * secondBody + anomalyProbability * secondAnomaly - mean * mean;

@@ -131,12 +131,20 @@ public final class EmpiricalLatency implements LatencyDistribution {
   @Override
   public double quantile(double p) {
     checkProbability(p, "p");
-    long rank = Math.max(1, (long) Math.ceil(p * total));
-    int idx = Arrays.binarySearch(cumulative, rank);
-    if (idx < 0) {
-      idx = -idx - 1;
+    // First index whose cdf, computed exactly as cdf() computes it, reaches p. A rank of ceil(p * total) is not the
+    // same thing: p * total can round above an integer (7.0 / 25 * 25 == 7.000000000000001), so quantile(cdf(x))
+    // would return the sample after x.
+    int lo = 0;
+    int hi = values.length - 1; // cumulative[last] / total == 1 >= p, so the answer is in [lo, hi]
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if ((double) cumulative[mid] / total >= p) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
     }
-    return values[Math.min(idx, values.length - 1)];
+    return values[lo];
   }
 
   @Override

@@ -23,13 +23,24 @@ public interface LatencyDistribution {
   /** Mean latency in milliseconds. */
   double meanMs();
 
-  /** Variance in ms squared; may be {@link Double#POSITIVE_INFINITY} for heavy tails (e.g. Pareto with shape <= 2). */
+  /**
+   * Variance in ms squared; may be {@link Double#POSITIVE_INFINITY} for heavy tails (e.g. Pareto with
+   * {@code shape <= 2}).
+   */
   double varianceMs2();
 
-  /** Squared coefficient of variation {@code Var/mean^2}: 1 for exponential, the {@code Cv^2} of Pollaczek-Khinchine. */
+  /**
+   * Squared coefficient of variation {@code Var/mean^2}: 1 for exponential, the {@code Cv^2} of Pollaczek-Khinchine.
+   * 0 when the mean is 0; {@link Double#POSITIVE_INFINITY} when the mean is infinite (e.g. Pareto with
+   * {@code shape <= 1}).
+   */
   default double scv() {
     double mean = meanMs();
-    return mean == 0 ? 0 : varianceMs2() / (mean * mean);
+    if (mean == 0) {
+      return 0;
+    }
+    // inf/inf would be NaN, which compares false against every threshold; unbounded variability is what it means.
+    return Double.isInfinite(mean) ? Double.POSITIVE_INFINITY : varianceMs2() / (mean * mean);
   }
 
   /** One latency drawn with the given generator (used by the simulator; deterministic for a seeded generator). */
