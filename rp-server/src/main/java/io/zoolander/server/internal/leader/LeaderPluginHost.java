@@ -128,48 +128,68 @@ public final class LeaderPluginHost {
 
         @Override
         public void run() {
-            LeaderPlugin plugin;
-            try {
-                plugin = factory.newPlugin();
-                if (plugin == null) {
-                    throw new IllegalStateException(factory.getClass().getName() + ".newPlugin() returned null");
-                }
-            } catch (Throwable e) {
-                LOG.error("Leader plugin of server {} (epoch {}) could not be created; ZooKeeper keeps serving without it",
-                        context.serverId(), context.epoch(), e);
+            LeaderPlugin plugin = createPlugin();
+            if (plugin == null) {
                 enter(Phase.DONE);
                 return;
             }
-            boolean started = false;
-            if (stopRequested.getCount() > 0) {
-                LOG.info("Starting leader plugin {} on server {} (epoch {})",
-                        plugin.getClass().getName(), context.serverId(), context.epoch());
-                long t0 = System.nanoTime();
-                try {
-                    plugin.start(context);
-                    started = true;
-                    LOG.info("Leader plugin started on server {} (epoch {}) in {} ms",
-                            context.serverId(), context.epoch(), (System.nanoTime() - t0) / 1_000_000);
-                } catch (Throwable e) {
-                    if (stopRequested.getCount() == 0) {
-                        LOG.info("Leader plugin start on server {} (epoch {}) ended by stop request: {}",
-                                context.serverId(), context.epoch(), e.toString());
-                    } else {
-                        LOG.error("Leader plugin failed to start on server {} (epoch {}); ZooKeeper keeps serving without it",
-                                context.serverId(), context.epoch(), e);
-                    }
-                }
+            if (stopRequested.getCount() == 0) {
+                LOG.info("Leadership of server {} (epoch {}) ended before its plugin started: not starting it",
+                        context.serverId(), context.epoch());
+                enter(Phase.DONE);
+                return;
             }
+            boolean started = startPlugin(plugin);
             if (!enter(Phase.RUNNING)) {
                 stopPlugin(plugin, stopReason);
-                return;
-            }
-            if (!started) {
+            } else if (!started) {
                 stopPlugin(plugin, "releasing what the failed start left");
-                return;
+            } else {
+                awaitStopRequest();
+                stopPlugin(plugin, stopReason);
             }
-            awaitStopRequest();
-            stopPlugin(plugin, stopReason);
+        }
+
+        /** @return the term's plugin, or null if none could be created (logged) */
+        private LeaderPlugin createPlugin() {
+            try {
+                LeaderPlugin plugin = factory.newPlugin();
+                if (plugin == null) {
+                    throw new IllegalStateException(factory.getClass().getName() + ".newPlugin() returned null");
+                }
+                return plugin;
+            } catch (Throwable e) {
+                if (stopRequested.getCount() == 0) {
+                    LOG.info("Leader plugin creation on server {} (epoch {}) ended by stop request: {}",
+                            context.serverId(), context.epoch(), e.toString());
+                } else {
+                    LOG.error("Leader plugin of server {} (epoch {}) could not be created; ZooKeeper keeps serving without it",
+                            context.serverId(), context.epoch(), e);
+                }
+                return null;
+            }
+        }
+
+        /** @return whether start() returned normally (a failure is logged) */
+        private boolean startPlugin(LeaderPlugin plugin) {
+            LOG.info("Starting leader plugin {} on server {} (epoch {})",
+                    plugin.getClass().getName(), context.serverId(), context.epoch());
+            long t0 = System.nanoTime();
+            try {
+                plugin.start(context);
+                LOG.info("Leader plugin started on server {} (epoch {}) in {} ms",
+                        context.serverId(), context.epoch(), (System.nanoTime() - t0) / 1_000_000);
+                return true;
+            } catch (Throwable e) {
+                if (stopRequested.getCount() == 0) {
+                    LOG.info("Leader plugin start on server {} (epoch {}) ended by stop request: {}",
+                            context.serverId(), context.epoch(), e.toString());
+                } else {
+                    LOG.error("Leader plugin failed to start on server {} (epoch {}); ZooKeeper keeps serving without it",
+                            context.serverId(), context.epoch(), e);
+                }
+                return false;
+            }
         }
 
         /**
