@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * and a single {@code server.1=...} line. A configuration that names a plugin factory but would
  * run ZooKeeper standalone is rejected.
  *
+ * <p>A plugin that talks to its own server through {@link LeaderContext#localConnectString()}
+ * needs the leader to serve clients, which is ZooKeeper's default ({@code leaderServes=yes}).
+ *
  * <p>ZooKeeper 3.9.5 is pinned: the hook subclasses its internal {@code QuorumPeer} and
  * {@code LeaderZooKeeperServer}.
  */

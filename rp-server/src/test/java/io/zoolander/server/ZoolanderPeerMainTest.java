@@ -1,9 +1,11 @@
 package io.zoolander.server;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.apache.zookeeper.Version;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +15,14 @@ class ZoolanderPeerMainTest {
 
     @TempDir
     Path dir;
+
+    @Test
+    void zooKeeperIsTheVersionTheHookWasVerifiedAgainst() {
+        assertThat(Version.getVersion())
+                .as("the leader hook subclasses ZooKeeper internals (QuorumPeer.makeLeader, LeaderZooKeeperServer"
+                        + ".startup/shutdownComponents, Leader.lead/shutdown) as of 3.9.5: re-verify them before a bump")
+                .startsWith("3.9.5");
+    }
 
     @Test
     void refusesAPluginOnAStandaloneServer() throws Exception {
