@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -367,7 +369,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         command.add(EnsembleChildMain.class.getName());
         command.add(server.configFile().toString());
         try (Writer log = Files.newBufferedWriter(server.logFile(), StandardCharsets.UTF_8,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
             log.write("==== " + LocalDateTime.now() + " starting server " + server.id + ": " + String.join(" ", command) + "\n");
         }
         ProcessBuilder builder = new ProcessBuilder(command)
@@ -421,7 +423,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 try {
                     client.exists("/", false);
                     return;
-                } catch (org.apache.zookeeper.KeeperException e) {
+                } catch (KeeperException e) {
                     if (System.nanoTime() - deadline > 0) {
                         throw new TimeoutException("Ensemble does not serve reads: " + e + describe());
                     }
