@@ -1,0 +1,44 @@
+package io.zoolander.server;
+
+/**
+ * Server-side extension that runs inside a ZooKeeper server JVM and is active only while that
+ * server leads its ensemble (its duplicate).
+ *
+ * <p>A new instance is obtained from the {@link LeaderPluginFactory} for every leadership term:
+ * when the server becomes leader and its ZooKeeper server is up, {@link #start(LeaderContext)} is
+ * called; when the server stops leading (it loses the election or its quorum, or it shuts down),
+ * {@link #stop()} is called. The instance is not reused afterwards.
+ *
+ * <p>Threading and failure contract:
+ * <ul>
+ *   <li>{@code start} runs on a dedicated thread, never on a ZooKeeper thread, so it may block
+ *       (for example to connect a ZooKeeper client to its own server: the server starts accepting
+ *       client requests only shortly after the plugin is started, so such a connection must simply
+ *       wait). It should return once the plugin is running.</li>
+ *   <li>If leadership ends while {@code start} is still running, that thread is interrupted and
+ *       {@code stop} follows once {@code start} has returned.</li>
+ *   <li>An exception thrown by {@code start} is logged; ZooKeeper keeps serving without the plugin
+ *       for the rest of the term, and {@code stop} is still called once so a partially started
+ *       plugin can release what it holds.</li>
+ *   <li>{@code stop} is called at most once per instance. It should be quick: the server waits
+ *       for it only for a bounded time ({@code zoolander.plugin.stopTimeoutMs}) before it goes
+ *       back to leader election, then abandons it.</li>
+ * </ul>
+ *
+ * <p>Note that by the time {@code stop} runs because leadership ended, the server has usually
+ * already closed its client connections: a plugin must not count on its own ensemble to clean
+ * up (ephemeral znodes of its sessions expire on their own).
+ */
+public interface LeaderPlugin {
+
+    /**
+     * Starts the plugin for one leadership term.
+     *
+     * @param context this server and this leadership term
+     * @throws Exception if the plugin cannot start; it is logged and ZooKeeper keeps serving
+     */
+    void start(LeaderContext context) throws Exception;
+
+    /** Stops the plugin and releases everything it holds. Called at most once. */
+    void stop();
+}

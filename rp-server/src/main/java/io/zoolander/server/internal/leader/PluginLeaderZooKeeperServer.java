@@ -1,0 +1,72 @@
+package io.zoolander.server.internal.leader;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import org.apache.zookeeper.server.ZKDatabase;
+import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
+import org.apache.zookeeper.server.quorum.LeaderZooKeeperServer;
+import org.apache.zookeeper.server.quorum.QuorumPeer;
+import org.apache.zookeeper.server.util.ZxidUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The leader's ZooKeeper server, with the plugin's lifecycle tied to its own.
+ *
+ * <p>Hooks (ZooKeeper 3.9.5):
+ * <ul>
+ *   <li>{@link #startup()}: {@code Leader.lead()} calls it (through {@code Leader.startZkServer()})
+ *       once a quorum of followers has acknowledged the new leader; after {@code super.startup()}
+ *       the request pipeline is running and the zxid carries the new epoch. The plugin is started
+ *       asynchronously: right after {@code startup()} returns, {@code Leader.lead()} attaches this
+ *       server to the client connection factory, so a plugin that connects to its own server
+ *       must not be waited for here.</li>
+ *   <li>{@link #shutdownComponents()}: {@code ZooKeeperServer.shutdown(boolean)} calls it when a
+ *       running (or failed) server shuts down, which {@code Leader.shutdown(String)} does on every
+ *       way out of leadership: lost quorum, a failed leader, {@code QuorumPeer.shutdown()}. The
+ *       plugin is stopped first, bounded in time, then ZooKeeper's own components.</li>
+ * </ul>
+ */
+final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PluginLeaderZooKeeperServer.class);
+
+    private final PluginSettings settings;
+    private final LeaderPluginHost pluginHost;
+
+    PluginLeaderZooKeeperServer(
+            FileTxnSnapLog logFactory, QuorumPeer self, ZKDatabase zkDb, PluginSettings settings, LeaderPluginHost pluginHost)
+            throws IOException {
+        super(logFactory, self, zkDb);
+        this.settings = settings;
+        this.pluginHost = pluginHost;
+    }
+
+    @Override
+    public synchronized void startup() {
+        super.startup();
+        try {
+            Path dataDir = settings.dataDir() != null
+                    ? settings.dataDir()
+                    : getTxnLogFactory().getSnapDir().toPath().getParent();
+            pluginHost.leadershipStarted(new LeaderTermContext(
+                    getServerId(),
+                    ZxidUtils.getEpochFromZxid(getZxid()),
+                    self.getClientAddress(),
+                    dataDir,
+                    settings.properties()));
+        } catch (RuntimeException e) {
+            LOG.error("Could not start the leader plugin; ZooKeeper keeps serving without it", e);
+        }
+    }
+
+    @Override
+    protected synchronized void shutdownComponents() {
+        try {
+            pluginHost.leadershipEnded("server " + getServerId() + " stopped leading");
+        } catch (RuntimeException e) {
+            LOG.warn("Could not stop the leader plugin", e);
+        }
+        super.shutdownComponents();
+    }
+}

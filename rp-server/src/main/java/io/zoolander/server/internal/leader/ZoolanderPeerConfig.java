@@ -1,0 +1,27 @@
+package io.zoolander.server.internal.leader;
+
+import java.io.IOException;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
+
+/**
+ * A {@link QuorumPeerConfig} that keeps the {@code zoolander.*} entries of {@code zoo.cfg}.
+ * ZooKeeper itself turns unknown keys into {@code zookeeper.*} system properties, which several
+ * servers in one JVM would share; keeping them here makes them per server.
+ */
+public final class ZoolanderPeerConfig extends QuorumPeerConfig {
+
+    private volatile Map<String, String> zoolanderProperties = Map.of();
+
+    @Override
+    public void parseProperties(Properties zkProp) throws IOException, ConfigException {
+        zoolanderProperties = Map.copyOf(PluginSettings.zoolanderEntries(zkProp));
+        super.parseProperties(zkProp);
+    }
+
+    /** @return the {@code zoolander.*} entries of the parsed file, full keys */
+    public Map<String, String> zoolanderProperties() {
+        return zoolanderProperties;
+    }
+}
