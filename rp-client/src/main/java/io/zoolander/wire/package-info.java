@@ -8,8 +8,8 @@
  * [int length][byte version][byte type][body]
  * </pre>
  *
- * <p>All integers are big-endian. {@code length} counts the bytes after itself; the whole frame, prefix included, is at
- * most the configured maximum ({@link io.zoolander.wire.WireSettings#DEFAULT_MAX_FRAME_BYTES} = 1 MiB + 64 KiB).
+ * <p>All integers are big-endian. {@code length} counts the bytes after itself and is read unsigned (a "negative"
+ * prefix is a frame of 2 GiB or more); the whole frame, prefix included, is at most the configured maximum ({@link io.zoolander.wire.WireSettings#DEFAULT_MAX_FRAME_BYTES} = 1 MiB + 64 KiB).
  * {@code version} is {@link io.zoolander.wire.WireSettings#PROTOCOL_VERSION}. In a body, a <em>string</em> is {@code
  * [int n][n bytes of UTF-8]}, <em>bytes</em> are {@code [int n][n bytes]}, and a list is {@code [int count]} followed by
  * its elements. A body must be read exactly: missing or trailing bytes make the frame malformed.

@@ -66,7 +66,7 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
     if (cause instanceof TooLongFrameException) {
       return new WireException(ErrorCode.FRAME_TOO_LARGE, "frame too large: " + cause.getMessage(), cause);
     }
-    if (cause instanceof DecoderException) { // CorruptedFrameException: a negative length prefix
+    if (cause instanceof DecoderException) { // e.g. CorruptedFrameException
       return new WireException(ErrorCode.MALFORMED_FRAME, "malformed frame: " + cause.getMessage(), cause);
     }
     return null;
