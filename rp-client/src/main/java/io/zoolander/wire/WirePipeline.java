@@ -14,9 +14,11 @@ import io.zoolander.wire.internal.MessageEncoder;
  * the message decoder. Add application handlers after them ({@code addLast}).
  *
  * <p>When an inbound frame is oversized, truncated, malformed, of an unknown type or an unsupported version, the
- * pipeline writes an {@link Message.Error} with the matching protocol {@link ErrorCode}, stops reading, closes the
- * connection once the ERROR is flushed, and fires a {@link WireException} through {@code exceptionCaught} for the
- * application to log. Other connections are unaffected. An outbound message too large for a frame fails its write
+ * pipeline writes an {@link Message.Error} with the matching protocol {@link ErrorCode}, decodes nothing more from
+ * that connection and closes it, and fires a {@link WireException} through {@code exceptionCaught} for the
+ * application to log. On TCP the close lingers: output is shut down right after the ERROR, input is read and
+ * discarded, and the channel closes when the peer does or after {@link WireSettings#ERROR_LINGER_MILLIS}, so that a
+ * connection reset cannot destroy the ERROR before the peer reads it. Other connections are unaffected. An outbound message too large for a frame fails its write
  * with a {@link WireException} and is not sent.
  */
 public final class WirePipeline {

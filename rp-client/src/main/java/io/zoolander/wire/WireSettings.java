@@ -38,4 +38,11 @@ public final class WireSettings {
 
   /** Longest ERROR message, in UTF-8 bytes; longer messages are truncated when the ERROR is built. */
   public static final int MAX_ERROR_MESSAGE_BYTES = 4 * 1024;
+
+  /**
+   * After answering a bad frame with an ERROR on a TCP connection, how long to keep reading and discarding while the
+   * peer reads the ERROR (its output is already shut down), before closing anyway. Closing at once with unread input
+   * would reset the connection and could destroy the ERROR in flight.
+   */
+  public static final long ERROR_LINGER_MILLIS = 2_000;
 }

@@ -60,7 +60,9 @@
  * <p>A receiver answers an oversized frame ({@code FRAME_TOO_LARGE}, detected from the length prefix before the body
  * is buffered), a truncated or otherwise unparsable one, including a negative or lying length or count and an invalid
  * field value such as a bad ZooKeeper path ({@code MALFORMED_FRAME}), an unknown type ({@code UNKNOWN_MESSAGE_TYPE})
- * or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes the connection. The
+ * or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes the connection
+ * (after half-closing it and draining input for at most {@link io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS},
+ * so the peer can read the ERROR even while it is still sending). The
  * ERROR body's prefix {@code [int code][string message]} is frozen across protocol versions and decoded whatever the
  * frame's version byte, so a peer speaking another version still learns why it was dropped. Application errors
  * (codes 100 and up) refuse a well-formed request and leave the connection open.
