@@ -381,11 +381,12 @@ public final class Codec {
   }
 
   private static CreateMode createMode(int flag) {
-    try {
-      return CreateMode.fromFlag(flag);
-    } catch (KeeperException e) {
-      throw new IllegalArgumentException("mode: unknown create mode flag " + flag, e);
+    // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood the logs.
+    CreateMode mode = CreateMode.fromFlag(flag, null);
+    if (mode == null) {
+      throw new IllegalArgumentException("mode: unknown create mode flag " + flag);
     }
+    return mode;
   }
 
   private static List<OpResult> readResults(FrameReader in, String name) {
