@@ -1,17 +1,16 @@
 package io.zoolander.wire;
 
 import static io.zoolander.wire.internal.Checks.atLeast;
-import static io.zoolander.wire.internal.Checks.childName;
 import static io.zoolander.wire.internal.Checks.checkData;
+import static io.zoolander.wire.internal.Checks.checkPath;
+import static io.zoolander.wire.internal.Checks.childName;
 import static io.zoolander.wire.internal.Checks.describe;
 import static io.zoolander.wire.internal.Checks.expectedVersion;
 import static io.zoolander.wire.internal.Checks.list;
 import static io.zoolander.wire.internal.Checks.notNull;
-import static io.zoolander.wire.internal.Checks.checkPath;
 import static io.zoolander.wire.internal.Checks.truncateUtf8;
 import static io.zoolander.wire.internal.Checks.utf8;
 
-import io.zoolander.wire.internal.Checks;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -38,6 +37,7 @@ public sealed interface Message {
    * @param protocolVersion the version the sender speaks, 1 to 255
    */
   record Hello(Role role, String id, int protocolVersion) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Hello {
       notNull(role, "role");
       utf8(id, "id", WireSettings.MAX_ID_BYTES);
@@ -61,6 +61,7 @@ public sealed interface Message {
    * @param ops 1 to {@link WireSettings#MAX_OPS_PER_MESSAGE} ops
    */
   record Write(long clientId, long requestId, List<Op> ops) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Write {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -75,6 +76,7 @@ public sealed interface Message {
 
   /** Repeater to every plugin: the write {@code (clientId, requestId)} is number {@code seq} of {@code epoch}. */
   record Sequenced(long epoch, long seq, long clientId, long requestId, List<Op> ops) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Sequenced {
       atLeast(epoch, 0, "epoch");
       atLeast(seq, 1, "seq");
@@ -95,6 +97,7 @@ public sealed interface Message {
    * @param results one per op of the write, in order
    */
   record Reply(long clientId, long requestId, long seq, int duplicateId, List<OpResult> results) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Reply {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -116,6 +119,7 @@ public sealed interface Message {
 
   /** Plugin to repeater: this duplicate has applied every write up to {@code appliedSeq} of {@code epoch}. */
   record Ack(int duplicateId, long epoch, long appliedSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Ack {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -125,6 +129,7 @@ public sealed interface Message {
 
   /** Plugin to repeater: resend the SEQUENCED writes {@code fromSeq..toSeq} (inclusive) of {@code epoch}. */
   record Retransmit(int duplicateId, long epoch, long fromSeq, long toSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Retransmit {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -139,6 +144,7 @@ public sealed interface Message {
    * @param minSeq the highest seq the client has seen (read-your-writes, monotonic reads)
    */
   record Read(long clientId, long requestId, ReadKind kind, String path, long minSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Read {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -167,6 +173,7 @@ public sealed interface Message {
       int version,
       List<String> children)
       implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public ReadReply {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -210,6 +217,7 @@ public sealed interface Message {
 
   /** Plugin to repeater, client or admin: where this duplicate stands. */
   record Status(int duplicateId, long epoch, long appliedSeq, DuplicateState state) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Status {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -230,11 +238,12 @@ public sealed interface Message {
     /** The {@code requestId} of an error that answers no particular request. */
     public static final long NO_REQUEST = -1;
 
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Error {
       notNull(code, "code");
       atLeast(requestId, NO_REQUEST, "requestId");
       atLeast(retryAfterMillis, 0, "retryAfterMillis");
-      message = truncateUtf8(Checks.notNull(message, "message"), WireSettings.MAX_ERROR_MESSAGE_BYTES);
+      message = truncateUtf8(notNull(message, "message"), WireSettings.MAX_ERROR_MESSAGE_BYTES);
     }
 
     /** An error about the connection, not a request. */

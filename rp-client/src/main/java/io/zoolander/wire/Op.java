@@ -1,10 +1,10 @@
 package io.zoolander.wire;
 
 import static io.zoolander.wire.internal.Checks.checkData;
+import static io.zoolander.wire.internal.Checks.checkPath;
 import static io.zoolander.wire.internal.Checks.describe;
 import static io.zoolander.wire.internal.Checks.expectedVersion;
 import static io.zoolander.wire.internal.Checks.notNull;
-import static io.zoolander.wire.internal.Checks.checkPath;
 
 import java.util.Arrays;
 import org.apache.zookeeper.CreateMode;
@@ -56,6 +56,7 @@ public sealed interface Op {
    * @param mode {@link CreateMode#PERSISTENT} or {@link CreateMode#PERSISTENT_SEQUENTIAL}
    */
   record Create(String path, byte[] data, CreateMode mode) implements Op {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Create {
       notNull(mode, "mode");
       if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
@@ -84,6 +85,7 @@ public sealed interface Op {
 
   /** Replaces a node's data if its version matches. */
   record SetData(String path, byte[] data, int version) implements Op {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public SetData {
       checkPath(path, "path", false);
       checkData(data, "data");
@@ -108,6 +110,7 @@ public sealed interface Op {
 
   /** Deletes a childless node if its version matches. */
   record Delete(String path, int version) implements Op {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Delete {
       checkPath(path, "path", false);
       expectedVersion(version, "version");
@@ -116,6 +119,7 @@ public sealed interface Op {
 
   /** Fails (and so fails its multi) unless the node exists with this version. */
   record Check(String path, int version) implements Op {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Check {
       checkPath(path, "path", false);
       expectedVersion(version, "version");

@@ -1,8 +1,8 @@
 package io.zoolander.wire;
 
 import static io.zoolander.wire.internal.Checks.atLeast;
-import static io.zoolander.wire.internal.Checks.notNull;
 import static io.zoolander.wire.internal.Checks.checkPath;
+import static io.zoolander.wire.internal.Checks.notNull;
 
 import org.apache.zookeeper.KeeperException;
 
@@ -21,6 +21,7 @@ public sealed interface OpResult {
 
   /** A create succeeded; {@code path} is the node created (with its sequence suffix, if sequential). */
   record Created(String path) implements OpResult {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Created {
       checkPath(path, "path", false);
     }
@@ -33,6 +34,7 @@ public sealed interface OpResult {
 
   /** A setData succeeded; {@code version} is the node's new data version (ZooKeeper's {@code Stat.version}). */
   record DataSet(int version) implements OpResult {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public DataSet {
       atLeast(version, 0, "version");
     }
@@ -61,6 +63,7 @@ public sealed interface OpResult {
 
   /** The op failed, or was rolled back with its multi ({@code code} OK); like ZooKeeper's {@code ErrorResult}. */
   record Failed(KeeperException.Code code) implements OpResult {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
     public Failed {
       notNull(code, "code");
     }

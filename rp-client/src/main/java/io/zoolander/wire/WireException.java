@@ -15,10 +15,12 @@ public final class WireException extends CodecException {
 
   private final ErrorCode code;
 
+  /** A failure with {@code code} and a human-readable {@code message}, also sent to the peer. */
   public WireException(ErrorCode code, String message) {
     this(code, message, null);
   }
 
+  /** A failure with {@code code}, a human-readable {@code message}, also sent to the peer, and its cause. */
   public WireException(ErrorCode code, String message, Throwable cause) {
     super(message, cause);
     this.code = Objects.requireNonNull(code, "code must not be null");
