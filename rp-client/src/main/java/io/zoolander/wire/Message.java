@@ -1,0 +1,259 @@
+package io.zoolander.wire;
+
+import static io.zoolander.wire.internal.Checks.atLeast;
+import static io.zoolander.wire.internal.Checks.checkData;
+import static io.zoolander.wire.internal.Checks.checkPath;
+import static io.zoolander.wire.internal.Checks.childName;
+import static io.zoolander.wire.internal.Checks.describe;
+import static io.zoolander.wire.internal.Checks.expectedVersion;
+import static io.zoolander.wire.internal.Checks.list;
+import static io.zoolander.wire.internal.Checks.notNull;
+import static io.zoolander.wire.internal.Checks.truncateUtf8;
+import static io.zoolander.wire.internal.Checks.utf8;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * A message of the Zoolander wire protocol; one message is one frame. See the {@linkplain io.zoolander.wire package
+ * documentation} for the frame layout and who sends what.
+ *
+ * <p>Messages are immutable values, validated when built (an invalid field throws {@link IllegalArgumentException}
+ * naming it), so a decoded message is always valid too. Client and request ids, epochs and sequence numbers are
+ * {@code >= 0}; a sequence number that names a write is {@code >= 1} (a plugin that applied nothing has applied seq 0).
+ * Byte arrays are not copied: do not modify one after handing it to a message. Equality compares them by content.
+ *
+ * <p>{@link Error} shadows {@code java.lang.Error} when imported: refer to it as {@code Message.Error}.
+ */
+public sealed interface Message {
+
+  /**
+   * First message on every connection, in both directions: who the sender is and which protocol version it speaks.
+   *
+   * @param id a name for logs and routing (a client id, a duplicate id), 1 to {@link WireSettings#MAX_ID_BYTES} UTF-8
+   *     bytes
+   * @param protocolVersion the version the sender speaks, 1 to 255
+   */
+  record Hello(Role role, String id, int protocolVersion) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Hello {
+      notNull(role, "role");
+      utf8(id, "id", WireSettings.MAX_ID_BYTES);
+      if (id.isEmpty()) {
+        throw new IllegalArgumentException("id: must not be empty");
+      }
+      if (protocolVersion < 1 || protocolVersion > 255) {
+        throw new IllegalArgumentException("protocolVersion: must be 1 to 255, was " + protocolVersion);
+      }
+    }
+
+    /** A HELLO for this code's {@link WireSettings#PROTOCOL_VERSION}. */
+    public static Hello of(Role role, String id) {
+      return new Hello(role, id, WireSettings.PROTOCOL_VERSION);
+    }
+  }
+
+  /**
+   * Client to repeater: apply these ops. More than one op is one atomic multi.
+   *
+   * @param ops 1 to {@link WireSettings#MAX_OPS_PER_MESSAGE} ops
+   */
+  record Write(long clientId, long requestId, List<Op> ops) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Write {
+      atLeast(clientId, 0, "clientId");
+      atLeast(requestId, 0, "requestId");
+      ops = list(ops, "ops", 1, WireSettings.MAX_OPS_PER_MESSAGE);
+    }
+
+    /** Whether this write is an atomic multi of several ops. */
+    public boolean isMulti() {
+      return ops.size() > 1;
+    }
+  }
+
+  /** Repeater to every plugin: the write {@code (clientId, requestId)} is number {@code seq} of {@code epoch}. */
+  record Sequenced(long epoch, long seq, long clientId, long requestId, List<Op> ops) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Sequenced {
+      atLeast(epoch, 0, "epoch");
+      atLeast(seq, 1, "seq");
+      atLeast(clientId, 0, "clientId");
+      atLeast(requestId, 0, "requestId");
+      ops = list(ops, "ops", 1, WireSettings.MAX_OPS_PER_MESSAGE);
+    }
+
+    /** Sequences {@code write} as number {@code seq} of {@code epoch}. */
+    public static Sequenced of(long epoch, long seq, Write write) {
+      return new Sequenced(epoch, seq, write.clientId(), write.requestId(), write.ops());
+    }
+  }
+
+  /**
+   * Plugin to client: duplicate {@code duplicateId} applied write {@code requestId} as {@code seq}.
+   *
+   * @param results one per op of the write, in order
+   */
+  record Reply(long clientId, long requestId, long seq, int duplicateId, List<OpResult> results) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Reply {
+      atLeast(clientId, 0, "clientId");
+      atLeast(requestId, 0, "requestId");
+      atLeast(seq, 1, "seq");
+      atLeast(duplicateId, 0, "duplicateId");
+      results = list(results, "results", 1, WireSettings.MAX_OPS_PER_MESSAGE);
+    }
+
+    /** The write's outcome as ZooKeeper reports it: OK, or the code of the first failing op. */
+    public KeeperException.Code code() {
+      for (OpResult r : results) {
+        if (r.code() != KeeperException.Code.OK) {
+          return r.code();
+        }
+      }
+      return KeeperException.Code.OK;
+    }
+  }
+
+  /** Plugin to repeater: this duplicate has applied every write up to {@code appliedSeq} of {@code epoch}. */
+  record Ack(int duplicateId, long epoch, long appliedSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Ack {
+      atLeast(duplicateId, 0, "duplicateId");
+      atLeast(epoch, 0, "epoch");
+      atLeast(appliedSeq, 0, "appliedSeq");
+    }
+  }
+
+  /** Plugin to repeater: resend the SEQUENCED writes {@code fromSeq..toSeq} (inclusive) of {@code epoch}. */
+  record Retransmit(int duplicateId, long epoch, long fromSeq, long toSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Retransmit {
+      atLeast(duplicateId, 0, "duplicateId");
+      atLeast(epoch, 0, "epoch");
+      atLeast(fromSeq, 1, "fromSeq");
+      atLeast(toSeq, fromSeq, "toSeq");
+    }
+  }
+
+  /**
+   * Client to plugin: read {@code path} once this duplicate has applied at least {@code minSeq}.
+   *
+   * @param minSeq the highest seq the client has seen (read-your-writes, monotonic reads)
+   */
+  record Read(long clientId, long requestId, ReadKind kind, String path, long minSeq) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Read {
+      atLeast(clientId, 0, "clientId");
+      atLeast(requestId, 0, "requestId");
+      notNull(kind, "kind");
+      checkPath(path, "path", false);
+      atLeast(minSeq, 0, "minSeq");
+    }
+  }
+
+  /**
+   * Plugin to client: the answer to a {@link Read}, as of {@code appliedSeq}.
+   *
+   * @param code {@link KeeperException.Code#OK}, or why the read failed ({@code NONODE} for an absent node, also for
+   *     EXISTS)
+   * @param data the node's data for GET_DATA, otherwise empty; never null
+   * @param version the node's data version ({@code Stat.version}), {@code -1} when the node is absent
+   * @param children the child names for GET_CHILDREN, otherwise empty
+   */
+  record ReadReply(
+      long clientId,
+      long requestId,
+      int duplicateId,
+      long appliedSeq,
+      KeeperException.Code code,
+      byte[] data,
+      int version,
+      List<String> children)
+      implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public ReadReply {
+      atLeast(clientId, 0, "clientId");
+      atLeast(requestId, 0, "requestId");
+      atLeast(duplicateId, 0, "duplicateId");
+      atLeast(appliedSeq, 0, "appliedSeq");
+      notNull(code, "code");
+      checkData(data, "data");
+      expectedVersion(version, "version");
+      children = list(children, "children", 0, Integer.MAX_VALUE);
+      for (int i = 0; i < children.size(); i++) {
+        childName(children.get(i), "children[" + i + "]");
+      }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof ReadReply r
+          && clientId == r.clientId
+          && requestId == r.requestId
+          && duplicateId == r.duplicateId
+          && appliedSeq == r.appliedSeq
+          && code == r.code
+          && version == r.version
+          && Arrays.equals(data, r.data)
+          && children.equals(r.children);
+    }
+
+    @Override
+    public int hashCode() {
+      return Objects.hash(clientId, requestId, duplicateId, appliedSeq, code, version, children) * 31
+          + Arrays.hashCode(data);
+    }
+
+    @Override
+    public String toString() {
+      return "ReadReply[clientId=" + clientId + ", requestId=" + requestId + ", duplicateId=" + duplicateId
+          + ", appliedSeq=" + appliedSeq + ", code=" + code + ", data=" + describe(data) + ", version=" + version
+          + ", children=" + children + "]";
+    }
+  }
+
+  /** Plugin to repeater, client or admin: where this duplicate stands. */
+  record Status(int duplicateId, long epoch, long appliedSeq, DuplicateState state) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Status {
+      atLeast(duplicateId, 0, "duplicateId");
+      atLeast(epoch, 0, "epoch");
+      atLeast(appliedSeq, 0, "appliedSeq");
+      notNull(state, "state");
+    }
+  }
+
+  /**
+   * Any direction: a frame was rejected (protocol codes; the sender then closes the connection) or a request was
+   * refused (application codes). Its layout is frozen, so a peer of any protocol version can read it.
+   *
+   * @param requestId the refused request, or {@link #NO_REQUEST}
+   * @param retryAfterMillis when {@link ErrorCode#OVERLOADED}, how long to wait before retrying; otherwise 0
+   * @param message a human-readable reason; truncated to {@link WireSettings#MAX_ERROR_MESSAGE_BYTES} UTF-8 bytes
+   */
+  record Error(ErrorCode code, long requestId, long retryAfterMillis, String message) implements Message {
+    /** The {@code requestId} of an error that answers no particular request. */
+    public static final long NO_REQUEST = -1;
+
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Error {
+      notNull(code, "code");
+      atLeast(requestId, NO_REQUEST, "requestId");
+      atLeast(retryAfterMillis, 0, "retryAfterMillis");
+      message = truncateUtf8(notNull(message, "message"), WireSettings.MAX_ERROR_MESSAGE_BYTES);
+    }
+
+    /** An error about the connection, not a request. */
+    public static Error of(ErrorCode code, String message) {
+      return new Error(code, NO_REQUEST, 0, message);
+    }
+
+    /** An error refusing request {@code requestId}. */
+    public static Error forRequest(ErrorCode code, long requestId, String message) {
+      return new Error(code, requestId, 0, message);
+    }
+  }
+}

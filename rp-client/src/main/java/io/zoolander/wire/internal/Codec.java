@@ -1,0 +1,456 @@
+package io.zoolander.wire.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.zoolander.wire.DuplicateState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
+import io.zoolander.wire.OpResult;
+import io.zoolander.wire.ReadKind;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WireException;
+import io.zoolander.wire.WireSettings;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * Encodes a {@link Message} to the bytes of a frame after its length prefix ({@code [version][type][body]}) and back.
+ * The layout is documented in the {@code io.zoolander.wire} package. Internal: not part of the public API.
+ */
+public final class Codec {
+  private Codec() {}
+
+  // Message types: stable, never reuse a retired value.
+  static final int HELLO = 1;
+  static final int WRITE = 2;
+  static final int SEQUENCED = 3;
+  static final int REPLY = 4;
+  static final int ACK = 5;
+  static final int RETRANSMIT = 6;
+  static final int READ = 7;
+  static final int READ_REPLY = 8;
+  static final int STATUS = 9;
+  /** ERROR's layout is frozen across protocol versions. */
+  static final int ERROR = 10;
+
+  // Op types.
+  static final int OP_CREATE = 1;
+  static final int OP_SET_DATA = 2;
+  static final int OP_DELETE = 3;
+  static final int OP_CHECK = 4;
+
+  // Op result types.
+  static final int RESULT_CREATED = 1;
+  static final int RESULT_DATA_SET = 2;
+  static final int RESULT_DELETED = 3;
+  static final int RESULT_CHECKED = 4;
+  static final int RESULT_FAILED = 5;
+
+  /** Smallest encoded op: type, path length, a one-byte path, a version (DELETE, CHECK). */
+  private static final int MIN_OP_BYTES = 1 + 4 + 1 + 4;
+  /** Smallest encoded result: type only (DELETED, CHECKED). */
+  private static final int MIN_RESULT_BYTES = 1;
+  /** Smallest encoded child name: length and one byte. */
+  private static final int MIN_CHILD_BYTES = 4 + 1;
+
+  /** The wire name of a message type, for error messages. */
+  static String typeName(int type) {
+    switch (type) {
+      case HELLO: return "HELLO";
+      case WRITE: return "WRITE";
+      case SEQUENCED: return "SEQUENCED";
+      case REPLY: return "REPLY";
+      case ACK: return "ACK";
+      case RETRANSMIT: return "RETRANSMIT";
+      case READ: return "READ";
+      case READ_REPLY: return "READ_REPLY";
+      case STATUS: return "STATUS";
+      case ERROR: return "ERROR";
+      default: return "type " + type;
+    }
+  }
+
+  // ---------------------------------------------------------------- encoding
+
+  /** A buffer size that holds most encodings of {@code m} without growing. */
+  static int sizeHint(Message m) {
+    int hint = 128;
+    if (m instanceof Message.Write w) {
+      hint += opsHint(w.ops());
+    } else if (m instanceof Message.Sequenced s) {
+      hint += opsHint(s.ops());
+    } else if (m instanceof Message.Reply r) {
+      hint += 16 * r.results().size();
+    } else if (m instanceof Message.ReadReply r) {
+      hint += r.data().length + 16 * r.children().size();
+    }
+    return hint;
+  }
+
+  private static int opsHint(List<Op> ops) {
+    long hint = 0;
+    for (Op op : ops) {
+      hint += 16 + op.path().length();
+      if (op instanceof Op.Create c) {
+        hint += c.data().length;
+      } else if (op instanceof Op.SetData s) {
+        hint += s.data().length;
+      }
+    }
+    return (int) Math.min(hint, Integer.MAX_VALUE - 256);
+  }
+
+  /** Writes {@code [version][type][body]} of {@code m} to {@code out}. */
+  public static void encode(Message m, ByteBuf out) {
+    out.writeByte(WireSettings.PROTOCOL_VERSION);
+    if (m instanceof Message.Hello h) {
+      out.writeByte(HELLO);
+      out.writeByte(h.role().code());
+      writeString(out, h.id());
+      out.writeInt(h.protocolVersion());
+    } else if (m instanceof Message.Write w) {
+      out.writeByte(WRITE);
+      out.writeLong(w.clientId());
+      out.writeLong(w.requestId());
+      writeOps(out, w.ops());
+    } else if (m instanceof Message.Sequenced s) {
+      out.writeByte(SEQUENCED);
+      out.writeLong(s.epoch());
+      out.writeLong(s.seq());
+      out.writeLong(s.clientId());
+      out.writeLong(s.requestId());
+      writeOps(out, s.ops());
+    } else if (m instanceof Message.Reply r) {
+      out.writeByte(REPLY);
+      out.writeLong(r.clientId());
+      out.writeLong(r.requestId());
+      out.writeLong(r.seq());
+      out.writeInt(r.duplicateId());
+      writeResults(out, r.results());
+    } else if (m instanceof Message.Ack a) {
+      out.writeByte(ACK);
+      out.writeInt(a.duplicateId());
+      out.writeLong(a.epoch());
+      out.writeLong(a.appliedSeq());
+    } else if (m instanceof Message.Retransmit r) {
+      out.writeByte(RETRANSMIT);
+      out.writeInt(r.duplicateId());
+      out.writeLong(r.epoch());
+      out.writeLong(r.fromSeq());
+      out.writeLong(r.toSeq());
+    } else if (m instanceof Message.Read r) {
+      out.writeByte(READ);
+      out.writeLong(r.clientId());
+      out.writeLong(r.requestId());
+      out.writeByte(r.kind().code());
+      writeString(out, r.path());
+      out.writeLong(r.minSeq());
+    } else if (m instanceof Message.ReadReply r) {
+      out.writeByte(READ_REPLY);
+      out.writeLong(r.clientId());
+      out.writeLong(r.requestId());
+      out.writeInt(r.duplicateId());
+      out.writeLong(r.appliedSeq());
+      out.writeInt(r.code().intValue());
+      writeBytes(out, r.data());
+      out.writeInt(r.version());
+      out.writeInt(r.children().size());
+      for (String child : r.children()) {
+        writeString(out, child);
+      }
+    } else if (m instanceof Message.Status s) {
+      out.writeByte(STATUS);
+      out.writeInt(s.duplicateId());
+      out.writeLong(s.epoch());
+      out.writeLong(s.appliedSeq());
+      out.writeByte(s.state().code());
+    } else if (m instanceof Message.Error e) {
+      out.writeByte(ERROR);
+      out.writeInt(e.code().code());
+      writeString(out, e.message());
+      out.writeLong(e.requestId());
+      out.writeLong(e.retryAfterMillis());
+    } else {
+      throw new IllegalStateException("unhandled message " + m.getClass().getName()); // sealed: unreachable
+    }
+  }
+
+  private static void writeOps(ByteBuf out, List<Op> ops) {
+    out.writeInt(ops.size());
+    for (Op op : ops) {
+      if (op instanceof Op.Create c) {
+        out.writeByte(OP_CREATE);
+        writeString(out, c.path());
+        out.writeByte(c.mode().toFlag());
+        writeBytes(out, c.data());
+      } else if (op instanceof Op.SetData s) {
+        out.writeByte(OP_SET_DATA);
+        writeString(out, s.path());
+        writeBytes(out, s.data());
+        out.writeInt(s.version());
+      } else if (op instanceof Op.Delete d) {
+        out.writeByte(OP_DELETE);
+        writeString(out, d.path());
+        out.writeInt(d.version());
+      } else if (op instanceof Op.Check c) {
+        out.writeByte(OP_CHECK);
+        writeString(out, c.path());
+        out.writeInt(c.version());
+      } else {
+        throw new IllegalStateException("unhandled op " + op.getClass().getName()); // sealed: unreachable
+      }
+    }
+  }
+
+  private static void writeResults(ByteBuf out, List<OpResult> results) {
+    out.writeInt(results.size());
+    for (OpResult r : results) {
+      if (r instanceof OpResult.Created c) {
+        out.writeByte(RESULT_CREATED);
+        writeString(out, c.path());
+      } else if (r instanceof OpResult.DataSet d) {
+        out.writeByte(RESULT_DATA_SET);
+        out.writeInt(d.version());
+      } else if (r instanceof OpResult.Deleted) {
+        out.writeByte(RESULT_DELETED);
+      } else if (r instanceof OpResult.Checked) {
+        out.writeByte(RESULT_CHECKED);
+      } else if (r instanceof OpResult.Failed f) {
+        out.writeByte(RESULT_FAILED);
+        out.writeInt(f.code().intValue());
+      } else {
+        throw new IllegalStateException("unhandled result " + r.getClass().getName()); // sealed: unreachable
+      }
+    }
+  }
+
+  private static void writeString(ByteBuf out, String s) {
+    int length = ByteBufUtil.utf8Bytes(s);
+    out.writeInt(length);
+    ByteBufUtil.reserveAndWriteUtf8(out, s, length);
+  }
+
+  private static void writeBytes(ByteBuf out, byte[] bytes) {
+    out.writeInt(bytes.length);
+    out.writeBytes(bytes);
+  }
+
+  // ---------------------------------------------------------------- decoding
+
+  /**
+   * Decodes one frame, {@code [version][type][body]} (the length prefix already stripped), reading it entirely.
+   *
+   * @throws WireException with {@link ErrorCode#UNSUPPORTED_VERSION}, {@link ErrorCode#UNKNOWN_MESSAGE_TYPE} or {@link
+   *     ErrorCode#MALFORMED_FRAME}; never anything else
+   */
+  public static Message decode(ByteBuf frame) {
+    if (frame.readableBytes() < 2) {
+      throw new WireException(ErrorCode.MALFORMED_FRAME,
+          "frame of " + frame.readableBytes() + " bytes has no room for its version and type bytes");
+    }
+    int version = frame.readUnsignedByte();
+    int type = frame.readUnsignedByte();
+    if (version != WireSettings.PROTOCOL_VERSION) {
+      if (type == ERROR) {
+        Message.Error error = decodeForeignError(frame);
+        if (error != null) {
+          return error;
+        }
+      }
+      throw new WireException(ErrorCode.UNSUPPORTED_VERSION, "protocol version " + version
+          + " is not supported; this peer speaks version " + WireSettings.PROTOCOL_VERSION);
+    }
+    String name = typeName(type);
+    FrameReader in = new FrameReader(frame, name);
+    Message m;
+    try {
+      switch (type) {
+        case HELLO:
+          m = new Message.Hello(
+              Role.fromCode(in.readUnsignedByte("role")),
+              in.readString("id", WireSettings.MAX_ID_BYTES),
+              in.readInt("protocolVersion"));
+          break;
+        case WRITE:
+          m = new Message.Write(in.readLong("clientId"), in.readLong("requestId"), readOps(in, name));
+          break;
+        case SEQUENCED:
+          m = new Message.Sequenced(
+              in.readLong("epoch"),
+              in.readLong("seq"),
+              in.readLong("clientId"),
+              in.readLong("requestId"),
+              readOps(in, name));
+          break;
+        case REPLY:
+          m = new Message.Reply(
+              in.readLong("clientId"),
+              in.readLong("requestId"),
+              in.readLong("seq"),
+              in.readInt("duplicateId"),
+              readResults(in, name));
+          break;
+        case ACK:
+          m = new Message.Ack(in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("appliedSeq"));
+          break;
+        case RETRANSMIT:
+          m = new Message.Retransmit(
+              in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("fromSeq"), in.readLong("toSeq"));
+          break;
+        case READ:
+          m = new Message.Read(
+              in.readLong("clientId"),
+              in.readLong("requestId"),
+              ReadKind.fromCode(in.readUnsignedByte("kind")),
+              in.readString("path", Integer.MAX_VALUE),
+              in.readLong("minSeq"));
+          break;
+        case READ_REPLY:
+          m = readReadReply(in);
+          break;
+        case STATUS:
+          m = new Message.Status(
+              in.readInt("duplicateId"),
+              in.readLong("epoch"),
+              in.readLong("appliedSeq"),
+              DuplicateState.fromCode(in.readUnsignedByte("state")));
+          break;
+        case ERROR:
+          m = readError(in);
+          break;
+        default:
+          throw new WireException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type " + type
+              + " (protocol version " + version + ")");
+      }
+    } catch (IllegalArgumentException e) {
+      throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": " + e.getMessage(), e);
+    }
+    in.finish();
+    return m;
+  }
+
+  /**
+   * The frozen prefix {@code [int code][string message]} of an ERROR frame from a peer of another version, or null if
+   * it does not parse.
+   */
+  private static Message.Error decodeForeignError(ByteBuf frame) {
+    FrameReader in = new FrameReader(frame, "ERROR");
+    try {
+      ErrorCode code = ErrorCode.fromCode(in.readInt("code"));
+      String message = in.readString("message", WireSettings.MAX_ERROR_MESSAGE_BYTES);
+      frame.skipBytes(frame.readableBytes()); // fields a later version added
+      return Message.Error.of(code, message);
+    } catch (WireException | IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static List<Op> readOps(FrameReader in, String name) {
+    int count = in.readCount("ops", MIN_OP_BYTES, WireSettings.MAX_OPS_PER_MESSAGE);
+    List<Op> ops = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      try {
+        ops.add(readOp(in));
+      } catch (IllegalArgumentException e) {
+        throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": ops[" + i + "]: " + e.getMessage(), e);
+      }
+    }
+    return ops;
+  }
+
+  private static Op readOp(FrameReader in) {
+    int type = in.readUnsignedByte("op type");
+    String path = in.readString("op path", Integer.MAX_VALUE);
+    switch (type) {
+      case OP_CREATE: {
+        CreateMode mode = createMode(in.readUnsignedByte("op mode"));
+        return new Op.Create(path, in.readBytes("op data", WireSettings.MAX_DATA_BYTES), mode);
+      }
+      case OP_SET_DATA:
+        return new Op.SetData(path, in.readBytes("op data", WireSettings.MAX_DATA_BYTES), in.readInt("op version"));
+      case OP_DELETE:
+        return new Op.Delete(path, in.readInt("op version"));
+      case OP_CHECK:
+        return new Op.Check(path, in.readInt("op version"));
+      default:
+        throw new IllegalArgumentException("unknown op type " + type);
+    }
+  }
+
+  private static CreateMode createMode(int flag) {
+    // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood the logs.
+    CreateMode mode = CreateMode.fromFlag(flag, null);
+    if (mode == null) {
+      throw new IllegalArgumentException("mode: unknown create mode flag " + flag);
+    }
+    return mode;
+  }
+
+  private static List<OpResult> readResults(FrameReader in, String name) {
+    int count = in.readCount("results", MIN_RESULT_BYTES, WireSettings.MAX_OPS_PER_MESSAGE);
+    List<OpResult> results = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      try {
+        int type = in.readUnsignedByte("result type");
+        switch (type) {
+          case RESULT_CREATED:
+            results.add(new OpResult.Created(in.readString("result path", Integer.MAX_VALUE)));
+            break;
+          case RESULT_DATA_SET:
+            results.add(new OpResult.DataSet(in.readInt("result version")));
+            break;
+          case RESULT_DELETED:
+            results.add(new OpResult.Deleted());
+            break;
+          case RESULT_CHECKED:
+            results.add(new OpResult.Checked());
+            break;
+          case RESULT_FAILED:
+            results.add(new OpResult.Failed(keeperCode(in.readInt("result code"))));
+            break;
+          default:
+            throw new IllegalArgumentException("unknown result type " + type);
+        }
+      } catch (IllegalArgumentException e) {
+        throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": results[" + i + "]: " + e.getMessage(), e);
+      }
+    }
+    return results;
+  }
+
+  /** ERROR: the frozen prefix {@code [code][message]}, then this version's {@code [requestId][retryAfterMillis]}. */
+  private static Message.Error readError(FrameReader in) {
+    ErrorCode code = ErrorCode.fromCode(in.readInt("code"));
+    String message = in.readString("message", WireSettings.MAX_ERROR_MESSAGE_BYTES);
+    long requestId = in.readLong("requestId");
+    long retryAfterMillis = in.readLong("retryAfterMillis");
+    return new Message.Error(code, requestId, retryAfterMillis, message);
+  }
+
+  private static Message.ReadReply readReadReply(FrameReader in) {
+    long clientId = in.readLong("clientId");
+    long requestId = in.readLong("requestId");
+    int duplicateId = in.readInt("duplicateId");
+    long appliedSeq = in.readLong("appliedSeq");
+    KeeperException.Code code = keeperCode(in.readInt("code"));
+    byte[] data = in.readBytes("data", WireSettings.MAX_DATA_BYTES);
+    int version = in.readInt("version");
+    int count = in.readCount("children", MIN_CHILD_BYTES, Integer.MAX_VALUE);
+    List<String> children = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      children.add(in.readString("child", Integer.MAX_VALUE));
+    }
+    return new Message.ReadReply(clientId, requestId, duplicateId, appliedSeq, code, data, version, children);
+  }
+
+  private static KeeperException.Code keeperCode(int code) {
+    KeeperException.Code c = KeeperException.Code.get(code);
+    if (c == null) {
+      throw new IllegalArgumentException("code: unknown KeeperException code " + code);
+    }
+    return c;
+  }
+}

@@ -1,0 +1,104 @@
+package io.zoolander.wire.internal;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.WireException;
+import io.zoolander.wire.WireSettings;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Decodes each frame (a {@link ByteBuf} without its length prefix) into a {@link Message}, and turns every decoding
+ * failure, its own or the frame decoder's before it, into the protocol's answer: write an ERROR frame with the
+ * failure's code, close the connection once the ERROR is flushed (lingering on sockets, see {@link
+ * #lingerThenClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a failure is
+ * dropped, and later decoding failures are ignored. Internal: not part of the public API.
+ *
+ * <p>Must sit after the message encoder in the pipeline, so the ERROR it writes is encoded. One instance per channel.
+ */
+public final class MessageDecoder extends ChannelInboundHandlerAdapter {
+  private boolean failed;
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof ByteBuf)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    ByteBuf frame = (ByteBuf) msg;
+    if (failed) {
+      frame.release();
+      return;
+    }
+    Message decoded;
+    try {
+      decoded = Codec.decode(frame);
+    } catch (WireException e) {
+      fail(ctx, e);
+      return;
+    } catch (RuntimeException e) { // a codec bug; the peer still gets an answer
+      fail(ctx, new WireException(ErrorCode.MALFORMED_FRAME, "undecodable frame: " + e, e));
+      return;
+    } finally {
+      frame.release();
+    }
+    ctx.fireChannelRead(decoded);
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    WireException wire = translate(cause);
+    if (wire == null) {
+      ctx.fireExceptionCaught(cause);
+    } else if (!failed) {
+      fail(ctx, wire);
+    }
+  }
+
+  /** The frame decoder's failures as WireExceptions; null for anything that is not a decoding failure. */
+  private static WireException translate(Throwable cause) {
+    if (cause instanceof WireException) {
+      return (WireException) cause;
+    }
+    if (cause instanceof TooLongFrameException) {
+      return new WireException(ErrorCode.FRAME_TOO_LARGE, "frame too large: " + cause.getMessage(), cause);
+    }
+    if (cause instanceof DecoderException) { // e.g. CorruptedFrameException
+      return new WireException(ErrorCode.MALFORMED_FRAME, "malformed frame: " + cause.getMessage(), cause);
+    }
+    return null;
+  }
+
+  private void fail(ChannelHandlerContext ctx, WireException e) {
+    if (failed) {
+      return;
+    }
+    failed = true;
+    ctx.writeAndFlush(Message.Error.of(e.code(), e.getMessage())).addListener(f -> lingerThenClose(ctx.channel()));
+    ctx.fireExceptionCaught(e);
+  }
+
+  /**
+   * Closing a TCP socket while the peer's bytes are still unread makes the kernel send a reset, which can destroy the
+   * ERROR before the peer reads it: a peer still sending an oversized frame typically never sees why it was dropped.
+   * So on a socket: send FIN after the ERROR, keep reading and discarding, and close when the peer closes or after
+   * {@link WireSettings#ERROR_LINGER_MILLIS}, whichever comes first. Other channels close at once.
+   */
+  private static void lingerThenClose(Channel channel) {
+    if (!(channel instanceof DuplexChannel) || !channel.isActive()) {
+      channel.close();
+      return;
+    }
+    ((DuplexChannel) channel).shutdownOutput();
+    ScheduledFuture<?> deadline =
+        channel.eventLoop().schedule(() -> channel.close(), WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(f -> deadline.cancel(false));
+  }
+}

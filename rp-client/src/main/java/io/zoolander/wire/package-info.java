@@ -1,0 +1,70 @@
+/**
+ * The Zoolander wire protocol: length-prefixed binary frames over TCP, one {@link io.zoolander.wire.Message} per
+ * frame. {@link io.zoolander.wire.WirePipeline#install} puts it on a Netty pipeline.
+ *
+ * <h2>Frame</h2>
+ *
+ * <pre>
+ * [int length][byte version][byte type][body]
+ * </pre>
+ *
+ * <p>All integers are big-endian. {@code length} counts the bytes after itself and is read unsigned (a "negative"
+ * prefix is a frame of 2 GiB or more); the whole frame, prefix included, is at most the configured maximum ({@link io.zoolander.wire.WireSettings#DEFAULT_MAX_FRAME_BYTES} = 1 MiB + 64 KiB).
+ * {@code version} is {@link io.zoolander.wire.WireSettings#PROTOCOL_VERSION}. In a body, a <em>string</em> is {@code
+ * [int n][n bytes of UTF-8]}, <em>bytes</em> are {@code [int n][n bytes]}, and a list is {@code [int count]} followed by
+ * its elements. A body must be read exactly: missing or trailing bytes make the frame malformed.
+ *
+ * <h2>Messages</h2>
+ *
+ * <table>
+ * <caption>Message types and bodies</caption>
+ * <tr><th>type</th><th>message</th><th>body</th><th>sent by</th></tr>
+ * <tr><td>1</td><td>HELLO</td><td>byte role, string id, int protocolVersion</td><td>everyone, first</td></tr>
+ * <tr><td>2</td><td>WRITE</td><td>long clientId, long requestId, ops</td><td>client to repeater</td></tr>
+ * <tr><td>3</td><td>SEQUENCED</td><td>long epoch, long seq, long clientId, long requestId, ops</td>
+ *     <td>repeater to plugins</td></tr>
+ * <tr><td>4</td><td>REPLY</td><td>long clientId, long requestId, long seq, int duplicateId, results</td>
+ *     <td>plugin to client</td></tr>
+ * <tr><td>5</td><td>ACK</td><td>int duplicateId, long epoch, long appliedSeq</td><td>plugin to repeater</td></tr>
+ * <tr><td>6</td><td>RETRANSMIT</td><td>int duplicateId, long epoch, long fromSeq, long toSeq</td>
+ *     <td>plugin to repeater</td></tr>
+ * <tr><td>7</td><td>READ</td><td>long clientId, long requestId, byte kind, string path, long minSeq</td>
+ *     <td>client to plugins</td></tr>
+ * <tr><td>8</td><td>READ_REPLY</td><td>long clientId, long requestId, int duplicateId, long appliedSeq, int code,
+ *     bytes data, int version, int childCount, childCount strings</td><td>plugin to client</td></tr>
+ * <tr><td>9</td><td>STATUS</td><td>int duplicateId, long epoch, long appliedSeq, byte state</td><td>plugin</td></tr>
+ * <tr><td>10</td><td>ERROR</td><td>int code, string message, long requestId, long retryAfterMillis</td>
+ *     <td>anyone</td></tr>
+ * </table>
+ *
+ * <p>{@code ops} is {@code [int count]} (1 to {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE}; more than one
+ * is one atomic multi) then per op {@code [byte opType][string path]} and:
+ *
+ * <ul>
+ *   <li>1 CREATE: {@code byte mode} (ZooKeeper's {@code CreateMode} flag: 0 PERSISTENT or 2 PERSISTENT_SEQUENTIAL),
+ *       {@code bytes data}
+ *   <li>2 SET_DATA: {@code bytes data, int version}
+ *   <li>3 DELETE: {@code int version}
+ *   <li>4 CHECK: {@code int version}
+ * </ul>
+ *
+ * <p>Versions follow ZooKeeper: {@code -1} matches any version, otherwise the node's data version must equal it.
+ * {@code results} is {@code [int count]} then per result {@code [byte resultType]} and: 1 CREATED {@code string path};
+ * 2 DATA_SET {@code int version}; 3 DELETED; 4 CHECKED; 5 FAILED {@code int code}. Every ZooKeeper result code ({@code
+ * code} in READ_REPLY and FAILED) is a {@link org.apache.zookeeper.KeeperException.Code#intValue()}. Enumerations are
+ * written as their stable codes: {@link io.zoolander.wire.Role}, {@link io.zoolander.wire.ReadKind}, {@link
+ * io.zoolander.wire.DuplicateState}, {@link io.zoolander.wire.ErrorCode}.
+ *
+ * <h2>Errors</h2>
+ *
+ * <p>A receiver answers an oversized frame ({@code FRAME_TOO_LARGE}, detected from the length prefix before the body
+ * is buffered), a truncated or otherwise unparsable one, including a negative or lying length or count and an invalid
+ * field value such as a bad ZooKeeper path ({@code MALFORMED_FRAME}), an unknown type ({@code UNKNOWN_MESSAGE_TYPE})
+ * or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes the connection
+ * (after half-closing it and draining input for at most {@link io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS},
+ * so the peer can read the ERROR even while it is still sending). The
+ * ERROR body's prefix {@code [int code][string message]} is frozen across protocol versions and decoded whatever the
+ * frame's version byte, so a peer speaking another version still learns why it was dropped. Application errors
+ * (codes 100 and up) refuse a well-formed request and leave the connection open.
+ */
+package io.zoolander.wire;
