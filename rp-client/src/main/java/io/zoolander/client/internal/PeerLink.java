@@ -1,0 +1,203 @@
+package io.zoolander.client.internal;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WirePipeline;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection to a peer (the repeater or a duplicate's plugin) whose address may change: says HELLO as a
+ * client, is ready once the peer answers STATUS, and reconnects with bounded backoff while it has an address.
+ * Internal: not part of the public API.
+ */
+final class PeerLink {
+  private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
+  private static final long MIN_BACKOFF_MS = 50;
+  private static final long MAX_BACKOFF_MS = 2_000;
+
+  private final String name;
+  private final long clientId;
+  private final EventLoopGroup group;
+  private final BiConsumer<PeerLink, Message> inbound;
+  private final boolean awaitStatus;
+  private final Object lock = new Object();
+  private InetSocketAddress address;
+  private Channel channel;
+  private volatile boolean ready;
+  private long backoffMs = MIN_BACKOFF_MS;
+  private boolean closed;
+
+  /**
+   * @param awaitStatus whether the link is ready only once the peer answers HELLO with STATUS (plugins do); otherwise
+   *     it is ready as soon as HELLO is written (the repeater answers clients only to refuse a write)
+   */
+  PeerLink(
+      String name, long clientId, EventLoopGroup group, boolean awaitStatus, BiConsumer<PeerLink, Message> inbound) {
+    this.name = name;
+    this.awaitStatus = awaitStatus;
+    this.clientId = clientId;
+    this.group = group;
+    this.inbound = inbound;
+  }
+
+  String name() {
+    return name;
+  }
+
+  /** Whether the peer has answered our HELLO on the current connection. */
+  boolean isReady() {
+    return ready;
+  }
+
+  /** Points the link at a new address (null: none, e.g. no active plugin) and connects there. */
+  void target(InetSocketAddress newAddress) {
+    Channel old;
+    synchronized (lock) {
+      if (closed || (newAddress != null && newAddress.equals(address))) {
+        return;
+      }
+      address = newAddress;
+      old = channel;
+      channel = null;
+      ready = false;
+      backoffMs = MIN_BACKOFF_MS;
+    }
+    if (old != null) {
+      old.close();
+    }
+    if (newAddress != null) {
+      connect(newAddress);
+    }
+  }
+
+  /** Sends a message if the link is ready; returns whether it was handed to the connection. */
+  boolean send(Message message) {
+    Channel c = channel;
+    if (c == null || !ready || !c.isActive()) {
+      return false;
+    }
+    c.writeAndFlush(message, c.voidPromise());
+    return true;
+  }
+
+  void close() {
+    Channel c;
+    synchronized (lock) {
+      closed = true;
+      c = channel;
+      channel = null;
+      ready = false;
+    }
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  private void connect(InetSocketAddress target) {
+    Bootstrap bootstrap =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 5_000)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    WirePipeline.install(ch.pipeline()).addLast(new Handler());
+                  }
+                });
+    ChannelFuture future = bootstrap.connect(new InetSocketAddress(target.getHostString(), target.getPort()));
+    Channel c = future.channel();
+    synchronized (lock) {
+      if (closed || !target.equals(address)) {
+        c.close();
+        return;
+      }
+      channel = c;
+    }
+    future.addListener(
+        f -> {
+          if (f.isSuccess()) {
+            c.writeAndFlush(Message.Hello.of(Role.CLIENT, Long.toString(clientId)), c.voidPromise());
+            if (!awaitStatus) {
+              markReady(c);
+            }
+          } else {
+            LOG.debug("{}: cannot connect to {}: {}", name, target, f.cause().toString());
+          }
+        });
+    c.closeFuture().addListener(f -> onClosed(c, target));
+  }
+
+  private void onClosed(Channel c, InetSocketAddress target) {
+    long delay;
+    synchronized (lock) {
+      if (channel != c) {
+        return; // retargeted or closed meanwhile
+      }
+      channel = null;
+      ready = false;
+      if (closed || !target.equals(address)) {
+        return;
+      }
+      delay = backoffMs;
+      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+    }
+    group.schedule(
+        () -> {
+          synchronized (lock) {
+            if (closed || !target.equals(address) || channel != null) {
+              return;
+            }
+          }
+          connect(target);
+        },
+        delay,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void markReady(Channel c) {
+    synchronized (lock) {
+      if (channel == c) {
+        ready = true;
+        backoffMs = MIN_BACKOFF_MS;
+      }
+    }
+  }
+
+  private final class Handler extends SimpleChannelInboundHandler<Message> {
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+      if (msg instanceof Message.Status) {
+        markReady(ctx.channel());
+      }
+      inbound.accept(PeerLink.this, msg);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      LOG.debug("{}: connection error: {}", name, cause.toString());
+      ctx.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + "->" + address;
+  }
+}

@@ -1,0 +1,166 @@
+package io.zoolander.server.testing;
+
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.Znodes;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * A digest of a duplicate's application tree: every path under the data root with its data (SHA-256), data version
+ * and child version, plus the duplicate's bookkeeping state. Two duplicates that applied the same writes have equal
+ * digests; {@link #differences} says where two do not. A testing helper (Curator's TestingCluster plays this role):
+ * take a digest only while writes are stopped.
+ */
+public final class TreeDigest {
+
+  /**
+   * One znode.
+   *
+   * @param dataSha256 hex SHA-256 of the node's data
+   * @param version data version
+   * @param cversion child version (decides the names sequential creates get)
+   */
+  public record Entry(String dataSha256, int version, int cversion) {}
+
+  private final Map<String, Entry> entries;
+  private final BookkeepingState state;
+  private final String sha256;
+
+  private TreeDigest(Map<String, Entry> entries, BookkeepingState state) {
+    this.entries = Collections.unmodifiableMap(entries);
+    this.state = state;
+    MessageDigest digest = sha256();
+    entries.forEach(
+        (path, e) ->
+            digest.update(
+                (path + '\0' + e.dataSha256() + '\0' + e.version() + '\0' + e.cversion() + '\n')
+                    .getBytes(StandardCharsets.UTF_8)));
+    this.sha256 = HexFormat.of().formatHex(digest.digest());
+  }
+
+  /** Digests the duplicate whose ensemble is at {@code connectString}. */
+  public static TreeDigest of(String connectString, Znodes znodes) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    try (ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            30_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            })) {
+      if (!connected.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("cannot connect to " + connectString);
+      }
+      return of(zk, znodes);
+    }
+  }
+
+  /** Digests through an existing session (sync()ed first so a follower has caught up). */
+  public static TreeDigest of(ZooKeeper zk, Znodes znodes) throws Exception {
+    CountDownLatch synced = new CountDownLatch(1);
+    zk.sync(znodes.dataRoot(), (rc, path, ctx) -> synced.countDown(), null);
+    synced.await(30, TimeUnit.SECONDS);
+    Map<String, Entry> entries = new TreeMap<>();
+    walk(zk, znodes, znodes.dataRoot(), entries);
+    BookkeepingState state;
+    try {
+      state = BookkeepingState.decode(zk.getData(znodes.state(), false, null));
+    } catch (KeeperException.NoNodeException e) {
+      state = BookkeepingState.INITIAL;
+    }
+    return new TreeDigest(entries, state);
+  }
+
+  private static void walk(ZooKeeper zk, Znodes znodes, String znode, Map<String, Entry> entries) throws Exception {
+    Stat stat = new Stat();
+    byte[] data;
+    List<String> children;
+    try {
+      data = zk.getData(znode, false, stat);
+      children = new ArrayList<>(zk.getChildren(znode, false));
+    } catch (KeeperException.NoNodeException e) {
+      return; // deleted while walking: writes were not stopped, the digests will differ
+    }
+    entries.put(
+        znodes.toApplicationPath(znode),
+        new Entry(HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)), stat.getVersion(),
+            stat.getCversion()));
+    Collections.sort(children);
+    for (String child : children) {
+      walk(zk, znodes, znode + "/" + child, entries);
+    }
+  }
+
+  private static MessageDigest sha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every JVM", e);
+    }
+  }
+
+  /** Application paths and their entries, sorted by path. */
+  public Map<String, Entry> entries() {
+    return entries;
+  }
+
+  /** The duplicate's bookkeeping state (appliedSeq, epoch) when the digest was taken. */
+  public BookkeepingState state() {
+    return state;
+  }
+
+  /** Hex SHA-256 over every path, data hash and version, in path order. */
+  public String sha256Hex() {
+    return sha256;
+  }
+
+  /** Up to {@code max} human-readable differences with {@code other} (empty when the trees are identical). */
+  public List<String> differences(TreeDigest other, int max) {
+    Objects.requireNonNull(other, "other must not be null");
+    List<String> out = new ArrayList<>();
+    TreeMap<String, Entry> all = new TreeMap<>(entries);
+    other.entries.forEach(all::putIfAbsent);
+    for (String path : all.keySet()) {
+      if (out.size() >= max) {
+        break;
+      }
+      Entry mine = entries.get(path);
+      Entry theirs = other.entries.get(path);
+      if (!Objects.equals(mine, theirs)) {
+        out.add(path + ": " + mine + " vs " + theirs);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TreeDigest d && d.sha256.equals(sha256);
+  }
+
+  @Override
+  public int hashCode() {
+    return sha256.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "TreeDigest[" + entries.size() + " znodes, " + sha256.substring(0, 12) + ", " + state + "]";
+  }
+}
