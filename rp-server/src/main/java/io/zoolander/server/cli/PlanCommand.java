@@ -8,8 +8,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -26,11 +26,7 @@ final class PlanCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @ArgGroup(exclusive = false, multiplicity = "1")
-  ServiceTimeOptions service;
-
-  @Option(names = "--tau-ms", description = "SLA bound tau in ms (default: twice the mean service time).")
-  Double tauMs;
+  @Mixin ModelInputs inputs;
 
   @Option(
       names = "--rate",
@@ -48,19 +44,16 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--max-nodes", defaultValue = "32", description = "Largest deployment considered (default: 32).")
   int maxNodes;
 
-  @Option(names = "--network-ms", defaultValue = "0", description = "Round-trip network delay in ms (default: 0).")
-  double networkMs;
-
   @Override
   public Integer call() {
     if (nodes == null && targetSla == null) {
       throw new CliException("give --nodes, --target-sla or both");
     }
     PrintWriter out = spec.commandLine().getOut();
-    LatencyDistribution serviceTime = service.serviceTime();
-    double tau = tauMs != null ? Options.nonNegative(tauMs, "--tau-ms") : 2 * serviceTime.meanMs();
+    LatencyDistribution serviceTime = inputs.serviceTime();
+    double tau = inputs.tauMs();
+    double networkMs = inputs.networkMs();
     Options.nonNegative(arrivalRatePerSec, "--rate");
-    Options.nonNegative(networkMs, "--network-ms");
     if (maxNodes < 1) {
       throw new CliException("--max-nodes must be >= 1, was " + maxNodes);
     }
@@ -72,7 +65,7 @@ final class PlanCommand implements Callable<Integer> {
             .build();
     out.printf(
         "service time: %s (mean %.3f ms, Cv %.2f); tau %.3f ms; %.1f arrivals/s%n",
-        service.describe(), serviceTime.meanMs(), Math.sqrt(serviceTime.scv()), tau, arrivalRatePerSec);
+        inputs.describe(), serviceTime.meanMs(), Math.sqrt(serviceTime.scv()), tau, arrivalRatePerSec);
     if (nodes != null) {
       if (nodes < 1) {
         throw new CliException("--nodes must be >= 1, was " + nodes);

@@ -11,8 +11,8 @@ import io.zoolander.model.TradeOff;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -26,11 +26,7 @@ final class PredictCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @ArgGroup(exclusive = false, multiplicity = "1")
-  ServiceTimeOptions service;
-
-  @Option(names = "--tau-ms", description = "SLA bound tau in ms (default: twice the mean service time).")
-  Double tauMs;
+  @Mixin ModelInputs inputs;
 
   @Option(
       names = "--rate",
@@ -44,9 +40,6 @@ final class PredictCommand implements Callable<Integer> {
       defaultValue = "1,2,4,8",
       description = "Duplicate counts to predict (default: ${DEFAULT-VALUE}).")
   List<Integer> duplicates;
-
-  @Option(names = "--network-ms", defaultValue = "0", description = "Round-trip network delay in ms (default: 0).")
-  double networkMs;
 
   @Option(
       names = "--queueing",
@@ -62,19 +55,19 @@ final class PredictCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
-    LatencyDistribution serviceTime = service.serviceTime();
-    double tau = tauMs != null ? Options.nonNegative(tauMs, "--tau-ms") : 2 * serviceTime.meanMs();
+    LatencyDistribution serviceTime = inputs.serviceTime();
+    double tau = inputs.tauMs();
+    double networkMs = inputs.networkMs();
     double rate =
         arrivalRatePerSec != null
             ? Options.nonNegative(arrivalRatePerSec, "--rate")
             : 0.05 * 1000 / serviceTime.meanMs();
-    Options.nonNegative(networkMs, "--network-ms");
     for (int n : duplicates) {
       if (n < 1) {
         throw new CliException("--duplicates must be >= 1, was " + n);
       }
     }
-    out.printf("service time: %s%n", service.describe());
+    out.printf("service time: %s%n", inputs.describe());
     out.printf(
         "  mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, Cv %.2f%n",
         serviceTime.meanMs(), serviceTime.quantile(0.5), serviceTime.quantile(0.99), serviceTime.quantile(0.999),
