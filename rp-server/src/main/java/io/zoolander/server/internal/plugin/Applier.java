@@ -354,6 +354,7 @@ final class Applier {
             LOG.info("Duplicate {} recorded repeater epoch {} at seq {}", duplicateId, epoch, appliedSeq);
             dropStaleHeld();
         }
+        publish(); // before the REPLY and ACK go out, so a STATUS asked for after them is never older
     }
 
     /** After a ZooKeeper failure applying {@code seq}: wait or re-open as needed, then read the state again. */
@@ -467,6 +468,7 @@ final class Applier {
             held.put(message.seq(), new Held(from, message));
         }
         // else dropped: it is asked for again once the gap before it is filled
+        publish(); // CATCHING_UP, before the RETRANSMIT goes out
     }
 
     private void drainHeld() throws InterruptedException {
@@ -558,6 +560,7 @@ final class Applier {
                 + " until a state transfer; STATUS still answers.", duplicateId, appliedSeq, epoch, reason);
         held.clear();
         highestSeen = appliedSeq;
+        publish();
         while (!waiting.isEmpty()) {
             WaitingRead w = waiting.poll();
             send(w.channel(), fencedError(w.read().requestId()));
