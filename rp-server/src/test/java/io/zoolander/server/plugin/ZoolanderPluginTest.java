@@ -20,9 +20,7 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.Znodes;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -349,38 +347,8 @@ class ZoolanderPluginTest {
         Znodes znodes = new Znodes("/inproc/zl");
         ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
         LeaderPlugin plugin = factory.newPlugin();
-        LeaderContext context = new LeaderContext() {
-            @Override
-            public long serverId() {
-                return 1;
-            }
-
-            @Override
-            public long epoch() {
-                return 1;
-            }
-
-            @Override
-            public InetSocketAddress clientAddress() {
-                return ensemble.clientAddress(1);
-            }
-
-            @Override
-            public String localConnectString() {
-                return ensemble.connectString(1);
-            }
-
-            @Override
-            public Path dataDir() {
-                return ensemble.dataDir(1);
-            }
-
-            @Override
-            public Map<String, String> properties() {
-                return Map.of(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "9",
-                        ZoolanderPluginConfig.BASE_PATH_KEY, znodes.basePath());
-            }
-        };
+        LeaderContext context = TestLeaderContext.of(ensemble, 1, Map.of(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "9",
+                ZoolanderPluginConfig.BASE_PATH_KEY, znodes.basePath()));
         try {
             plugin.start(context);
             ZoolanderPluginView view = factory.plugin().orElseThrow();
@@ -415,5 +383,53 @@ class ZoolanderPluginTest {
         assertThat(factory.plugin().orElseThrow().state()).isEqualTo(DuplicateState.STOPPED);
         assertThat(factory.plugin().orElseThrow().endpoint()).isEmpty();
         assertThat(zk.exists(znodes.endpoint(), false)).as("the endpoint ends with the plugin's session").isNull();
+    }
+
+    /**
+     * The own server dies and comes back while writes stream in (a plugin in this JVM, so that it survives): the
+     * plugin retries, finds out from the state znode what its lost attempts did, and applies every write exactly
+     * once, in order.
+     */
+    @Test
+    void writesInFlightWhenTheOwnServerRestartsAreAppliedExactlyOnce() throws Exception {
+        Znodes znodes = new Znodes("/inproc/retry");
+        ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
+        LeaderPlugin plugin = factory.newPlugin();
+        plugin.start(TestLeaderContext.of(ensemble, 1, Map.of(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "11",
+                ZoolanderPluginConfig.BASE_PATH_KEY, znodes.basePath(),
+                ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY, "10000")));
+        int writes = 40;
+        try (FakePeer repeater = FakePeer.hello(factory.plugin().orElseThrow().endpoint().orElseThrow(),
+                Role.REPEATER, "repeater")) {
+            repeater.send(new Message.Sequenced(1, 1, 1, 1, List.of(Op.create("/s", new byte[0]))));
+            for (int seq = 2; seq <= writes; seq++) {
+                repeater.send(new Message.Sequenced(1, seq, 1, seq, List.of(Op.createSequential("/s/n-", utf8(
+                        Integer.toString(seq))))));
+                if (seq == writes / 2) {
+                    ensemble.restart(1);
+                }
+            }
+            Message.Ack ack;
+            do {
+                ack = repeater.nextOf(Message.Ack.class);
+            } while (ack.appliedSeq() < writes);
+            assertThat(ack.appliedSeq()).isEqualTo(writes);
+        } finally {
+            plugin.stop();
+        }
+        ZooKeeper reader = PluginTestSupport.connect(ensemble.connectString());
+        try {
+            List<String> children = reader.getChildren(znodes.toZnode("/s"), false);
+            assertThat(children).hasSize(writes - 1);
+            for (int i = 0; i < writes - 1; i++) {
+                String child = String.format("/s/n-%010d", i);
+                assertThat(new String(reader.getData(znodes.toZnode(child), false, null), StandardCharsets.UTF_8))
+                        .as(child).isEqualTo(Integer.toString(i + 2));
+            }
+            assertThat(BookkeepingState.decode(reader.getData(znodes.state(), false, null)))
+                    .isEqualTo(new BookkeepingState(1, writes));
+        } finally {
+            reader.close(1_000);
+        }
     }
 }
