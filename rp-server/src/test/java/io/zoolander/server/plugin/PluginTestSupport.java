@@ -36,7 +36,7 @@ final class PluginTestSupport {
                 .property(ZoolanderPluginConfig.DUPLICATE_ID_KEY, Integer.toString(duplicateId))
                 .property(ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY, "4000")
                 .property(ZoolanderPluginConfig.RETRANSMIT_TIMEOUT_MS_KEY, "300")
-                .property(ZoolanderPluginConfig.READ_WAIT_MS_KEY, "500")
+                .property(ZoolanderPluginConfig.READ_WAIT_MS_KEY, "1500")
                 .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
                 .startTimeout(WAIT);
     }
