@@ -170,6 +170,24 @@ class ZoolanderPluginTest {
     }
 
     @Test
+    void aWriteTooLargeForOneZooKeeperRequestFailsInsteadOfStallingTheDuplicate() throws Exception {
+        long clientId = 107;
+        try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+                FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+            long epoch = Math.max(1, repeater.status().epoch());
+            long seq = repeater.status().appliedSeq();
+            // 1 MiB of data is a valid op on the wire but more than ZooKeeper's default jute.maxbuffer (1 MiB - 1).
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 1, List.of(
+                    Op.create("/big", new byte[io.zoolander.wire.WireSettings.MAX_DATA_BYTES]))));
+            assertThat(client.next(Message.Reply.class).results()).containsExactly(new OpResult.Failed(Code.BADARGUMENTS));
+            assertThat(repeater.next(Message.Ack.class).appliedSeq()).isEqualTo(seq);
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 2, List.of(Op.create("/big", utf8("small")))));
+            assertThat(client.next(Message.Reply.class).results()).containsExactly(new OpResult.Created("/big"));
+            assertThat(state(zk).appliedSeq()).isEqualTo(seq);
+        }
+    }
+
+    @Test
     void aReplayChangesNothingAndIsAckedAgain() throws Exception {
         long clientId = 103;
         try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));

@@ -23,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.jute.BinaryInputArchive;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.ZooKeeper;
@@ -300,8 +301,12 @@ final class Applier {
         ZooKeeper zk = session.zk();
         List<OpResult> results;
         try {
-            List<org.apache.zookeeper.OpResult> done =
-                    zk.multi(ZkOps.multi(znodes, next, stateVersion, message.ops()));
+            List<org.apache.zookeeper.Op> multi = ZkOps.multi(znodes, next, stateVersion, message.ops());
+            if (!ZkOps.fitsInOneRequest(multi, message.ops(), BinaryInputArchive.maxBuffer)) {
+                throw new IllegalArgumentException("the write exceeds jute.maxbuffer=" + BinaryInputArchive.maxBuffer
+                        + " bytes as one ZooKeeper request");
+            }
+            List<org.apache.zookeeper.OpResult> done = zk.multi(multi);
             results = ZkOps.succeeded(znodes, done);
             advance(next, ((org.apache.zookeeper.OpResult.SetDataResult) done.get(0)).getStat().getVersion());
         } catch (KeeperException e) {
@@ -317,9 +322,10 @@ final class Applier {
                 return false;
             }
         } catch (IllegalArgumentException e) {
-            // Refused by the ZooKeeper client's own validation: deterministic too.
-            LOG.warn("Duplicate {}: seq {} refused by ZooKeeper's validation: {}", duplicateId, message.seq(),
-                    e.getMessage());
+            // Too large for one request, or refused by the ZooKeeper client's own validation: deterministic too
+            // (given the same jute.maxbuffer on every duplicate).
+            LOG.warn("Duplicate {}: seq {} cannot be applied and fails with BADARGUMENTS: {}", duplicateId,
+                    message.seq(), e.getMessage());
             results = new ArrayList<>();
             for (int i = 0; i < message.ops().size(); i++) {
                 results.add(new OpResult.Failed(Code.BADARGUMENTS));

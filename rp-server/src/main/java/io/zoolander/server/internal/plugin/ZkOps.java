@@ -4,9 +4,14 @@ import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.jute.BinaryOutputArchive;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.MultiOperationRecord;
 import org.apache.zookeeper.ZooDefs;
 
 /**
@@ -27,6 +32,14 @@ final class ZkOps {
     /** A version no znode ever has: a check against it always fails with BADVERSION. */
     private static final int IMPOSSIBLE_VERSION = -2;
 
+    /** Bytes of the request header (xid, type) ZooKeeper counts in a request's length. */
+    private static final int REQUEST_HEADER_BYTES = 8;
+    /** Generous per-request and per-op overheads of the estimate (headers, the state update, an ACL, versions). */
+    private static final int REQUEST_OVERHEAD_BYTES = 1_024;
+    private static final int OP_OVERHEAD_BYTES = 128;
+    /** Below the limit by this much, the estimate alone decides. */
+    private static final int EXACT_CHECK_MARGIN_BYTES = 64 * 1024;
+
     private ZkOps() {
     }
 
@@ -39,6 +52,53 @@ final class ZkOps {
             multi.add(toZooKeeper(znodes, op));
         }
         return multi;
+    }
+
+    /**
+     * Whether the ZooKeeper server would accept {@code multi} as one request: a request longer than {@code
+     * jute.maxbuffer} makes the server drop the connection, which the plugin would see as a connection loss and retry
+     * forever. The exact size is only computed when a cheap estimate comes near the limit.
+     *
+     * @param maxRequestBytes the server's {@code jute.maxbuffer}
+     */
+    static boolean fitsInOneRequest(List<org.apache.zookeeper.Op> multi, List<Op> ops, int maxRequestBytes) {
+        long estimate = REQUEST_OVERHEAD_BYTES;
+        for (Op op : ops) {
+            estimate += op.path().length() * 3L + OP_OVERHEAD_BYTES + dataLength(op);
+        }
+        if (estimate < maxRequestBytes - EXACT_CHECK_MARGIN_BYTES) {
+            return true;
+        }
+        CountingStream counter = new CountingStream();
+        try {
+            new MultiOperationRecord(multi).serialize(BinaryOutputArchive.getArchive(counter), "request");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a counting stream does not fail
+        }
+        return REQUEST_HEADER_BYTES + counter.count <= maxRequestBytes;
+    }
+
+    private static long dataLength(Op op) {
+        if (op instanceof Op.Create c) {
+            return c.data().length;
+        } else if (op instanceof Op.SetData s) {
+            return s.data().length;
+        }
+        return 0;
+    }
+
+    private static final class CountingStream extends OutputStream {
+        long count;
+
+        @Override
+        public void write(int b) {
+            count++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            count += len;
+        }
     }
 
     /** @return {@code setData(<base>/state, newState, stateVersion)} */

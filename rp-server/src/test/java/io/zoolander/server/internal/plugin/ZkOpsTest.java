@@ -67,4 +67,17 @@ class ZkOpsTest {
                 new org.apache.zookeeper.OpResult.ErrorResult(Code.BADVERSION.intValue()));
         assertThat(ZkOps.failed(zk, List.of(Op.delete("/", -1)))).containsExactly(new OpResult.Failed(Code.BADARGUMENTS));
     }
+
+    @Test
+    void aMultiLargerThanOneZooKeeperRequestIsDetected() {
+        int limit = 1_048_575; // ZooKeeper's default jute.maxbuffer
+        List<Op> small = List.of(Op.create("/a", new byte[100]));
+        assertThat(ZkOps.fitsInOneRequest(ZkOps.multi(ZNODES, BookkeepingState.INITIAL, 0, small), small, limit)).isTrue();
+        List<Op> nearLimit = List.of(Op.create("/a", new byte[limit - 200]));
+        assertThat(ZkOps.fitsInOneRequest(ZkOps.multi(ZNODES, BookkeepingState.INITIAL, 0, nearLimit), nearLimit, limit))
+                .as("exact size, just under").isTrue();
+        List<Op> over = List.of(Op.setData("/a", new byte[limit - 100], -1), Op.delete("/b", -1));
+        assertThat(ZkOps.fitsInOneRequest(ZkOps.multi(ZNODES, BookkeepingState.INITIAL, 0, over), over, limit))
+                .as("exact size, just over").isFalse();
+    }
 }
