@@ -3,8 +3,8 @@ package io.zoolander.server;
 import java.time.Duration;
 import java.util.function.Supplier;
 
-/** Waits for a condition, polling, with a deadline. */
-final class Await {
+/** Waits for a condition, polling, with a deadline. Public for the tests of other packages. */
+public final class Await {
 
     private Await() {
     }
@@ -15,7 +15,7 @@ final class Await {
      * @param condition polled every 50 ms; an exception counts as false
      * @param diagnostics appended to the failure message
      */
-    static void until(Duration timeout, String what, Supplier<Boolean> condition, Supplier<String> diagnostics)
+    public static void until(Duration timeout, String what, Supplier<Boolean> condition, Supplier<String> diagnostics)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {

@@ -1,0 +1,673 @@
+package io.zoolander.server.internal.plugin;
+
+import io.netty.channel.Channel;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.DuplicateState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.OpResult;
+import io.zoolander.wire.Znodes;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.jute.BinaryInputArchive;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plugin's state machine: applies SEQUENCED writes one at a time, in seq order, on one dedicated thread, and
+ * serves reads in between. Everything it does with ZooKeeper goes through the plugin's own session; Netty's event
+ * loops only hand messages over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
+ *
+ * <p>The rules are those of {@code docs/architecture.md}. For {@code SEQUENCED(epoch, seq)} against the recorded
+ * {@code (state.epoch, appliedSeq)}:
+ * <ul>
+ *   <li>{@code epoch < state.epoch}: refused, ERROR(STALE_EPOCH, requestId = seq) to the sender;</li>
+ *   <li>{@code seq <= appliedSeq}: a replay, ACK again to the sender;</li>
+ *   <li>{@code seq > appliedSeq + 1}: held in a bounded buffer, and RETRANSMIT(appliedSeq + 1, first held seq - 1)
+ *       sent, once per gap until applying progresses or the retransmission timeout passes;</li>
+ *   <li>{@code seq == appliedSeq + 1}: applied with one ZooKeeper multi, {@code setData(state, (max(epoch,
+ *       state.epoch), seq), stateVersion)} plus the write's ops. If an application op fails, the state update is
+ *       applied alone and the failure is the write's result. If the state update fails (its version moved, the
+ *       connection was lost, the session expired), the state is read again and the message evaluated again: the
+ *       version check makes a write apply at most once, and reading the state tells whether a lost attempt
+ *       applied.</li>
+ * </ul>
+ * After applying: REPLY to the client's registered connection, one cumulative ACK to every repeater connection.
+ *
+ * <p>Reads are issued asynchronously on the same session between two applies, so ZooKeeper's per-session order
+ * makes each one see exactly the state at the {@code appliedSeq} it reports.
+ */
+final class Applier {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
+
+    /** Period of the timer that repeats unanswered RETRANSMITs and expires waiting reads. */
+    static final long TICK_MS = 50;
+    /** First and largest pause before retrying after a ZooKeeper failure. */
+    static final long BACKOFF_MIN_MS = 20;
+    static final long BACKOFF_MAX_MS = 1_000;
+    /** {@code retryAfterMillis} of the OVERLOADED error refusing a read this duplicate has not caught up with. */
+    static final long NOT_CAUGHT_UP_RETRY_AFTER_MS = 50;
+
+    private static final byte[] NO_DATA = new byte[0];
+
+    /** Re-opens the ZooKeeper session after expiry and publishes the endpoint again. */
+    @FunctionalInterface
+    interface SessionRenewal {
+        void renew() throws Exception;
+    }
+
+    private final ZoolanderPluginConfig config;
+    private final int duplicateId;
+    private final Znodes znodes;
+    private final OwnSession session;
+    private final Peers peers;
+    private final SessionRenewal renewal;
+    private final ScheduledExecutorService executor;
+    private final AtomicInteger queued = new AtomicInteger();
+    private final Set<Channel> paused = ConcurrentHashMap.newKeySet();
+    private volatile Snapshot snapshot;
+    private volatile boolean stopped;
+
+    // Confined to the applier thread.
+    private long epoch;
+    private long appliedSeq;
+    private int stateVersion;
+    private DuplicateState mode = DuplicateState.ACTIVE;
+    private final TreeMap<Long, Held> held = new TreeMap<>();
+    private long highestSeen;
+    private long gapEpoch;
+    private Channel gapChannel;
+    private long requestedFrom = -1;
+    private long requestedTo = -1;
+    private long requestedAtNanos;
+    private final PriorityQueue<WaitingRead> waiting =
+            new PriorityQueue<>(Comparator.comparingLong((WaitingRead w) -> w.read().minSeq()));
+    private int failures;
+
+    private record Held(Channel from, Message.Sequenced message) {
+    }
+
+    private record WaitingRead(Channel channel, Message.Read read, long deadlineNanos) {
+    }
+
+    @FunctionalInterface
+    private interface Task {
+        void run() throws InterruptedException;
+    }
+
+    /**
+     * @param state the state read at start-up
+     * @param stateVersion its znode's data version
+     */
+    Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
+            BookkeepingState state, int stateVersion) {
+        this.config = config;
+        this.duplicateId = config.duplicateId();
+        this.znodes = config.znodes();
+        this.session = session;
+        this.peers = peers;
+        this.renewal = renewal;
+        this.epoch = state.epoch();
+        this.appliedSeq = state.appliedSeq();
+        this.highestSeen = state.appliedSeq();
+        this.stateVersion = stateVersion;
+        this.snapshot = new Snapshot(epoch, appliedSeq, DuplicateState.ACTIVE);
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "zoolander-applier-" + duplicateId);
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(() -> run(this::onTick), TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return the state to report, as of the last handled message */
+    Snapshot snapshot() {
+        return snapshot;
+    }
+
+    /** A repeater sent {@code message} on {@code from}. Any thread; never blocks. */
+    void sequenced(Channel from, Message.Sequenced message) {
+        submit(from, () -> onSequenced(from, message));
+    }
+
+    /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
+    void read(Channel from, Message.Read read) {
+        submit(from, () -> onRead(from, read));
+    }
+
+    /** The repeater fenced this duplicate. Any thread; never blocks. */
+    void fenced(String reason) {
+        execute(() -> onFenced(reason));
+    }
+
+    /** The session expired: open a new one (and publish the endpoint again). Any thread; never blocks. */
+    void sessionExpired() {
+        execute(this::renewSession);
+    }
+
+    /** Stops applying, waiting at most {@code timeoutMs} for a ZooKeeper call in progress to give up. */
+    void stop(long timeoutMs) {
+        stopped = true;
+        executor.shutdownNow();
+        try {
+            if (!executor.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS)) {
+                LOG.warn("Duplicate {}: the applier thread did not stop within {} ms", duplicateId, timeoutMs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        Snapshot last = snapshot;
+        snapshot = new Snapshot(last.epoch(), last.appliedSeq(), DuplicateState.STOPPED);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Hand-over from other threads, with back-pressure on the connection that floods.
+
+    private void submit(Channel from, Task task) {
+        if (queued.incrementAndGet() >= config.maxQueuedMessages() && paused.add(from)) {
+            from.config().setAutoRead(false);
+            LOG.debug("Duplicate {}: {} messages queued, pausing reads from {}", duplicateId, queued.get(),
+                    from.remoteAddress());
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    run(task);
+                } finally {
+                    if (queued.decrementAndGet() <= config.maxQueuedMessages() / 2 && !paused.isEmpty()) {
+                        resumePaused();
+                    }
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            queued.decrementAndGet(); // stopping
+        }
+    }
+
+    private void resumePaused() {
+        for (Iterator<Channel> it = paused.iterator(); it.hasNext(); ) {
+            Channel channel = it.next();
+            it.remove();
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    private void execute(Task task) {
+        try {
+            executor.execute(() -> run(task));
+        } catch (RejectedExecutionException e) {
+            // stopping
+        }
+    }
+
+    private void run(Task task) {
+        if (stopped) {
+            return;
+        }
+        try {
+            task.run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // stop() interrupts: the executor is shutting down
+        } catch (RuntimeException e) {
+            LOG.error("Duplicate {}: unexpected failure in the applier", duplicateId, e);
+        } finally {
+            publish();
+        }
+    }
+
+    private void publish() {
+        if (stopped) {
+            return;
+        }
+        DuplicateState reported = mode == DuplicateState.ACTIVE && gapOpen() ? DuplicateState.CATCHING_UP : mode;
+        Snapshot last = snapshot;
+        if (last.epoch() != epoch || last.appliedSeq() != appliedSeq || last.state() != reported) {
+            snapshot = new Snapshot(epoch, appliedSeq, reported);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Writes.
+
+    private void onSequenced(Channel from, Message.Sequenced message) throws InterruptedException {
+        if (mode != DuplicateState.ACTIVE) {
+            LOG.debug("Duplicate {} is {}: ignoring seq {}", duplicateId, mode, message.seq());
+            return;
+        }
+        long before = appliedSeq;
+        handle(from, message);
+        drainHeld();
+        if (appliedSeq > before) {
+            Message.Ack ack = ack();
+            for (Channel repeater : peers.repeaters()) {
+                send(repeater, ack);
+            }
+            releaseWaitingReads();
+        }
+        requestRetransmitIfNeeded();
+    }
+
+    private void handle(Channel from, Message.Sequenced message) throws InterruptedException {
+        while (mode == DuplicateState.ACTIVE) {
+            if (message.epoch() < epoch) {
+                LOG.warn("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})", duplicateId,
+                        message.seq(), message.epoch(), epoch);
+                send(from, Message.Error.forRequest(ErrorCode.STALE_EPOCH, message.seq(),
+                        "epoch " + message.epoch() + " is older than duplicate " + duplicateId + "'s epoch " + epoch));
+                return;
+            }
+            if (message.seq() <= appliedSeq) {
+                send(from, ack());
+                return;
+            }
+            if (message.seq() > appliedSeq + 1) {
+                hold(from, message);
+                return;
+            }
+            if (apply(message)) {
+                return;
+            }
+            // The state was read again: evaluate the message again.
+        }
+    }
+
+    /**
+     * Applies {@code message}, whose seq is {@code appliedSeq + 1}.
+     *
+     * @return true if it was applied (and replied to); false if the state was read again instead and the message
+     *     must be evaluated again
+     */
+    private boolean apply(Message.Sequenced message) throws InterruptedException {
+        BookkeepingState next = new BookkeepingState(Math.max(message.epoch(), epoch), message.seq());
+        ZooKeeper zk = session.zk();
+        List<OpResult> results;
+        try {
+            List<org.apache.zookeeper.Op> multi = ZkOps.multi(znodes, next, stateVersion, message.ops());
+            if (!ZkOps.fitsInOneRequest(multi, message.ops(), BinaryInputArchive.maxBuffer)) {
+                throw new IllegalArgumentException("the write exceeds jute.maxbuffer=" + BinaryInputArchive.maxBuffer
+                        + " bytes as one ZooKeeper request");
+            }
+            List<org.apache.zookeeper.OpResult> done = zk.multi(multi);
+            results = ZkOps.succeeded(znodes, done);
+            advance(next, ((org.apache.zookeeper.OpResult.SetDataResult) done.get(0)).getStat().getVersion());
+        } catch (KeeperException e) {
+            List<org.apache.zookeeper.OpResult> multiResults = e.getResults();
+            if (multiResults == null || multiResults.size() != message.ops().size() + 1
+                    || ZkOps.stateUpdateCode(multiResults) != Code.OK) {
+                recover(e, message.seq());
+                return false;
+            }
+            // An application op failed: deterministic, every duplicate fails it the same way. Advance alone.
+            results = ZkOps.failed(multiResults, message.ops());
+            if (!advanceAlone(zk, next, message.seq())) {
+                return false;
+            }
+        } catch (IllegalArgumentException e) {
+            // Too large for one request, or refused by the ZooKeeper client's own validation: deterministic too
+            // (given the same jute.maxbuffer on every duplicate).
+            LOG.warn("Duplicate {}: seq {} cannot be applied and fails with BADARGUMENTS: {}", duplicateId,
+                    message.seq(), e.getMessage());
+            results = new ArrayList<>();
+            for (int i = 0; i < message.ops().size(); i++) {
+                results.add(new OpResult.Failed(Code.BADARGUMENTS));
+            }
+            if (!advanceAlone(zk, next, message.seq())) {
+                return false;
+            }
+        }
+        failures = 0;
+        reply(message, results);
+        return true;
+    }
+
+    /** Records {@code next} without applying anything else; false if the state must be read again. */
+    private boolean advanceAlone(ZooKeeper zk, BookkeepingState next, long seq) throws InterruptedException {
+        try {
+            Stat stat = zk.setData(znodes.state(), next.encode(), stateVersion);
+            advance(next, stat.getVersion());
+            return true;
+        } catch (KeeperException e) {
+            recover(e, seq);
+            return false;
+        }
+    }
+
+    private void advance(BookkeepingState next, int version) {
+        boolean newEpoch = next.epoch() > epoch;
+        epoch = next.epoch();
+        appliedSeq = next.appliedSeq();
+        stateVersion = version;
+        if (newEpoch) {
+            LOG.info("Duplicate {} recorded repeater epoch {} at seq {}", duplicateId, epoch, appliedSeq);
+            dropStaleHeld();
+        }
+        publish(); // before the REPLY and ACK go out, so a STATUS asked for after them is never older
+    }
+
+    /** After a ZooKeeper failure applying {@code seq}: wait or re-open as needed, then read the state again. */
+    private void recover(KeeperException e, long seq) throws InterruptedException {
+        Code code = e.code();
+        switch (code) {
+            case BADVERSION, NONODE ->
+                    LOG.warn("Duplicate {}: seq {}: the state znode {} changed under the plugin ({}); reading it again",
+                            duplicateId, seq, znodes.state(), code);
+            case CONNECTIONLOSS, OPERATIONTIMEOUT, REQUESTTIMEOUT, THROTTLEDOP, SESSIONMOVED -> {
+                LOG.warn("Duplicate {}: seq {}: {} from the own ZooKeeper server; retrying", duplicateId, seq, code);
+                backoff();
+            }
+            case SESSIONEXPIRED -> renewSession();
+            default -> {
+                LOG.error("Duplicate {}: seq {}: unexpected ZooKeeper failure; retrying", duplicateId, seq, e);
+                backoff();
+            }
+        }
+        long before = appliedSeq;
+        reloadState();
+        if (appliedSeq >= seq && before < seq) {
+            LOG.info("Duplicate {}: seq {} was applied by an attempt whose answer was lost; this duplicate sends no"
+                    + " REPLY for it", duplicateId, seq);
+        }
+    }
+
+    private void reloadState() throws InterruptedException {
+        while (!stopped) {
+            try {
+                Stat stat = new Stat();
+                BookkeepingState state = BookkeepingState.decode(session.zk().getData(znodes.state(), false, stat));
+                if (state.appliedSeq() < appliedSeq || state.epoch() < epoch) {
+                    LOG.error("Duplicate {}: the state znode went back from (epoch {}, seq {}) to (epoch {}, seq {})",
+                            duplicateId, epoch, appliedSeq, state.epoch(), state.appliedSeq());
+                }
+                advance(state, stat.getVersion());
+                failures = 0;
+                return;
+            } catch (KeeperException.NoNodeException | IllegalArgumentException e) {
+                onFenced("the bookkeeping znode " + znodes.state() + " is gone or unreadable: " + e.getMessage());
+                return;
+            } catch (KeeperException.SessionExpiredException e) {
+                renewSession();
+            } catch (KeeperException e) {
+                LOG.warn("Duplicate {}: cannot read the state znode: {}; retrying", duplicateId, e.code());
+                backoff();
+            }
+        }
+    }
+
+    private void renewSession() throws InterruptedException {
+        while (!stopped) {
+            ZooKeeper zk = session.zk();
+            if (zk != null && zk.getState().isAlive()) {
+                return; // renewed already
+            }
+            try {
+                renewal.renew();
+                failures = 0;
+                return;
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                LOG.warn("Duplicate {}: cannot open a new ZooKeeper session: {}; retrying", duplicateId, e.toString());
+                backoff();
+            }
+        }
+    }
+
+    private void backoff() throws InterruptedException {
+        long pause = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS << Math.min(failures, 10));
+        failures++;
+        Thread.sleep(pause);
+    }
+
+    private void reply(Message.Sequenced message, List<OpResult> results) {
+        Channel client = peers.client(message.clientId());
+        if (client == null) {
+            return;
+        }
+        if (!client.isWritable()) {
+            LOG.warn("Duplicate {}: client {} does not read its replies; dropping the REPLY to request {}",
+                    duplicateId, message.clientId(), message.requestId());
+            return;
+        }
+        client.writeAndFlush(new Message.Reply(message.clientId(), message.requestId(), message.seq(), duplicateId,
+                results));
+    }
+
+    private Message.Ack ack() {
+        return new Message.Ack(duplicateId, epoch, appliedSeq);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Gaps.
+
+    private void hold(Channel from, Message.Sequenced message) {
+        highestSeen = Math.max(highestSeen, message.seq());
+        gapEpoch = Math.max(gapEpoch, message.epoch());
+        gapChannel = from;
+        Held existing = held.get(message.seq());
+        if (existing != null) {
+            if (message.epoch() > existing.message().epoch()) {
+                held.put(message.seq(), new Held(from, message));
+            }
+        } else if (held.size() < config.gapBufferMessages()) {
+            held.put(message.seq(), new Held(from, message));
+        } else if (message.seq() < held.lastKey()) {
+            held.pollLastEntry();
+            held.put(message.seq(), new Held(from, message));
+        }
+        // else dropped: it is asked for again once the gap before it is filled
+        publish(); // CATCHING_UP, before the RETRANSMIT goes out
+    }
+
+    private void drainHeld() throws InterruptedException {
+        while (mode == DuplicateState.ACTIVE && !held.isEmpty()) {
+            Map.Entry<Long, Held> first = held.firstEntry();
+            if (first.getKey() <= appliedSeq) {
+                held.pollFirstEntry();
+            } else if (first.getKey() == appliedSeq + 1) {
+                held.pollFirstEntry();
+                handle(first.getValue().from(), first.getValue().message());
+            } else {
+                return;
+            }
+        }
+    }
+
+    /** Held messages of an epoch older than the one just recorded can never apply: refuse them now. */
+    private void dropStaleHeld() {
+        for (Iterator<Held> it = held.values().iterator(); it.hasNext(); ) {
+            Held h = it.next();
+            if (h.message().epoch() < epoch) {
+                it.remove();
+                send(h.from(), Message.Error.forRequest(ErrorCode.STALE_EPOCH, h.message().seq(),
+                        "epoch " + h.message().epoch() + " is older than duplicate " + duplicateId + "'s epoch " + epoch));
+            }
+        }
+        highestSeen = held.isEmpty() ? appliedSeq : Math.max(appliedSeq, held.lastKey());
+        gapEpoch = epoch;
+    }
+
+    private boolean gapOpen() {
+        return highestSeen > appliedSeq;
+    }
+
+    /** Asks for the missing range, unless it was asked for already and neither progress nor a timeout happened. */
+    private void requestRetransmitIfNeeded() {
+        if (mode != DuplicateState.ACTIVE || !gapOpen()) {
+            requestedFrom = -1;
+            requestedTo = -1;
+            return;
+        }
+        long from = appliedSeq + 1;
+        long to = held.isEmpty() ? highestSeen : held.firstKey() - 1;
+        if (to < from) {
+            return;
+        }
+        long now = System.nanoTime();
+        boolean progressed = from != requestedFrom;
+        boolean widened = to > requestedTo;
+        boolean timedOut = now - requestedAtNanos >= TimeUnit.MILLISECONDS.toNanos(config.retransmitTimeoutMs());
+        if (!progressed && !widened && !timedOut) {
+            return;
+        }
+        Channel target = gapChannel != null && gapChannel.isActive() ? gapChannel : anyRepeater();
+        if (target == null) {
+            return; // asked when a repeater is connected again (it resends from STATUS anyway)
+        }
+        LOG.info("Duplicate {}: gap after seq {}; asking for {}..{} (epoch {})", duplicateId, appliedSeq, from, to,
+                Math.max(gapEpoch, epoch));
+        send(target, new Message.Retransmit(duplicateId, Math.max(gapEpoch, epoch), from, to));
+        requestedFrom = from;
+        requestedTo = to;
+        requestedAtNanos = now;
+    }
+
+    private Channel anyRepeater() {
+        for (Channel channel : peers.repeaters()) {
+            if (channel.isActive()) {
+                return channel;
+            }
+        }
+        return null;
+    }
+
+    private void onTick() {
+        requestRetransmitIfNeeded();
+        expireWaitingReads();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Fencing.
+
+    private void onFenced(String reason) {
+        if (mode == DuplicateState.FENCED) {
+            return;
+        }
+        mode = DuplicateState.FENCED;
+        LOG.error("DUPLICATE {} IS FENCED at seq {} (epoch {}): {}. It applies no more writes and serves no reads"
+                + " until a state transfer; STATUS still answers.", duplicateId, appliedSeq, epoch, reason);
+        held.clear();
+        highestSeen = appliedSeq;
+        publish();
+        while (!waiting.isEmpty()) {
+            WaitingRead w = waiting.poll();
+            send(w.channel(), fencedError(w.read().requestId()));
+        }
+    }
+
+    private Message.Error fencedError(long requestId) {
+        return Message.Error.forRequest(ErrorCode.FENCED, requestId, "duplicate " + duplicateId + " is fenced");
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Reads.
+
+    private void onRead(Channel from, Message.Read read) {
+        if (mode == DuplicateState.FENCED) {
+            send(from, fencedError(read.requestId()));
+        } else if (read.minSeq() <= appliedSeq) {
+            issueRead(from, read);
+        } else if (config.readWaitMs() == 0 || waiting.size() >= config.maxWaitingReads()) {
+            refuseNotCaughtUp(from, read);
+        } else {
+            waiting.add(new WaitingRead(from, read,
+                    System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.readWaitMs())));
+        }
+    }
+
+    private void releaseWaitingReads() {
+        while (!waiting.isEmpty() && waiting.peek().read().minSeq() <= appliedSeq) {
+            WaitingRead w = waiting.poll();
+            if (w.channel().isActive()) {
+                issueRead(w.channel(), w.read());
+            }
+        }
+    }
+
+    private void expireWaitingReads() {
+        if (waiting.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        waiting.removeIf(w -> {
+            if (now - w.deadlineNanos() >= 0 || !w.channel().isActive()) {
+                refuseNotCaughtUp(w.channel(), w.read());
+                return true;
+            }
+            return false;
+        });
+    }
+
+    private void refuseNotCaughtUp(Channel channel, Message.Read read) {
+        send(channel, new Message.Error(ErrorCode.OVERLOADED, read.requestId(), NOT_CAUGHT_UP_RETRY_AFTER_MS,
+                "duplicate " + duplicateId + " has applied seq " + appliedSeq + ", not yet minSeq " + read.minSeq()));
+    }
+
+    /**
+     * Issues the read on the applier's session, between two applies: ZooKeeper answers a session's requests in
+     * order, so the read sees exactly the state at the current {@code appliedSeq}.
+     */
+    private void issueRead(Channel channel, Message.Read read) {
+        String znode = znodes.toZnode(read.path());
+        long asOf = appliedSeq;
+        ZooKeeper zk = session.zk();
+        switch (read.kind()) {
+            case GET_DATA -> zk.getData(znode, false,
+                    (rc, path, ctx, data, stat) -> readDone(channel, read, asOf, rc, data, stat, List.of()), null);
+            case EXISTS -> zk.exists(znode, false,
+                    (rc, path, ctx, stat) -> readDone(channel, read, asOf, rc, null, stat, List.of()), null);
+            case GET_CHILDREN -> zk.getChildren(znode, false,
+                    (rc, path, ctx, children, stat) -> readDone(channel, read, asOf, rc, null, stat, children), null);
+        }
+    }
+
+    /** On ZooKeeper's event thread. */
+    private void readDone(Channel channel, Message.Read read, long asOf, int rc, byte[] data, Stat stat,
+            List<String> children) {
+        Code code = Code.get(rc);
+        Message answer;
+        try {
+            if (code == Code.OK && stat != null) {
+                List<String> sorted = children == null ? List.of() : children.stream().sorted().toList();
+                answer = new Message.ReadReply(read.clientId(), read.requestId(), duplicateId, asOf, Code.OK,
+                        data == null ? NO_DATA : data, stat.getVersion(), sorted);
+            } else if (code == Code.NONODE) {
+                answer = new Message.ReadReply(read.clientId(), read.requestId(), duplicateId, asOf, Code.NONODE,
+                        NO_DATA, -1, List.of());
+            } else {
+                answer = Message.Error.forRequest(ErrorCode.INTERNAL, read.requestId(),
+                        "read of " + read.path() + " failed in ZooKeeper: " + code);
+            }
+        } catch (IllegalArgumentException e) {
+            answer = Message.Error.forRequest(ErrorCode.INTERNAL, read.requestId(),
+                    "read of " + read.path() + " cannot be answered: " + e.getMessage());
+        }
+        if (channel.isActive()) {
+            channel.writeAndFlush(answer);
+        }
+    }
+
+    private static void send(Channel channel, Message message) {
+        if (channel != null && channel.isActive()) {
+            channel.writeAndFlush(message);
+        }
+    }
+}

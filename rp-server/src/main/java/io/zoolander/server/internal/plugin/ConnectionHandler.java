@@ -1,0 +1,131 @@
+package io.zoolander.server.internal.plugin;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WireException;
+import io.zoolander.wire.WireSettings;
+import java.io.IOException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One connection to the plugin, on Netty's event loop. The first message must be HELLO (anything else: ERROR
+ * UNEXPECTED_MESSAGE and the connection is closed); it is answered with STATUS. Then a REPEATER may send SEQUENCED
+ * (and ERROR, of which FENCED matters), a CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here
+ * and may send READ; any role may say HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR
+ * UNEXPECTED_MESSAGE and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
+ */
+final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+
+    private final int duplicateId;
+    private final Supplier<Snapshot> status;
+    private final Applier applier;
+    private final Peers peers;
+    private Role role; // null until HELLO
+
+    ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers) {
+        this.duplicateId = duplicateId;
+        this.status = status;
+        this.applier = applier;
+        this.peers = peers;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, Message message) {
+        if (role == null) {
+            if (message instanceof Message.Hello hello) {
+                hello(ctx, hello);
+            } else {
+                ctx.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
+                        "the first message must be HELLO, not " + message.getClass().getSimpleName()))
+                        .addListener(ChannelFutureListener.CLOSE);
+            }
+            return;
+        }
+        if (message instanceof Message.Sequenced sequenced && role == Role.REPEATER) {
+            applier.sequenced(ctx.channel(), sequenced);
+        } else if (message instanceof Message.Read read && role == Role.CLIENT) {
+            applier.read(ctx.channel(), read);
+        } else if (message instanceof Message.Error error) {
+            onError(ctx, error);
+        } else {
+            ctx.writeAndFlush(new Message.Error(ErrorCode.UNEXPECTED_MESSAGE, requestIdOf(message), 0,
+                    "the plugin does not accept " + message.getClass().getSimpleName() + " from a " + role));
+        }
+    }
+
+    private void hello(ChannelHandlerContext ctx, Message.Hello hello) {
+        if (hello.protocolVersion() != WireSettings.PROTOCOL_VERSION) {
+            ctx.writeAndFlush(Message.Error.of(ErrorCode.UNSUPPORTED_VERSION, "the plugin speaks protocol version "
+                    + WireSettings.PROTOCOL_VERSION + ", not " + hello.protocolVersion()))
+                    .addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        if (hello.role() == Role.CLIENT) {
+            long clientId;
+            try {
+                clientId = Long.parseLong(hello.id());
+            } catch (NumberFormatException e) {
+                clientId = -1;
+            }
+            if (clientId < 0) {
+                ctx.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
+                        "a CLIENT's HELLO id must be its client id in decimal, not '" + hello.id() + "'"))
+                        .addListener(ChannelFutureListener.CLOSE);
+                return;
+            }
+            peers.addClient(clientId, ctx.channel());
+        } else if (hello.role() == Role.REPEATER) {
+            peers.addRepeater(ctx.channel());
+        }
+        role = hello.role();
+        Snapshot s = status.get();
+        LOG.info("Duplicate {}: {} '{}' connected from {} (epoch {}, appliedSeq {}, {})", duplicateId, role,
+                hello.id(), ctx.channel().remoteAddress(), s.epoch(), s.appliedSeq(), s.state());
+        ctx.writeAndFlush(new Message.Status(duplicateId, s.epoch(), s.appliedSeq(), s.state()));
+    }
+
+    private void onError(ChannelHandlerContext ctx, Message.Error error) {
+        if (role == Role.REPEATER && error.code() == ErrorCode.FENCED) {
+            applier.fenced("ERROR(FENCED) from the repeater at " + ctx.channel().remoteAddress() + ": "
+                    + error.message());
+        } else {
+            LOG.warn("Duplicate {}: ERROR from {} {}: {} (request {}): {}", duplicateId, role,
+                    ctx.channel().remoteAddress(), error.code(), error.requestId(), error.message());
+        }
+    }
+
+    private static long requestIdOf(Message message) {
+        if (message instanceof Message.Sequenced s) {
+            return s.seq();
+        } else if (message instanceof Message.Read r) {
+            return r.requestId();
+        } else if (message instanceof Message.Write w) {
+            return w.requestId();
+        }
+        return Message.Error.NO_REQUEST;
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof WireException) {
+            // The wire pipeline has answered with an ERROR and is closing the connection.
+            LOG.warn("Duplicate {}: bad frame from {}: {}", duplicateId, ctx.channel().remoteAddress(), cause.toString());
+        } else if (cause instanceof IOException) {
+            LOG.debug("Duplicate {}: connection from {} failed: {}", duplicateId, ctx.channel().remoteAddress(),
+                    cause.toString());
+            ctx.close();
+        } else {
+            LOG.warn("Duplicate {}: closing the connection from {}", duplicateId, ctx.channel().remoteAddress(), cause);
+            ctx.close();
+        }
+    }
+}

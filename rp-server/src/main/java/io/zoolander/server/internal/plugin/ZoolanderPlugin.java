@@ -1,0 +1,230 @@
+package io.zoolander.server.internal.plugin;
+
+import io.zoolander.server.LeaderContext;
+import io.zoolander.server.LeaderPlugin;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.plugin.ZoolanderPluginView;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.DuplicateState;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.Znodes;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Zoolander plugin of one leadership term: see {@link io.zoolander.server.plugin.ZoolanderPluginFactory} for what
+ * it does and {@code docs/architecture.md} for the contract.
+ *
+ * <p>{@link #start} connects a ZooKeeper client to the own server, creates the base, data and state znodes if absent,
+ * reads the state, starts the {@link Applier} and the {@link PluginServer}, then publishes the endpoint znode
+ * (deleting a stale one first). {@link #stop} closes the server, the applier and the session (whose end deletes the
+ * ephemeral endpoint), each bounded in time.
+ */
+public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ZoolanderPlugin.class);
+
+    /** Bound on each of the three shutdown steps. */
+    static final int STOP_STEP_TIMEOUT_MS = 1_000;
+    /** Pause between retries of a start-up step that met a transient ZooKeeper failure. */
+    static final long START_RETRY_PAUSE_MS = 50;
+    /** Attempts at replacing a stale endpoint znode that keeps coming back. */
+    static final int PUBLISH_ATTEMPTS = 10;
+
+    private volatile ZoolanderPluginConfig config;
+    private volatile OwnSession session;
+    private volatile Applier applier;
+    private volatile PluginServer server;
+    private volatile PluginEndpoint endpoint;
+    private volatile boolean stopped;
+
+    /** A plugin for one leadership term, configured when it starts. */
+    public ZoolanderPlugin() {
+    }
+
+    @Override
+    public void start(LeaderContext context) throws Exception {
+        ZoolanderPluginConfig cfg = ZoolanderPluginConfig.from(context.properties());
+        config = cfg;
+        String connectString = context.localConnectString();
+        if (connectString == null) {
+            throw new IllegalStateException("the Zoolander plugin needs a plain clientPort on its server");
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMs());
+        OwnSession own = new OwnSession(connectString, cfg.sessionTimeoutMs(), this::onSessionExpired);
+        session = own;
+        ZooKeeper zk = own.renew(cfg.connectTimeoutMs());
+        Znodes znodes = cfg.znodes();
+        retrying(deadline, () -> createZnodes(zk, znodes));
+        Stat stat = new Stat();
+        BookkeepingState state = BookkeepingState.decode(
+                retrying(deadline, () -> zk.getData(znodes.state(), false, stat)));
+
+        Peers peers = new Peers();
+        Applier app = new Applier(cfg, own, peers, this::renewSession, state, stat.getVersion());
+        applier = app;
+        PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers);
+        server = srv;
+        PluginEndpoint published = new PluginEndpoint(cfg.duplicateId(), context.serverId(), cfg.advertisedHost(),
+                srv.localAddress().getPort());
+        retrying(deadline, () -> {
+            publishEndpoint(zk, znodes, published);
+            return null;
+        });
+        endpoint = published;
+        LOG.info("Duplicate {}: plugin active on server {} (ZooKeeper epoch {}) at {}; repeater epoch {}, applied seq"
+                + " {}, base path {}", cfg.duplicateId(), context.serverId(), context.epoch(), published.address(),
+                state.epoch(), state.appliedSeq(), znodes.basePath());
+    }
+
+    @Override
+    public void stop() {
+        stopped = true;
+        endpoint = null;
+        PluginServer srv = server;
+        if (srv != null) {
+            srv.close(STOP_STEP_TIMEOUT_MS);
+        }
+        Applier app = applier;
+        if (app != null) {
+            app.stop(STOP_STEP_TIMEOUT_MS);
+        }
+        OwnSession own = session;
+        if (own != null) {
+            own.close(STOP_STEP_TIMEOUT_MS); // ends the session: ZooKeeper deletes the endpoint
+        }
+        ZoolanderPluginConfig cfg = config;
+        if (cfg != null) {
+            Snapshot last = snapshot();
+            LOG.info("Duplicate {}: plugin stopped at applied seq {} (epoch {})", cfg.duplicateId(), last.appliedSeq(),
+                    last.epoch());
+        }
+    }
+
+    @Override
+    public int duplicateId() {
+        ZoolanderPluginConfig cfg = config;
+        return cfg == null ? -1 : cfg.duplicateId();
+    }
+
+    @Override
+    public Snapshot snapshot() {
+        Applier app = applier;
+        if (app == null) {
+            return new Snapshot(0, 0, stopped ? DuplicateState.STOPPED : DuplicateState.STARTING);
+        }
+        return app.snapshot();
+    }
+
+    @Override
+    public Optional<PluginEndpoint> endpoint() {
+        return Optional.ofNullable(endpoint);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    private void onSessionExpired() {
+        Applier app = applier;
+        if (app != null && !stopped) {
+            app.sessionExpired();
+        }
+    }
+
+    /** On the applier thread: a new session, and the endpoint published again under it. */
+    private void renewSession() throws Exception {
+        ZoolanderPluginConfig cfg = config;
+        ZooKeeper zk = session.renew(cfg.connectTimeoutMs());
+        PluginEndpoint published = endpoint;
+        if (published != null) {
+            publishEndpoint(zk, cfg.znodes(), published);
+            LOG.info("Duplicate {}: endpoint {} published again under a new session", cfg.duplicateId(),
+                    published.address());
+        }
+    }
+
+    /** Creates the base path (and its parents), the data root and the state znode, each unless present. */
+    private static Void createZnodes(ZooKeeper zk, Znodes znodes) throws KeeperException, InterruptedException {
+        String base = znodes.basePath();
+        for (int slash = base.indexOf('/', 1); slash > 0; slash = base.indexOf('/', slash + 1)) {
+            createIfAbsent(zk, base.substring(0, slash), new byte[0]);
+        }
+        createIfAbsent(zk, base, new byte[0]);
+        createIfAbsent(zk, znodes.dataRoot(), new byte[0]);
+        createIfAbsent(zk, znodes.state(), BookkeepingState.INITIAL.encode());
+        return null;
+    }
+
+    private static void createIfAbsent(ZooKeeper zk, String path, byte[] data)
+            throws KeeperException, InterruptedException {
+        try {
+            zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException e) {
+            // created earlier
+        }
+    }
+
+    /**
+     * Publishes {@code endpoint} in the ephemeral endpoint znode. Only the leader runs a plugin, so an endpoint owned
+     * by another session is a dead leader's, whose session has not expired yet: it is deleted first.
+     */
+    static void publishEndpoint(ZooKeeper zk, Znodes znodes, PluginEndpoint endpoint)
+            throws KeeperException, InterruptedException {
+        String path = znodes.endpoint();
+        byte[] data = endpoint.encode();
+        for (int attempt = 1; ; attempt++) {
+            Stat existing = zk.exists(path, false);
+            if (existing != null) {
+                if (existing.getEphemeralOwner() == zk.getSessionId()) {
+                    zk.setData(path, data, -1);
+                    return;
+                }
+                LOG.info("Duplicate {}: deleting the stale endpoint znode {} of session 0x{}", endpoint.duplicateId(),
+                        path, Long.toHexString(existing.getEphemeralOwner()));
+                try {
+                    zk.delete(path, existing.getVersion());
+                } catch (KeeperException.NoNodeException | KeeperException.BadVersionException e) {
+                    // gone or changed meanwhile: look again
+                }
+            }
+            try {
+                zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                return;
+            } catch (KeeperException.NodeExistsException e) {
+                if (attempt >= PUBLISH_ATTEMPTS) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface Step<T> {
+        T run() throws KeeperException, InterruptedException;
+    }
+
+    /** Runs a start-up step, retrying transient ZooKeeper failures until {@code deadline}. */
+    private static <T> T retrying(long deadline, Step<T> step)
+            throws KeeperException, InterruptedException, TimeoutException {
+        while (true) {
+            try {
+                return step.run();
+            } catch (KeeperException.ConnectionLossException | KeeperException.OperationTimeoutException
+                    | KeeperException.ThrottledOpException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    TimeoutException timeout = new TimeoutException("own ZooKeeper server keeps failing: " + e);
+                    timeout.initCause(e);
+                    throw timeout;
+                }
+                Thread.sleep(START_RETRY_PAUSE_MS);
+            }
+        }
+    }
+}
