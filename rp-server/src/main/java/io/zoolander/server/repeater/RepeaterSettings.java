@@ -68,6 +68,16 @@ public final class RepeaterSettings {
    */
   public static final int MAX_PENDING_HANDOFFS_PER_CLIENT = 8;
 
+  /**
+   * When the most advanced non-fenced duplicate has not acked this percentage of the log capacity (every duplicate
+   * is that far behind: the system is overloaded, not one laggard), the repeater stops reading client connections, so
+   * TCP pushes back on clients instead of the log filling up and refusing WRITEs with OVERLOADED.
+   */
+  public static final int CLIENT_PAUSE_UNACKED_PERCENT = 75;
+
+  /** Reading client connections resumes once the most advanced duplicate is behind by at most this percentage. */
+  public static final int CLIENT_RESUME_UNACKED_PERCENT = 50;
+
   /** {@code retryAfterMillis} of an OVERLOADED refusal, in milliseconds. */
   public static final long OVERLOADED_RETRY_AFTER_MILLIS = 10;
 

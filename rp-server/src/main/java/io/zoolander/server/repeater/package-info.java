@@ -18,6 +18,12 @@
  *       reconnects otherwise). If no duplicate has acked it, the WRITE is refused with {@code OVERLOADED} (retry after
  *       {@link io.zoolander.server.repeater.RepeaterSettings#OVERLOADED_RETRY_AFTER_MILLIS}) rather than fencing every
  *       duplicate.
+ *   <li>When even the most advanced non-fenced duplicate is {@link
+ *       io.zoolander.server.repeater.RepeaterSettings#CLIENT_PAUSE_UNACKED_PERCENT}% of the log capacity behind, every
+ *       duplicate is slow: the system is overloaded. The repeater then stops reading client connections (TCP pushes
+ *       back on the clients) until one is back within {@link
+ *       io.zoolander.server.repeater.RepeaterSettings#CLIENT_RESUME_UNACKED_PERCENT}%, so OVERLOADED refusals are a
+ *       last resort for WRITEs already read.
  *   <li>A duplicate is also fenced when it (re)connects with an applied seq whose successor the log no longer holds
  *       (or never held: a duplicate that was behind when this repeater started), when it asks to retransmit such a
  *       range, and when it reports itself fenced. A fenced duplicate is sent {@code ERROR(FENCED)} and nothing more;

@@ -11,8 +11,15 @@ import java.util.concurrent.TimeUnit;
 final class Channels {
   private Channels() {}
 
-  /** Writes {@code error}, then closes the connection without destroying the ERROR in flight (see {@link #lingerClose}). */
+  /**
+   * Writes {@code error}, then closes the connection without destroying the ERROR in flight (see {@link
+   * #lingerClose}); closes it after twice the linger time in any case.
+   */
   static void errorAndClose(Channel channel, Message.Error error) {
+    // A peer that has stopped reading never lets the ERROR out: close anyway, so the frames queued before it are freed.
+    ScheduledFuture<?> hardDeadline = channel.eventLoop().schedule(
+        () -> channel.close(), 2 * WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(f -> hardDeadline.cancel(false));
     channel.writeAndFlush(error).addListener(f -> lingerClose(channel));
   }
 

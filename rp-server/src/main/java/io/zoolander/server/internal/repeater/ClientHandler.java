@@ -40,6 +40,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
+    core.clientConnected(this);
   }
 
   @Override
@@ -112,6 +113,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     handOff();
+    core.clientDisconnected(this);
     ctx.fireChannelInactive();
   }
 
@@ -133,16 +135,25 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     if (pending >= RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT) {
       channel.config().setAutoRead(false);
       // The sequencer may have caught up meanwhile and missed the flag: check again.
-      if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT) {
-        channel.config().setAutoRead(true);
-      }
+      resumeIfIdle();
     }
   }
 
   /** Called by the sequencer after it processed a handoff. */
   void handoffDone() {
-    int pending = pendingHandoffs.decrementAndGet();
-    if (pending < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT && !channel.config().isAutoRead()) {
+    pendingHandoffs.decrementAndGet();
+    resumeIfIdle();
+  }
+
+  /** Stops reading this connection (every duplicate is far behind). Any thread. */
+  void pause() {
+    channel.config().setAutoRead(false);
+  }
+
+  /** Reads this connection again unless it has too many handoffs queued or the repeater pauses clients. Any thread. */
+  void resumeIfIdle() {
+    if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT && !core.clientsPaused()
+        && !channel.config().isAutoRead()) {
       channel.config().setAutoRead(true);
     }
   }

@@ -34,6 +34,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -74,6 +76,10 @@ import org.slf4j.LoggerFactory;
  *       evicted if some non-fenced duplicate has acked it; a connected duplicate that has not yet been sent that entry
  *       is fenced at once, a disconnected one when it reconnects needing it. If no duplicate has acked it, the WRITE is
  *       refused with OVERLOADED instead: evicting would fence them all. See {@link RetransmissionLog#mayAppend}.
+ *   <li>When even the most advanced non-fenced duplicate is {@link RepeaterSettings#CLIENT_PAUSE_UNACKED_PERCENT}% of
+ *       the log behind, the system is overloaded rather than one duplicate slow: client connections stop being read
+ *       (TCP pushes back) until it is back within {@link RepeaterSettings#CLIENT_RESUME_UNACKED_PERCENT}%, so OVERLOADED
+ *       stays a last resort for WRITEs already read.
  *   <li>A client connection with more than {@link RepeaterSettings#MAX_PENDING_HANDOFFS_PER_CLIENT} handoffs queued
  *       stops being read until the sequencer catches up.
  * </ul>
@@ -107,6 +113,11 @@ public final class RepeaterCore implements AutoCloseable {
   private volatile long nextSeq = -1;
   private volatile boolean deposed;
   private volatile boolean closing;
+  private volatile boolean clientsPaused;
+  private final Set<ClientHandler> clientHandlers = ConcurrentHashMap.newKeySet();
+  private long highestAckedLive;
+  private long pauseAtUnacked;
+  private long resumeAtUnacked;
 
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
     this.config = config;
@@ -160,6 +171,10 @@ public final class RepeaterCore implements AutoCloseable {
           + " duplicates' state, " + maxEpoch + ": a newer repeater has run; configure a higher epoch or none");
     }
     log = new RetransmissionLog(config.logCapacityMessages(), maxApplied + 1);
+    pauseAtUnacked = Math.max(1, (long) config.logCapacityMessages()
+        * RepeaterSettings.CLIENT_PAUSE_UNACKED_PERCENT / 100);
+    resumeAtUnacked = (long) config.logCapacityMessages() * RepeaterSettings.CLIENT_RESUME_UNACKED_PERCENT / 100;
+    highestAckedLive = maxApplied;
     epoch = chosen;
     nextSeq = maxApplied + 1;
     LOG.info("repeater epoch {}, next seq {}, duplicates {}", epoch, nextSeq, states);
@@ -422,6 +437,52 @@ public final class RepeaterCore implements AutoCloseable {
     for (int i = 0; i < links.size(); i++) {
       links.get(i).offer(seq, frame);
     }
+    if (seq - highestAckedLive >= pauseAtUnacked) {
+      pauseClients(from);
+    }
+  }
+
+  /**
+   * Every live duplicate is far behind: stop reading clients until one catches up (TCP pushes back). The sender is
+   * paused again even if already paused, in case its own handoff logic resumed it meanwhile.
+   */
+  private void pauseClients(ClientHandler from) {
+    if (!clientsPaused) {
+      clientsPaused = true;
+      LOG.info("every duplicate is {} or more writes behind: not reading clients until one catches up",
+          pauseAtUnacked);
+      for (ClientHandler client : clientHandlers) {
+        client.pause();
+      }
+    } else {
+      from.pause();
+    }
+  }
+
+  private void resumeClientsIfCaughtUp() {
+    if (clientsPaused
+        && (highestAckedLive == Long.MAX_VALUE || log.lastSeq() - highestAckedLive <= resumeAtUnacked)) {
+      clientsPaused = false;
+      LOG.info("a duplicate caught up: reading clients again");
+      for (ClientHandler client : clientHandlers) {
+        client.resumeIfIdle();
+      }
+    }
+  }
+
+  boolean clientsPaused() {
+    return clientsPaused;
+  }
+
+  void clientConnected(ClientHandler client) {
+    clientHandlers.add(client);
+    if (clientsPaused) {
+      client.pause();
+    }
+  }
+
+  void clientDisconnected(ClientHandler client) {
+    clientHandlers.remove(client);
   }
 
   /** Makes room for one more entry if the log is full, by the back-pressure rule; false to refuse the write. */
@@ -429,7 +490,7 @@ public final class RepeaterCore implements AutoCloseable {
     if (!log.isFull()) {
       return true;
     }
-    if (!log.mayAppend(highestAckedLive())) {
+    if (!log.mayAppend(highestAckedLive)) {
       return false;
     }
     long evicted = log.evictOldest();
@@ -508,28 +569,24 @@ public final class RepeaterCore implements AutoCloseable {
     return closing || deposed;
   }
 
-  /** Trims the log at the lowest seq acked by a non-fenced duplicate (everything if all are fenced). */
+  /**
+   * An ack or a fencing changed what the duplicates hold: trims the log at the lowest seq acked by a non-fenced
+   * duplicate (everything if all are fenced), and notes the highest ({@link Long#MAX_VALUE} if all are fenced: nothing
+   * is worth keeping), which decides eviction and pausing clients.
+   */
   void trim() {
     long lowest = Long.MAX_VALUE;
+    long highest = -1;
     for (int i = 0; i < links.size(); i++) {
       DuplicateLink link = links.get(i);
       if (!link.fenced()) {
         lowest = Math.min(lowest, link.ackedSeq());
-      }
-    }
-    log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
-  }
-
-  private long highestAckedLive() {
-    long highest = -1;
-    boolean anyLive = false;
-    for (DuplicateLink link : links) {
-      if (!link.fenced()) {
-        anyLive = true;
         highest = Math.max(highest, link.ackedSeq());
       }
     }
-    return anyLive ? highest : Long.MAX_VALUE;
+    highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;
+    log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
+    resumeClientsIfCaughtUp();
   }
 
   /** A plugin told us a newer repeater exists: stop sequencing for good. */
