@@ -51,6 +51,8 @@ final class FakePlugin implements AutoCloseable {
   final AtomicInteger hellos = new AtomicInteger();
   volatile boolean autoAck = true;
   volatile boolean refuseWithStaleEpoch;
+  /** How many of the next HELLOs to answer with an ACK instead of STATUS (a protocol violation). */
+  final AtomicInteger misbehave = new AtomicInteger();
   /** Stop reading the connection after this many SEQUENCED messages (a stalled duplicate). */
   volatile int stopReadingAfter = Integer.MAX_VALUE;
 
@@ -88,6 +90,11 @@ final class FakePlugin implements AutoCloseable {
   /** Sends a message on the current repeater connection. */
   void send(Message m) {
     current.writeAndFlush(m);
+  }
+
+  /** Drops the repeater's connection, as a plugin restart would. */
+  void dropConnection() {
+    current.close().syncUninterruptibly();
   }
 
   boolean connected() {
@@ -134,6 +141,10 @@ final class FakePlugin implements AutoCloseable {
       if (m instanceof Message.Hello h && h.role() == Role.REPEATER) {
         current = ctx.channel();
         hellos.incrementAndGet();
+        if (misbehave.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          ctx.writeAndFlush(new Message.Ack(duplicateId, durable.epoch, durable.appliedSeq.get()));
+          return;
+        }
         ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, durable.appliedSeq.get(),
             DuplicateState.ACTIVE));
       } else if (m instanceof Message.Sequenced s) {

@@ -353,6 +353,28 @@ class RepeaterTest {
   }
 
   @Test
+  void aPluginThatAnswersHelloWithoutStatusIsToldAndRetriedAndALostConnectionResumes() throws Exception {
+    FakePlugin p1 = plugin(1, 1, new FakePlugin.Durable());
+    p1.misbehave.set(1);
+    publish(1, p1.start());
+    Repeater repeater = startRepeater(b -> {});
+    Eventually.await("told UNEXPECTED_MESSAGE", () -> p1.errors.stream()
+        .anyMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE), p1::toString);
+    awaitStreaming(repeater, 1); // after a backoff, the second HELLO gets a STATUS
+    assertThat(p1.hellos.get()).isEqualTo(2);
+    assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
+        .contains(ConnectionState.BACKING_OFF);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 5, 1);
+
+    p1.dropConnection();
+    writeAll(client, 5, 5); // sequenced while duplicate 1 is disconnected
+    Eventually.await("reconnected", () -> p1.hellos.get() == 3, p1::toString);
+    awaitReceived(p1, 10);
+    assertThat(p1.receivedSeqs()).isEqualTo(range(1, 10));
+  }
+
+  @Test
   void epochAndNextSeqAreLearntFromTheStateZnodes() throws Exception {
     writeState(1, new BookkeepingState(3, 40));
     writeState(2, new BookkeepingState(5, 42));

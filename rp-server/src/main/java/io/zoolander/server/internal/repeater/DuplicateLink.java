@@ -45,8 +45,10 @@ final class DuplicateLink {
   private final DuplicateSource source;
   private final int id;
 
+  /** The published endpoint; written on the sequencer loop only. */
+  private volatile Optional<PluginEndpoint> target = Optional.empty();
+
   // Confined to the sequencer loop.
-  private Optional<PluginEndpoint> target = Optional.empty();
   /** The current connection (connecting, handshaking or streaming); null when there is none. */
   private Channel channel;
   /** Where encoded frames are written: the first handler's context, below the message codec. */
@@ -237,7 +239,7 @@ final class DuplicateLink {
   // ------------------------------------------------------------------------------------------- from the plugin
 
   private void onMessage(Channel ch, Message m) {
-    if (ch != channel) {
+    if (ch != channel || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
       return; // an old, fenced or closed connection
     }
     if (state == ConnectionState.HANDSHAKING) {

@@ -76,7 +76,14 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             + " holds " + e.getMessage(), e);
       }
     } finally {
-      zk.close();
+      boolean interrupted = Thread.interrupted(); // close fully even when the read was interrupted
+      try {
+        zk.close();
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
     }
   }
 
