@@ -103,21 +103,22 @@ public final class RepeaterCore implements AutoCloseable {
   private boolean started;
   private boolean closed;
 
-  // Confined to the sequencer loop.
+  // Confined to the sequencer loop (set before it starts).
   private RetransmissionLog log;
   private boolean flushScheduled;
   private final Runnable flushTask = this::flushDirty;
+  /** The highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE} when all are fenced. */
+  private long highestAckedLive;
+  private long pauseAtUnacked;
+  private long resumeAtUnacked;
 
-  // Published to other threads.
+  // Shared with other threads.
   private volatile long epoch = -1;
   private volatile long nextSeq = -1;
   private volatile boolean deposed;
   private volatile boolean closing;
   private volatile boolean clientsPaused;
   private final Set<ClientHandler> clientHandlers = ConcurrentHashMap.newKeySet();
-  private long highestAckedLive;
-  private long pauseAtUnacked;
-  private long resumeAtUnacked;
 
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
     this.config = config;
