@@ -1,0 +1,178 @@
+package io.zoolander.server.internal.repeater;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WireException;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT, clientId)} (the id
+ * in decimal); anything else first is answered with ERROR UNEXPECTED_MESSAGE and the connection is closed. Then it
+ * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
+ * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
+ * refuse one.
+ */
+final class ClientHandler extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
+
+  private final RepeaterCore core;
+  private final AtomicInteger pendingHandoffs = new AtomicInteger();
+  private Channel channel;
+  private long clientId = -1;
+  private boolean rejected;
+  private List<Message.Write> batch;
+
+  ClientHandler(RepeaterCore core) {
+    this.core = core;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    channel = ctx.channel();
+    core.clientConnected(this);
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    if (!(msg instanceof Message m)) {
+      ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (rejected) {
+      return;
+    }
+    if (clientId < 0) {
+      hello(m);
+      return;
+    }
+    if (m instanceof Message.Write w) {
+      if (w.clientId() != clientId) {
+        refuse(ErrorCode.UNEXPECTED_MESSAGE, w.requestId(), 0,
+            "WRITE for client " + w.clientId() + " on the connection of client " + clientId);
+      } else if (core.isDeposed()) {
+        refuse(ErrorCode.STALE_EPOCH, w.requestId(), 0, core.staleMessage());
+      } else if (core.isClosing()) {
+        refuse(ErrorCode.SHUTTING_DOWN, w.requestId(), 0, "the repeater is shutting down");
+      } else {
+        if (batch == null) {
+          batch = new ArrayList<>();
+        }
+        batch.add(w);
+        if (batch.size() >= RepeaterSettings.MAX_WRITES_PER_HANDOFF) {
+          handOff();
+        }
+      }
+    } else {
+      long requestId = m instanceof Message.Read r ? r.requestId() : Message.Error.NO_REQUEST;
+      refuse(ErrorCode.UNEXPECTED_MESSAGE, requestId, 0,
+          "the repeater accepts only WRITE from a client, not " + Channels.name(m));
+    }
+  }
+
+  private void hello(Message m) {
+    String problem;
+    if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
+      try {
+        long id = Long.parseLong(h.id());
+        if (id >= 0) {
+          clientId = id;
+          LOG.debug("client {} connected from {}", clientId, channel.remoteAddress());
+          return;
+        }
+      } catch (NumberFormatException e) {
+        // below
+      }
+      problem = "HELLO(CLIENT) must carry the client id in decimal, not '" + h.id() + "'";
+    } else if (m instanceof Message.Hello h) {
+      problem = "the repeater accepts HELLO(CLIENT, clientId), not a HELLO from a " + h.role();
+    } else {
+      problem = "expected HELLO(CLIENT, clientId) first, got " + Channels.name(m);
+    }
+    rejected = true;
+    LOG.info("client connection from {} rejected: {}", channel.remoteAddress(), problem);
+    Channels.errorAndClose(channel, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE, problem));
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    handOff();
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    handOff();
+    core.clientDisconnected(this);
+    ctx.fireChannelInactive();
+  }
+
+  /** Hands the WRITEs read so far to the sequencer; stops reading if too many handoffs are queued. */
+  private void handOff() {
+    List<Message.Write> writes = batch;
+    if (writes == null) {
+      return;
+    }
+    batch = null;
+    int pending = pendingHandoffs.incrementAndGet();
+    if (!core.submit(this, writes)) {
+      pendingHandoffs.decrementAndGet();
+      for (Message.Write w : writes) {
+        refuse(ErrorCode.SHUTTING_DOWN, w.requestId(), 0, "the repeater is shutting down");
+      }
+      return;
+    }
+    if (pending >= RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT) {
+      channel.config().setAutoRead(false);
+      // The sequencer may have caught up meanwhile and missed the flag: check again.
+      resumeIfIdle();
+    }
+  }
+
+  /** Called by the sequencer after it processed a handoff. */
+  void handoffDone() {
+    pendingHandoffs.decrementAndGet();
+    resumeIfIdle();
+  }
+
+  /** Stops reading this connection (every duplicate is far behind). Any thread. */
+  void pause() {
+    channel.config().setAutoRead(false);
+  }
+
+  /** Reads this connection again unless it has too many handoffs queued or the repeater pauses clients. Any thread. */
+  void resumeIfIdle() {
+    if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT && !core.clientsPaused()
+        && !channel.config().isAutoRead()) {
+      channel.config().setAutoRead(true);
+    }
+  }
+
+  /** Refuses a request with an application ERROR; the connection stays open. Any thread. */
+  void refuse(ErrorCode code, long requestId, long retryAfterMillis, String message) {
+    channel.writeAndFlush(new Message.Error(code, requestId, retryAfterMillis, message));
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    if (cause instanceof WireException) {
+      LOG.info("client {} at {}: bad frame: {}", clientId, channel.remoteAddress(), cause.getMessage()); // codec closes
+    } else if (cause instanceof IOException) {
+      LOG.debug("client {} at {}: {}", clientId, channel.remoteAddress(), cause.toString());
+      ctx.close();
+    } else {
+      LOG.warn("client {} at {}: unexpected failure; closing", clientId, channel.remoteAddress(), cause);
+      ctx.close();
+    }
+  }
+}

@@ -1,0 +1,498 @@
+package io.zoolander.server.internal.repeater;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zoolander.server.repeater.ConnectionState;
+import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.DuplicateState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WireException;
+import io.zoolander.wire.WirePipeline;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The repeater's side of one duplicate: follows its plugin's endpoint, keeps one connection to it, resumes it from
+ * its applied seq, streams the live sequence, serves its ACKs and RETRANSMITs, and fences it when the log no longer
+ * holds what it needs.
+ *
+ * <p>Everything runs on the sequencer loop (the connection is registered there too); the fields other threads read
+ * for {@link #view()} are volatile.
+ *
+ * <p>The stream on one connection is contiguous: {@link #cursor} is the last seq written to it, and the next frame
+ * written is always {@code cursor + 1}, live ({@link #offer}) or from the log ({@link #pump}) after a pause, so a
+ * plugin never sees a gap from a healthy repeater.
+ */
+final class DuplicateLink {
+  private static final Logger LOG = LoggerFactory.getLogger(DuplicateLink.class);
+
+  private final RepeaterCore core;
+  private final DuplicateSource source;
+  private final int id;
+
+  /** The published endpoint; written on the sequencer loop only. */
+  private volatile Optional<PluginEndpoint> target = Optional.empty();
+
+  // Confined to the sequencer loop.
+  /** The current connection (connecting, handshaking or streaming); null when there is none. */
+  private Channel channel;
+  /** Where encoded frames are written: the first handler's context, below the message codec. */
+  private ChannelHandlerContext raw;
+  private long cursor;
+  private boolean dirty;
+  private int failures;
+  private ScheduledFuture<?> retry;
+  private ScheduledFuture<?> handshakeTimer;
+
+  // Read by other threads.
+  private volatile ConnectionState state = ConnectionState.WAITING_FOR_ENDPOINT;
+  private volatile long ackedSeq;
+  private volatile boolean fenced;
+  private volatile String fenceReason;
+
+  DuplicateLink(RepeaterCore core, DuplicateSource source) {
+    this.core = core;
+    this.source = source;
+    this.id = source.duplicateId();
+  }
+
+  int id() {
+    return id;
+  }
+
+  DuplicateSource source() {
+    return source;
+  }
+
+  long ackedSeq() {
+    return ackedSeq;
+  }
+
+  boolean fenced() {
+    return fenced;
+  }
+
+  /** The duplicate's applied seq as read at start: it holds the log's trim until it acks more. */
+  void initialAck(long appliedSeq) {
+    ackedSeq = appliedSeq;
+  }
+
+  DuplicateView view() {
+    return new DuplicateView(id, source.connectString(), target, state, ackedSeq, fenced,
+        Optional.ofNullable(fenceReason));
+  }
+
+  // ------------------------------------------------------------------------------------------- connection
+
+  /** The duplicate's endpoint znode changed: drop the old connection, connect to the new plugin. */
+  void endpointChanged(Optional<PluginEndpoint> endpoint) {
+    if (core.stopped()) {
+      return;
+    }
+    if (endpoint.isPresent() && endpoint.get().duplicateId() != id) {
+      LOG.error("duplicate {} at {} publishes the endpoint of duplicate {} ({}): not connecting; check the"
+          + " repeater's duplicate list", id, source.connectString(), endpoint.get().duplicateId(), endpoint.get());
+      endpoint = Optional.empty();
+    }
+    if (endpoint.equals(target) && channel != null) {
+      return;
+    }
+    LOG.info("duplicate {}: plugin endpoint {}", id, endpoint.map(PluginEndpoint::address).orElse("(none)"));
+    target = endpoint;
+    cancelRetry();
+    failures = 0;
+    if (channel != null) {
+      Channel old = channel;
+      detach();
+      old.close();
+    }
+    if (target.isPresent()) {
+      connect();
+    } else {
+      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+    }
+  }
+
+  private void connect() {
+    PluginEndpoint endpoint = target.orElseThrow();
+    setState(ConnectionState.CONNECTING);
+    ChannelFuture connecting = core.pluginBootstrap()
+        .handler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
+            ch.pipeline().addLast(new PluginHandler());
+          }
+        })
+        .connect(endpoint.host(), endpoint.port());
+    Channel ch = connecting.channel();
+    channel = ch;
+    connecting.addListener(f -> {
+      if (ch != channel) {
+        ch.close();
+      } else if (f.isSuccess()) {
+        connected();
+      } else {
+        LOG.info("duplicate {}: cannot connect to {}: {}", id, endpoint.address(), f.cause().toString());
+        detach();
+        reconnectLater();
+      }
+    });
+  }
+
+  private void connected() {
+    raw = channel.pipeline().context(WirePipeline.FRAME_DECODER);
+    Channel ch = channel;
+    ch.writeAndFlush(Message.Hello.of(Role.REPEATER, RepeaterSettings.HELLO_ID));
+    setState(ConnectionState.HANDSHAKING);
+    handshakeTimer = core.loop().schedule(() -> {
+      if (ch == channel && state == ConnectionState.HANDSHAKING) {
+        LOG.warn("duplicate {}: no STATUS within {} ms; reconnecting", id,
+            RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS);
+        ch.close();
+      }
+    }, RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /** The current connection is gone. */
+  private void lost(String why) {
+    LOG.info("duplicate {}: connection to {} {}", id, target.map(PluginEndpoint::address).orElse("?"), why);
+    detach();
+    reconnectLater();
+  }
+
+  private void reconnectLater() {
+    if (core.stopped() || fenced) {
+      setState(ConnectionState.CLOSED);
+      return;
+    }
+    if (target.isEmpty()) {
+      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+      return;
+    }
+    long delay = Math.min(RepeaterSettings.RECONNECT_BACKOFF_MAX_MILLIS,
+        RepeaterSettings.RECONNECT_BACKOFF_MIN_MILLIS << Math.min(failures, 20));
+    failures++;
+    setState(ConnectionState.BACKING_OFF);
+    cancelRetry();
+    retry = core.loop().schedule(() -> {
+      retry = null;
+      if (channel == null && target.isPresent() && !core.stopped() && !fenced) {
+        connect();
+      }
+    }, delay, TimeUnit.MILLISECONDS);
+  }
+
+  /** Forgets the current connection (the caller closes it if needed); its late events are ignored. */
+  private void detach() {
+    channel = null;
+    raw = null;
+    dirty = false;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+      handshakeTimer = null;
+    }
+  }
+
+  private void cancelRetry() {
+    if (retry != null) {
+      retry.cancel(false);
+      retry = null;
+    }
+  }
+
+  /** Closing or deposed: close the connection and stop following the endpoint. */
+  void shutdown() {
+    cancelRetry();
+    if (channel != null) {
+      Channel ch = channel;
+      detach();
+      ch.close();
+    }
+    setState(ConnectionState.CLOSED);
+  }
+
+  /** Flushes, and returns a future that completes once everything written so far is sent (null if not streaming). */
+  ChannelFuture drain() {
+    if (channel == null || state != ConnectionState.STREAMING) {
+      return null;
+    }
+    dirty = false;
+    return raw.writeAndFlush(Unpooled.EMPTY_BUFFER);
+  }
+
+  // ------------------------------------------------------------------------------------------- from the plugin
+
+  private void onMessage(Channel ch, Message m) {
+    if (ch != channel || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
+      return; // an old, fenced or closed connection
+    }
+    if (state == ConnectionState.HANDSHAKING) {
+      if (m instanceof Message.Status s) {
+        onStatus(s);
+      } else if (m instanceof Message.Error e) {
+        onError(e);
+      } else if (!(m instanceof Message.Hello h && h.role() == Role.PLUGIN)) { // a courtesy HELLO is tolerated
+        LOG.warn("duplicate {}: expected STATUS, got {}; reconnecting", id, m);
+        detach();
+        Channels.errorAndClose(ch, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
+            "expected STATUS in answer to HELLO, got " + Channels.name(m)));
+        reconnectLater();
+      }
+      return;
+    }
+    if (m instanceof Message.Ack a) {
+      onAck(a);
+    } else if (m instanceof Message.Retransmit r) {
+      onRetransmit(r);
+    } else if (m instanceof Message.Error e) {
+      onError(e);
+    } else if (m instanceof Message.Status s) {
+      if (s.epoch() > core.epoch()) {
+        core.depose(id, "STATUS with epoch " + s.epoch());
+      } else if (s.state() == DuplicateState.FENCED) {
+        fence("its plugin reports it is fenced");
+      } else {
+        acked(s.appliedSeq());
+      }
+    } else {
+      ch.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
+          "the repeater accepts ACK, RETRANSMIT, STATUS and ERROR from a plugin, not " + Channels.name(m)));
+    }
+  }
+
+  private void onStatus(Message.Status s) {
+    handshakeTimer.cancel(false);
+    handshakeTimer = null;
+    if (s.duplicateId() != id) {
+      String why = "STATUS from duplicate " + s.duplicateId() + " on the connection to duplicate " + id;
+      LOG.error("duplicate {}: {}; reconnecting", id, why);
+      Channel ch = channel;
+      detach();
+      Channels.errorAndClose(ch, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE, why));
+      reconnectLater();
+      return;
+    }
+    if (s.epoch() > core.epoch()) {
+      core.depose(id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + core.epoch() + ")");
+      return;
+    }
+    if (fenced) {
+      // A new plugin of a fenced duplicate: tell it too.
+      sendFencedAndClose(fenceReason);
+      return;
+    }
+    if (s.state() == DuplicateState.FENCED) {
+      fence("its plugin reports it is fenced");
+      return;
+    }
+    acked(s.appliedSeq());
+    RetransmissionLog log = core.log();
+    switch (log.resume(s.appliedSeq())) {
+      case UP_TO_DATE, FROM_LOG -> {
+        cursor = s.appliedSeq();
+        failures = 0;
+        setState(ConnectionState.STREAMING);
+        LOG.info("duplicate {}: streaming from seq {} (sequenced up to {})", id, cursor + 1, log.lastSeq());
+        pump();
+      }
+      case GONE -> fence("it has applied seq " + s.appliedSeq() + " and needs " + (s.appliedSeq() + 1)
+          + ", which the log no longer holds (it holds " + describeLog() + ")");
+      case AHEAD -> fence("it has applied seq " + s.appliedSeq() + ", beyond this repeater's last seq "
+          + log.lastSeq() + ": another repeater has written to it");
+    }
+  }
+
+  private void onAck(Message.Ack a) {
+    if (a.epoch() > core.epoch()) {
+      core.depose(id, "ACK with epoch " + a.epoch() + " (this repeater's is " + core.epoch() + ")");
+      return;
+    }
+    acked(a.appliedSeq());
+  }
+
+  private void acked(long appliedSeq) {
+    if (appliedSeq > ackedSeq) {
+      ackedSeq = appliedSeq;
+      core.trim();
+    }
+  }
+
+  private void onRetransmit(Message.Retransmit r) {
+    if (r.epoch() > core.epoch()) {
+      core.depose(id, "RETRANSMIT with epoch " + r.epoch() + " (this repeater's is " + core.epoch() + ")");
+      return;
+    }
+    RetransmissionLog log = core.log();
+    switch (log.retransmit(r.fromSeq())) {
+      case NOTHING -> LOG.debug("duplicate {}: RETRANSMIT {}..{} of nothing sequenced yet", id, r.fromSeq(),
+          r.toSeq());
+      case GONE -> fence("it asked to retransmit seq " + r.fromSeq() + ".." + r.toSeq() + ", which the log no longer"
+          + " holds (it holds " + describeLog() + ")");
+      case SERVE -> {
+        // Seqs after the cursor have not been sent on this connection yet: the stream brings them in order.
+        long to = Math.min(r.toSeq(), cursor);
+        for (long seq = r.fromSeq(); seq <= to; seq++) {
+          raw.write(log.get(seq).retainedDuplicate(), raw.voidPromise());
+        }
+        LOG.debug("duplicate {}: retransmitted {}..{}", id, r.fromSeq(), to);
+        channel.flush();
+        dirty = false;
+      }
+    }
+  }
+
+  private void onError(Message.Error e) {
+    switch (e.code()) {
+      case STALE_EPOCH -> core.depose(id, "STALE_EPOCH: " + e.message());
+      case FENCED -> fence("its plugin reports FENCED: " + e.message());
+      default -> {
+        LOG.warn("duplicate {}: plugin sent ERROR {}: {}", id, e.code(), e.message());
+        core.notifyPluginError(id, e.code(), e.message());
+        if (e.code() == ErrorCode.NOT_LEADER || e.code() == ErrorCode.SHUTTING_DOWN) {
+          channel.close(); // reconnects after a delay, or to the new endpoint
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- streaming
+
+  /** A new write was sequenced: send it now if this connection is streaming, caught up and not paused. */
+  void offer(long seq, ByteBuf frame) {
+    if (state != ConnectionState.STREAMING || cursor != seq - 1 || !channel.isWritable()) {
+      return;
+    }
+    raw.write(frame.retainedDuplicate(), raw.voidPromise());
+    cursor = seq;
+    dirty = true;
+  }
+
+  void flushIfDirty() {
+    if (dirty) {
+      dirty = false;
+      channel.flush();
+    }
+  }
+
+  /** Sends from the log after {@link #cursor} while the connection takes it; resumed when it drains. */
+  private void pump() {
+    RetransmissionLog log = core.log();
+    long last = log.lastSeq();
+    while (cursor < last && channel.isWritable()) {
+      ByteBuf frame = log.get(cursor + 1);
+      if (frame == null) {
+        fence("it needs seq " + (cursor + 1) + ", which the full log evicted before it could be sent (it holds "
+            + describeLog() + ")");
+        return;
+      }
+      raw.write(frame.retainedDuplicate(), raw.voidPromise());
+      cursor++;
+    }
+    dirty = false;
+    channel.flush();
+  }
+
+  /** The log evicted {@code seq}: a streaming connection that has not been sent it can never be; fence it now. */
+  void evicted(long seq) {
+    if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
+      fence("it fell behind: seq " + seq + " was evicted from the full log before it could be sent");
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- fencing
+
+  private void fence(String reason) {
+    if (fenced) {
+      return;
+    }
+    fenced = true;
+    fenceReason = reason;
+    LOG.warn("duplicate {} fenced: {}", id, reason);
+    cancelRetry();
+    if (channel != null) {
+      sendFencedAndClose(reason);
+    } else {
+      setState(ConnectionState.CLOSED);
+    }
+    core.trim(); // a fenced duplicate no longer holds the log
+    core.notifyFenced(view(), reason);
+  }
+
+  private void sendFencedAndClose(String reason) {
+    Channel ch = channel;
+    detach();
+    setState(ConnectionState.CLOSED);
+    Channels.errorAndClose(ch, Message.Error.of(ErrorCode.FENCED, "duplicate " + id + " is fenced: " + reason));
+  }
+
+  private String describeLog() {
+    RetransmissionLog log = core.log();
+    return log.isEmpty() ? "nothing" : log.firstSeq() + ".." + log.lastSeq();
+  }
+
+  private void setState(ConnectionState next) {
+    if (state != next) {
+      state = next;
+      core.notifyChanged(view());
+    }
+  }
+
+  /** Inbound events of one plugin connection; runs on the sequencer loop. */
+  private final class PluginHandler extends ChannelInboundHandlerAdapter {
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (msg instanceof Message m) {
+        onMessage(ctx.channel(), m);
+      } else {
+        ReferenceCountUtil.release(msg);
+      }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+      if (ctx.channel() == channel && state == ConnectionState.STREAMING && ctx.channel().isWritable()) {
+        pump();
+      }
+      ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+      if (ctx.channel() == channel) {
+        lost("closed");
+      }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      if (ctx.channel() != channel) {
+        return;
+      }
+      if (cause instanceof WireException) {
+        LOG.warn("duplicate {}: bad frame from the plugin: {}", id, cause.getMessage()); // the codec closes
+      } else if (cause instanceof IOException) {
+        LOG.info("duplicate {}: {}", id, cause.toString());
+        ctx.close();
+      } else {
+        LOG.warn("duplicate {}: unexpected failure; reconnecting", id, cause);
+        ctx.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,664 @@
+package io.zoolander.server.internal.repeater;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.RepeaterListener;
+import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
+import io.zoolander.wire.WirePipeline;
+import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.internal.Codec;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The repeater: sequences WRITEs from clients and streams them, in seq order, to every duplicate's plugin.
+ *
+ * <h2>Threads</h2>
+ *
+ * <ul>
+ *   <li>Client connections are read and decoded on the client I/O threads ({@link ClientHandler}). Each read burst's
+ *       WRITEs are handed to the sequencer in one task, in arrival order.
+ *   <li>One <em>sequencer</em> thread (a single-threaded Netty event loop) owns everything else: the epoch and seq
+ *       counter, the {@link RetransmissionLog}, and every plugin connection ({@link DuplicateLink}), which are
+ *       registered on that same loop. Sequencing is therefore lock-free, and a frame written to a plugin channel from
+ *       the loop goes out immediately and in seq order. A client's WRITEs arrive on one connection and are handed over
+ *       in order, so they are never reordered.
+ *   <li>Listener notifications run on their own thread.
+ * </ul>
+ *
+ * <h2>Per write</h2>
+ *
+ * One SEQUENCED frame is encoded (length prefix included) into a pooled buffer that the log owns, and each streaming
+ * plugin connection gets a {@code retainedDuplicate()} of it, written below the message codec. Flushes are coalesced:
+ * one flush task per burst of handoffs.
+ *
+ * <h2>Back-pressure</h2>
+ *
+ * <ul>
+ *   <li>A plugin connection whose outbound queue passes {@link RepeaterSettings#PLUGIN_WRITE_HIGH_WATER_MARK_BYTES}
+ *       is paused (the others keep receiving) and resumes from the log when it drains.
+ *   <li>The log is trimmed at the lowest seq acked by the non-fenced duplicates. When it is full, the oldest entry is
+ *       evicted if some non-fenced duplicate has acked it; a connected duplicate that has not yet been sent that entry
+ *       is fenced at once, a disconnected one when it reconnects needing it. If no duplicate has acked it, the WRITE is
+ *       refused with OVERLOADED instead: evicting would fence them all. See {@link RetransmissionLog#mayAppend}.
+ *   <li>When even the most advanced non-fenced duplicate is {@link RepeaterSettings#CLIENT_PAUSE_UNACKED_PERCENT}% of
+ *       the log behind, the system is overloaded rather than one duplicate slow: client connections stop being read
+ *       (TCP pushes back) until it is back within {@link RepeaterSettings#CLIENT_RESUME_UNACKED_PERCENT}%, so OVERLOADED
+ *       stays a last resort for WRITEs already read.
+ *   <li>A client connection with more than {@link RepeaterSettings#MAX_PENDING_HANDOFFS_PER_CLIENT} handoffs queued
+ *       stops being read until the sequencer catches up.
+ * </ul>
+ */
+public final class RepeaterCore implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RepeaterCore.class);
+
+  private final CoreConfig config;
+  private final RepeaterListener listener;
+  private final List<DuplicateSource> sources;
+  private final List<DuplicateLink> links;
+  private final Object lifecycle = new Object();
+
+  private EventLoopGroup sequencerGroup;
+  private EventLoop loop;
+  private EventLoopGroup clientGroup;
+  private ExecutorService events;
+  private Channel serverChannel;
+  private ChannelGroup clients;
+  private Bootstrap pluginBootstrap;
+  private boolean started;
+  private boolean closed;
+
+  // Confined to the sequencer loop (set before it starts).
+  private RetransmissionLog log;
+  private boolean flushScheduled;
+  private final Runnable flushTask = this::flushDirty;
+  /** The highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE} when all are fenced. */
+  private long highestAckedLive;
+  private long pauseAtUnacked;
+  private long resumeAtUnacked;
+
+  // Shared with other threads.
+  private volatile long epoch = -1;
+  private volatile long nextSeq = -1;
+  private volatile boolean deposed;
+  private volatile boolean closing;
+  private volatile boolean clientsPaused;
+  private final Set<ClientHandler> clientHandlers = ConcurrentHashMap.newKeySet();
+
+  public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
+    this.config = config;
+    this.sources = List.copyOf(sources);
+    this.listener = listener == null ? new RepeaterListener() {} : listener;
+    List<DuplicateLink> list = new ArrayList<>();
+    for (DuplicateSource source : this.sources) {
+      list.add(new DuplicateLink(this, source));
+    }
+    this.links = List.copyOf(list);
+  }
+
+  // ------------------------------------------------------------------------------------------- lifecycle
+
+  /**
+   * Reads every duplicate's state, fixes the epoch and the next seq, binds the client listener and starts following
+   * the duplicates' plugins. On failure everything started is closed again.
+   *
+   * @throws IllegalStateException if already started, or the configured epoch is not above every duplicate's epoch
+   * @throws TimeoutException if some duplicate's state cannot be read within the start timeout
+   * @throws IOException if a state cannot be read or the listener cannot be bound
+   */
+  public void start() throws IOException, InterruptedException, TimeoutException {
+    synchronized (lifecycle) {
+      if (started || closed) {
+        throw new IllegalStateException(closed ? "repeater is closed" : "repeater already started");
+      }
+      started = true;
+    }
+    try {
+      startUp();
+    } catch (IOException | InterruptedException | TimeoutException | RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void startUp() throws IOException, InterruptedException, TimeoutException {
+    List<BookkeepingState> states = readStates();
+    long maxEpoch = 0;
+    long maxApplied = 0;
+    for (int i = 0; i < states.size(); i++) {
+      BookkeepingState s = states.get(i);
+      maxEpoch = Math.max(maxEpoch, s.epoch());
+      maxApplied = Math.max(maxApplied, s.appliedSeq());
+      links.get(i).initialAck(s.appliedSeq());
+    }
+    long chosen = config.fixedEpoch().orElse(maxEpoch + 1);
+    if (chosen <= maxEpoch) {
+      throw new IllegalStateException("configured epoch " + chosen + " is not above the highest epoch found in the"
+          + " duplicates' state, " + maxEpoch + ": a newer repeater has run; configure a higher epoch or none");
+    }
+    log = new RetransmissionLog(config.logCapacityMessages(), maxApplied + 1);
+    pauseAtUnacked = Math.max(1, (long) config.logCapacityMessages()
+        * RepeaterSettings.CLIENT_PAUSE_UNACKED_PERCENT / 100);
+    resumeAtUnacked = (long) config.logCapacityMessages() * RepeaterSettings.CLIENT_RESUME_UNACKED_PERCENT / 100;
+    highestAckedLive = maxApplied;
+    epoch = chosen;
+    nextSeq = maxApplied + 1;
+    LOG.info("repeater epoch {}, next seq {}, duplicates {}", epoch, nextSeq, states);
+
+    events = Executors.newSingleThreadExecutor(new DefaultThreadFactory("zoolander-repeater-events", true));
+    sequencerGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-repeater-sequencer", true));
+    loop = sequencerGroup.next();
+    clientGroup = new NioEventLoopGroup(config.clientIoThreads(),
+        new DefaultThreadFactory("zoolander-repeater-clients", true));
+    clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    pluginBootstrap = new Bootstrap()
+        .group(loop)
+        .channel(NioSocketChannel.class)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, RepeaterSettings.PLUGIN_CONNECT_TIMEOUT_MILLIS)
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
+            RepeaterSettings.PLUGIN_WRITE_LOW_WATER_MARK_BYTES, RepeaterSettings.PLUGIN_WRITE_HIGH_WATER_MARK_BYTES));
+
+    ServerBootstrap server = new ServerBootstrap()
+        .group(clientGroup)
+        .channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            clients.add(ch);
+            WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
+            ch.pipeline().addLast(new ClientHandler(RepeaterCore.this));
+          }
+        });
+    ChannelFuture bound = server.bind(config.clientHost(), config.clientPort()).await();
+    if (!bound.isSuccess()) {
+      throw new IOException("cannot listen for clients on " + config.clientHost() + ":" + config.clientPort() + ": "
+          + bound.cause(), bound.cause());
+    }
+    serverChannel = bound.channel();
+    LOG.info("repeater listening for clients on {}", serverChannel.localAddress());
+
+    for (DuplicateLink link : links) {
+      try {
+        link.source().watchEndpoint(endpoint -> {
+          try {
+            loop.execute(() -> link.endpointChanged(endpoint));
+          } catch (RejectedExecutionException e) {
+            // closing
+          }
+        });
+      } catch (IOException | RuntimeException e) {
+        throw e;
+      } catch (InterruptedException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException("cannot watch the endpoint of duplicate " + link.id() + ": " + e, e);
+      }
+    }
+  }
+
+  /** Reads every duplicate's state in parallel, within the start timeout. */
+  private List<BookkeepingState> readStates() throws IOException, InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.startTimeoutMillis());
+    ExecutorService readers = Executors.newFixedThreadPool(sources.size(),
+        new DefaultThreadFactory("zoolander-repeater-state-reader", true));
+    try {
+      List<java.util.concurrent.Future<BookkeepingState>> futures = new ArrayList<>();
+      for (DuplicateSource source : sources) {
+        futures.add(readers.submit(() -> source.readState(config.startTimeoutMillis())));
+      }
+      List<BookkeepingState> states = new ArrayList<>();
+      for (int i = 0; i < futures.size(); i++) {
+        DuplicateSource source = sources.get(i);
+        try {
+          states.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+        } catch (java.util.concurrent.TimeoutException e) {
+          throw new TimeoutException("the state of duplicate " + source.duplicateId() + " at "
+              + source.connectString() + " could not be read within " + config.startTimeoutMillis() + " ms");
+        } catch (ExecutionException e) {
+          Throwable cause = e.getCause();
+          if (cause instanceof TimeoutException t) {
+            throw t;
+          }
+          if (cause instanceof IllegalStateException ise) {
+            throw ise;
+          }
+          throw new IOException("cannot read the state of duplicate " + source.duplicateId() + " at "
+              + source.connectString() + ": " + cause, cause);
+        }
+      }
+      return states;
+    } finally {
+      readers.shutdownNow();
+    }
+  }
+
+  /**
+   * Stops: refuses further WRITEs (SHUTTING_DOWN), gives queued SEQUENCED frames {@link
+   * RepeaterSettings#CLOSE_DRAIN_TIMEOUT_MILLIS} to reach the plugins, then closes every connection and thread.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (lifecycle) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    closing = true;
+    if (serverChannel != null) {
+      serverChannel.close().awaitUninterruptibly(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+    }
+    if (loop != null) {
+      List<Future<?>> drains = new ArrayList<>();
+      onLoopAndWait(() -> {
+        for (DuplicateLink link : links) {
+          Future<?> drained = link.drain();
+          if (drained != null) {
+            drains.add(drained);
+          }
+        }
+      });
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RepeaterSettings.CLOSE_DRAIN_TIMEOUT_MILLIS);
+      for (Future<?> drained : drains) {
+        drained.awaitUninterruptibly(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
+    }
+    closeSources();
+    if (loop != null) {
+      onLoopAndWait(() -> {
+        for (DuplicateLink link : links) {
+          link.shutdown();
+        }
+        log.clear();
+      });
+    }
+    if (clients != null) {
+      clients.close().awaitUninterruptibly(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+    }
+    List<Future<?>> terminations = new ArrayList<>();
+    if (clientGroup != null) {
+      terminations.add(clientGroup.shutdownGracefully(0, RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS,
+          TimeUnit.MILLISECONDS));
+    }
+    if (sequencerGroup != null) {
+      terminations.add(sequencerGroup.shutdownGracefully(0, RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS,
+          TimeUnit.MILLISECONDS));
+    }
+    for (Future<?> termination : terminations) {
+      termination.awaitUninterruptibly(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+    }
+    if (events != null) {
+      events.shutdown();
+    }
+    LOG.info("repeater closed");
+  }
+
+  /** Closes the duplicates' sources in parallel: closing a ZooKeeper session takes about 100 ms. */
+  private void closeSources() {
+    List<Thread> closers = new ArrayList<>();
+    for (DuplicateSource source : sources) {
+      Thread closer = new Thread(() -> {
+        try {
+          source.close();
+        } catch (RuntimeException e) {
+          LOG.warn("closing the source of duplicate {}: {}", source.duplicateId(), e.toString());
+        }
+      }, "zoolander-repeater-close-" + source.duplicateId());
+      closer.setDaemon(true);
+      closer.start();
+      closers.add(closer);
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+    for (Thread closer : closers) {
+      long millis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+      if (millis > 0) {
+        try {
+          closer.join(millis);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  private void onLoopAndWait(Runnable task) {
+    if (loop.inEventLoop()) {
+      task.run();
+      return;
+    }
+    try {
+      loop.submit(task).awaitUninterruptibly(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+    } catch (RejectedExecutionException e) {
+      // already shut down
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- views
+
+  public InetSocketAddress boundAddress() {
+    Channel server = serverChannel;
+    if (server == null) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return (InetSocketAddress) server.localAddress();
+  }
+
+  /** The epoch, or -1 before start. */
+  public long epoch() {
+    return epoch;
+  }
+
+  /** The seq the next write gets, or -1 before start. */
+  public long nextSeq() {
+    return nextSeq;
+  }
+
+  public boolean isDeposed() {
+    return deposed;
+  }
+
+  boolean isClosing() {
+    return closing;
+  }
+
+  public List<DuplicateView> duplicates() {
+    List<DuplicateView> views = new ArrayList<>(links.size());
+    for (DuplicateLink link : links) {
+      views.add(link.view());
+    }
+    return views;
+  }
+
+  // ------------------------------------------------------------------------------------------- sequencing
+
+  /**
+   * Hands a client's WRITEs, in arrival order, to the sequencer.
+   *
+   * @return false if the sequencer no longer runs (the caller refuses them)
+   */
+  boolean submit(ClientHandler from, List<Message.Write> writes) {
+    try {
+      loop.execute(() -> sequence(from, writes));
+      return true;
+    } catch (RejectedExecutionException e) {
+      return false;
+    }
+  }
+
+  private void sequence(ClientHandler from, List<Message.Write> writes) {
+    try {
+      for (Message.Write write : writes) {
+        sequenceOne(from, write);
+      }
+      scheduleFlush();
+    } finally {
+      from.handoffDone();
+    }
+  }
+
+  private void sequenceOne(ClientHandler from, Message.Write write) {
+    if (closing) {
+      from.refuse(ErrorCode.SHUTTING_DOWN, write.requestId(), 0, "the repeater is shutting down");
+      return;
+    }
+    if (deposed) {
+      from.refuse(ErrorCode.STALE_EPOCH, write.requestId(), 0, staleMessage());
+      return;
+    }
+    if (!makeRoom()) {
+      from.refuse(ErrorCode.OVERLOADED, write.requestId(), RepeaterSettings.OVERLOADED_RETRY_AFTER_MILLIS,
+          "the retransmission log is full of writes no duplicate has acknowledged");
+      return;
+    }
+    long seq = log.nextSeq();
+    ByteBuf frame = encode(seq, write);
+    if (frame == null) {
+      from.refuse(ErrorCode.INVALID_OP, write.requestId(), 0, "the write is too large to sequence: its SEQUENCED"
+          + " frame would exceed " + RepeaterSettings.MAX_FRAME_BYTES + " bytes");
+      return;
+    }
+    log.append(frame);
+    nextSeq = seq + 1;
+    for (int i = 0; i < links.size(); i++) {
+      links.get(i).offer(seq, frame);
+    }
+    if (seq - highestAckedLive >= pauseAtUnacked) {
+      pauseClients(from);
+    }
+  }
+
+  /**
+   * Every live duplicate is far behind: stop reading clients until one catches up (TCP pushes back). The sender is
+   * paused again even if already paused, in case its own handoff logic resumed it meanwhile.
+   */
+  private void pauseClients(ClientHandler from) {
+    if (!clientsPaused) {
+      clientsPaused = true;
+      LOG.info("every duplicate is {} or more writes behind: not reading clients until one catches up",
+          pauseAtUnacked);
+      for (ClientHandler client : clientHandlers) {
+        client.pause();
+      }
+    } else {
+      from.pause();
+    }
+  }
+
+  private void resumeClientsIfCaughtUp() {
+    if (clientsPaused
+        && (highestAckedLive == Long.MAX_VALUE || log.lastSeq() - highestAckedLive <= resumeAtUnacked)) {
+      clientsPaused = false;
+      LOG.info("a duplicate caught up: reading clients again");
+      for (ClientHandler client : clientHandlers) {
+        client.resumeIfIdle();
+      }
+    }
+  }
+
+  boolean clientsPaused() {
+    return clientsPaused;
+  }
+
+  void clientConnected(ClientHandler client) {
+    clientHandlers.add(client);
+    if (clientsPaused) {
+      client.pause();
+    }
+  }
+
+  void clientDisconnected(ClientHandler client) {
+    clientHandlers.remove(client);
+  }
+
+  /** Makes room for one more entry if the log is full, by the back-pressure rule; false to refuse the write. */
+  private boolean makeRoom() {
+    if (!log.isFull()) {
+      return true;
+    }
+    if (!log.mayAppend(highestAckedLive)) {
+      return false;
+    }
+    long evicted = log.evictOldest();
+    for (DuplicateLink link : links) {
+      link.evicted(evicted);
+    }
+    return true;
+  }
+
+  /**
+   * Encodes {@code SEQUENCED(epoch, seq, write)} as a whole frame, length prefix included, so it can be written to
+   * every plugin channel below the codec. Null if the frame would be too large.
+   */
+  private ByteBuf encode(long seq, Message.Write write) {
+    ByteBuf frame = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(write));
+    try {
+      frame.writeInt(0);
+      Codec.encode(new Message.Sequenced(epoch, seq, write.clientId(), write.requestId(), write.ops()), frame);
+    } catch (RuntimeException e) {
+      frame.release();
+      throw e;
+    }
+    int frameBytes = frame.readableBytes();
+    if (frameBytes > RepeaterSettings.MAX_FRAME_BYTES) {
+      frame.release();
+      return null;
+    }
+    frame.setInt(0, frameBytes - WireSettings.LENGTH_FIELD_BYTES);
+    return frame;
+  }
+
+  private static int sizeHint(Message.Write write) {
+    long hint = 64;
+    for (Op op : write.ops()) {
+      hint += 16 + op.path().length();
+      if (op instanceof Op.Create c) {
+        hint += c.data().length;
+      } else if (op instanceof Op.SetData s) {
+        hint += s.data().length;
+      }
+    }
+    return (int) Math.min(hint, RepeaterSettings.MAX_FRAME_BYTES);
+  }
+
+  private void scheduleFlush() {
+    if (!flushScheduled) {
+      flushScheduled = true;
+      loop.execute(flushTask);
+    }
+  }
+
+  /** Runs after the handoffs queued before it: one flush per plugin connection for all of them. */
+  private void flushDirty() {
+    flushScheduled = false;
+    for (int i = 0; i < links.size(); i++) {
+      links.get(i).flushIfDirty();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- for links (on loop)
+
+  EventLoop loop() {
+    return loop;
+  }
+
+  Bootstrap pluginBootstrap() {
+    return pluginBootstrap.clone();
+  }
+
+  RetransmissionLog log() {
+    return log;
+  }
+
+  /** Whether links must stop connecting: closing or deposed. */
+  boolean stopped() {
+    return closing || deposed;
+  }
+
+  /**
+   * An ack or a fencing changed what the duplicates hold: trims the log at the lowest seq acked by a non-fenced
+   * duplicate (everything if all are fenced), and notes the highest ({@link Long#MAX_VALUE} if all are fenced: nothing
+   * is worth keeping), which decides eviction and pausing clients.
+   */
+  void trim() {
+    long lowest = Long.MAX_VALUE;
+    long highest = -1;
+    for (int i = 0; i < links.size(); i++) {
+      DuplicateLink link = links.get(i);
+      if (!link.fenced()) {
+        lowest = Math.min(lowest, link.ackedSeq());
+        highest = Math.max(highest, link.ackedSeq());
+      }
+    }
+    highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;
+    log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
+    resumeClientsIfCaughtUp();
+  }
+
+  /** A plugin told us a newer repeater exists: stop sequencing for good. */
+  void depose(int duplicateId, String reason) {
+    if (deposed || closing) {
+      return;
+    }
+    deposed = true;
+    LOG.warn("repeater epoch {} deposed: duplicate {} reports {}; refusing every WRITE with STALE_EPOCH", epoch,
+        duplicateId, reason);
+    for (DuplicateLink link : links) {
+      link.shutdown();
+    }
+    log.clear();
+    notifyListener(() -> listener.deposed(duplicateId, reason));
+  }
+
+  String staleMessage() {
+    return "repeater epoch " + epoch + " has been superseded by a newer repeater";
+  }
+
+  void notifyChanged(DuplicateView view) {
+    notifyListener(() -> listener.duplicateChanged(view));
+  }
+
+  void notifyFenced(DuplicateView view, String reason) {
+    notifyListener(() -> listener.duplicateFenced(view, reason));
+  }
+
+  void notifyPluginError(int duplicateId, ErrorCode code, String message) {
+    notifyListener(() -> listener.pluginError(duplicateId, code, message));
+  }
+
+  private void notifyListener(Runnable call) {
+    ExecutorService executor = events;
+    if (executor == null) {
+      return;
+    }
+    try {
+      executor.execute(() -> {
+        try {
+          call.run();
+        } catch (RuntimeException e) {
+          LOG.warn("repeater listener failed", e);
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // closed
+    }
+  }
+}

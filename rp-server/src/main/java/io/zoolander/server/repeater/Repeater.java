@@ -1,0 +1,277 @@
+package io.zoolander.server.repeater;
+
+import io.zoolander.server.internal.repeater.CoreConfig;
+import io.zoolander.server.internal.repeater.DuplicateSource;
+import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
+import io.zoolander.wire.Znodes;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in seq order, to the
+ * active plugin of every duplicate. Follows {@code docs/architecture.md}.
+ *
+ * <pre>{@code
+ * try (Repeater repeater = Repeater.builder()
+ *         .duplicate(1, "127.0.0.1:2181")
+ *         .duplicate(2, "127.0.0.1:2182")
+ *         .build()) {
+ *     repeater.start();
+ *     InetSocketAddress clientsConnectHere = repeater.boundAddress();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #start()} reads every duplicate's bookkeeping state ({@code <base>/state}): the epoch becomes the highest
+ * epoch found plus one (or the configured one, which must be higher still) and the sequence continues after the
+ * highest applied seq. Then the repeater follows each duplicate's plugin through its endpoint znode, connects,
+ * resumes it from its applied seq and streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * package documentation} for back-pressure and fencing. Thread-safe.
+ */
+public final class Repeater implements AutoCloseable {
+  private final RepeaterCore core;
+
+  private Repeater(RepeaterCore core) {
+    this.core = core;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Reads the duplicates' state, binds the client listener and starts following the plugins. Returns once clients can
+   * connect; plugin connections come up in the background (see {@link #duplicates()}).
+   *
+   * @throws IllegalStateException if already started or closed, if the configured epoch is not above every
+   *     duplicate's, or if a duplicate's state znode is not a bookkeeping record
+   * @throws TimeoutException if some duplicate's state cannot be read within the start timeout (every duplicate must
+   *     answer: a missed one could hold a higher epoch or seq)
+   * @throws IOException if a state cannot be read or the listener cannot be bound
+   */
+  public Repeater start() throws IOException, InterruptedException, TimeoutException {
+    core.start();
+    return this;
+  }
+
+  /** Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes everything. Idempotent. */
+  @Override
+  public void close() {
+    core.close();
+  }
+
+  /**
+   * The address clients connect to.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public InetSocketAddress boundAddress() {
+    return core.boundAddress();
+  }
+
+  /**
+   * This repeater's epoch.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public long epoch() {
+    return started(core.epoch());
+  }
+
+  /**
+   * The seq the next WRITE will get (one more than the last sequenced).
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public long nextSeq() {
+    return started(core.nextSeq());
+  }
+
+  /** Whether a plugin reported a newer repeater: this one then refuses every WRITE with STALE_EPOCH. */
+  public boolean isDeposed() {
+    return core.isDeposed();
+  }
+
+  /** A snapshot of every duplicate, in configuration order. */
+  public List<DuplicateView> duplicates() {
+    return core.duplicates();
+  }
+
+  /**
+   * A snapshot of one duplicate.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  public DuplicateView duplicate(int duplicateId) {
+    for (DuplicateView view : core.duplicates()) {
+      if (view.id() == duplicateId) {
+        return view;
+      }
+    }
+    throw new IllegalArgumentException("no duplicate " + duplicateId);
+  }
+
+  private static long started(long value) {
+    if (value < 0) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return value;
+  }
+
+  /** Configures a {@link Repeater}; every setter validates its argument and {@link #build()} the whole. */
+  public static final class Builder {
+    private String clientHost = RepeaterSettings.DEFAULT_CLIENT_HOST;
+    private int clientPort = RepeaterSettings.DEFAULT_CLIENT_PORT;
+    private final Map<Integer, String> duplicates = new LinkedHashMap<>();
+    private String basePath = RepeaterSettings.DEFAULT_BASE_PATH;
+    private int logCapacityMessages = RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES;
+    private int sessionTimeoutMillis = RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS;
+    private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
+    private OptionalLong epoch = OptionalLong.empty();
+    private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private RepeaterListener listener;
+
+    private Builder() {}
+
+    /**
+     * Where clients connect (default {@value RepeaterSettings#DEFAULT_CLIENT_HOST}:{@value
+     * RepeaterSettings#DEFAULT_CLIENT_PORT}, an ephemeral port).
+     *
+     * @param port 0 to 65535; 0 picks a free port
+     */
+    public Builder clientListen(String host, int port) {
+      Objects.requireNonNull(host, "host must not be null");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank");
+      }
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+      }
+      this.clientHost = host;
+      this.clientPort = port;
+      return this;
+    }
+
+    /**
+     * Adds a duplicate: an independent ZooKeeper ensemble whose plugin publishes its endpoint there.
+     *
+     * @param duplicateId {@code >= 0}, unique; the id its plugin reports
+     * @param connectString the ensemble's ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}
+     */
+    public Builder duplicate(int duplicateId, String connectString) {
+      if (duplicateId < 0) {
+        throw new IllegalArgumentException("duplicateId must be >= 0, was " + duplicateId);
+      }
+      Objects.requireNonNull(connectString, "connectString must not be null");
+      if (connectString.isBlank()) {
+        throw new IllegalArgumentException("connectString of duplicate " + duplicateId + " must not be blank");
+      }
+      if (duplicates.containsKey(duplicateId)) {
+        throw new IllegalArgumentException("duplicate " + duplicateId + " is already configured");
+      }
+      duplicates.put(duplicateId, connectString);
+      return this;
+    }
+
+    /** Base path of Zoolander's znodes in every duplicate (default {@value RepeaterSettings#DEFAULT_BASE_PATH}). */
+    public Builder basePath(String basePath) {
+      new Znodes(basePath); // validates
+      this.basePath = basePath;
+      return this;
+    }
+
+    /**
+     * Retransmission log capacity (default {@value RepeaterSettings#DEFAULT_LOG_CAPACITY_MESSAGES}).
+     *
+     * @param messages 1 to {@value RepeaterSettings#MAX_LOG_CAPACITY_MESSAGES}
+     */
+    public Builder logCapacity(int messages) {
+      if (messages < 1 || messages > RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES) {
+        throw new IllegalArgumentException("logCapacity must be in 1.." + RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES
+            + " messages, was " + messages);
+      }
+      this.logCapacityMessages = messages;
+      return this;
+    }
+
+    /**
+     * ZooKeeper session timeout of the repeater's sessions with the ensembles (default {@value
+     * RepeaterSettings#DEFAULT_SESSION_TIMEOUT_MILLIS} ms); the servers clamp it to 2..20 ticks.
+     */
+    public Builder sessionTimeout(Duration timeout) {
+      this.sessionTimeoutMillis = Math.toIntExact(positiveMillis(timeout, "sessionTimeout"));
+      return this;
+    }
+
+    /** Bound on reading every duplicate's state in {@link #start()} (default {@value
+     * RepeaterSettings#DEFAULT_START_TIMEOUT_MILLIS} ms). */
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeoutMillis = positiveMillis(timeout, "startTimeout");
+      return this;
+    }
+
+    /**
+     * A fixed epoch instead of the highest found plus one; {@link #start()} still fails unless it is higher than every
+     * duplicate's.
+     *
+     * @param epoch {@code >= 1}
+     */
+    public Builder epoch(long epoch) {
+      if (epoch < 1) {
+        throw new IllegalArgumentException("epoch must be >= 1, was " + epoch);
+      }
+      this.epoch = OptionalLong.of(epoch);
+      return this;
+    }
+
+    /** Threads reading client connections (default {@value RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 1 to 64. */
+    public Builder clientIoThreads(int threads) {
+      if (threads < 1 || threads > 64) {
+        throw new IllegalArgumentException("clientIoThreads must be in 1..64, was " + threads);
+      }
+      this.clientIoThreads = threads;
+      return this;
+    }
+
+    /** Hears about duplicate state changes, fencing and deposition (default: none). */
+    public Builder listener(RepeaterListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener must not be null");
+      return this;
+    }
+
+    /**
+     * A repeater with this configuration, not started.
+     *
+     * @throws IllegalStateException if no duplicate is configured
+     */
+    public Repeater build() {
+      if (duplicates.isEmpty()) {
+        throw new IllegalStateException("a repeater needs at least one duplicate");
+      }
+      Znodes znodes = new Znodes(basePath);
+      List<DuplicateSource> sources = new ArrayList<>();
+      duplicates.forEach((id, connectString) ->
+          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
+      CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
+          clientIoThreads);
+      return new Repeater(new RepeaterCore(config, sources, listener));
+    }
+
+    private static long positiveMillis(Duration d, String name) {
+      Objects.requireNonNull(d, name + " must not be null");
+      if (d.isNegative() || d.isZero() || d.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name + " must be positive and below 2^31 ms, was " + d);
+      }
+      return d.toMillis();
+    }
+  }
+}

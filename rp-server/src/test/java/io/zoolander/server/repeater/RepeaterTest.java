@@ -1,0 +1,574 @@
+package io.zoolander.server.repeater;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.ReadKind;
+import io.zoolander.wire.Role;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.LongStream;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The repeater over real TCP against test-side fake plugins, whose endpoints are published in real ZooKeeper: one
+ * single-server ensemble (child JVM) per duplicate, shared by the tests, each test under its own base path.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class RepeaterTest {
+  private static final int DUPLICATES = 3;
+  private static final AtomicInteger TESTS = new AtomicInteger();
+  private static final List<ZooKeeperEnsemble> ENSEMBLES = new ArrayList<>();
+  private static final List<ZooKeeper> ZK = new ArrayList<>();
+  private static NioEventLoopGroup group;
+
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private final RecordingListener listener = new RecordingListener();
+  private String base;
+
+  @BeforeAll
+  static void startEnsembles() throws Exception {
+    group = new NioEventLoopGroup(2);
+    ExecutorService starters = Executors.newFixedThreadPool(DUPLICATES);
+    try {
+      List<Future<ZooKeeperEnsemble>> starting = new ArrayList<>();
+      for (int i = 0; i < DUPLICATES; i++) {
+        starting.add(starters.submit(() -> ZooKeeperEnsemble.builder()
+            .servers(1)
+            .jvmArgs("-XX:TieredStopAtLevel=1", "-Xss512k")
+            .start()));
+      }
+      for (Future<ZooKeeperEnsemble> f : starting) {
+        ENSEMBLES.add(f.get(60, TimeUnit.SECONDS));
+      }
+    } finally {
+      starters.shutdown();
+    }
+    for (ZooKeeperEnsemble ensemble : ENSEMBLES) {
+      ZK.add(connect(ensemble.connectString()));
+    }
+  }
+
+  @AfterAll
+  static void stopEnsembles() throws InterruptedException {
+    for (ZooKeeper zk : ZK) {
+      zk.close();
+    }
+    ENSEMBLES.forEach(ZooKeeperEnsemble::close);
+    if (group != null) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  @BeforeEach
+  void createBasePath() throws Exception {
+    base = "/t" + TESTS.incrementAndGet();
+    for (ZooKeeper zk : ZK) {
+      zk.create(base, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    Collections.reverse(closeables);
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- tests
+
+  @Test
+  void concurrentClientsAreSequencedWithoutGapsAndEachInItsOrder() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    assertThat(repeater.nextSeq()).isEqualTo(1);
+    assertThat(repeater.epoch()).isEqualTo(1);
+
+    int perClient = 300;
+    int clients = 3;
+    CountDownLatch go = new CountDownLatch(1);
+    List<Thread> senders = new ArrayList<>();
+    List<TestClient> testClients = new ArrayList<>();
+    for (int c = 0; c < clients; c++) {
+      TestClient client = client(100 + c);
+      testClients.add(client);
+      Thread sender = new Thread(() -> {
+        try {
+          go.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        for (int r = 0; r < perClient; r++) {
+          client.write(r);
+        }
+      });
+      sender.start();
+      senders.add(sender);
+    }
+    go.countDown();
+    for (Thread t : senders) {
+      t.join(10_000);
+    }
+    int total = perClient * clients;
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, total);
+    }
+    List<Long> expected = LongStream.rangeClosed(1, total).boxed().toList();
+    List<Message.Sequenced> reference = List.copyOf(plugins[0].received);
+    for (FakePlugin p : plugins) {
+      assertThat(p.receivedSeqs()).isEqualTo(expected);
+      assertThat(p.appliedSeqs()).isEqualTo(expected);
+      assertThat(p.received).isEqualTo(reference); // the same writes under the same seqs everywhere
+      assertThat(p.received).allMatch(s -> s.epoch() == repeater.epoch());
+    }
+    for (int c = 0; c < clients; c++) {
+      long clientId = 100 + c;
+      List<Long> requestIds = reference.stream().filter(s -> s.clientId() == clientId)
+          .map(Message.Sequenced::requestId).toList();
+      assertThat(requestIds).isEqualTo(LongStream.range(0, perClient).boxed().toList());
+    }
+    assertThat(repeater.nextSeq()).isEqualTo(total + 1);
+    Eventually.await("every duplicate acked " + total,
+        () -> repeater.duplicates().stream().allMatch(d -> d.ackedSeq() == total), repeater::duplicates);
+    for (TestClient c : testClients) {
+      assertThat(c.errors).isEmpty();
+    }
+  }
+
+  @Test
+  void aPluginThatConnectsLaterGetsTheBacklogFromItsAppliedSeq() throws Exception {
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable());
+    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2);
+    assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
+    TestClient client = client(7);
+    writeAll(client, 0, 50);
+    awaitReceived(p1, 50);
+    awaitReceived(p2, 50);
+
+    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(repeater.epoch(), 20));
+    awaitReceived(p3, 30);
+    assertThat(p3.receivedSeqs()).isEqualTo(range(21, 50));
+    writeAll(client, 50, 10);
+    awaitReceived(p3, 40);
+    assertThat(p3.receivedSeqs()).isEqualTo(range(21, 60));
+    assertThat(p3.appliedSeqs()).isEqualTo(range(21, 60));
+    assertThat(p3.hellos.get()).isEqualTo(1);
+  }
+
+  @Test
+  void retransmitIsServedFromTheLog() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    for (FakePlugin p : plugins) {
+      p.autoAck = false; // so the log keeps everything
+    }
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeAll(client, 0, 10);
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, 10);
+    }
+    plugins[0].send(new Message.Retransmit(1, repeater.epoch(), 3, 5));
+    awaitReceived(plugins[0], 13);
+    assertThat(plugins[0].receivedSeqs().subList(10, 13)).containsExactly(3L, 4L, 5L);
+    // A range reaching past what was sent is clamped: the stream brings the rest in order.
+    plugins[0].send(new Message.Retransmit(1, repeater.epoch(), 9, 20));
+    awaitReceived(plugins[0], 15);
+    assertThat(plugins[0].receivedSeqs().subList(13, 15)).containsExactly(9L, 10L);
+    writeAll(client, 10, 1);
+    awaitReceived(plugins[0], 16);
+    assertThat(plugins[0].receivedSeqs().get(15)).isEqualTo(11L);
+    awaitReceived(plugins[1], 11);
+    assertThat(plugins[1].receivedSeqs()).isEqualTo(range(1, 11)); // the others were not disturbed
+    assertThat(repeater.duplicate(1).fenced()).isFalse();
+  }
+
+  @Test
+  void aRetransmitOfARangeNoLongerInTheLogFencesTheDuplicateAndTheOthersKeepReceiving() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> b.logCapacity(8));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 20, 1, 2, 3);
+
+    plugins[1].send(new Message.Retransmit(2, repeater.epoch(), 1, 2)); // trimmed long ago
+    Eventually.await("duplicate 2 fenced", () -> repeater.duplicate(2).fenced(), repeater::duplicates);
+    Eventually.await("duplicate 2 told FENCED", () -> plugins[1].errors.stream()
+        .anyMatch(e -> e.code() == ErrorCode.FENCED), plugins[1]::toString);
+    Eventually.await("fencing reported", () -> listener.fenced.size() == 1, listener::toString);
+    assertThat(listener.fenced.get(0)).startsWith("2: ").contains("retransmit seq 1..2");
+    DuplicateView fenced = repeater.duplicate(2);
+    assertThat(fenced.connectionState()).isEqualTo(ConnectionState.CLOSED);
+    assertThat(fenced.fenceReason()).isPresent();
+
+    writePaced(repeater, client, 20, 10, 1, 3);
+    assertThat(plugins[0].receivedSeqs()).isEqualTo(range(1, 30));
+    assertThat(plugins[2].receivedSeqs()).isEqualTo(range(1, 30));
+    assertThat(plugins[1].receivedSeqs()).isEqualTo(range(1, 20));
+  }
+
+  @Test
+  void aDisconnectedDuplicateHoldsTheLogUntilItIsFullThenIsFencedWhenItNeedsWhatWasEvicted() throws Exception {
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable());
+    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
+    Repeater repeater = startRepeater(b -> b.logCapacity(8));
+    awaitStreaming(repeater, 1, 2);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 5, 1, 2);
+
+    // Duplicate 3 was never connected: the log still holds everything for it.
+    FakePlugin.Durable d3 = new FakePlugin.Durable();
+    FakePlugin p3 = publishedPlugin(3, d3);
+    awaitReceived(p3, 5);
+    Eventually.await("duplicate 3 acked 5", () -> repeater.duplicate(3).ackedSeq() == 5, repeater::duplicates);
+    p3.close();
+    ZK.get(2).delete(base + "/endpoint", -1);
+    Eventually.await("duplicate 3 disconnected", () -> repeater.duplicate(3).connectionState()
+        == ConnectionState.WAITING_FOR_ENDPOINT, repeater::duplicates);
+
+    writePaced(repeater, client, 5, 15, 1, 2); // 6..20: the log (8) evicts what 1 and 2 acked
+    assertThat(repeater.duplicate(3).fenced()).isFalse(); // not yet: it might not need them
+    FakePlugin p3b = publishedPlugin(3, d3); // a new leader, applied 5, needs 6
+    Eventually.await("duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    Eventually.await("duplicate 3 told FENCED", () -> p3b.errors.stream()
+        .anyMatch(e -> e.code() == ErrorCode.FENCED && e.message().contains("needs 6")), p3b::toString);
+    assertThat(p3b.received).isEmpty();
+    writePaced(repeater, client, 20, 3, 1, 2);
+    assertThat(p1.receivedSeqs()).isEqualTo(range(1, 23));
+    assertThat(p2.receivedSeqs()).isEqualTo(range(1, 23));
+  }
+
+  @Test
+  void aFullLogThatNoDuplicateHasAckedRefusesWithOverloaded() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    for (FakePlugin p : plugins) {
+      p.autoAck = false;
+    }
+    Repeater repeater = startRepeater(b -> b.logCapacity(4));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeInOneFlush(client, 0, 6); // read and handed over at once: the pause on reading clients comes too late
+    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
+    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
+    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(4L, 5L);
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, 4);
+    }
+    assertThat(repeater.nextSeq()).isEqualTo(5);
+
+    // One duplicate acks: the oldest entries may go (the others were sent them: not fenced).
+    plugins[0].send(new Message.Ack(1, repeater.epoch(), 4));
+    Eventually.await("ack seen", () -> repeater.duplicate(1).ackedSeq() == 4, repeater::duplicates);
+    writeAll(client, 6, 2);
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, 6);
+      assertThat(p.receivedSeqs()).isEqualTo(range(1, 6));
+    }
+    assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
+    assertThat(client.errors).hasSize(2);
+  }
+
+  @Test
+  void aStalledDuplicateIsPausedThenFencedWhileTheOthersKeepReceiving() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    plugins[2].stopReadingAfter = 3;
+    Repeater repeater = startRepeater(b -> b.logCapacity(16));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    byte[] data = new byte[64 * 1024];
+    int sent = 0;
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!repeater.duplicate(3).fenced()) {
+      assertThat(System.nanoTime() - deadline).as("duplicate 3 fenced in time").isNegative();
+      for (int i = 0; i < 8; i++, sent++) {
+        client.send(new Message.Write(7, sent, List.of(Op.setData("/big", data, -1))));
+      }
+      long target = sent;
+      Eventually.await("duplicates 1 and 2 acked " + target, () -> repeater.duplicate(1).ackedSeq() == target
+          && repeater.duplicate(2).ackedSeq() == target, repeater::duplicates);
+    }
+    assertThat(listener.fenced).singleElement().asString().startsWith("3: ").contains("evicted");
+    assertThat(client.errors).isEmpty();
+    assertThat(sent).isGreaterThan(16);
+    writePaced(repeater, client, sent, 4, 1, 2);
+    assertThat(plugins[0].receivedSeqs()).isEqualTo(range(1, sent + 4));
+    assertThat(plugins[1].receivedSeqs()).isEqualTo(range(1, sent + 4));
+  }
+
+  @Test
+  void movingTheEndpointToAnotherPluginMakesTheRepeaterReconnectThere() throws Exception {
+    FakePlugin.Durable d1 = new FakePlugin.Durable();
+    FakePlugin oldLeader = publishedPlugin(1, d1);
+    publishedPlugin(2, new FakePlugin.Durable());
+    publishedPlugin(3, new FakePlugin.Durable());
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeAll(client, 0, 10);
+    awaitReceived(oldLeader, 10);
+
+    FakePlugin newLeader = plugin(1, 2, d1);
+    PluginEndpoint moved = newLeader.start();
+    publish(1, moved);
+    Eventually.await("streaming to the new leader", () -> repeater.duplicate(1).endpoint().equals(
+        java.util.Optional.of(moved)) && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+        repeater::duplicates);
+    Eventually.await("old connection closed", () -> !oldLeader.connected(), oldLeader::toString);
+    writeAll(client, 10, 10);
+    awaitReceived(newLeader, 10);
+    assertThat(newLeader.receivedSeqs()).isEqualTo(range(11, 20));
+    assertThat(oldLeader.receivedSeqs()).isEqualTo(range(1, 10));
+    assertThat(d1.applied.stream().map(Message.Sequenced::seq).toList()).isEqualTo(range(1, 20));
+  }
+
+  @Test
+  void aPluginThatAnswersHelloWithoutStatusIsToldAndRetriedAndALostConnectionResumes() throws Exception {
+    FakePlugin p1 = plugin(1, 1, new FakePlugin.Durable());
+    p1.misbehave.set(1);
+    publish(1, p1.start());
+    Repeater repeater = startRepeater(b -> {});
+    Eventually.await("told UNEXPECTED_MESSAGE", () -> p1.errors.stream()
+        .anyMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE), p1::toString);
+    awaitStreaming(repeater, 1); // after a backoff, the second HELLO gets a STATUS
+    assertThat(p1.hellos.get()).isEqualTo(2);
+    assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
+        .contains(ConnectionState.BACKING_OFF);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 5, 1);
+
+    p1.dropConnection();
+    writeAll(client, 5, 5); // sequenced while duplicate 1 is disconnected
+    Eventually.await("reconnected", () -> p1.hellos.get() == 3, p1::toString);
+    awaitReceived(p1, 10);
+    assertThat(p1.receivedSeqs()).isEqualTo(range(1, 10));
+  }
+
+  @Test
+  void epochAndNextSeqAreLearntFromTheStateZnodes() throws Exception {
+    writeState(1, new BookkeepingState(3, 40));
+    writeState(2, new BookkeepingState(5, 42));
+    writeState(3, new BookkeepingState(4, 42));
+    assertThatThrownBy(() -> startRepeater(b -> b.epoch(5)))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("epoch 5");
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(3, 40));
+    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(5, 42));
+    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(4, 42));
+    Repeater repeater = startRepeater(b -> {});
+    assertThat(repeater.epoch()).isEqualTo(6);
+    assertThat(repeater.nextSeq()).isEqualTo(43);
+    // Duplicate 1 is behind: seq 41 was sequenced by an earlier repeater and is in no log.
+    Eventually.await("duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
+    assertThat(repeater.duplicate(1).fenceReason().orElseThrow()).contains("needs 41");
+    awaitStreaming(repeater, 2, 3);
+    TestClient client = client(7);
+    writeAll(client, 0, 1);
+    awaitReceived(p2, 1);
+    awaitReceived(p3, 1);
+    assertThat(p2.received.get(0).seq()).isEqualTo(43);
+    assertThat(p2.received.get(0).epoch()).isEqualTo(6);
+    assertThat(p1.received).isEmpty();
+    repeater.close();
+
+    Repeater fixed = startRepeater(b -> b.epoch(9));
+    assertThat(fixed.epoch()).isEqualTo(9);
+    assertThat(fixed.nextSeq()).isEqualTo(43); // the fake plugins keep what they apply in memory, not in ZooKeeper
+  }
+
+  @Test
+  void staleEpochFromAPluginStopsSequencing() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    plugins[0].refuseWithStaleEpoch = true;
+    TestClient client = client(7);
+    writeAll(client, 0, 1);
+    Eventually.await("deposed", repeater::isDeposed, repeater::duplicates);
+    Eventually.await("deposition reported", () -> listener.deposed.size() == 1, listener::toString);
+    assertThat(listener.deposed.get(0)).startsWith("1: ");
+    writeAll(client, 1, 2);
+    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
+    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.STALE_EPOCH);
+    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
+    assertThat(repeater.nextSeq()).isEqualTo(2);
+    Eventually.await("every connection closed", () -> repeater.duplicates().stream()
+        .allMatch(d -> d.connectionState() == ConnectionState.CLOSED), repeater::duplicates);
+    for (FakePlugin p : plugins) {
+      assertThat(p.receivedSeqs()).containsExactly(1L);
+    }
+  }
+
+  @Test
+  void clientsMustSayHelloFirstAndWriteOnlyForThemselves() throws Exception {
+    Repeater repeater = startRepeater(b -> {});
+    TestClient noHello = track(TestClient.raw(group, repeater.boundAddress()));
+    noHello.send(TestClient.write(5, 1));
+    awaitRejected(noHello);
+
+    TestClient badId = track(TestClient.raw(group, repeater.boundAddress()));
+    badId.send(Message.Hello.of(Role.CLIENT, "not-a-number"));
+    awaitRejected(badId);
+
+    TestClient plugin = track(TestClient.raw(group, repeater.boundAddress()));
+    plugin.send(Message.Hello.of(Role.PLUGIN, "1"));
+    awaitRejected(plugin);
+
+    TestClient client = client(8);
+    client.send(TestClient.write(9, 1));
+    client.send(new Message.Read(8, 2, ReadKind.GET_DATA, "/a", 0));
+    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
+    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE);
+    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
+    assertThat(client.channel.isActive()).isTrue();
+    assertThat(repeater.nextSeq()).isEqualTo(1);
+  }
+
+  // ------------------------------------------------------------------------------------------- helpers
+
+  private void awaitRejected(TestClient c) {
+    Eventually.await("rejected with UNEXPECTED_MESSAGE and closed", () -> !c.channel.isActive()
+        && c.errors.size() == 1 && c.errors.get(0).code() == ErrorCode.UNEXPECTED_MESSAGE, c.errors::toString);
+  }
+
+  private static ZooKeeper connect(String connectString) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(connectString, 10_000, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    if (!connected.await(10, TimeUnit.SECONDS)) {
+      zk.close();
+      throw new AssertionError("no ZooKeeper session with " + connectString);
+    }
+    return zk;
+  }
+
+  private Repeater startRepeater(Consumer<Repeater.Builder> customize) throws Exception {
+    Repeater.Builder builder = Repeater.builder()
+        .basePath(base)
+        .sessionTimeout(Duration.ofSeconds(4))
+        .startTimeout(Duration.ofSeconds(10))
+        .listener(listener);
+    for (int d = 1; d <= DUPLICATES; d++) {
+      builder.duplicate(d, ENSEMBLES.get(d - 1).connectString());
+    }
+    customize.accept(builder);
+    Repeater repeater = builder.build();
+    closeables.add(repeater);
+    return repeater.start();
+  }
+
+  private FakePlugin plugin(int duplicateId, long serverId, FakePlugin.Durable durable) {
+    return track(new FakePlugin(group, duplicateId, serverId, durable));
+  }
+
+  private FakePlugin publishedPlugin(int duplicateId, FakePlugin.Durable durable) throws Exception {
+    FakePlugin p = plugin(duplicateId, 1, durable);
+    publish(duplicateId, p.start());
+    return p;
+  }
+
+  private FakePlugin[] pluginsForAll() throws Exception {
+    FakePlugin[] plugins = new FakePlugin[DUPLICATES];
+    for (int d = 1; d <= DUPLICATES; d++) {
+      plugins[d - 1] = publishedPlugin(d, new FakePlugin.Durable());
+    }
+    return plugins;
+  }
+
+  /** Publishes (or moves) a duplicate's endpoint, as its plugin would: an ephemeral znode. */
+  private void publish(int duplicateId, PluginEndpoint endpoint) throws Exception {
+    ZooKeeper zk = ZK.get(duplicateId - 1);
+    try {
+      zk.create(base + "/endpoint", endpoint.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+    } catch (KeeperException.NodeExistsException e) {
+      zk.setData(base + "/endpoint", endpoint.encode(), -1);
+    }
+  }
+
+  private void writeState(int duplicateId, BookkeepingState state) throws Exception {
+    ZK.get(duplicateId - 1).create(base + "/state", state.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+        CreateMode.PERSISTENT);
+  }
+
+  private TestClient client(long clientId) throws InterruptedException {
+    Repeater repeater = (Repeater) closeables.stream().filter(c -> c instanceof Repeater)
+        .reduce((a, b) -> b).orElseThrow();
+    return track(TestClient.connect(group, repeater.boundAddress(), clientId));
+  }
+
+  private <T extends AutoCloseable> T track(T closeable) {
+    closeables.add(closeable);
+    return closeable;
+  }
+
+  private static void writeAll(TestClient client, int firstRequestId, int count) {
+    for (int r = firstRequestId; r < firstRequestId + count; r++) {
+      client.write(r);
+    }
+  }
+
+  private static void writeInOneFlush(TestClient client, int firstRequestId, int count) {
+    for (int r = firstRequestId; r < firstRequestId + count; r++) {
+      client.channel.write(TestClient.write(client.clientId, r));
+    }
+    client.channel.flush();
+  }
+
+  /** Writes one at a time, each once the given duplicates have acked the previous one (no OVERLOADED). */
+  private static void writePaced(Repeater repeater, TestClient client, int firstRequestId, int count,
+      int... duplicateIds) {
+    for (int r = firstRequestId; r < firstRequestId + count; r++) {
+      long seq = repeater.nextSeq();
+      client.write(r);
+      Eventually.await("duplicates " + Arrays.toString(duplicateIds) + " acked " + seq,
+          () -> Arrays.stream(duplicateIds).allMatch(d -> repeater.duplicate(d).ackedSeq() >= seq),
+          repeater::duplicates);
+    }
+  }
+
+  private static void awaitStreaming(Repeater repeater, int... duplicateIds) {
+    Eventually.await("duplicates " + Arrays.toString(duplicateIds) + " streaming",
+        () -> Arrays.stream(duplicateIds).allMatch(d -> repeater.duplicate(d).connectionState()
+            == ConnectionState.STREAMING), repeater::duplicates);
+  }
+
+  private static void awaitReceived(FakePlugin plugin, int count) {
+    Eventually.await(plugin + " received " + count, () -> plugin.received.size() >= count, plugin::toString);
+  }
+
+  private static List<Long> range(long from, long to) {
+    return LongStream.rangeClosed(from, to).boxed().toList();
+  }
+}
