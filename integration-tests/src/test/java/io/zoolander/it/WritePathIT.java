@@ -1,0 +1,179 @@
+package io.zoolander.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zoolander.client.WriteResult;
+import io.zoolander.client.ZoolanderClient;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.TreeDigest;
+import io.zoolander.wire.Op;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Sequenced writes end to end on real ZooKeeper ensembles (child JVMs) with the plugin, a real repeater and real
+ * clients: every duplicate applies the same writes in the same order, exactly once.
+ */
+@Timeout(value = 5, unit = TimeUnit.MINUTES)
+class WritePathIT {
+  private static final int CLIENTS = 4;
+  private static final int WRITES = 10_000;
+
+  @Test
+  void tenThousandWritesOnThreeSingleServerDuplicatesConverge() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).serversPerDuplicate(1).start()) {
+      runConcurrentClientsAndCheck(cluster);
+    }
+  }
+
+  @Test
+  void tenThousandWritesOnTwoThreeServerDuplicatesConverge() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).serversPerDuplicate(3).start()) {
+      runConcurrentClientsAndCheck(cluster);
+    }
+  }
+
+  private static void runConcurrentClientsAndCheck(EmbeddedCluster cluster) throws Exception {
+    List<CompletableFuture<WriteWorkload.ClientRun>> runs = new ArrayList<>();
+    for (int i = 0; i < CLIENTS; i++) {
+      ZoolanderClient client = cluster.newClient();
+      int index = i;
+      runs.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return WriteWorkload.run(client, index, WRITES / CLIENTS, 64);
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }));
+    }
+    long lastSeq = 0;
+    List<WriteWorkload.ClientRun> done = new ArrayList<>();
+    for (CompletableFuture<WriteWorkload.ClientRun> f : runs) {
+      WriteWorkload.ClientRun run = f.get(4, TimeUnit.MINUTES);
+      assertThat(run.problems()).as("client %d", run.client()).isEmpty();
+      lastSeq = Math.max(lastSeq, run.lastSeq());
+      done.add(run);
+    }
+    assertThat(lastSeq).isEqualTo(WRITES + CLIENTS); // the parents' creates plus the workload, no gaps
+    assertConverged(cluster, lastSeq);
+    for (int id : cluster.duplicateIds()) {
+      try (DuplicateReader reader = new DuplicateReader(cluster.duplicate(id).connectString(), cluster.znodes())) {
+        for (WriteWorkload.ClientRun run : done) {
+          assertThat(reader.orderProblems(run)).as("duplicate %d, client %d", id, run.client()).isEmpty();
+        }
+      }
+    }
+  }
+
+  /** Every duplicate applied exactly up to {@code lastSeq} and holds the same tree. */
+  static Map<Integer, TreeDigest> assertConverged(EmbeddedCluster cluster, long lastSeq) throws Exception {
+    Map<Integer, TreeDigest> digests = cluster.awaitApplied(lastSeq, Duration.ofSeconds(60));
+    TreeDigest first = digests.values().iterator().next();
+    digests.forEach((id, digest) -> {
+      assertThat(digest.state().appliedSeq()).as("duplicate %d appliedSeq", id).isEqualTo(lastSeq);
+      assertThat(digest.differences(first, 5)).as("duplicate %d vs duplicate 1", id).isEmpty();
+      assertThat(digest).isEqualTo(first);
+    });
+    return digests;
+  }
+
+  @Test
+  void conditionalWritesFailIdenticallyEverywhereAndStillAdvanceTheSequence() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).start();
+        ZoolanderClient client = cluster.newClient()) {
+      WriteResult created = client.create("/cond", WriteWorkload.bytes(1)).get(30, TimeUnit.SECONDS);
+      assertThat(created.succeeded()).isTrue();
+      WriteResult again = client.create("/cond", WriteWorkload.bytes(2)).get(30, TimeUnit.SECONDS);
+      assertThat(again.code()).isEqualTo(KeeperException.Code.NODEEXISTS);
+      WriteResult badVersion = client.setData("/cond", WriteWorkload.bytes(3), 7).get(30, TimeUnit.SECONDS);
+      assertThat(badVersion.code()).isEqualTo(KeeperException.Code.BADVERSION);
+      WriteResult noNode = client.delete("/missing", -1).get(30, TimeUnit.SECONDS);
+      assertThat(noNode.code()).isEqualTo(KeeperException.Code.NONODE);
+      WriteResult multi =
+          client.write(List.of(Op.create("/m1", new byte[0]), Op.create("/cond", new byte[0])))
+              .get(30, TimeUnit.SECONDS);
+      assertThat(multi.code()).isEqualTo(KeeperException.Code.NODEEXISTS);
+      WriteResult ok = client.setData("/cond", WriteWorkload.bytes(4), 0).get(30, TimeUnit.SECONDS);
+      assertThat(ok.succeeded()).isTrue();
+      // Failed writes took seqs too: the sequence has no holes.
+      assertThat(List.of(created.seq(), again.seq(), badVersion.seq(), noNode.seq(), multi.seq(), ok.seq()))
+          .containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+      assertConverged(cluster, ok.seq());
+      for (int id : cluster.duplicateIds()) {
+        try (DuplicateReader reader = new DuplicateReader(cluster.duplicate(id).connectString(), cluster.znodes())) {
+          assertThat(reader.exists("/m1")).as("duplicate %d: the failed multi left nothing", id).isFalse();
+          Stat stat = new Stat();
+          assertThat(WriteWorkload.counter(reader.data("/cond", stat))).isEqualTo(4);
+          assertThat(stat.getVersion()).isEqualTo(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aDuplicateRestartedMidStreamCatchesUpWithNothingAppliedTwice() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).start();
+        ZoolanderClient client = cluster.newClient()) {
+      client.create("/counter", WriteWorkload.bytes(0)).get(30, TimeUnit.SECONDS);
+      int writes = 3_000;
+      long lastSeq = 0;
+      for (int k = 1; k <= writes; k++) {
+        if (k == 1_000) {
+          cluster.duplicate(2).kill(1);
+        } else if (k == 2_000) {
+          cluster.duplicate(2).restart(1);
+        }
+        WriteResult r = client.setData("/counter", WriteWorkload.bytes(k), -1).get(30, TimeUnit.SECONDS);
+        assertThat(r.succeeded()).isTrue();
+        lastSeq = r.seq();
+      }
+      assertThat(lastSeq).isEqualTo(writes + 1);
+      assertConverged(cluster, lastSeq);
+      for (int id : cluster.duplicateIds()) {
+        try (DuplicateReader reader = new DuplicateReader(cluster.duplicate(id).connectString(), cluster.znodes())) {
+          Stat stat = new Stat();
+          assertThat(WriteWorkload.counter(reader.data("/counter", stat))).isEqualTo(writes);
+          assertThat(stat.getVersion()).as("duplicate %d: each setData applied exactly once", id).isEqualTo(writes);
+        }
+      }
+    }
+  }
+
+  @Test
+  void killingTheLeaderOfAThreeServerDuplicateMovesThePluginAndLosesNothing() throws Exception {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).serversPerDuplicate(3).start();
+        ZoolanderClient client = cluster.newClient()) {
+      client.create("/counter", WriteWorkload.bytes(0)).get(30, TimeUnit.SECONDS);
+      int writes = 2_000;
+      long lastSeq = 0;
+      int killedLeader = -1;
+      for (int k = 1; k <= writes; k++) {
+        if (k == 700) {
+          killedLeader = cluster.duplicate(1).awaitLeader(Duration.ofSeconds(10));
+          cluster.duplicate(1).kill(killedLeader);
+        }
+        WriteResult r = client.setData("/counter", WriteWorkload.bytes(k), -1).get(30, TimeUnit.SECONDS);
+        assertThat(r.succeeded()).isTrue();
+        lastSeq = r.seq();
+      }
+      int newLeader = cluster.duplicate(1).awaitLeader(Duration.ofSeconds(30));
+      assertThat(newLeader).isNotEqualTo(killedLeader);
+      assertConverged(cluster, lastSeq);
+      for (int id : cluster.duplicateIds()) {
+        try (DuplicateReader reader = new DuplicateReader(cluster.duplicate(id).connectString(), cluster.znodes())) {
+          Stat stat = new Stat();
+          assertThat(WriteWorkload.counter(reader.data("/counter", stat))).isEqualTo(writes);
+          assertThat(stat.getVersion()).as("duplicate %d: nothing lost or applied twice", id).isEqualTo(writes);
+        }
+      }
+    }
+  }
+}
