@@ -76,14 +76,15 @@ public final class TreeDigest {
     CountDownLatch synced = new CountDownLatch(1);
     zk.sync(znodes.dataRoot(), (rc, path, ctx) -> synced.countDown(), null);
     synced.await(30, TimeUnit.SECONDS);
-    Map<String, Entry> entries = new TreeMap<>();
-    walk(zk, znodes, znodes.dataRoot(), entries);
+    // The state first: a session reads monotonically, so the tree read after it reflects at least that state.
     BookkeepingState state;
     try {
       state = BookkeepingState.decode(zk.getData(znodes.state(), false, null));
     } catch (KeeperException.NoNodeException e) {
       state = BookkeepingState.INITIAL;
     }
+    Map<String, Entry> entries = new TreeMap<>();
+    walk(zk, znodes, znodes.dataRoot(), entries);
     return new TreeDigest(entries, state);
   }
 
