@@ -5,11 +5,20 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first duplicate.
+ * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first duplicate, and
+ * first-reply reads across C duplicates with read-your-writes.
  *
  * <p>Build one with {@link #builder()}; it is thread-safe and meant to be shared. Every operation is asynchronous and
- * completes exceptionally with a {@link ZoolanderException}. Paths are application paths (absolute ZooKeeper paths);
- * only persistent nodes are replicated, so ephemeral creates and watches do not exist here.
+ * completes exceptionally with a {@link ZoolanderException} carrying a ZooKeeper result code; {@link #blocking()} gives
+ * the synchronous twins. Every future completes: at the latest when the request timeout passes or the client closes.
+ *
+ * <p>Consistency: writes are applied by every duplicate in one global order (the seq). A read goes to duplicates that
+ * have applied at least the highest seq this client has seen (its own writes, earlier reads), so a client always reads
+ * its own writes and never goes back in time, even though duplicates lag each other. {@link #writeAll} and {@link
+ * #barrier} wait until every live duplicate has applied a write, so that any client's later read sees it.
+ *
+ * <p>Paths are application paths (absolute ZooKeeper paths). Only persistent nodes are replicated: there are no
+ * ephemeral nodes and no watches (sessions are per duplicate).
  */
 public interface ZoolanderClient extends AutoCloseable {
 
@@ -17,18 +26,29 @@ public interface ZoolanderClient extends AutoCloseable {
     return new ZoolanderClientBuilder();
   }
 
-  /** This client's id, unique per client instance; the repeater and plugins use it to route replies. */
+  /** This client's id, unique per client instance; the repeater and plugins route replies and detect retries by it. */
   long clientId();
+
+  // ---- writes ----
 
   /**
    * Sequences {@code ops} as one write (more than one op is an atomic multi) and completes with the first duplicate's
-   * result. A write whose ops fail (e.g. NODEEXISTS) still completes normally: see {@link WriteResult#code()}.
+   * result. A write whose ops fail (e.g. NODEEXISTS) completes normally: see {@link WriteResult#code()}. A write
+   * retried after a timeout or reconnect is applied at most once.
    */
   CompletableFuture<WriteResult> write(List<Op> ops);
+
+  /** As {@link #write}, completing only once every live duplicate has applied the write. */
+  CompletableFuture<WriteResult> writeAll(List<Op> ops);
 
   /** Creates a persistent node. */
   default CompletableFuture<WriteResult> create(String path, byte[] data) {
     return write(List.of(Op.create(path, data)));
+  }
+
+  /** Creates a persistent sequential node; the created path is in the result. */
+  default CompletableFuture<WriteResult> createSequential(String pathPrefix, byte[] data) {
+    return write(List.of(Op.createSequential(pathPrefix, data)));
   }
 
   /** Sets a node's data if its version matches ({@code -1}: any version). */
@@ -41,7 +61,44 @@ public interface ZoolanderClient extends AutoCloseable {
     return write(List.of(Op.delete(path, version)));
   }
 
-  /** Closes every connection; pending operations fail with {@code CONNECTIONLOSS}. */
+  /** Completes once every live duplicate has applied every write up to {@code seq}. */
+  CompletableFuture<Void> barrier(long seq);
+
+  /** Completes once every live duplicate has applied everything this client has seen. */
+  default CompletableFuture<Void> barrier() {
+    return barrier(lastSeenSeq());
+  }
+
+  // ---- reads ----
+
+  /** A node's data and version; fails with {@code NONODE} if it does not exist. */
+  CompletableFuture<NodeData> getData(String path);
+
+  /** Whether a node exists. */
+  CompletableFuture<Boolean> exists(String path);
+
+  /** A node's children, sorted by name; fails with {@code NONODE} if it does not exist. */
+  CompletableFuture<List<String>> getChildren(String path);
+
+  // ---- state ----
+
+  /** The highest seq this client has seen: its reads never return older state. */
+  long lastSeenSeq();
+
+  /** The current degree of concurrency C for reads. */
+  int readConcurrency();
+
+  /** The connection state of a peer; null before its first connection attempt completed. */
+  ConnectionState connectionState(Peer peer);
+
+  void addConnectionStateListener(ConnectionStateListener listener);
+
+  void addInconsistencyListener(InconsistencyListener listener);
+
+  /** The synchronous twins of this client's operations. */
+  BlockingZoolanderClient blocking();
+
+  /** Closes every connection; pending operations fail with {@code CONNECTIONLOSS}, later ones at once. */
   @Override
   void close();
 }

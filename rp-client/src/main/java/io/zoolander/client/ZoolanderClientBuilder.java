@@ -1,6 +1,10 @@
 package io.zoolander.client;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.zoolander.client.internal.ClientSettings;
 import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.client.internal.DuplicateTarget;
 import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -17,16 +21,28 @@ public final class ZoolanderClientBuilder {
   public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
   /** Default time {@link #build()} waits for the repeater and the duplicates' plugins. */
   public static final long DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
-  /** Default ZooKeeper session timeout of the discovery sessions. */
+  /** Default ZooKeeper session timeout of the discovery sessions; also how long a peer stays SUSPENDED before LOST. */
   public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+  /** Default time after which an unanswered write is sent again (same request id: applied at most once). */
+  public static final long DEFAULT_WRITE_RETRY_MS = 2_000;
+  /** Default time a read waits for one duplicate before asking the next. */
+  public static final long DEFAULT_READ_ATTEMPT_TIMEOUT_MS = 2_000;
+  /** Default tau of the observed-SLA meter. */
+  public static final double DEFAULT_SLA_TAU_MS = 5;
 
   private InetSocketAddress repeater;
-  private final List<String> duplicates = new ArrayList<>();
+  private final List<DuplicateTarget> duplicates = new ArrayList<>();
   private Znodes znodes = Znodes.defaults();
   private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
   private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
   private int sessionTimeoutMs = DEFAULT_SESSION_TIMEOUT_MS;
   private long clientId = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+  private long writeRetryMs = DEFAULT_WRITE_RETRY_MS;
+  private long readAttemptTimeoutMs = DEFAULT_READ_ATTEMPT_TIMEOUT_MS;
+  private ReadPolicy readPolicy = ReadPolicy.fixed(1);
+  private Ticker ticker = Ticker.system();
+  private MeterRegistry meterRegistry;
+  private double slaTauMs = DEFAULT_SLA_TAU_MS;
 
   ZoolanderClientBuilder() {}
 
@@ -46,7 +62,20 @@ public final class ZoolanderClientBuilder {
     if (connectString.isBlank()) {
       throw new IllegalArgumentException("duplicate connectString must not be blank");
     }
-    duplicates.add(connectString);
+    duplicates.add(DuplicateTarget.discovered(connectString));
+    return this;
+  }
+
+  /**
+   * Adds a duplicate by a fixed plugin endpoint, without discovery (the plugin must stay there: a leader change is
+   * not followed). Useful behind a load balancer or in tests.
+   */
+  public ZoolanderClientBuilder duplicateAt(String host, int port) {
+    Objects.requireNonNull(host, "duplicate host must not be null");
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("duplicate port must be in 1..65535, was " + port);
+    }
+    duplicates.add(DuplicateTarget.fixed(InetSocketAddress.createUnresolved(host, port)));
     return this;
   }
 
@@ -80,6 +109,45 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
+  /** Time after which an unanswered write is sent again with the same request id (applied at most once). */
+  public ZoolanderClientBuilder writeRetryMs(long writeRetryMs) {
+    this.writeRetryMs = positive(writeRetryMs, "writeRetryMs");
+    return this;
+  }
+
+  /** Time a read waits for one duplicate before asking the next. */
+  public ZoolanderClientBuilder readAttemptTimeoutMs(long readAttemptTimeoutMs) {
+    this.readAttemptTimeoutMs = positive(readAttemptTimeoutMs, "readAttemptTimeoutMs");
+    return this;
+  }
+
+  /** How many duplicates a read goes to; {@link ReadPolicy#fixed(int) fixed(1)} by default. */
+  public ZoolanderClientBuilder readPolicy(ReadPolicy readPolicy) {
+    this.readPolicy = Objects.requireNonNull(readPolicy, "readPolicy must not be null");
+    return this;
+  }
+
+  /** The time source for latencies, timeouts' bookkeeping and the adaptive policy; the system's by default. */
+  public ZoolanderClientBuilder ticker(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+    return this;
+  }
+
+  /** Where the client's meters go (names in {@code docs/client.md}); none by default. */
+  public ZoolanderClientBuilder meterRegistry(MeterRegistry meterRegistry) {
+    this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
+    return this;
+  }
+
+  /** The bound of the observed-SLA meter ({@code zoolander.client.sla.observed}); 5 ms by default. */
+  public ZoolanderClientBuilder slaTauMs(double slaTauMs) {
+    if (!(slaTauMs > 0) || Double.isInfinite(slaTauMs)) {
+      throw new IllegalArgumentException("slaTauMs must be a finite number > 0, was " + slaTauMs);
+    }
+    this.slaTauMs = slaTauMs;
+    return this;
+  }
+
   /**
    * Connects: waits up to the connect timeout for the repeater and every duplicate's plugin, and returns once the
    * repeater and at least one plugin are connected.
@@ -95,7 +163,20 @@ public final class ZoolanderClientBuilder {
       throw new IllegalStateException("duplicates must not be empty: add each duplicate's connect string");
     }
     return DefaultZoolanderClient.connect(
-        clientId, repeater, List.copyOf(duplicates), znodes, requestTimeoutMs, connectTimeoutMs, sessionTimeoutMs);
+        new ClientSettings(
+            clientId,
+            repeater,
+            List.copyOf(duplicates),
+            znodes,
+            requestTimeoutMs,
+            connectTimeoutMs,
+            sessionTimeoutMs,
+            writeRetryMs,
+            readAttemptTimeoutMs,
+            readPolicy,
+            ticker,
+            meterRegistry != null ? meterRegistry : new CompositeMeterRegistry(),
+            slaTauMs));
   }
 
   private static long positive(long value, String name) {

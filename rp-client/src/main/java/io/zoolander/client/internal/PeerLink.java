@@ -10,6 +10,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.zoolander.client.ConnectionState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WirePipeline;
@@ -33,7 +34,12 @@ final class PeerLink {
   private final long clientId;
   private final EventLoopGroup group;
   private final BiConsumer<PeerLink, Message> inbound;
+  private final BiConsumer<PeerLink, ConnectionState> states;
+  private final long lostAfterMs;
   private final boolean awaitStatus;
+  private boolean everReady;
+  private ConnectionState state;
+  private volatile int duplicateId = -1;
   private final Object lock = new Object();
   private InetSocketAddress address;
   private Channel channel;
@@ -46,8 +52,16 @@ final class PeerLink {
    *     it is ready as soon as HELLO is written (the repeater answers clients only to refuse a write)
    */
   PeerLink(
-      String name, long clientId, EventLoopGroup group, boolean awaitStatus, BiConsumer<PeerLink, Message> inbound) {
+      String name,
+      long clientId,
+      EventLoopGroup group,
+      boolean awaitStatus,
+      long lostAfterMs,
+      BiConsumer<PeerLink, Message> inbound,
+      BiConsumer<PeerLink, ConnectionState> states) {
     this.name = name;
+    this.lostAfterMs = lostAfterMs;
+    this.states = states;
     this.awaitStatus = awaitStatus;
     this.clientId = clientId;
     this.group = group;
@@ -79,6 +93,7 @@ final class PeerLink {
     if (old != null) {
       old.close();
     }
+    suspend();
     if (newAddress != null) {
       connect(newAddress);
     }
@@ -158,6 +173,7 @@ final class PeerLink {
       delay = backoffMs;
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     }
+    suspend();
     group.schedule(
         () -> {
           synchronized (lock) {
@@ -172,18 +188,69 @@ final class PeerLink {
   }
 
   private void markReady(Channel c) {
+    ConnectionState next;
     synchronized (lock) {
-      if (channel == c) {
-        ready = true;
-        backoffMs = MIN_BACKOFF_MS;
+      if (channel != c || ready) {
+        return;
       }
+      ready = true;
+      backoffMs = MIN_BACKOFF_MS;
+      next = everReady ? ConnectionState.RECONNECTED : ConnectionState.CONNECTED;
+      everReady = true;
+    }
+    changeState(next);
+  }
+
+  /** The duplicate id the plugin reported in STATUS, -1 before (or for the repeater). */
+  int duplicateId() {
+    return duplicateId;
+  }
+
+  /** The current connection state, null before the first connection. */
+  ConnectionState state() {
+    synchronized (lock) {
+      return state;
+    }
+  }
+
+  private void changeState(ConnectionState next) {
+    synchronized (lock) {
+      if (state == next) {
+        return;
+      }
+      state = next;
+    }
+    states.accept(this, next);
+    if (next == ConnectionState.SUSPENDED) {
+      group.schedule(
+          () -> {
+            synchronized (lock) {
+              if (state != ConnectionState.SUSPENDED || closed) {
+                return;
+              }
+            }
+            changeState(ConnectionState.LOST);
+          },
+          lostAfterMs,
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void suspend() {
+    boolean wasReady;
+    synchronized (lock) {
+      wasReady = state != null && state.isConnected() && !closed;
+    }
+    if (wasReady) {
+      changeState(ConnectionState.SUSPENDED);
     }
   }
 
   private final class Handler extends SimpleChannelInboundHandler<Message> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-      if (msg instanceof Message.Status) {
+      if (msg instanceof Message.Status status) {
+        duplicateId = status.duplicateId();
         markReady(ctx.channel());
       }
       inbound.accept(PeerLink.this, msg);
