@@ -3,6 +3,8 @@ package io.zoolander.client;
 import io.zoolander.wire.Op;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.apache.zookeeper.KeeperException;
 
 /**
  * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first duplicate, and
@@ -43,22 +45,34 @@ public interface ZoolanderClient extends AutoCloseable {
 
   /** Creates a persistent node. */
   default CompletableFuture<WriteResult> create(String path, byte[] data) {
-    return write(List.of(Op.create(path, data)));
+    return writeOp(() -> Op.create(path, data));
   }
 
   /** Creates a persistent sequential node; the created path is in the result. */
   default CompletableFuture<WriteResult> createSequential(String pathPrefix, byte[] data) {
-    return write(List.of(Op.createSequential(pathPrefix, data)));
+    return writeOp(() -> Op.createSequential(pathPrefix, data));
   }
 
   /** Sets a node's data if its version matches ({@code -1}: any version). */
   default CompletableFuture<WriteResult> setData(String path, byte[] data, int version) {
-    return write(List.of(Op.setData(path, data, version)));
+    return writeOp(() -> Op.setData(path, data, version));
   }
 
   /** Deletes a node if its version matches ({@code -1}: any version). */
   default CompletableFuture<WriteResult> delete(String path, int version) {
-    return write(List.of(Op.delete(path, version)));
+    return writeOp(() -> Op.delete(path, version));
+  }
+
+  /** Builds one op and writes it; an invalid op fails the future with {@code BADARGUMENTS}, like any write. */
+  private CompletableFuture<WriteResult> writeOp(Supplier<Op> op) {
+    Op built;
+    try {
+      built = op.get();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return CompletableFuture.failedFuture(new ZoolanderException(
+          KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+    }
+    return write(List.of(built));
   }
 
   /** Completes once every live duplicate has applied every write up to {@code seq}. */

@@ -1,0 +1,284 @@
+package io.zoolander.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.OpResult;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The real client against scripted peers on real sockets: routing, retries, bookkeeping, detection. */
+@Timeout(60)
+class ClientBehaviourTest {
+  private FakePeers peers;
+  private FakePeers.Peer repeater;
+  private FakePeers.Peer one;
+  private FakePeers.Peer two;
+  private SimpleMeterRegistry meters;
+
+  @BeforeEach
+  void start() throws Exception {
+    peers = new FakePeers();
+    repeater = peers.repeater();
+    one = peers.plugin(1);
+    two = peers.plugin(2);
+    meters = new SimpleMeterRegistry();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    peers.close();
+  }
+
+  private ZoolanderClientBuilder builder() {
+    return ZoolanderClient.builder()
+        .clientId(7)
+        .repeater("127.0.0.1", repeater.port())
+        .duplicateAt("127.0.0.1", one.port())
+        .duplicateAt("127.0.0.1", two.port())
+        .meterRegistry(meters)
+        .connectTimeoutMs(10_000);
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition not met in time").isLessThan(deadline);
+      Thread.sleep(5);
+    }
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static Message.Reply reply(Message.Write w, long seq, int duplicate, OpResult result) {
+    return new Message.Reply(w.clientId(), w.requestId(), seq, duplicate, List.of(result));
+  }
+
+  private static KeeperException.Code codeOf(CompletableFuture<?> f) {
+    try {
+      f.get(20, TimeUnit.SECONDS);
+      throw new AssertionError("expected a failure");
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
+      return ((ZoolanderException) e.getCause()).code();
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void aWriteCompletesOnTheFirstReplyAndADifferingLaterReplyIsAnInconsistency() throws Exception {
+    List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
+    try (ZoolanderClient client = builder().build()) {
+      client.addInconsistencyListener(events::add);
+      CompletableFuture<WriteResult> f = client.setData("/a", utf8("x"), -1);
+      await(() -> !repeater.received(Message.Write.class).isEmpty());
+      Message.Write w = repeater.received(Message.Write.class).get(0);
+      two.send(reply(w, 5, 2, new OpResult.DataSet(3)));
+      WriteResult result = f.get(10, TimeUnit.SECONDS);
+      assertThat(result.seq()).isEqualTo(5);
+      assertThat(result.duplicateId()).isEqualTo(2);
+      assertThat(client.lastSeenSeq()).isEqualTo(5);
+      one.send(reply(w, 5, 1, new OpResult.DataSet(4)));
+      await(() -> !events.isEmpty());
+      assertThat(events.get(0).duplicateIds()).containsExactlyInAnyOrder(1, 2);
+      assertThat(meters.counter("zoolander.client.inconsistencies").count()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void anUnansweredWriteIsResentWithTheSameRequestIdThenTimesOutWithoutLeaking() throws Exception {
+    try (ZoolanderClient client = builder().writeRetryMs(100).requestTimeoutMs(1_000).build()) {
+      CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
+      assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
+      List<Message.Write> sent = repeater.received(Message.Write.class);
+      assertThat(sent.size()).isGreaterThanOrEqualTo(2);
+      assertThat(sent).allMatch(w -> w.requestId() == sent.get(0).requestId() && w.ops().equals(sent.get(0).ops()));
+      assertThat(meters.get("zoolander.client.retries").tag("op", "write").counter().count()).isPositive();
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+
+  @Test
+  void unansweredWritesAreResentWhenTheRepeaterConnectionComesBack() throws Exception {
+    try (ZoolanderClient client = builder().writeRetryMs(60_000).build()) {
+      CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
+      await(() -> repeater.received(Message.Write.class).size() == 1);
+      repeater.dropClient();
+      await(() -> repeater.received(Message.Write.class).size() == 2);
+      Message.Write resent = repeater.received(Message.Write.class).get(1);
+      assertThat(resent).isEqualTo(repeater.received(Message.Write.class).get(0));
+      one.send(reply(resent, 1, 1, new OpResult.Created("/a")));
+      assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void closeFailsEverythingPendingAndLaterCallsFailAtOnce() throws Exception {
+    ZoolanderClient client = builder().build();
+    CompletableFuture<WriteResult> write = client.create("/a", new byte[0]);
+    CompletableFuture<NodeData> read = client.getData("/a");
+    CompletableFuture<Void> barrier = client.barrier(3);
+    await(() -> !repeater.received(Message.Write.class).isEmpty());
+    client.close();
+    assertThat(codeOf(write)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThat(codeOf(read)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThat(codeOf(barrier)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThat(codeOf(client.exists("/a"))).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThat(codeOf(client.setData("/a", new byte[0], -1))).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThatThrownBy(() -> client.blocking().getData("/a")).isInstanceOf(ZoolanderException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void readsGoToTheFirstReplyAmongCDuplicatesAndLosersAreStillMeasured() throws Exception {
+    try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(2)).build()) {
+      one.onMessage = (p, m) -> {
+        Message.Read r = (Message.Read) m;
+        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 1, 9, KeeperException.Code.OK, utf8("v"), 2,
+            List.of()));
+      };
+      two.onMessage = (p, m) -> {
+        Message.Read r = (Message.Read) m;
+        p.sendLater(new Message.ReadReply(r.clientId(), r.requestId(), 2, 9, KeeperException.Code.OK, utf8("v"), 2,
+            List.of()), 200);
+      };
+      NodeData data = client.getData("/a").get(10, TimeUnit.SECONDS);
+      assertThat(data.duplicateId()).isEqualTo(1);
+      assertThat(new String(data.data(), StandardCharsets.UTF_8)).isEqualTo("v");
+      assertThat(data.appliedSeq()).isEqualTo(9);
+      assertThat(one.received(Message.Read.class)).hasSize(1);
+      assertThat(two.received(Message.Read.class)).hasSize(1);
+      await(() -> meters.get("zoolander.client.read.latency").tag("duplicate", "1").tag("reply", "other").timer()
+          .count() == 1);
+      assertThat(meters.get("zoolander.client.read.wins").tag("duplicate", "0").counter().count()).isEqualTo(1);
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+
+  @Test
+  void aReadCarriesTheHighestSeenSeqAndARefusingDuplicateIsRoutedAround() throws Exception {
+    try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(1)).build()) {
+      CompletableFuture<WriteResult> w = client.create("/a", utf8("v"));
+      await(() -> !repeater.received(Message.Write.class).isEmpty());
+      one.send(reply(repeater.received(Message.Write.class).get(0), 42, 1, new OpResult.Created("/a")));
+      w.get(10, TimeUnit.SECONDS);
+      // Whichever duplicate the ranking picks first refuses (not caught up); the other answers.
+      one.onMessage = (p, m) -> p.send(Message.Error.forRequest(ErrorCode.OVERLOADED, ((Message.Read) m).requestId(),
+          "not caught up"));
+      two.onMessage = (p, m) -> {
+        Message.Read r = (Message.Read) m;
+        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 2, 42, KeeperException.Code.OK, utf8("v"), 0,
+            List.of()));
+      };
+      assertThat(client.exists("/a").get(10, TimeUnit.SECONDS)).isTrue();
+      List<Message.Read> reads = new java.util.ArrayList<>(one.received(Message.Read.class));
+      reads.addAll(two.received(Message.Read.class));
+      assertThat(reads).isNotEmpty().allMatch(r -> r.minSeq() == 42);
+      assertThat(two.received(Message.Read.class)).hasSize(1);
+    }
+  }
+
+  @Test
+  void repliesAtTheSameSeqThatDifferAreReportedNamingBothDuplicates() throws Exception {
+    List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
+    try (ZoolanderClient client = builder().readPolicy(ReadPolicy.all()).build()) {
+      client.addInconsistencyListener(events::add);
+      one.onMessage = (p, m) -> {
+        Message.Read r = (Message.Read) m;
+        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 1, 9, KeeperException.Code.OK, utf8("good"), 2,
+            List.of()));
+      };
+      two.onMessage = (p, m) -> {
+        Message.Read r = (Message.Read) m;
+        p.sendLater(new Message.ReadReply(r.clientId(), r.requestId(), 2, 9, KeeperException.Code.OK, utf8("bad"), 2,
+            List.of()), 50);
+      };
+      client.getData("/a").get(10, TimeUnit.SECONDS);
+      await(() -> !events.isEmpty());
+      assertThat(events.get(0).what()).isEqualTo("/a");
+      assertThat(events.get(0).seq()).isEqualTo(9);
+      assertThat(events.get(0).duplicateIds()).containsExactlyInAnyOrder(1, 2);
+    }
+  }
+
+  @Test
+  void aHedgedReadAsksTheNextDuplicateWhenTheFirstIsSlow() throws Exception {
+    try (ZoolanderClient client = builder().readPolicy(ReadPolicy.hedged(0.5)).build()) {
+      one.onMessage = (p, m) -> { }; // never answers
+      two.onMessage = one.onMessage;
+      CompletableFuture<NodeData> f = client.getData("/a");
+      await(() -> one.received(Message.Read.class).size() + two.received(Message.Read.class).size() == 2);
+      assertThat(meters.counter("zoolander.client.read.hedges").count()).isEqualTo(1);
+      Message.Read r = two.received(Message.Read.class).get(0);
+      two.send(new Message.ReadReply(r.clientId(), r.requestId(), 2, 0, KeeperException.Code.OK, new byte[0], 0,
+          List.of()));
+      assertThat(f.get(10, TimeUnit.SECONDS).duplicateId()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aBarrierWaitsForEveryLiveDuplicate() throws Exception {
+    try (ZoolanderClient client = builder().build()) {
+      CompletableFuture<Void> barrier = client.barrier(10);
+      await(() -> !one.received(Message.Read.class).isEmpty() && !two.received(Message.Read.class).isEmpty());
+      Message.Read r1 = one.received(Message.Read.class).get(0);
+      assertThat(r1.minSeq()).isEqualTo(10);
+      assertThat(r1.path()).isEqualTo("/");
+      one.send(new Message.ReadReply(7, r1.requestId(), 1, 10, KeeperException.Code.OK, new byte[0], 0, List.of()));
+      assertThat(barrier).isNotDone();
+      Message.Read r2 = two.received(Message.Read.class).get(0);
+      two.send(new Message.ReadReply(7, r2.requestId(), 2, 12, KeeperException.Code.OK, new byte[0], 0, List.of()));
+      barrier.get(10, TimeUnit.SECONDS);
+      assertThat(client.lastSeenSeq()).isEqualTo(12);
+    }
+  }
+
+  @Test
+  void connectionStatesAreReportedLikeCurators() throws Exception {
+    List<String> states = new CopyOnWriteArrayList<>();
+    try (ZoolanderClient client = builder().sessionTimeoutMs(300).build()) {
+      client.addConnectionStateListener((peer, state) -> states.add(peer + ":" + state));
+      assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.CONNECTED);
+      one.close();
+      await(() -> states.contains("duplicate[0]:SUSPENDED") && states.contains("duplicate[0]:LOST"));
+      assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.LOST);
+      two.dropClient();
+      await(() -> states.contains("duplicate[1]:RECONNECTED"));
+      assertThat(states.indexOf("duplicate[1]:SUSPENDED")).isLessThan(states.indexOf("duplicate[1]:RECONNECTED"));
+    }
+  }
+
+  @Test
+  void badInputFailsClearlyAndNeverHangs() throws Exception {
+    try (ZoolanderClient client = builder().build()) {
+      assertThat(codeOf(client.getData("no-slash"))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.getChildren("/a//b"))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.exists(null))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.create("/a", null))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.setData("/a", new byte[2 * 1024 * 1024], -1)))
+          .isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.create("/bad path\u0000", new byte[0]))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.write(List.of()))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.barrier(-1))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+}
