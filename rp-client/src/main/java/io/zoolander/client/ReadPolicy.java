@@ -154,9 +154,9 @@ public final class ReadPolicy {
     private int initialConcurrency = 1;
     private int windowReads = 200;
     private double raiseFailureRatio = 0.05;
-    private double raiseVariation = 3.0;
+    private double raiseVariation = 4.0;
     private double lowerFailureRatio = 0.01;
-    private double lowerVariation = 1.5;
+    private double lowerVariation = 2.0;
 
     private AdaptiveBuilder() {}
 
@@ -188,14 +188,14 @@ public final class ReadPolicy {
       return this;
     }
 
-    /** Raise C when a window's failure ratio or variation reaches these; defaults 0.05 and 3.0. */
+    /** Raise C when a window's failure ratio or variation reaches these; defaults 0.05 and 4.0. */
     public AdaptiveBuilder raiseAt(double failureRatio, double variation) {
       this.raiseFailureRatio = ratio(failureRatio, "raise failureRatio");
       this.raiseVariation = variation(variation, "raise variation");
       return this;
     }
 
-    /** Lower C when a window's failure ratio and variation are both below these; defaults 0.01 and 1.5. */
+    /** Lower C when a window's failure ratio and variation are both below these; defaults 0.01 and 2.0. */
     public AdaptiveBuilder lowerBelow(double failureRatio, double variation) {
       this.lowerFailureRatio = ratio(failureRatio, "lower failureRatio");
       this.lowerVariation = variation(variation, "lower variation");

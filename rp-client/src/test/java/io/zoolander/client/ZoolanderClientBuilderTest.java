@@ -43,7 +43,7 @@ class ZoolanderClientBuilderTest {
     assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().windowReads(5)).hasMessageContaining("windowReads");
     assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().raiseAt(1.5, 3)).hasMessageContaining("failureRatio");
     assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().raiseAt(0.1, 0.5)).hasMessageContaining("variation");
-    assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().raiseAt(0.01, 1.2).build())
+    assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().raiseAt(0.005, 1.2).build())
         .isInstanceOf(IllegalStateException.class);
   }
 

@@ -56,7 +56,7 @@ class AdaptiveConcurrencyTest {
     AdaptiveConcurrency a = adaptive(4);
     window(a, 1_000_000, 20_000_000, 4, 0);
     assertThat(a.current()).isEqualTo(2);
-    window(a, 1_000_000, 2_000_000, 4, 0); // variation 2: between lower (1.5) and raise (3.0)
+    window(a, 1_000_000, 3_000_000, 4, 0); // variation 3: between lower (2.0) and raise (4.0)
     assertThat(a.current()).isEqualTo(2);
   }
 
