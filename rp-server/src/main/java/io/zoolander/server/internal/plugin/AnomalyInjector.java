@@ -92,7 +92,7 @@ final class AnomalyInjector {
             }
             Code code = Code.get(rc);
             if (code == Code.OK) {
-                apply(data);
+                load(data);
             } else if (code == Code.NONODE) {
                 set(AnomalySettings.OFF, "no " + path);
             } else {
@@ -101,7 +101,8 @@ final class AnomalyInjector {
         }, null);
     }
 
-    private void apply(byte[] data) {
+    /** Takes the settings from a record of the znode; a malformed one turns the injector off. */
+    void load(byte[] data) {
         try {
             set(AnomalySettings.parse(data == null ? new byte[0] : data), path);
         } catch (IllegalArgumentException e) {
