@@ -206,6 +206,13 @@ class ZoolanderPluginRetryTest {
             assertThat(repeater.next(Message.Ack.class).appliedSeq()).isEqualTo(seq);
             assertThat(zk.getChildren(ZNODES.toZnode("/rr"), false)).containsExactly("n-0000000000");
             client.expectNothing(QUIET);
+
+            // The restarted plugin knows nothing of the tree yet: it reads the stats its prediction needs.
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 8, List.of(Op.setData("/rr", utf8("1"), -1),
+                    Op.createSequential("/rr/n-", utf8("2")))));
+            assertThat(client.next(Message.Reply.class).results()).containsExactly(new OpResult.DataSet(1),
+                    new OpResult.Created("/rr/n-0000000001"));
+            assertThat(recordVersion(clientId)).as("created, then updated once: the prediction held").isEqualTo(1);
         }
     }
 

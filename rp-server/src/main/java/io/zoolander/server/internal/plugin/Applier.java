@@ -106,6 +106,7 @@ final class Applier {
     private long appliedSeq;
     private int stateVersion;
     private final ClientTable clients;
+    private final ResultPredictor predictor;
     private DuplicateState mode = DuplicateState.ACTIVE;
     private final TreeMap<Long, Held> held = new TreeMap<>();
     private long highestSeen;
@@ -143,6 +144,7 @@ final class Applier {
         this.renewal = renewal;
         this.anomalies = anomalies;
         this.clients = new ClientTable(znodes);
+        this.predictor = new ResultPredictor(znodes);
         this.epoch = state.epoch();
         this.appliedSeq = state.appliedSeq();
         this.highestSeen = state.appliedSeq();
@@ -349,16 +351,18 @@ final class Applier {
         if (known.record() != null && known.record().isDuplicate(message.requestId())) {
             return applyDuplicate(zk, message, next, known.record());
         }
-        List<OpResult> predicted;
+        Map<String, Stat> stats = Map.of();
+        ResultPredictor.Prediction prediction;
         try {
-            Set<String> needed = ResultPredictor.statsNeeded(znodes, message.ops());
-            predicted = ResultPredictor.predict(znodes, message.ops(), readStats(zk, needed));
+            stats = readStats(zk, predictor.statsNeeded(message.ops()));
+            prediction = predictor.predict(message.ops(), stats);
         } catch (KeeperException e) {
             recover(e, message);
             return false;
         } catch (IllegalArgumentException e) {
-            predicted = null; // not a valid path for ZooKeeper: the multi fails below
+            prediction = new ResultPredictor.Prediction(null, Map.of()); // not a valid ZooKeeper path: fails below
         }
+        List<OpResult> predicted = prediction.results();
         List<OpResult> results;
         try {
             ClientRecord record = ClientTable.after(known.record(), message.requestId(), message.seq(), predicted);
@@ -376,6 +380,11 @@ final class Applier {
             results = ZkOps.succeeded(znodes, done);
             advance(next, ZkOps.stateVersion(done));
             clients.updated(message.clientId(), record, ZkOps.clientVersion(done));
+            if (results.equals(predicted)) {
+                predictor.applied(prediction);
+            } else {
+                predictor.forget();
+            }
             if (predicted != null && !predicted.equals(results)) {
                 LOG.error("Duplicate {}: seq {}: the predicted results {} differ from the actual {}; correcting the"
                         + " record of client {}", duplicateId, message.seq(), predicted, results, message.clientId());
@@ -392,6 +401,7 @@ final class Applier {
                 return false;
             }
             // An application op failed: deterministic, every duplicate fails it the same way. Advance alone.
+            predictor.learn(stats);
             results = ZkOps.failed(multiResults, message.ops());
             if (!advanceAlone(zk, next, message, known, results)) {
                 return false;
@@ -556,7 +566,8 @@ final class Applier {
                     + " was deleted under the plugin");
             return;
         }
-        clients.clear(); // a lost attempt may have changed a record
+        clients.clear(); // a lost attempt may have changed a record, and the tree
+        predictor.forget();
         switch (code) {
             case BADVERSION, NONODE, NODEEXISTS ->
                     LOG.warn("Duplicate {}: seq {}: a bookkeeping znode changed under the plugin ({}); reading it again",
