@@ -22,7 +22,10 @@ import org.apache.zookeeper.KeeperException;
  * <p>The record keeps the outcome of the client's last {@link #WINDOW} requests ({@link Entry}: request id, the seq it
  * was applied at, its results, failures included), so a retry is answered with the original seq and results. Older
  * outcomes are forgotten; an entry whose results would make the record larger than {@link #MAX_ENCODED_BYTES} is
- * forgotten too (oldest first), so the record always fits in one ZooKeeper request next to a write.
+ * forgotten too (oldest first), so the record always fits in one ZooKeeper request next to a write. The entries built
+ * by {@link #first}, {@link #append} and {@link #withoutEntries} are always the outcomes of the client's <em>last</em>
+ * applied requests, without a hole: a request id between the oldest entry's and the highest that has no entry was
+ * never applied ({@link #neverApplied}).
  *
  * <p>Encoding, {@code varint} being an unsigned LEB128 number (7 bits a byte, low bits first):
  *
@@ -124,6 +127,16 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
     return requestId <= highestRequestId;
   }
 
+  /**
+   * Whether {@code requestId}, though not above {@link #highestRequestId()}, was certainly never applied: it lies within
+   * the window and has no entry. Only a client that breaks the ordering assumption (a first attempt sent after a
+   * request with a higher id was sequenced) sends such a request.
+   */
+  public boolean neverApplied(long requestId) {
+    return isDuplicate(requestId) && !entries.isEmpty() && requestId > entries.get(0).requestId()
+        && find(requestId).isEmpty();
+  }
+
   /** @return the outcome of {@code requestId}, if the record still holds it */
   public Optional<Entry> find(long requestId) {
     for (Entry e : entries) {
@@ -166,6 +179,20 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
   /** The same record without any outcome: a retry of any of its requests is then a {@code DUPLICATE_REQUEST}. */
   public ClientRecord withoutEntries() {
     return new ClientRecord(highestRequestId, List.of());
+  }
+
+  /**
+   * The record after applying request {@code requestId} without holding its outcome (its results are too large to
+   * keep): it becomes the highest, and the older outcomes are dropped too, so that the window has no hole.
+   *
+   * @throws IllegalArgumentException if {@code requestId} is not newer than {@link #highestRequestId()}
+   */
+  public ClientRecord appendUnheld(long requestId) {
+    if (requestId <= highestRequestId) {
+      throw new IllegalArgumentException("request " + requestId + " is not newer than the highest applied, "
+          + highestRequestId);
+    }
+    return new ClientRecord(requestId, List.of());
   }
 
   /** @return the encoding described in the class documentation */

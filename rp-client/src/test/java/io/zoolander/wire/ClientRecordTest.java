@@ -62,6 +62,22 @@ class ClientRecordTest {
   }
 
   @Test
+  void aHoleInTheWindowWasNeverApplied() {
+    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(3, 1, List.of(new OpResult.Checked())))
+        .append(new ClientRecord.Entry(5, 2, List.of(new OpResult.Checked())))
+        .append(new ClientRecord.Entry(6, 3, List.of(new OpResult.Checked())));
+    assertThat(record.neverApplied(4)).isTrue();
+    assertThat(record.neverApplied(5)).isFalse();
+    assertThat(record.neverApplied(2)).as("older than the window: unknown").isFalse();
+    assertThat(record.neverApplied(7)).as("not applied yet, but not a duplicate either").isFalse();
+    ClientRecord unheld = record.appendUnheld(9);
+    assertThat(unheld.highestRequestId()).isEqualTo(9);
+    assertThat(unheld.entries()).as("no hole: older outcomes go too").isEmpty();
+    assertThat(unheld.neverApplied(8)).isFalse();
+    assertThatThrownBy(() -> unheld.appendUnheld(9)).hasMessageContaining("not newer");
+  }
+
+  @Test
   void keepsTheLastWindowOfEntries() {
     ClientRecord record = ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.Checked())));
     for (long id = 2; id <= ClientRecord.WINDOW + 5; id++) {

@@ -176,6 +176,29 @@ class ZoolanderPluginRetryTest {
     }
 
     @Test
+    void aRequestIdSentAfterAHigherOneWasAppliedIsRefusedNotTakenForARetry() throws Exception {
+        long clientId = 205;
+        try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+                FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+            long epoch = Math.max(1, repeater.status().epoch());
+            long seq = repeater.status().appliedSeq();
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 1, List.of(Op.create("/ro", utf8("1")))));
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 3, List.of(Op.setData("/ro", utf8("3"), 0))));
+            repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 2, List.of(Op.setData("/ro", utf8("2"), -1))));
+            assertThat(client.next(Message.Reply.class).requestId()).isEqualTo(1);
+            assertThat(client.next(Message.Reply.class).requestId()).isEqualTo(3);
+            Message.Error refused = client.next(Message.Error.class);
+            assertThat(refused.code()).isEqualTo(ErrorCode.INVALID_OP);
+            assertThat(refused.requestId()).isEqualTo(2);
+            Message.Ack ack;
+            do {
+                ack = repeater.next(Message.Ack.class);
+            } while (ack.appliedSeq() < seq);
+            assertThat(appData(zk, "/ro")).isEqualTo("3");
+        }
+    }
+
+    @Test
     void aRetryAfterTheServerRestartedIsStillAppliedOnce() throws Exception {
         long clientId = 204;
         long epoch;

@@ -437,6 +437,8 @@ final class Applier {
     /**
      * A request the client record says was applied already (a retry under a new seq): only the state advances, and
      * the client gets the original seq and results, or ERROR(DUPLICATE_REQUEST) if the record no longer holds them.
+     * A request id the record shows was never applied (a client that broke the ordering assumption) is not applied
+     * either: ERROR(INVALID_OP).
      */
     private boolean applyDuplicate(ZooKeeper zk, Message.Sequenced message, BookkeepingState next,
             ClientRecord record) throws InterruptedException {
@@ -448,6 +450,16 @@ final class Applier {
             return false;
         }
         failures = 0;
+        if (record.neverApplied(message.requestId())) {
+            LOG.warn("Duplicate {}: seq {}: request {} of client {} was never applied but request {} was: the client"
+                    + " sent its request ids out of order; refused", duplicateId, message.seq(), message.requestId(),
+                    message.clientId(), record.highestRequestId());
+            sendToClient(message.clientId(), Message.Error.forRequest(ErrorCode.INVALID_OP, message.requestId(),
+                    "request " + message.requestId() + " of client " + message.clientId() + " arrived after request "
+                            + record.highestRequestId() + " was applied: request ids must increase in the order the"
+                            + " writes are first sent; not applied (send it again under a new request id)"));
+            return true;
+        }
         duplicateRequests++;
         Optional<ClientRecord.Entry> original = record.find(message.requestId());
         LOG.debug("Duplicate {}: seq {} is request {} of client {} again, applied earlier at {}", duplicateId,

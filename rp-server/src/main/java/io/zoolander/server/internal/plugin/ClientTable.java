@@ -94,12 +94,12 @@ final class ClientTable {
     /**
      * @param base the client's record before, null if none
      * @param results the request's results, or null if they are not known: then the request counts as applied but its
-     *     outcome is not held
+     *     outcome is not held (nor, so that the window has no hole, any older outcome)
      * @return the record after applying request {@code requestId} of the client as {@code seq}
      */
     static ClientRecord after(ClientRecord base, long requestId, long seq, List<OpResult> results) {
         if (results == null) {
-            return new ClientRecord(requestId, base == null ? List.of() : base.entries());
+            return base == null ? new ClientRecord(requestId, List.of()) : base.appendUnheld(requestId);
         }
         ClientRecord.Entry entry = new ClientRecord.Entry(requestId, seq, results);
         return base == null ? ClientRecord.first(entry) : base.append(entry);
