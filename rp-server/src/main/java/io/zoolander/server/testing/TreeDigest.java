@@ -71,19 +71,23 @@ public final class TreeDigest {
     }
   }
 
-  /** Digests through an existing session (sync()ed first so a follower has caught up). */
+  /**
+   * Digests through an existing session (sync()ed first so a follower has caught up). The state is read before the
+   * tree: a duplicate still applying while the tree is walked then reports the older state, never a tree older than its
+   * state (waiting for a seq and then comparing trees would otherwise see a half-walked tree as a divergence).
+   */
   public static TreeDigest of(ZooKeeper zk, Znodes znodes) throws Exception {
     CountDownLatch synced = new CountDownLatch(1);
     zk.sync(znodes.dataRoot(), (rc, path, ctx) -> synced.countDown(), null);
     synced.await(30, TimeUnit.SECONDS);
-    Map<String, Entry> entries = new TreeMap<>();
-    walk(zk, znodes, znodes.dataRoot(), entries);
     BookkeepingState state;
     try {
       state = BookkeepingState.decode(zk.getData(znodes.state(), false, null));
     } catch (KeeperException.NoNodeException e) {
       state = BookkeepingState.INITIAL;
     }
+    Map<String, Entry> entries = new TreeMap<>();
+    walk(zk, znodes, znodes.dataRoot(), entries);
     return new TreeDigest(entries, state);
   }
 
