@@ -32,7 +32,12 @@ public enum ErrorCode {
   /** The receiver is shutting down. */
   SHUTTING_DOWN(106, false),
   /** An unexpected failure inside the receiver. */
-  INTERNAL(107, false);
+  INTERNAL(107, false),
+  /**
+   * A retried write (same client id and request id) was applied earlier, at a seq the duplicate no longer holds
+   * together with its results (it fell out of the client's window of recent requests). It was not applied again.
+   */
+  DUPLICATE_REQUEST(108, false);
 
   private final int code;
   private final boolean closesConnection;

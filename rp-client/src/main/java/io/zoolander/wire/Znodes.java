@@ -4,7 +4,8 @@ import java.util.Objects;
 
 /**
  * Where Zoolander keeps its znodes in every duplicate, under a base path ({@code /zoolander} by default): the data
- * root holding the application's tree, the plugin's bookkeeping record and the active plugin's endpoint.
+ * root holding the application's tree, the plugin's bookkeeping record, the per-client records of applied requests,
+ * the active plugin's endpoint and the (test and demo) anomaly injector's settings.
  *
  * @param basePath absolute ZooKeeper path, without a trailing slash
  */
@@ -36,6 +37,32 @@ public record Znodes(String basePath) {
   /** The ephemeral znode holding the active plugin's {@link PluginEndpoint}. */
   public String endpoint() {
     return basePath + "/endpoint";
+  }
+
+  /** The parent of the per-client records, {@link #client(long)}. */
+  public String clients() {
+    return basePath + "/clients";
+  }
+
+  /**
+   * The record of the requests applied for client {@code clientId} ({@code ClientRecord}), updated in the same
+   * ZooKeeper multi as each of that client's writes: {@code <base>/clients/<clientId in decimal>}.
+   *
+   * @throws IllegalArgumentException if {@code clientId < 0}
+   */
+  public String client(long clientId) {
+    if (clientId < 0) {
+      throw new IllegalArgumentException("clientId must be >= 0, was " + clientId);
+    }
+    return clients() + "/" + clientId;
+  }
+
+  /**
+   * The anomaly injector's settings (a test and demo tool): absent means off. Not replicated: each duplicate's own
+   * ensemble has its own.
+   */
+  public String anomaly() {
+    return basePath + "/anomaly";
   }
 
   /** The znode path of an application path ({@code "/"} is the data root itself). */

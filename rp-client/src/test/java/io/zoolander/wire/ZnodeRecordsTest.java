@@ -14,6 +14,10 @@ class ZnodeRecordsTest {
     assertThat(z.dataRoot()).isEqualTo("/zoolander/data");
     assertThat(z.state()).isEqualTo("/zoolander/state");
     assertThat(z.endpoint()).isEqualTo("/zoolander/endpoint");
+    assertThat(z.clients()).isEqualTo("/zoolander/clients");
+    assertThat(z.client(42)).isEqualTo("/zoolander/clients/42");
+    assertThat(z.anomaly()).isEqualTo("/zoolander/anomaly");
+    assertThatThrownBy(() -> z.client(-1)).hasMessageContaining("clientId");
     assertThat(z.toZnode("/a/b")).isEqualTo("/zoolander/data/a/b");
     assertThat(z.toZnode("/")).isEqualTo("/zoolander/data");
     assertThat(z.toApplicationPath("/zoolander/data/a/b0000000001")).isEqualTo("/a/b0000000001");

@@ -32,15 +32,21 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>listens on {@code host:port} for the wire protocol ({@link io.zoolander.wire}) and publishes where in the
  *       ephemeral {@code <basePath>/endpoint} znode, so repeater and clients follow leadership changes;</li>
  *   <li>answers every HELLO with STATUS; applies the repeater's SEQUENCED writes exactly once, strictly in seq order,
- *       each together with its bookkeeping update in one ZooKeeper multi; asks for retransmission on a gap; refuses a
- *       stale repeater epoch; replies REPLY to the writing client's connection and ACK to the repeater;</li>
+ *       each together with its bookkeeping updates (the state, the client's record) in one ZooKeeper multi; asks for
+ *       retransmission on a gap; refuses a stale repeater epoch; replies REPLY to the writing client's connection and
+ *       ACK to the repeater;</li>
+ *   <li>recognises a retried write (a request id its client's record in {@code <basePath>/clients} says was applied)
+ *       and does not apply it again: it answers with the original seq and results, or ERROR(DUPLICATE_REQUEST) once
+ *       those left the record's window of {@link io.zoolander.wire.ClientRecord#WINDOW} requests;</li>
  *   <li>answers READ (GET_DATA, EXISTS, GET_CHILDREN) once it has applied the read's {@code minSeq}, waiting at most
  *       {@code zoolander.plugin.readWaitMs}; a read it cannot serve in time is refused with ERROR(OVERLOADED) and a
  *       {@code retryAfterMillis} (the protocol has no "not caught up" code; a client should try another duplicate);
  *       </li>
  *   <li>stops applying and serving reads, but keeps answering STATUS, once the repeater sends ERROR(FENCED); the
  *       fence is not persisted (a restarted plugin is fenced again by the repeater if it is still behind its
- *       log).</li>
+ *       log);</li>
+ *   <li>slows accesses on purpose while the optional {@code <basePath>/anomaly} znode says so: the anomaly injector,
+ *       a test and demo tool, off by default ({@link AnomalySettings}).</li>
  * </ul>
  * {@code docs/architecture.md} is the full contract.
  *

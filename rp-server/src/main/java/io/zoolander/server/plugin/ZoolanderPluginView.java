@@ -5,7 +5,8 @@ import io.zoolander.wire.PluginEndpoint;
 import java.util.Optional;
 
 /**
- * A read-only view of a running Zoolander plugin: what it has applied and where it listens. Every call returns the
+ * A read-only view of a running Zoolander plugin: what it has applied, where it listens, how many retried writes it
+ * recognised and whether its anomaly injector is on. Every call returns the
  * latest published value without blocking; the values of separate calls may come from different moments (use
  * {@link #snapshot()} for a consistent set).
  */
@@ -34,6 +35,18 @@ public interface ZoolanderPluginView {
 
     /** @return the published endpoint, empty until the plugin listens and after it stopped */
     Optional<PluginEndpoint> endpoint();
+
+    /**
+     * @return how many retried writes (a request id the client record says was applied already, sequenced again) this
+     *     plugin recognised and did not apply again, since it started
+     */
+    long duplicateRequests();
+
+    /**
+     * @return the anomaly injector's settings in force, from the {@code <base>/anomaly} znode; {@link
+     *     AnomalySettings#OFF} (not {@link AnomalySettings#enabled() enabled}) when the znode is absent or malformed
+     */
+    AnomalySettings anomalyInjector();
 
     /**
      * A consistent view of the applied state.

@@ -71,12 +71,15 @@ public final class TreeDigest {
     }
   }
 
-  /** Digests through an existing session (sync()ed first so a follower has caught up). */
+  /**
+   * Digests through an existing session (sync()ed first so a follower has caught up). The state is read before the
+   * tree: a duplicate still applying while the tree is walked then reports the older state, never a tree older than its
+   * state (waiting for a seq and then comparing trees would otherwise see a half-walked tree as a divergence).
+   */
   public static TreeDigest of(ZooKeeper zk, Znodes znodes) throws Exception {
     CountDownLatch synced = new CountDownLatch(1);
     zk.sync(znodes.dataRoot(), (rc, path, ctx) -> synced.countDown(), null);
     synced.await(30, TimeUnit.SECONDS);
-    // The state first: a session reads monotonically, so the tree read after it reflects at least that state.
     BookkeepingState state;
     try {
       state = BookkeepingState.decode(zk.getData(znodes.state(), false, null));

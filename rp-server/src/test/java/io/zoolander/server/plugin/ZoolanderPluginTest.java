@@ -304,7 +304,7 @@ class ZoolanderPluginTest {
             // A read ahead of this duplicate waits for the write it needs...
             client.send(new Message.Read(clientId, 13, ReadKind.GET_DATA, "/q", seq + 1));
             client.expectNothing(Duration.ofMillis(100));
-            repeater.send(new Message.Sequenced(epoch, ++seq, clientId + 1, 1, List.of(Op.setData("/q", utf8("q2"), -1))));
+            repeater.send(new Message.Sequenced(epoch, ++seq, 1061, 1, List.of(Op.setData("/q", utf8("q2"), -1))));
             Message.ReadReply waited = client.next(Message.ReadReply.class);
             assertThat(waited.appliedSeq()).isEqualTo(seq);
             assertThat(new String(waited.data(), StandardCharsets.UTF_8)).isEqualTo("q2");

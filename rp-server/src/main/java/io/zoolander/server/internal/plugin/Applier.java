@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -11,18 +12,22 @@ import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.jute.BinaryInputArchive;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
@@ -43,17 +48,24 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code seq <= appliedSeq}: a replay, ACK again to the sender;</li>
  *   <li>{@code seq > appliedSeq + 1}: held in a bounded buffer, and RETRANSMIT(appliedSeq + 1, first held seq - 1)
  *       sent, once per gap until applying progresses or the retransmission timeout passes;</li>
- *   <li>{@code seq == appliedSeq + 1}: applied with one ZooKeeper multi, {@code setData(state, (max(epoch,
- *       state.epoch), seq), stateVersion)} plus the write's ops. If an application op fails, the state update is
- *       applied alone and the failure is the write's result. If the state update fails (its version moved, the
- *       connection was lost, the session expired), the state is read again and the message evaluated again: the
- *       version check makes a write apply at most once, and reading the state tells whether a lost attempt
- *       applied.</li>
+ *   <li>{@code seq == appliedSeq + 1}, and the client record ({@link ClientTable}) says the request id was applied
+ *       already: a retry, sequenced again. Only the state advances ({@code setData(state, ..., stateVersion)}); the
+ *       client gets the original seq and results from the record, or ERROR(DUPLICATE_REQUEST) if they fell out of
+ *       its window;</li>
+ *   <li>{@code seq == appliedSeq + 1} otherwise: applied with one ZooKeeper multi, {@code setData(state, (max(epoch,
+ *       state.epoch), seq), stateVersion)}, the client record's update holding the write's predicted results
+ *       ({@link ResultPredictor}), plus the write's ops. If an application op fails, the bookkeeping updates are
+ *       applied alone, the record holding the failure, and the failure is the write's result. If a bookkeeping
+ *       update fails (its version moved, the connection was lost, the session expired), the state is read again and
+ *       the message evaluated again: the version check makes a write apply at most once, and reading the state tells
+ *       whether a lost attempt applied (whose outcome the client record then gives).</li>
  * </ul>
- * After applying: REPLY to the client's registered connection, one cumulative ACK to every repeater connection.
+ * After applying: REPLY to the client's registered connection, one cumulative ACK to every repeater connection. The
+ * {@link AnomalyInjector} may stall the applier before a write is applied (a test and demo tool, off by default).
  *
  * <p>Reads are issued asynchronously on the same session between two applies, so ZooKeeper's per-session order
- * makes each one see exactly the state at the {@code appliedSeq} it reports.
+ * makes each one see exactly the state at the {@code appliedSeq} it reports. The anomaly injector may hold a read's
+ * answer back; it is then sent from the connection's event loop, later, without delaying other reads.
  */
 final class Applier {
 
@@ -81,16 +93,20 @@ final class Applier {
     private final OwnSession session;
     private final Peers peers;
     private final SessionRenewal renewal;
+    private final AnomalyInjector anomalies;
     private final ScheduledExecutorService executor;
     private final AtomicInteger queued = new AtomicInteger();
     private final Set<Channel> paused = ConcurrentHashMap.newKeySet();
     private volatile Snapshot snapshot;
     private volatile boolean stopped;
+    private volatile long duplicateRequests; // written by the applier thread only
 
     // Confined to the applier thread.
     private long epoch;
     private long appliedSeq;
     private int stateVersion;
+    private final ClientTable clients;
+    private final ResultPredictor predictor;
     private DuplicateState mode = DuplicateState.ACTIVE;
     private final TreeMap<Long, Held> held = new TreeMap<>();
     private long highestSeen;
@@ -119,13 +135,16 @@ final class Applier {
      * @param stateVersion its znode's data version
      */
     Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
-            BookkeepingState state, int stateVersion) {
+            AnomalyInjector anomalies, BookkeepingState state, int stateVersion) {
         this.config = config;
         this.duplicateId = config.duplicateId();
         this.znodes = config.znodes();
         this.session = session;
         this.peers = peers;
         this.renewal = renewal;
+        this.anomalies = anomalies;
+        this.clients = new ClientTable(znodes);
+        this.predictor = new ResultPredictor(znodes);
         this.epoch = state.epoch();
         this.appliedSeq = state.appliedSeq();
         this.highestSeen = state.appliedSeq();
@@ -142,6 +161,11 @@ final class Applier {
     /** @return the state to report, as of the last handled message */
     Snapshot snapshot() {
         return snapshot;
+    }
+
+    /** @return how many retried writes were recognised as applied already (and not applied again) */
+    long duplicateRequests() {
+        return duplicateRequests;
     }
 
     /** A repeater sent {@code message} on {@code from}. Any thread; never blocks. */
@@ -267,6 +291,7 @@ final class Applier {
     }
 
     private void handle(Channel from, Message.Sequenced message) throws InterruptedException {
+        boolean stalled = false;
         while (mode == DuplicateState.ACTIVE) {
             if (message.epoch() < epoch) {
                 LOG.warn("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})", duplicateId,
@@ -283,6 +308,10 @@ final class Applier {
                 hold(from, message);
                 return;
             }
+            if (!stalled) {
+                stalled = true;
+                stall(message.seq());
+            }
             if (apply(message)) {
                 return;
             }
@@ -290,8 +319,18 @@ final class Applier {
         }
     }
 
+    /** The anomaly injector hit the write {@code seq}: stall the applier, as a GC pause or an fsync stall would. */
+    private void stall(long seq) throws InterruptedException {
+        long delayMs = anomalies.writeDelayMs(seq);
+        if (delayMs > 0) {
+            LOG.debug("Duplicate {}: injected anomaly: stalling {} ms before seq {}", duplicateId, delayMs, seq);
+            Thread.sleep(delayMs);
+        }
+    }
+
     /**
-     * Applies {@code message}, whose seq is {@code appliedSeq + 1}.
+     * Applies {@code message}, whose seq is {@code appliedSeq + 1}: as a duplicate of a request the client record says
+     * was applied already, or as a new write.
      *
      * @return true if it was applied (and replied to); false if the state was read again instead and the message
      *     must be evaluated again
@@ -299,26 +338,72 @@ final class Applier {
     private boolean apply(Message.Sequenced message) throws InterruptedException {
         BookkeepingState next = new BookkeepingState(Math.max(message.epoch(), epoch), message.seq());
         ZooKeeper zk = session.zk();
+        ClientTable.Known known;
+        try {
+            known = clients.get(zk, message.clientId());
+        } catch (KeeperException e) {
+            recover(e, message);
+            return false;
+        } catch (IllegalArgumentException e) {
+            onFenced("the client record " + znodes.client(message.clientId()) + " is unreadable: " + e.getMessage());
+            return false;
+        }
+        if (known.record() != null && known.record().isDuplicate(message.requestId())) {
+            return applyDuplicate(zk, message, next, known.record());
+        }
+        Map<String, Stat> stats = Map.of();
+        ResultPredictor.Prediction prediction;
+        try {
+            stats = readStats(zk, predictor.statsNeeded(message.ops()));
+            prediction = predictor.predict(message.ops(), stats);
+        } catch (KeeperException e) {
+            recover(e, message);
+            return false;
+        } catch (IllegalArgumentException e) {
+            prediction = new ResultPredictor.Prediction(null, Map.of()); // not a valid ZooKeeper path: fails below
+        }
+        List<OpResult> predicted = prediction.results();
         List<OpResult> results;
         try {
-            List<org.apache.zookeeper.Op> multi = ZkOps.multi(znodes, next, stateVersion, message.ops());
-            if (!ZkOps.fitsInOneRequest(multi, message.ops(), BinaryInputArchive.maxBuffer)) {
+            ClientRecord record = ClientTable.after(known.record(), message.requestId(), message.seq(), predicted);
+            List<org.apache.zookeeper.Op> multi = multiFitting(message, next, known, record);
+            if (multi == null) {
+                // Without the outcome held, then: a retry gets DUPLICATE_REQUEST.
+                record = ClientTable.after(known.record(), message.requestId(), message.seq(), null);
+                multi = multiFitting(message, next, known, record);
+            }
+            if (multi == null) {
                 throw new IllegalArgumentException("the write exceeds jute.maxbuffer=" + BinaryInputArchive.maxBuffer
                         + " bytes as one ZooKeeper request");
             }
             List<org.apache.zookeeper.OpResult> done = zk.multi(multi);
             results = ZkOps.succeeded(znodes, done);
-            advance(next, ((org.apache.zookeeper.OpResult.SetDataResult) done.get(0)).getStat().getVersion());
+            advance(next, ZkOps.stateVersion(done));
+            clients.updated(message.clientId(), record, ZkOps.clientVersion(done));
+            if (results.equals(predicted)) {
+                predictor.applied(prediction);
+            } else {
+                predictor.forget();
+            }
+            if (predicted != null && !predicted.equals(results)) {
+                LOG.error("Duplicate {}: seq {}: the predicted results {} differ from the actual {}; correcting the"
+                        + " record of client {}", duplicateId, message.seq(), predicted, results, message.clientId());
+            }
+            if (!results.equals(predicted) && record.find(message.requestId()).isPresent()) {
+                correctRecord(zk, message, known.record(), results);
+            }
         } catch (KeeperException e) {
             List<org.apache.zookeeper.OpResult> multiResults = e.getResults();
-            if (multiResults == null || multiResults.size() != message.ops().size() + 1
-                    || ZkOps.stateUpdateCode(multiResults) != Code.OK) {
-                recover(e, message.seq());
+            if (multiResults == null || multiResults.size() != message.ops().size() + ZkOps.BOOKKEEPING_OPS
+                    || ZkOps.stateUpdateCode(multiResults) != Code.OK
+                    || ZkOps.clientUpdateCode(multiResults) != Code.OK) {
+                recover(e, message);
                 return false;
             }
             // An application op failed: deterministic, every duplicate fails it the same way. Advance alone.
+            predictor.learn(stats);
             results = ZkOps.failed(multiResults, message.ops());
-            if (!advanceAlone(zk, next, message.seq())) {
+            if (!advanceAlone(zk, next, message, known, results)) {
                 return false;
             }
         } catch (IllegalArgumentException e) {
@@ -330,26 +415,142 @@ final class Applier {
             for (int i = 0; i < message.ops().size(); i++) {
                 results.add(new OpResult.Failed(Code.BADARGUMENTS));
             }
-            if (!advanceAlone(zk, next, message.seq())) {
+            if (!advanceAlone(zk, next, message, known, results)) {
                 return false;
             }
         }
         failures = 0;
-        reply(message, results);
+        reply(message, message.seq(), results);
         return true;
     }
 
-    /** Records {@code next} without applying anything else; false if the state must be read again. */
-    private boolean advanceAlone(ZooKeeper zk, BookkeepingState next, long seq) throws InterruptedException {
+    /** @return the multi applying {@code message} with {@code record}, or null if it is too large for one request */
+    private List<org.apache.zookeeper.Op> multiFitting(Message.Sequenced message, BookkeepingState next,
+            ClientTable.Known known, ClientRecord record) {
+        byte[] encoded = record.encode();
+        List<org.apache.zookeeper.Op> multi = ZkOps.multi(znodes, next, stateVersion,
+                clients.update(message.clientId(), known, encoded), message.ops());
+        return ZkOps.fitsInOneRequest(multi, message.ops(), encoded.length, BinaryInputArchive.maxBuffer)
+                ? multi : null;
+    }
+
+    /**
+     * A request the client record says was applied already (a retry under a new seq): only the state advances, and
+     * the client gets the original seq and results, or ERROR(DUPLICATE_REQUEST) if the record no longer holds them.
+     * A request id the record shows was never applied (a client that broke the ordering assumption) is not applied
+     * either: ERROR(INVALID_OP).
+     */
+    private boolean applyDuplicate(ZooKeeper zk, Message.Sequenced message, BookkeepingState next,
+            ClientRecord record) throws InterruptedException {
         try {
             Stat stat = zk.setData(znodes.state(), next.encode(), stateVersion);
             advance(next, stat.getVersion());
+        } catch (KeeperException e) {
+            recover(e, message);
+            return false;
+        }
+        failures = 0;
+        if (record.neverApplied(message.requestId())) {
+            LOG.warn("Duplicate {}: seq {}: request {} of client {} was never applied but request {} was: the client"
+                    + " sent its request ids out of order; refused", duplicateId, message.seq(), message.requestId(),
+                    message.clientId(), record.highestRequestId());
+            sendToClient(message.clientId(), Message.Error.forRequest(ErrorCode.INVALID_OP, message.requestId(),
+                    "request " + message.requestId() + " of client " + message.clientId() + " arrived after request "
+                            + record.highestRequestId() + " was applied: request ids must increase in the order the"
+                            + " writes are first sent; not applied (send it again under a new request id)"));
+            return true;
+        }
+        duplicateRequests++;
+        Optional<ClientRecord.Entry> original = record.find(message.requestId());
+        LOG.debug("Duplicate {}: seq {} is request {} of client {} again, applied earlier at {}", duplicateId,
+                message.seq(), message.requestId(), message.clientId(),
+                original.map(o -> "seq " + o.seq()).orElse("a seq no longer held"));
+        if (original.isPresent()) {
+            reply(message, original.get().seq(), original.get().results());
+        } else {
+            sendToClient(message.clientId(), Message.Error.forRequest(ErrorCode.DUPLICATE_REQUEST,
+                    message.requestId(), "request " + message.requestId() + " of client " + message.clientId()
+                            + " was applied earlier at an unknown seq; its results are no longer held (the last "
+                            + ClientRecord.WINDOW + " requests are)"));
+        }
+        return true;
+    }
+
+    /**
+     * Records the failure {@code results} of {@code message} in the client record and advances the state, without
+     * applying anything else; false if the state must be read again.
+     */
+    private boolean advanceAlone(ZooKeeper zk, BookkeepingState next, Message.Sequenced message,
+            ClientTable.Known known, List<OpResult> results) throws InterruptedException {
+        ClientRecord record = ClientTable.after(known.record(), message.requestId(), message.seq(), results);
+        try {
+            List<org.apache.zookeeper.OpResult> done = zk.multi(List.of(ZkOps.stateUpdate(znodes, next, stateVersion),
+                    clients.update(message.clientId(), known, record.encode())));
+            advance(next, ZkOps.stateVersion(done));
+            clients.updated(message.clientId(), record, ZkOps.clientVersion(done));
             return true;
         } catch (KeeperException e) {
-            recover(e, seq);
+            recover(e, message);
             return false;
         }
     }
+
+    /**
+     * The results held for the write just applied differ from its actual results (a misprediction): replace them.
+     * This is an extra write outside the write's multi, but it is deterministic: every duplicate holding the same data
+     * makes the same correction.
+     */
+    private void correctRecord(ZooKeeper zk, Message.Sequenced message, ClientRecord base, List<OpResult> results)
+            throws InterruptedException {
+        ClientRecord corrected = ClientTable.after(base, message.requestId(), message.seq(), results);
+        try {
+            ClientTable.Known current = clients.get(zk, message.clientId());
+            Stat stat = zk.setData(znodes.client(message.clientId()), corrected.encode(), current.version());
+            clients.updated(message.clientId(), corrected, stat.getVersion());
+        } catch (KeeperException e) {
+            LOG.warn("Duplicate {}: cannot correct the record of client {}: {}", duplicateId, message.clientId(),
+                    e.code());
+            clients.clear();
+        }
+    }
+
+    /**
+     * Reads the stats of {@code znodes}, all requests in flight together on the applier's session (after the writes
+     * before them, so they see the state at {@code appliedSeq}).
+     *
+     * @return each znode's stat, null if it does not exist
+     */
+    private Map<String, Stat> readStats(ZooKeeper zk, Set<String> paths) throws KeeperException, InterruptedException {
+        if (paths.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Stat> stats = new HashMap<>();
+        CountDownLatch done = new CountDownLatch(paths.size());
+        AtomicReference<Code> failure = new AtomicReference<>();
+        for (String path : paths) {
+            zk.exists(path, false, (rc, p, ctx, stat) -> {
+                Code code = Code.get(rc);
+                if (code == Code.OK || code == Code.NONODE) {
+                    synchronized (stats) {
+                        stats.put(p, stat);
+                    }
+                } else {
+                    failure.compareAndSet(null, code);
+                }
+                done.countDown();
+            }, null);
+        }
+        if (!done.await(config.sessionTimeoutMs(), TimeUnit.MILLISECONDS)) {
+            throw KeeperException.create(Code.OPERATIONTIMEOUT);
+        }
+        if (failure.get() != null) {
+            throw KeeperException.create(failure.get());
+        }
+        synchronized (stats) {
+            return new HashMap<>(stats);
+        }
+    }
+
 
     private void advance(BookkeepingState next, int version) {
         boolean newEpoch = next.epoch() > epoch;
@@ -363,13 +564,26 @@ final class Applier {
         publish(); // before the REPLY and ACK go out, so a STATUS asked for after them is never older
     }
 
-    /** After a ZooKeeper failure applying {@code seq}: wait or re-open as needed, then read the state again. */
-    private void recover(KeeperException e, long seq) throws InterruptedException {
+    /**
+     * After a ZooKeeper failure applying {@code message}: wait or re-open as needed, then read the state again. If an
+     * attempt whose answer was lost did apply it, the client gets the outcome its record holds.
+     */
+    private void recover(KeeperException e, Message.Sequenced message) throws InterruptedException {
+        long seq = message.seq();
         Code code = e.code();
+        List<org.apache.zookeeper.OpResult> multiResults = e.getResults();
+        if (multiResults != null && multiResults.size() > 1 && ZkOps.stateUpdateCode(multiResults) == Code.OK
+                && ZkOps.clientUpdateCode(multiResults) == Code.NONODE) {
+            onFenced("the client record " + znodes.client(message.clientId()) + " or its parent " + znodes.clients()
+                    + " was deleted under the plugin");
+            return;
+        }
+        clients.clear(); // a lost attempt may have changed a record, and the tree
+        predictor.forget();
         switch (code) {
-            case BADVERSION, NONODE ->
-                    LOG.warn("Duplicate {}: seq {}: the state znode {} changed under the plugin ({}); reading it again",
-                            duplicateId, seq, znodes.state(), code);
+            case BADVERSION, NONODE, NODEEXISTS ->
+                    LOG.warn("Duplicate {}: seq {}: a bookkeeping znode changed under the plugin ({}); reading it again",
+                            duplicateId, seq, code);
             case CONNECTIONLOSS, OPERATIONTIMEOUT, REQUESTTIMEOUT, THROTTLEDOP, SESSIONMOVED -> {
                 LOG.warn("Duplicate {}: seq {}: {} from the own ZooKeeper server; retrying", duplicateId, seq, code);
                 backoff();
@@ -383,8 +597,27 @@ final class Applier {
         long before = appliedSeq;
         reloadState();
         if (appliedSeq >= seq && before < seq) {
-            LOG.info("Duplicate {}: seq {} was applied by an attempt whose answer was lost; this duplicate sends no"
-                    + " REPLY for it", duplicateId, seq);
+            replyFromRecord(message);
+        }
+    }
+
+    /** {@code message} was applied by an attempt whose answer was lost: reply what the client record holds, if any. */
+    private void replyFromRecord(Message.Sequenced message) throws InterruptedException {
+        Optional<ClientRecord.Entry> entry = Optional.empty();
+        try {
+            ClientTable.Known known = clients.get(session.zk(), message.clientId());
+            entry = known.record() == null ? Optional.empty() : known.record().find(message.requestId());
+        } catch (KeeperException | IllegalArgumentException e) {
+            LOG.debug("Duplicate {}: cannot read the record of client {}: {}", duplicateId, message.clientId(),
+                    e.toString());
+        }
+        if (entry.isPresent()) {
+            LOG.info("Duplicate {}: seq {} was applied by an attempt whose answer was lost; replying the outcome its"
+                    + " client record holds", duplicateId, message.seq());
+            reply(message, entry.get().seq(), entry.get().results());
+        } else {
+            LOG.info("Duplicate {}: seq {} was applied by an attempt whose answer was lost and its results are not"
+                    + " held; this duplicate sends no REPLY for it", duplicateId, message.seq());
         }
     }
 
@@ -437,18 +670,22 @@ final class Applier {
         Thread.sleep(pause);
     }
 
-    private void reply(Message.Sequenced message, List<OpResult> results) {
-        Channel client = peers.client(message.clientId());
+    private void reply(Message.Sequenced message, long seq, List<OpResult> results) {
+        sendToClient(message.clientId(), new Message.Reply(message.clientId(), message.requestId(), seq, duplicateId,
+                results));
+    }
+
+    private void sendToClient(long clientId, Message answer) {
+        Channel client = peers.client(clientId);
         if (client == null) {
             return;
         }
         if (!client.isWritable()) {
-            LOG.warn("Duplicate {}: client {} does not read its replies; dropping the REPLY to request {}",
-                    duplicateId, message.clientId(), message.requestId());
+            LOG.warn("Duplicate {}: client {} does not read its replies; dropping a {}", duplicateId, clientId,
+                    answer.getClass().getSimpleName());
             return;
         }
-        client.writeAndFlush(new Message.Reply(message.clientId(), message.requestId(), message.seq(), duplicateId,
-                results));
+        client.writeAndFlush(answer);
     }
 
     private Message.Ack ack() {
@@ -660,7 +897,11 @@ final class Applier {
             answer = Message.Error.forRequest(ErrorCode.INTERNAL, read.requestId(),
                     "read of " + read.path() + " cannot be answered: " + e.getMessage());
         }
-        if (channel.isActive()) {
+        long delayMs = anomalies.readDelayMs(read.clientId(), read.requestId());
+        if (delayMs > 0) {
+            Message late = answer;
+            channel.eventLoop().schedule(() -> send(channel, late), delayMs, TimeUnit.MILLISECONDS);
+        } else if (channel.isActive()) {
             channel.writeAndFlush(answer);
         }
     }

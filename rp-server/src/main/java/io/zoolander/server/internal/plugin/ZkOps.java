@@ -18,9 +18,10 @@ import org.apache.zookeeper.ZooDefs;
  * Translates a sequenced write into one ZooKeeper multi and its ZooKeeper results back into wire results. Pure
  * functions, no I/O.
  *
- * <p>The multi's first op is always the bookkeeping update, {@code setData(<base>/state, newState,
- * stateVersion)}; the write's ops follow with their paths resolved under the data root, so results of the write's op
- * {@code i} are at index {@code i + 1}.
+ * <p>The multi's first {@link #BOOKKEEPING_OPS} ops are the bookkeeping updates: {@code setData(<base>/state, newState,
+ * stateVersion)}, then the update of the writing client's record ({@code create} or version-checked {@code setData} of
+ * {@code <base>/clients/<clientId>}, see {@link ClientTable}); the write's ops follow with their paths resolved under
+ * the data root, so results of the write's op {@code i} are at index {@code i + BOOKKEEPING_OPS}.
  *
  * <p>Deleting the data root itself ({@code delete("/")}) would leave every duplicate without a place for the
  * application's tree; it is refused deterministically: the op is sent as a check that always fails ({@code
@@ -40,14 +41,22 @@ final class ZkOps {
     /** Below the limit by this much, the estimate alone decides. */
     private static final int EXACT_CHECK_MARGIN_BYTES = 64 * 1024;
 
+    /** The bookkeeping ops in front of a write's ops: the state update and the client record update. */
+    static final int BOOKKEEPING_OPS = 2;
+
     private ZkOps() {
     }
 
-    /** @return the ZooKeeper multi applying {@code ops} and recording {@code newState} at {@code stateVersion} */
+    /**
+     * @param clientUpdate the update of the writing client's record ({@link ClientTable#update})
+     * @return the ZooKeeper multi applying {@code ops}, recording {@code newState} at {@code stateVersion} and updating
+     *     the client's record
+     */
     static List<org.apache.zookeeper.Op> multi(Znodes znodes, BookkeepingState newState, int stateVersion,
-            List<Op> ops) {
-        List<org.apache.zookeeper.Op> multi = new ArrayList<>(ops.size() + 1);
+            org.apache.zookeeper.Op clientUpdate, List<Op> ops) {
+        List<org.apache.zookeeper.Op> multi = new ArrayList<>(ops.size() + BOOKKEEPING_OPS);
         multi.add(stateUpdate(znodes, newState, stateVersion));
+        multi.add(clientUpdate);
         for (Op op : ops) {
             multi.add(toZooKeeper(znodes, op));
         }
@@ -59,10 +68,12 @@ final class ZkOps {
      * jute.maxbuffer} makes the server drop the connection, which the plugin would see as a connection loss and retry
      * forever. The exact size is only computed when a cheap estimate comes near the limit.
      *
+     * @param bookkeepingBytes the data length of the bookkeeping updates (the client record)
      * @param maxRequestBytes the server's {@code jute.maxbuffer}
      */
-    static boolean fitsInOneRequest(List<org.apache.zookeeper.Op> multi, List<Op> ops, int maxRequestBytes) {
-        long estimate = REQUEST_OVERHEAD_BYTES;
+    static boolean fitsInOneRequest(List<org.apache.zookeeper.Op> multi, List<Op> ops, int bookkeepingBytes,
+            int maxRequestBytes) {
+        long estimate = REQUEST_OVERHEAD_BYTES + bookkeepingBytes;
         for (Op op : ops) {
             estimate += op.path().length() * 3L + OP_OVERHEAD_BYTES + dataLength(op);
         }
@@ -106,10 +117,22 @@ final class ZkOps {
         return org.apache.zookeeper.Op.setData(znodes.state(), newState.encode(), stateVersion);
     }
 
+    /**
+     * The znode path a create is sent with. A sequential create of {@code "/"} names a child of the data root, as
+     * ZooKeeper's names a child of its root: {@code <base>/data/0000000007}, not the data root's sibling {@code
+     * <base>/data0000000007}.
+     */
+    static String createPath(Znodes znodes, Op.Create create) {
+        return create.mode().isSequential() && create.path().equals("/")
+                ? znodes.dataRoot() + "/"
+                : znodes.toZnode(create.path());
+    }
+
     static org.apache.zookeeper.Op toZooKeeper(Znodes znodes, Op op) {
         String znode = znodes.toZnode(op.path());
         if (op instanceof Op.Create c) {
-            return org.apache.zookeeper.Op.create(znode, c.data(), ZooDefs.Ids.OPEN_ACL_UNSAFE, c.mode());
+            return org.apache.zookeeper.Op.create(createPath(znodes, c), c.data(), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    c.mode());
         } else if (op instanceof Op.SetData s) {
             return org.apache.zookeeper.Op.setData(znode, s.data(), s.version());
         } else if (op instanceof Op.Delete d) {
@@ -127,8 +150,8 @@ final class ZkOps {
      * @return the wire results of the write's ops, paths relative to the data root
      */
     static List<OpResult> succeeded(Znodes znodes, List<org.apache.zookeeper.OpResult> results) {
-        List<OpResult> out = new ArrayList<>(results.size() - 1);
-        for (int i = 1; i < results.size(); i++) {
+        List<OpResult> out = new ArrayList<>(results.size() - BOOKKEEPING_OPS);
+        for (int i = BOOKKEEPING_OPS; i < results.size(); i++) {
             out.add(toWire(znodes, results.get(i)));
         }
         return out;
@@ -159,7 +182,7 @@ final class ZkOps {
     static List<OpResult> failed(List<org.apache.zookeeper.OpResult> results, List<Op> ops) {
         List<OpResult> out = new ArrayList<>(ops.size());
         for (int i = 0; i < ops.size(); i++) {
-            org.apache.zookeeper.OpResult r = results.get(i + 1);
+            org.apache.zookeeper.OpResult r = results.get(i + BOOKKEEPING_OPS);
             Code code = r instanceof org.apache.zookeeper.OpResult.ErrorResult e
                     ? Code.get(e.getErr())
                     : Code.OK; // a multi's results are all ErrorResults when it fails; be lenient anyway
@@ -173,7 +196,28 @@ final class ZkOps {
 
     /** @return the code of the multi's state update (index 0) in a failed multi's results */
     static Code stateUpdateCode(List<org.apache.zookeeper.OpResult> results) {
-        return results.get(0) instanceof org.apache.zookeeper.OpResult.ErrorResult e ? Code.get(e.getErr()) : Code.OK;
+        return code(results, 0);
+    }
+
+    /** @return the code of the multi's client record update (index 1) in a failed multi's results */
+    static Code clientUpdateCode(List<org.apache.zookeeper.OpResult> results) {
+        return code(results, 1);
+    }
+
+    private static Code code(List<org.apache.zookeeper.OpResult> results, int index) {
+        return results.size() > index && results.get(index) instanceof org.apache.zookeeper.OpResult.ErrorResult e
+                ? Code.get(e.getErr())
+                : Code.OK;
+    }
+
+    /** @return the state znode's new data version, from a successful multi's results */
+    static int stateVersion(List<org.apache.zookeeper.OpResult> results) {
+        return ((org.apache.zookeeper.OpResult.SetDataResult) results.get(0)).getStat().getVersion();
+    }
+
+    /** @return the client record's new data version, from a successful multi's results (0 when it was created) */
+    static int clientVersion(List<org.apache.zookeeper.OpResult> results) {
+        return results.get(1) instanceof org.apache.zookeeper.OpResult.SetDataResult s ? s.getStat().getVersion() : 0;
     }
 
     private static boolean isDataRoot(Op.Delete delete) {

@@ -2,6 +2,7 @@ package io.zoolander.server.internal.plugin;
 
 import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
+import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView;
 import io.zoolander.wire.BookkeepingState;
@@ -23,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * The Zoolander plugin of one leadership term: see {@link io.zoolander.server.plugin.ZoolanderPluginFactory} for what
  * it does and {@code docs/architecture.md} for the contract.
  *
- * <p>{@link #start} connects a ZooKeeper client to the own server, creates the base, data and state znodes if absent,
- * reads the state, starts the {@link Applier} and the {@link PluginServer}, then publishes the endpoint znode
- * (deleting a stale one first). {@link #stop} closes the server, the applier and the session (whose end deletes the
+ * <p>{@link #start} connects a ZooKeeper client to the own server, creates the base, data, state and clients znodes if
+ * absent, reads the state, starts following the anomaly injector's znode ({@link AnomalyInjector}), starts the
+ * {@link Applier} and the {@link PluginServer}, then publishes the endpoint znode (deleting a stale one first). {@link #stop} closes the server, the applier and the session (whose end deletes the
  * ephemeral endpoint), each bounded in time.
  */
 public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView {
@@ -42,6 +43,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     private volatile ZoolanderPluginConfig config;
     private volatile OwnSession session;
     private volatile Applier applier;
+    private volatile AnomalyInjector anomalies;
     private volatile PluginServer server;
     private volatile PluginEndpoint endpoint;
     private volatile boolean stopped;
@@ -68,8 +70,11 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         BookkeepingState state = BookkeepingState.decode(
                 retrying(deadline, () -> zk.getData(znodes.state(), false, stat)));
 
+        AnomalyInjector injector = new AnomalyInjector(cfg.duplicateId(), znodes.anomaly());
+        anomalies = injector;
+        injector.watch(zk);
         Peers peers = new Peers();
-        Applier app = new Applier(cfg, own, peers, this::renewSession, state, stat.getVersion());
+        Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion());
         applier = app;
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers);
         server = srv;
@@ -96,6 +101,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         Applier app = applier;
         if (app != null) {
             app.stop(STOP_STEP_TIMEOUT_MS);
+        }
+        AnomalyInjector injector = anomalies;
+        if (injector != null) {
+            injector.stop();
         }
         OwnSession own = session;
         if (own != null) {
@@ -129,6 +138,18 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         return Optional.ofNullable(endpoint);
     }
 
+    @Override
+    public long duplicateRequests() {
+        Applier app = applier;
+        return app == null ? 0 : app.duplicateRequests();
+    }
+
+    @Override
+    public AnomalySettings anomalyInjector() {
+        AnomalyInjector injector = anomalies;
+        return injector == null ? AnomalySettings.OFF : injector.settings();
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     private void onSessionExpired() {
@@ -142,6 +163,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     private void renewSession() throws Exception {
         ZoolanderPluginConfig cfg = config;
         ZooKeeper zk = session.renew(cfg.connectTimeoutMs());
+        AnomalyInjector injector = anomalies;
+        if (injector != null && !stopped) {
+            injector.watch(zk);
+        }
         PluginEndpoint published = endpoint;
         if (published != null) {
             publishEndpoint(zk, cfg.znodes(), published);
@@ -150,7 +175,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         }
     }
 
-    /** Creates the base path (and its parents), the data root and the state znode, each unless present. */
+    /**
+     * Creates the base path (and its parents), the data root, the state znode and the parent of the client records,
+     * each unless present.
+     */
     private static Void createZnodes(ZooKeeper zk, Znodes znodes) throws KeeperException, InterruptedException {
         String base = znodes.basePath();
         for (int slash = base.indexOf('/', 1); slash > 0; slash = base.indexOf('/', slash + 1)) {
@@ -159,6 +187,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         createIfAbsent(zk, base, new byte[0]);
         createIfAbsent(zk, znodes.dataRoot(), new byte[0]);
         createIfAbsent(zk, znodes.state(), BookkeepingState.INITIAL.encode());
+        createIfAbsent(zk, znodes.clients(), new byte[0]);
         return null;
     }
 
