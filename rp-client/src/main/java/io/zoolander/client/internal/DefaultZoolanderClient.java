@@ -16,6 +16,7 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
+import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -203,14 +204,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       future.completeExceptionally(closedException());
       return future;
     }
-    Message.Write write;
+    Message.Write validated;
     try {
-      write = new Message.Write(settings.clientId(), nextRequestId.incrementAndGet(), ops);
+      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread (startWrite).
+      validated = new Message.Write(settings.clientId(), 0, ops);
     } catch (IllegalArgumentException | NullPointerException e) {
       future.completeExceptionally(new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
       return future;
     }
-    PendingWrite pending = new PendingWrite(write, future, settings.ticker().nanoTime());
+    PendingWrite pending = new PendingWrite(validated, future, settings.ticker().nanoTime());
     loop.execute(() -> startWrite(pending));
     return future;
   }
@@ -290,7 +292,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   // ------------------------------------------------------------------ writes (event loop)
 
   private final class PendingWrite {
-    final Message.Write write;
+    Message.Write write;
     final CompletableFuture<WriteResult> future;
     final long startNanos;
     final Map<Integer, List<io.zoolander.wire.OpResult>> repliesByDuplicate = new HashMap<>();
@@ -311,6 +313,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       w.future.completeExceptionally(closedException());
       return;
     }
+    // Request ids are drawn in the order writes go out, so each duplicate sees a client's first attempts in
+    // increasing id order: the plugins' retry check (clientId, requestId) relies on it.
+    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
     writes.put(w.write.requestId(), w);
     w.deadline = loop.schedule(
         () -> failWrite(w, new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT,
@@ -379,6 +384,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       case INVALID_OP -> failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
           from.name() + " refused the write: " + error.message(), null));
       case OVERLOADED -> scheduleWriteRetry(w, retryAfter(error));
+      case DUPLICATE_REQUEST -> failWrite(w, new ZoolanderException(KeeperException.Code.SYSTEMERROR, error.code(),
+          "write " + w.write.requestId() + " WAS applied by an earlier attempt, but its result is no longer held "
+              + "(more than " + ClientRecord.WINDOW + " later writes): " + error.message(), null));
       default -> LOG.debug("{} answered write {} with {}: {}; waiting for other replies or the retry", from.name(),
           w.write.requestId(), error.code(), error.message());
     }
