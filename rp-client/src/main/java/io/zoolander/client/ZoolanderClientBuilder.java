@@ -30,7 +30,7 @@ public final class ZoolanderClientBuilder {
   /** Default tau of the observed-SLA meter. */
   public static final double DEFAULT_SLA_TAU_MS = 5;
 
-  private InetSocketAddress repeater;
+  private final List<InetSocketAddress> repeaters = new ArrayList<>();
   private final List<DuplicateTarget> duplicates = new ArrayList<>();
   private Znodes znodes = Znodes.defaults();
   private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
@@ -46,13 +46,16 @@ public final class ZoolanderClientBuilder {
 
   ZoolanderClientBuilder() {}
 
-  /** The repeater's address (required). */
+  /**
+   * The repeater's address (required). Call it again to add standby repeaters: the client connects to the first and
+   * moves to the next whenever a connection fails or drops.
+   */
   public ZoolanderClientBuilder repeater(String host, int port) {
     Objects.requireNonNull(host, "repeater host must not be null");
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("repeater port must be in 1..65535, was " + port);
     }
-    this.repeater = InetSocketAddress.createUnresolved(host, port);
+    repeaters.add(InetSocketAddress.createUnresolved(host, port));
     return this;
   }
 
@@ -156,7 +159,7 @@ public final class ZoolanderClientBuilder {
    * @throws ZoolanderException with {@code CONNECTIONLOSS} if the repeater or no plugin could be reached in time
    */
   public ZoolanderClient build() {
-    if (repeater == null) {
+    if (repeaters.isEmpty()) {
       throw new IllegalStateException("repeater must be set");
     }
     if (duplicates.isEmpty()) {
@@ -165,7 +168,7 @@ public final class ZoolanderClientBuilder {
     return DefaultZoolanderClient.connect(
         new ClientSettings(
             clientId,
-            repeater,
+            List.copyOf(repeaters),
             List.copyOf(duplicates),
             znodes,
             requestTimeoutMs,

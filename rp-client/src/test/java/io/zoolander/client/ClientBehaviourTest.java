@@ -131,6 +131,19 @@ class ClientBehaviourTest {
   }
 
   @Test
+  void writesMoveToAStandbyRepeaterWhenTheFirstGoesAway() throws Exception {
+    FakePeers.Peer standby = peers.repeater();
+    try (ZoolanderClient client = builder().repeater("127.0.0.1", standby.port()).writeRetryMs(200).build()) {
+      repeater.close(); // the first repeater dies: its port refuses from now on
+      CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
+      await(() -> !standby.received(Message.Write.class).isEmpty());
+      Message.Write w = standby.received(Message.Write.class).get(0);
+      one.send(reply(w, 1, 1, new OpResult.Created("/a")));
+      assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+    }
+  }
+
+  @Test
   void closeFailsEverythingPendingAndLaterCallsFailAtOnce() throws Exception {
     ZoolanderClient client = builder().build();
     CompletableFuture<WriteResult> write = client.create("/a", new byte[0]);

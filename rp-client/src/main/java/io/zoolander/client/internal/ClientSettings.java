@@ -10,7 +10,7 @@ import java.util.List;
 /** A client's validated, immutable settings (built by {@code ZoolanderClientBuilder}). Internal. */
 public record ClientSettings(
     long clientId,
-    InetSocketAddress repeater,
+    List<InetSocketAddress> repeaters,
     List<DuplicateTarget> duplicates,
     Znodes znodes,
     long requestTimeoutMs,

@@ -102,7 +102,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   public static DefaultZoolanderClient connect(ClientSettings settings) {
     DefaultZoolanderClient client = new DefaultZoolanderClient(settings);
     try {
-      client.repeater.target(settings.repeater());
+      client.repeater.targets(settings.repeaters());
       for (int i = 0; i < settings.duplicates().size(); i++) {
         PeerLink link =
             new PeerLink("duplicate[" + i + "]", settings.clientId(), client.loop, true, settings.sessionTimeoutMs(),

@@ -15,6 +15,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WirePipeline;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
@@ -42,6 +43,7 @@ final class PeerLink {
   private volatile int duplicateId = -1;
   private final Object lock = new Object();
   private InetSocketAddress address;
+  private List<InetSocketAddress> alternates = List.of();
   private Channel channel;
   private volatile boolean ready;
   private long backoffMs = MIN_BACKOFF_MS;
@@ -75,6 +77,14 @@ final class PeerLink {
   /** Whether the peer has answered our HELLO on the current connection. */
   boolean isReady() {
     return ready;
+  }
+
+  /** Connects to the first of several addresses, moving to the next whenever a connection fails or drops. */
+  void targets(List<InetSocketAddress> addresses) {
+    synchronized (lock) {
+      alternates = List.copyOf(addresses);
+    }
+    target(addresses.get(0));
   }
 
   /** Points the link at a new address (null: none, e.g. no active plugin) and connects there. */
@@ -172,16 +182,24 @@ final class PeerLink {
       }
       delay = backoffMs;
       backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+      if (alternates.size() > 1) {
+        // Several addresses (a repeater and its standbys): try the next one.
+        address = alternates.get((alternates.indexOf(target) + 1) % alternates.size());
+      }
     }
     suspend();
+    InetSocketAddress next;
+    synchronized (lock) {
+      next = address;
+    }
     group.schedule(
         () -> {
           synchronized (lock) {
-            if (closed || !target.equals(address) || channel != null) {
+            if (closed || !next.equals(address) || channel != null) {
               return;
             }
           }
-          connect(target);
+          connect(next);
         },
         delay,
         TimeUnit.MILLISECONDS);
