@@ -109,6 +109,9 @@ public interface ZoolanderClient extends AutoCloseable {
 
   void addInconsistencyListener(InconsistencyListener listener);
 
+  /** Observes every reply, winning and losing (latencies for the model, paired across duplicates). */
+  void addReplyListener(ReplyListener listener);
+
   /** The synchronous twins of this client's operations. */
   BlockingZoolanderClient blocking();
 

@@ -13,6 +13,8 @@ import io.zoolander.client.InconsistencyListener;
 import io.zoolander.client.NodeData;
 import io.zoolander.client.Peer;
 import io.zoolander.client.ReadPolicy;
+import io.zoolander.client.ReplyEvent;
+import io.zoolander.client.ReplyListener;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
@@ -68,6 +70,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
   private final List<InconsistencyListener> inconsistencyListeners = new CopyOnWriteArrayList<>();
+  private final List<ReplyListener> replyListeners = new CopyOnWriteArrayList<>();
   // Event-loop confined:
   private final TreeMap<Long, PendingWrite> writes = new TreeMap<>();
   private final Map<Long, PendingRead<?>> reads = new HashMap<>();
@@ -190,6 +193,25 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   @Override
   public void addInconsistencyListener(InconsistencyListener listener) {
     inconsistencyListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
+  @Override
+  public void addReplyListener(ReplyListener listener) {
+    replyListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
+  private void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first) {
+    if (replyListeners.isEmpty() || index < 0) {
+      return;
+    }
+    ReplyEvent event = new ReplyEvent(write, requestId, index, latencyNanos, first);
+    for (ReplyListener listener : replyListeners) {
+      try {
+        listener.replied(event);
+      } catch (RuntimeException e) {
+        LOG.warn("reply listener failed", e);
+      }
+    }
   }
 
   @Override
@@ -354,12 +376,16 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       w.first = new WriteResult(reply.seq(), reply.duplicateId(), reply.results());
       w.repliesByDuplicate.put(reply.duplicateId(), reply.results());
       answeredWrites.put(reply.requestId(), w);
-      metrics.writeCompleted(settings.ticker().nanoTime() - w.startNanos);
+      long latency = settings.ticker().nanoTime() - w.startNanos;
+      metrics.writeCompleted(latency);
+      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()), latency, true);
       w.future.complete(w.first);
       return;
     }
     PendingWrite answered = answeredWrites.get(reply.requestId());
     if (answered != null) {
+      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()),
+          settings.ticker().nanoTime() - answered.startNanos, false);
       answered.repliesByDuplicate.put(reply.duplicateId(), reply.results());
       if (!answered.first.results().equals(reply.results()) || answered.first.seq() != reply.seq()) {
         reportInconsistency(new InconsistencyEvent(reply.seq(), "write " + reply.requestId(),
@@ -526,6 +552,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     r.replies.add(reply);
     boolean first = !r.answered;
     metrics.readReply(index, latency, first);
+    notifyReply(false, reply.requestId(), index, latency, first);
     if (first) {
       completeRead(r, reply);
     }

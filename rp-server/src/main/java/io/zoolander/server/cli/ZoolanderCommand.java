@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "zoolander 0.1.0",
     description = "Replication for predictability on Apache ZooKeeper.",
-    subcommands = {PredictCommand.class, PlanCommand.class})
+    subcommands = {DemoCommand.class, PredictCommand.class, PlanCommand.class})
 public final class ZoolanderCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
