@@ -47,6 +47,10 @@ final class PredictCommand implements Callable<Integer> {
       description = "Queueing formula of the thesis model: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   QueueingModel queueing;
 
+  @Option(names = "--chart", paramLabel = "FILE",
+      description = "Also draw the predicted misses against the bound for each duplicate count as a PNG.")
+  java.nio.file.Path chart;
+
   @Option(
       names = "--tradeoff",
       description = "Also compare RP with replication for throughput for 1..32 nodes at 1%, 5% and 15% utilisation.")
@@ -89,6 +93,10 @@ final class PredictCommand implements Callable<Integer> {
     }
     if (tradeoff) {
       printTradeOff(out, serviceTime, tau);
+    }
+    if (chart != null) {
+      out.println("chart written to " + PredictionChart.write(serviceTime, rate, networkMs, duplicates, tau, chart)
+          .toAbsolutePath());
     }
     out.flush();
     return 0;

@@ -25,9 +25,12 @@ class ZoolanderCommandTest {
   }
 
   @Test
-  void predictExamplePrintsOneRowPerDuplicateCountAndTheTradeOff() {
-    Run r = run("predict", "--example", "--duplicates", "1,2,4", "--tradeoff");
+  void predictExamplePrintsOneRowPerDuplicateCountAndTheTradeOff() throws IOException {
+    Path chart = dir.resolve("predict.png");
+    Run r = run("predict", "--example", "--duplicates", "1,2,4", "--tradeoff", "--chart", chart.toString());
     assertThat(r.exit()).isZero();
+    assertThat(Files.size(chart)).isPositive();
+    assertThat(r.out()).contains("chart written to");
     assertThat(r.out()).contains("duplicates", "thesis (MG1)", "distribution", "RP@5%");
     assertThat(r.out().lines().filter(l -> l.matches("\\s+[124]\\s+0\\.050.*"))).hasSize(3);
     assertThat(r.err()).isEmpty();
