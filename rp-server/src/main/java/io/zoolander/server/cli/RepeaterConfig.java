@@ -73,7 +73,7 @@ record RepeaterConfig(
   /** Every key, in the order the help lists them. */
   static final List<Setting> SETTINGS =
       List.of(
-          new Setting(DUPLICATE_PREFIX + "<id>", "required, one line per duplicate",
+          new Setting(DUPLICATE_PREFIX + "<id>", "<connect string> (required, one line per duplicate)",
               "ZooKeeper connect string of duplicate <id>'s ensemble, e.g. duplicate.1=zk-a1:2181,zk-a2:2181,"
                   + "zk-a3:2181. <id> is that ensemble's zoolander.duplicateId (an integer >= 0). The repeater finds "
                   + "the duplicate's plugin through its endpoint znode there, and follows leader changes."),
@@ -95,7 +95,7 @@ record RepeaterConfig(
           new Setting(START_TIMEOUT_MS, Long.toString(RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS),
               "How long start-up waits to read every duplicate's bookkeeping state, in ms (1.." + MAX_TIMEOUT_MS
                   + "). Every duplicate must answer: a missed one could hold a higher epoch or seq."),
-          new Setting(EPOCH, "the highest epoch found plus one",
+          new Setting(EPOCH, "(the highest epoch found plus one)",
               "A fixed epoch (>= 1) instead; start-up fails unless it is above every duplicate's. Each repeater start "
                   + "takes a new, higher epoch, which fences off any older repeater."),
           new Setting(CLIENT_IO_THREADS, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS),
