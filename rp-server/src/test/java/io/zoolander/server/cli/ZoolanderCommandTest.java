@@ -2,16 +2,16 @@ package io.zoolander.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import io.zoolander.server.plugin.ZoolanderPluginConfig;
-import io.zoolander.server.plugin.ZoolanderPluginFactory;
-import java.lang.reflect.Field;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
