@@ -141,7 +141,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    ZoolanderPeerConfig parsed = check(config);
+    ZoolanderPeerConfig parsed = check(config.toAbsolutePath()); // ZooKeeper warns about a relative one
     DatadirCleanupManager purge =
         new DatadirCleanupManager(parsed.getDataDir(), parsed.getDataLogDir(), parsed.getSnapRetainCount(),
             parsed.getPurgeInterval());
