@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "zoolander 0.1.0",
     description = "Replication for predictability on Apache ZooKeeper.",
-    subcommands = {DemoCommand.class, PredictCommand.class, PlanCommand.class})
+    subcommands = {
+      DemoCommand.class, PredictCommand.class, PlanCommand.class, ServerCommand.class, RepeaterCommand.class
+    })
 public final class ZoolanderCommand implements Runnable {
 
   @picocli.CommandLine.Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -21,12 +23,34 @@ public final class ZoolanderCommand implements Runnable {
   }
 
   public static void main(String[] args) {
+    logDefaults();
     System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /**
+   * Defaults of the runnable jar's logger (slf4j-simple, to standard error) unless set with {@code -D}: timestamps,
+   * and ZooKeeper's configuration parser at WARN, so that its INFO lines do not precede a one-line configuration
+   * error.
+   */
+  private static void logDefaults() {
+    setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
+    setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
+    setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeerConfig", "warn");
+  }
+
+  private static void setIfAbsent(String key, String value) {
+    if (System.getProperty(key) == null) {
+      System.setProperty(key, value);
+    }
   }
 
   /** Runs the command; bad flags and bad files give one line on {@code err} and a non-zero exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     CommandLine cli = new CommandLine(new ZoolanderCommand());
+    cli.getSubcommands().get("server").getCommandSpec().usageMessage()
+        .footer(ServerCommand.settingsHelp().toArray(String[]::new));
+    cli.getSubcommands().get("repeater").getCommandSpec().usageMessage()
+        .footer(RepeaterCommand.settingsHelp().toArray(String[]::new));
     cli.setOut(out);
     cli.setErr(err);
     cli.setParameterExceptionHandler(

@@ -2,11 +2,11 @@ package io.zoolander.server.testing;
 
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
-import io.zoolander.server.plugin.ZoolanderPluginConfig;
-import io.zoolander.server.plugin.ZoolanderPluginFactory;
+import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,21 +14,38 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * A whole Zoolander deployment on one machine, for tests and demos: N duplicates (each a ZooKeeper ensemble of 1, 3
  * or 5 servers in child JVMs running the plugin) and a repeater in this JVM, all on 127.0.0.1 with free ports. Hands
- * out connected clients and tree digests; stops and deletes everything on {@link #close()}.
+ * out connected clients and tree digests, injects faults (a repeater, a server or a whole duplicate down; anomalies
+ * that slow a duplicate down), and stops and deletes everything on {@link #close()}. Part of the testing artifact
+ * (this package); {@link ZoolanderClusterExtension} runs one for a JUnit 5 test class.
  *
  * <pre>{@code
  * try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).start();
  *      ZoolanderClient client = cluster.newClient()) {
  *   client.create("/x", data).join();
+ *   cluster.injectAnomaly(2, "probability=0.05;delayMs=50");  // duplicate 2 slows 5% of its accesses
+ *   cluster.killDuplicate(3);                                 // every server of duplicate 3, like kill -9
+ *   client.setData("/x", more, -1).join();                   // answered by the live duplicates
+ *   cluster.restartDuplicate(3);                              // catches up from the repeater's log
+ *   cluster.awaitConverged(Duration.ofSeconds(30));           // all duplicates hold the same tree
  * }
  * }</pre>
+ *
+ * <p>Not thread-safe: drive one cluster from one thread at a time (clients it hands out are thread-safe).
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private final Builder config;
@@ -52,9 +69,7 @@ public final class EmbeddedCluster implements AutoCloseable {
               .servers(config.serversPerDuplicate)
               .baseDir(config.baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
-              .property("zoolander.pluginFactory", ZoolanderPluginFactory.class.getName())
-              .property(ZoolanderPluginConfig.DUPLICATE_ID_KEY, Integer.toString(id))
-              .property(ZoolanderPluginConfig.BASE_PATH_KEY, config.znodes.basePath())
+              .zoolanderDuplicate(id, config.znodes.basePath())
               .build();
       duplicates.put(id, ensemble);
       starts.add(CompletableFuture.runAsync(() -> {
@@ -129,6 +144,94 @@ public final class EmbeddedCluster implements AutoCloseable {
     return client;
   }
 
+  /**
+   * Kills every server of duplicate {@code id} like {@code kill -9} and waits until their JVMs are gone: the whole
+   * duplicate is down, its data kept. The repeater keeps its writes in its log for it.
+   */
+  public void killDuplicate(int id) throws InterruptedException {
+    ZooKeeperEnsemble ensemble = duplicate(id);
+    for (int server : ensemble.serverIds()) {
+      ensemble.kill(server);
+    }
+  }
+
+  /**
+   * Restarts every server of duplicate {@code id} (killing those still running) with the same data and ports, and
+   * waits until its ensemble serves again. Its plugin then publishes its endpoint once more, and the repeater resumes
+   * it from its applied seq (or fences it, if its log no longer holds what the duplicate misses).
+   *
+   * @throws TimeoutException if the ensemble does not serve within its start timeout
+   */
+  public void restartDuplicate(int id) throws IOException, InterruptedException, TimeoutException {
+    killDuplicate(id);
+    duplicate(id).start();
+  }
+
+  /**
+   * Turns on the anomaly injector of duplicate {@code id}: writes {@code settings} to its {@code <base>/anomaly}
+   * znode with a plain ZooKeeper client. The plugin follows that znode through a watch, so the settings take effect
+   * within milliseconds, and stay (also across leader changes and restarts) until {@link #clearAnomaly(int)}.
+   *
+   * @param settings the injector's settings, e.g. {@code probability=0.01;delayMs=50;distribution=pareto} (syntax:
+   *     {@link AnomalySettings})
+   * @throws IllegalArgumentException if {@code settings} does not parse (the plugin would ignore it)
+   * @throws TimeoutException if the duplicate's ensemble cannot be reached within {@value #ZOOKEEPER_TIMEOUT_MILLIS} ms
+   */
+  public void injectAnomaly(int id, String settings)
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
+    AnomalySettings.parse(settings);
+    byte[] data = settings.getBytes(StandardCharsets.UTF_8);
+    String path = config.znodes.anomaly();
+    withZooKeeper(id, zk -> {
+      createParents(zk, path);
+      try {
+        zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        zk.setData(path, data, -1);
+      }
+      return null;
+    });
+  }
+
+  /** {@link #injectAnomaly(int, String)} on every duplicate: each draws its own independent anomalies. */
+  public void injectAnomalyEverywhere(String settings)
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
+    AnomalySettings.parse(settings);
+    for (int id : duplicates.keySet()) {
+      injectAnomaly(id, settings);
+    }
+  }
+
+  /** Turns off duplicate {@code id}'s anomaly injector: deletes its anomaly znode, if any. */
+  public void clearAnomaly(int id) throws IOException, KeeperException, InterruptedException, TimeoutException {
+    withZooKeeper(id, zk -> {
+      try {
+        zk.delete(config.znodes.anomaly(), -1);
+      } catch (KeeperException.NoNodeException e) {
+        // off already
+      }
+      return null;
+    });
+  }
+
+  /** {@link #clearAnomaly(int)} on every duplicate. */
+  public void clearAnomalyEverywhere() throws IOException, KeeperException, InterruptedException, TimeoutException {
+    for (int id : duplicates.keySet()) {
+      clearAnomaly(id);
+    }
+  }
+
+  /** The anomaly settings duplicate {@code id}'s znode holds now, as written; empty when its injector is off. */
+  public Optional<String> anomaly(int id) throws IOException, KeeperException, InterruptedException, TimeoutException {
+    return withZooKeeper(id, zk -> {
+      try {
+        return Optional.of(new String(zk.getData(config.znodes.anomaly(), false, null), StandardCharsets.UTF_8));
+      } catch (KeeperException.NoNodeException e) {
+        return Optional.empty();
+      }
+    });
+  }
+
   /** The tree digest of every duplicate, by id. */
   public Map<Integer, TreeDigest> digests() throws Exception {
     Map<Integer, TreeDigest> out = new LinkedHashMap<>();
@@ -153,6 +256,35 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until every duplicate has applied every write the repeater has sequenced so far ({@code
+   * repeater().nextSeq() - 1}) and all of them hold the same tree at the same applied seq (invariant 4); returns
+   * their digests. Call it once writes have stopped, with every duplicate up.
+   *
+   * @throws TimeoutException if that does not happen within {@code timeout}; the message shows the digests and the
+   *     first differences
+   */
+  public Map<Integer, TreeDigest> awaitConverged(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long seq = repeater.nextSeq() - 1;
+    Map<Integer, TreeDigest> digests = awaitApplied(seq, timeout);
+    while (true) {
+      TreeDigest first = digests.values().iterator().next();
+      long firstSeq = first.state().appliedSeq();
+      if (digests.values().stream().allMatch(d -> d.equals(first) && d.state().appliedSeq() == firstSeq)) {
+        return digests;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        StringBuilder why = new StringBuilder();
+        digests.forEach((id, d) -> why.append("\n  duplicate ").append(id).append(": ").append(d)
+            .append(d.equals(first) ? "" : " differs: " + d.differences(first, 5)));
+        throw new TimeoutException("duplicates did not converge at seq " + seq + " within " + timeout + why);
+      }
+      Thread.sleep(100);
+      digests = digests();
+    }
+  }
+
   @Override
   public void close() {
     synchronized (clients) {
@@ -161,6 +293,44 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
     killRepeater();
     duplicates.values().forEach(ZooKeeperEnsemble::close);
+  }
+
+  /** Bound on connecting to a duplicate's ensemble to write or read its anomaly znode. */
+  static final long ZOOKEEPER_TIMEOUT_MILLIS = 10_000;
+
+  private interface ZooKeeperAction<T> {
+    T run(ZooKeeper zk) throws KeeperException, InterruptedException;
+  }
+
+  private <T> T withZooKeeper(int id, ZooKeeperAction<T> action)
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
+    String connectString = duplicate(id).connectString();
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(connectString, (int) ZOOKEEPER_TIMEOUT_MILLIS, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    try {
+      if (!connected.await(ZOOKEEPER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+        throw new TimeoutException("cannot connect to duplicate " + id + " at " + connectString + " within "
+            + ZOOKEEPER_TIMEOUT_MILLIS + " ms");
+      }
+      return action.run(zk);
+    } finally {
+      zk.close();
+    }
+  }
+
+  /** Creates the missing ancestors of {@code path} (the plugin may not have created the base path yet). */
+  private static void createParents(ZooKeeper zk, String path) throws KeeperException, InterruptedException {
+    for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
+      try {
+        zk.create(path.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // there already
+      }
+    }
   }
 
   /** Builds and starts an {@link EmbeddedCluster}; every setter validates its argument. */

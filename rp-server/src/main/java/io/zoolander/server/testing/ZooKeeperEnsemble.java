@@ -4,6 +4,9 @@ import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.testing.EnsembleChildMain;
 import io.zoolander.server.internal.testing.FourLetterWords;
 import io.zoolander.server.internal.testing.Ports;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.plugin.ZoolanderPluginFactory;
+import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -652,6 +655,27 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          */
         public Builder property(String key, String value) {
             properties.put(key, value);
+            return this;
+        }
+
+        /**
+         * Makes every server a server of Zoolander duplicate {@code duplicateId}: adds the {@code zoo.cfg} entries
+         * that run the Zoolander plugin while it leads ({@code zoolander.pluginFactory}, {@code zoolander.duplicateId}
+         * and {@code zoolander.basePath}), as {@link EmbeddedCluster} does for each of its duplicates. Further
+         * {@code zoolander.plugin.*} settings go through {@link #property(String, String)}.
+         *
+         * @param duplicateId the duplicate's id, {@code >= 0}
+         * @param basePath where Zoolander keeps its znodes, e.g. {@link Znodes#DEFAULT_BASE_PATH}
+         * @return this builder
+         */
+        public Builder zoolanderDuplicate(int duplicateId, String basePath) {
+            if (duplicateId < 0) {
+                throw new IllegalArgumentException("duplicateId must be >= 0, was " + duplicateId);
+            }
+            new Znodes(basePath); // validates
+            property(ZoolanderPeerMain.PLUGIN_FACTORY_KEY, ZoolanderPluginFactory.class.getName());
+            property(ZoolanderPluginConfig.DUPLICATE_ID_KEY, Integer.toString(duplicateId));
+            property(ZoolanderPluginConfig.BASE_PATH_KEY, basePath);
             return this;
         }
 

@@ -1,6 +1,15 @@
 /**
- * The testing artifact: real ZooKeeper ensembles running {@link io.zoolander.server.ZoolanderPeerMain}
- * in child JVMs on 127.0.0.1, for tests and for the embedded cluster, in the spirit of Curator's
- * {@code TestingCluster}. See {@link io.zoolander.server.testing.ZooKeeperEnsemble}.
+ * The testing artifact of {@code rp-server}: whole Zoolander deployments on 127.0.0.1 for tests and demos, in the
+ * spirit of Curator's {@code TestingCluster}.
+ *
+ * <ul>
+ *   <li>{@link io.zoolander.server.testing.EmbeddedCluster}: N duplicates and a repeater, with clients, tree digests
+ *       and fault injection (kill and restart servers, whole duplicates or the repeater; the anomaly injector);</li>
+ *   <li>{@link io.zoolander.server.testing.ZoolanderClusterExtension}: a JUnit 5 extension that runs an embedded
+ *       cluster for a test class and injects connected clients into test methods;</li>
+ *   <li>{@link io.zoolander.server.testing.ZooKeeperEnsemble}: one real ZooKeeper ensemble running
+ *       {@link io.zoolander.server.ZoolanderPeerMain} in child JVMs, the building block of the above;</li>
+ *   <li>{@link io.zoolander.server.testing.TreeDigest}: a duplicate's data as one comparable hash.</li>
+ * </ul>
  */
 package io.zoolander.server.testing;

@@ -2,11 +2,16 @@ package io.zoolander.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
@@ -112,5 +117,107 @@ class ZoolanderCommandTest {
 
     assertThat(run("plan", "--example", "--rate", "10", "--target-sla", "1.5").err())
         .contains("--target-sla must be in (0, 1)");
+  }
+
+  @Test
+  void serverHelpListsEveryZoolanderSettingWithItsDefaultAndTheZooKeeperEntriesThatMatter() throws Exception {
+    Run r = run("server", "--help");
+    assertThat(r.exit()).isZero();
+    List<String> keys = new ArrayList<>();
+    for (Field f : ZoolanderPluginConfig.class.getFields()) {
+      if (f.getName().endsWith("_KEY")) {
+        keys.add((String) f.get(null));
+      }
+    }
+    assertThat(keys).hasSizeGreaterThanOrEqualTo(12);
+    for (String key : keys) {
+      assertThat(r.out()).as("help of %s", key).contains("  " + key + "=");
+    }
+    assertThat(r.out()).contains(
+        "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\n",
+        "zoolander.duplicateId=<id> (required)",
+        "zoolander.plugin.stopTimeoutMs=5000",
+        ZoolanderPluginConfig.BASE_PATH_KEY + "=" + ZoolanderPluginConfig.BASE_PATH_DEFAULT,
+        ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY + "=" + ZoolanderPluginConfig.SESSION_TIMEOUT_MS_DEFAULT,
+        ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY + "=" + ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT,
+        "standaloneEnabled=false (required)",
+        "server.N=host:quorumPort:electionPort",
+        "--config=FILE");
+    assertThat(r.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(80));
+  }
+
+  @Test
+  void repeaterHelpListsEveryKeyWithItsDefault() {
+    Run r = run("repeater", "--help");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out()).contains("duplicate.<id>=<connect string> (required, one line per duplicate)", "clientHost=127.0.0.1", "clientPort=0",
+        "basePath=/zoolander", "logCapacity=65536", "sessionTimeoutMs=10000", "startTimeoutMs=30000",
+        "epoch=(the highest epoch found plus one)", "clientIoThreads=1", "--config=FILE");
+    assertThat(r.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(80));
+  }
+
+  @Test
+  void badServerConfigsExitNonZeroWithOneLine() throws IOException {
+    Path data = Files.createDirectories(dir.resolve("data"));
+    Files.writeString(data.resolve("myid"), "1\n");
+    String base = String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
+        "clientPort=21810", "admin.enableServer=false");
+    String quorum = "standaloneEnabled=false\nserver.1=127.0.0.1:28880:38880";
+    String plugin = "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\nzoolander.duplicateId=1";
+
+    assertServerError(null, "zoo.cfg " + dir.resolve("missing.cfg") + " does not exist");
+    assertServerError(base + "\nserver.1=127.0.0.1:28880:38880\n" + plugin, "the server would run standalone");
+    assertServerError(base + "\nstandaloneEnabled=false\nserver.1=127.0.0.1:x:38880\n" + plugin,
+        "Address unresolved: 127.0.0.1:x");
+    assertServerError(base + "\n" + quorum, "zoolander.pluginFactory is missing: add zoolander.pluginFactory="
+        + ZoolanderPluginFactory.class.getName());
+    assertServerError(base + "\n" + quorum + "\nzoolander.pluginFactory=no.such.Factory",
+        "zoolander.pluginFactory: cannot create no.such.Factory");
+    assertServerError(base + "\n" + quorum + "\nzoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+        ": zoolander.duplicateId is required");
+    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.port=abc",
+        ": zoolander.plugin.port is not an integer: 'abc'");
+    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.sessionTimeoutMs=0",
+        ": zoolander.plugin.sessionTimeoutMs must be 1..3600000, was 0");
+    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.prot=7001",
+        ": unknown Zoolander setting zoolander.plugin.prot (zoolander server --help lists them)");
+    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.stopTimeoutMs=-5",
+        "zoolander.plugin.stopTimeoutMs must be positive");
+    Files.delete(data.resolve("myid"));
+    assertServerError(base + "\n" + quorum + "\n" + plugin, "myid");
+  }
+
+  private void assertServerError(String config, String expected) throws IOException {
+    Path file = dir.resolve(config == null ? "missing.cfg" : "zoo.cfg");
+    if (config != null) {
+      Files.writeString(file, config + "\n");
+    }
+    Run r = run("server", "--config", file.toString());
+    assertThat(r.exit()).as("exit status for %s", expected).isEqualTo(1);
+    assertThat(r.err()).as("error for %s", expected)
+        .startsWith("zoolander: ")
+        .contains(expected)
+        .doesNotContain("Exception")
+        .endsWith("\n");
+    assertThat(r.err().strip()).as("one line: %s", r.err()).doesNotContain("\n");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void badRepeaterConfigsExitNonZeroWithOneLine() throws IOException {
+    Run missing = run("repeater", "--config", dir.resolve("nope.properties").toString());
+    assertThat(missing.exit()).isEqualTo(1);
+    assertThat(missing.err()).isEqualTo("zoolander: repeater config " + dir.resolve("nope.properties")
+        + " does not exist\n");
+
+    Path bad = dir.resolve("repeater.properties");
+    Files.writeString(bad, "duplicate.1=127.0.0.1:2181\nlogCapacity=lots\n");
+    Run badValue = run("repeater", "--config", bad.toString());
+    assertThat(badValue.exit()).isEqualTo(1);
+    assertThat(badValue.err()).isEqualTo("zoolander: " + bad + " line 2: logCapacity: not an integer: 'lots'\n");
+
+    Run noConfig = run("repeater");
+    assertThat(noConfig.exit()).isEqualTo(2);
+    assertThat(noConfig.err()).contains("Missing required option: '--config=FILE'").doesNotContain("Exception");
   }
 }

@@ -1,0 +1,286 @@
+package io.zoolander.server.cli;
+
+import io.zoolander.server.repeater.Repeater;
+import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.Znodes;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.MalformedInputException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Collectors;
+import org.apache.zookeeper.client.ConnectStringParser;
+
+/**
+ * The settings of {@code zoolander repeater}, read from a properties file and validated into a {@link
+ * Repeater.Builder}. One {@code key=value} per line; blank lines and lines starting with {@code #} or {@code !} are
+ * skipped; keys are case-sensitive, and a key given twice or unknown is an error (so that a typo cannot silently
+ * leave a default in force). Values are trimmed; no escapes or continuation lines.
+ *
+ * <p>{@link #SETTINGS} lists every key with its default and meaning; {@code zoolander repeater --help} prints it.
+ * Every problem is a {@link CliException} with one line naming the file, the line and the key.
+ *
+ * @param clientHost address the client listener binds
+ * @param clientPort port the client listener binds, 0 for a free one
+ * @param duplicates connect string of every duplicate's ensemble, by duplicate id, in file order
+ * @param basePath base path of Zoolander's znodes
+ * @param logCapacity retransmission log capacity, in messages
+ * @param sessionTimeoutMs ZooKeeper session timeout of the repeater's sessions
+ * @param startTimeoutMs bound on reading every duplicate's state at start
+ * @param epoch a fixed epoch, empty for the highest found plus one
+ * @param clientIoThreads threads reading client connections
+ */
+record RepeaterConfig(
+    String clientHost,
+    int clientPort,
+    Map<Integer, String> duplicates,
+    String basePath,
+    int logCapacity,
+    int sessionTimeoutMs,
+    long startTimeoutMs,
+    OptionalLong epoch,
+    int clientIoThreads) {
+
+  static final String CLIENT_HOST = "clientHost";
+  static final String CLIENT_PORT = "clientPort";
+  static final String DUPLICATE_PREFIX = "duplicate.";
+  static final String BASE_PATH = "basePath";
+  static final String LOG_CAPACITY = "logCapacity";
+  static final String SESSION_TIMEOUT_MS = "sessionTimeoutMs";
+  static final String START_TIMEOUT_MS = "startTimeoutMs";
+  static final String EPOCH = "epoch";
+  static final String CLIENT_IO_THREADS = "clientIoThreads";
+
+  /** Largest accepted {@code sessionTimeoutMs} and {@code startTimeoutMs}: one hour. */
+  static final long MAX_TIMEOUT_MS = 3_600_000;
+
+  /** Most client I/O threads, as {@link Repeater.Builder#clientIoThreads(int)} accepts. */
+  static final int MAX_CLIENT_IO_THREADS = 64;
+
+  /** One documented key: its name as written in the file, its default as text, and what it means. */
+  record Setting(String key, String defaultValue, String meaning) {}
+
+  /** Every key, in the order the help lists them. */
+  static final List<Setting> SETTINGS =
+      List.of(
+          new Setting(DUPLICATE_PREFIX + "<id>", "<connect string> (required, one line per duplicate)",
+              "ZooKeeper connect string of duplicate <id>'s ensemble, e.g. duplicate.1=zk-a1:2181,zk-a2:2181,"
+                  + "zk-a3:2181. <id> is that ensemble's zoolander.duplicateId (an integer >= 0). The repeater finds "
+                  + "the duplicate's plugin through its endpoint znode there, and follows leader changes."),
+          new Setting(CLIENT_HOST, RepeaterSettings.DEFAULT_CLIENT_HOST,
+              "Address the client listener binds; 0.0.0.0 for every interface. Clients are configured with an "
+                  + "address that reaches it."),
+          new Setting(CLIENT_PORT, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_PORT),
+              "Port clients connect to (0..65535); 0 picks a free port, printed at start. Give a deployment a fixed "
+                  + "port: clients are configured with it."),
+          new Setting(BASE_PATH, RepeaterSettings.DEFAULT_BASE_PATH,
+              "Base path of Zoolander's znodes in every duplicate; equal to the servers' zoolander.basePath."),
+          new Setting(LOG_CAPACITY, Integer.toString(RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES),
+              "Retransmission log capacity in messages (1.." + RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES + "): how "
+                  + "far a duplicate may fall behind (or stay down) and still catch up from the log; beyond it the "
+                  + "duplicate is fenced."),
+          new Setting(SESSION_TIMEOUT_MS, Integer.toString(RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS),
+              "ZooKeeper session timeout of the repeater's sessions with the ensembles, in ms (1.." + MAX_TIMEOUT_MS
+                  + "); the servers clamp it to 2..20 ticks."),
+          new Setting(START_TIMEOUT_MS, Long.toString(RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS),
+              "How long start-up waits to read every duplicate's bookkeeping state, in ms (1.." + MAX_TIMEOUT_MS
+                  + "). Every duplicate must answer: a missed one could hold a higher epoch or seq."),
+          new Setting(EPOCH, "(the highest epoch found plus one)",
+              "A fixed epoch (>= 1) instead; start-up fails unless it is above every duplicate's. Each repeater start "
+                  + "takes a new, higher epoch, which fences off any older repeater."),
+          new Setting(CLIENT_IO_THREADS, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS),
+              "Threads reading client connections (1.." + MAX_CLIENT_IO_THREADS + "); sequencing runs on one more, "
+                  + "dedicated thread."));
+
+  RepeaterConfig {
+    duplicates = Collections.unmodifiableMap(new LinkedHashMap<>(duplicates));
+  }
+
+  /**
+   * Reads and validates a repeater properties file.
+   *
+   * @throws CliException with one line if the file cannot be read or any line is invalid
+   */
+  static RepeaterConfig read(Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (NoSuchFileException e) {
+      throw new CliException("repeater config " + file + " does not exist");
+    } catch (MalformedInputException e) {
+      throw new CliException("repeater config " + file + " is not UTF-8 text");
+    } catch (IOException e) {
+      throw new CliException("cannot read repeater config " + file + ": " + e.getMessage());
+    }
+    return parse(lines, file.toString());
+  }
+
+  /**
+   * Validates the lines of a repeater properties file.
+   *
+   * @param source the file name, for messages
+   * @throws CliException with one line naming the first invalid line and its key
+   */
+  static RepeaterConfig parse(List<String> lines, String source) {
+    Map<String, Integer> lineOf = new HashMap<>();
+    Map<String, String> values = new LinkedHashMap<>();
+    for (int i = 0; i < lines.size(); i++) {
+      int number = i + 1;
+      String line = lines.get(i).strip();
+      if (line.isEmpty() || line.startsWith("#") || line.startsWith("!")) {
+        continue;
+      }
+      int eq = line.indexOf('=');
+      if (eq < 0) {
+        throw new CliException(where(source, number) + "expected key=value, got '" + line + "'");
+      }
+      String key = line.substring(0, eq).strip();
+      String value = line.substring(eq + 1).strip();
+      if (key.isEmpty()) {
+        throw new CliException(where(source, number) + "a line starts with '=': the key is missing");
+      }
+      if (!isKnown(key)) {
+        throw new CliException(where(source, number) + "unknown key '" + key + "' (known: " + knownKeys() + ")");
+      }
+      Integer earlier = lineOf.putIfAbsent(key, number);
+      if (earlier != null) {
+        throw new CliException(where(source, number) + key + " is already set on line " + earlier);
+      }
+      if (value.isEmpty()) {
+        throw new CliException(where(source, number) + key + " has no value");
+      }
+      values.put(key, value);
+    }
+    Parser p = new Parser(source, lineOf, values);
+    String clientHost = values.getOrDefault(CLIENT_HOST, RepeaterSettings.DEFAULT_CLIENT_HOST);
+    int clientPort = (int) p.integer(CLIENT_PORT, RepeaterSettings.DEFAULT_CLIENT_PORT, 0, 65_535);
+    String basePath = values.getOrDefault(BASE_PATH, RepeaterSettings.DEFAULT_BASE_PATH);
+    try {
+      new Znodes(basePath);
+    } catch (IllegalArgumentException e) {
+      throw p.error(BASE_PATH, "must be an absolute path like /zoolander, was '" + basePath + "'");
+    }
+    int logCapacity = (int) p.integer(LOG_CAPACITY, RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES, 1,
+        RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES);
+    int sessionTimeoutMs = (int) p.integer(SESSION_TIMEOUT_MS, RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS, 1,
+        MAX_TIMEOUT_MS);
+    long startTimeoutMs = p.integer(START_TIMEOUT_MS, RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS, 1,
+        MAX_TIMEOUT_MS);
+    OptionalLong epoch = values.containsKey(EPOCH)
+        ? OptionalLong.of(p.integer(EPOCH, 0, 1, Long.MAX_VALUE))
+        : OptionalLong.empty();
+    int clientIoThreads = (int) p.integer(CLIENT_IO_THREADS, RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, 1,
+        MAX_CLIENT_IO_THREADS);
+    Map<Integer, String> duplicates = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      if (e.getKey().startsWith(DUPLICATE_PREFIX)) {
+        int id = p.duplicateId(e.getKey());
+        if (duplicates.containsKey(id)) {
+          throw p.error(e.getKey(), "duplicate " + id + " is already configured (ids are integers: "
+              + DUPLICATE_PREFIX + id + " and " + e.getKey() + " are the same)");
+        }
+        duplicates.put(id, p.connectString(e.getKey(), e.getValue()));
+      }
+    }
+    if (duplicates.isEmpty()) {
+      throw new CliException(source + ": no " + DUPLICATE_PREFIX + "<id>=<connect string> line: a repeater needs at"
+          + " least one duplicate");
+    }
+    return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
+        startTimeoutMs, epoch, clientIoThreads);
+  }
+
+  /** A repeater builder with these settings (no listener). */
+  Repeater.Builder toBuilder() {
+    Repeater.Builder builder =
+        Repeater.builder()
+            .clientListen(clientHost, clientPort)
+            .basePath(basePath)
+            .logCapacity(logCapacity)
+            .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+            .startTimeout(Duration.ofMillis(startTimeoutMs))
+            .clientIoThreads(clientIoThreads);
+    epoch.ifPresent(builder::epoch);
+    duplicates.forEach(builder::duplicate);
+    return builder;
+  }
+
+  private static boolean isKnown(String key) {
+    if (key.startsWith(DUPLICATE_PREFIX)) {
+      return true; // the id is checked with the value
+    }
+    return SETTINGS.stream().anyMatch(s -> s.key().equals(key));
+  }
+
+  private static String knownKeys() {
+    return SETTINGS.stream().map(Setting::key).collect(Collectors.joining(", "));
+  }
+
+  private static String where(String source, int line) {
+    return source + " line " + line + ": ";
+  }
+
+  /** Turns values into settings, every failure a one-line {@link CliException} naming the key and its line. */
+  private record Parser(String source, Map<String, Integer> lineOf, Map<String, String> values) {
+
+    long integer(String key, long defaultValue, long min, long max) {
+      String value = values.get(key);
+      if (value == null) {
+        return defaultValue;
+      }
+      long parsed;
+      try {
+        parsed = Long.parseLong(value);
+      } catch (NumberFormatException e) {
+        throw error(key, "not an integer: '" + value + "'");
+      }
+      if (parsed < min || parsed > max) {
+        throw error(key, "must be in " + min + ".." + max + ", was " + parsed);
+      }
+      return parsed;
+    }
+
+    int duplicateId(String key) {
+      String id = key.substring(DUPLICATE_PREFIX.length());
+      try {
+        int parsed = Integer.parseInt(id);
+        if (parsed >= 0) {
+          return parsed;
+        }
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+      throw error(key, "the duplicate id '" + id + "' is not an integer >= 0 (write " + DUPLICATE_PREFIX
+          + "<id>=<connect string>, <id> as the ensemble's zoolander.duplicateId)");
+    }
+
+    String connectString(String key, String value) {
+      String problem;
+      try {
+        List<InetSocketAddress> servers = new ArrayList<>(new ConnectStringParser(value).getServerAddresses());
+        if (servers.isEmpty() || servers.stream().anyMatch(a -> a.getHostString().isBlank())) {
+          problem = "a server has no host";
+        } else {
+          return value;
+        }
+      } catch (IllegalArgumentException e) { // NumberFormatException included
+        problem = e.getMessage();
+      }
+      throw error(key, "not a ZooKeeper connect string (host:port,host:port,...): '" + value + "' (" + problem + ")");
+    }
+
+    CliException error(String key, String problem) {
+      return new CliException(where(source, lineOf.get(key)) + key + ": " + problem);
+    }
+  }
+}

@@ -1,0 +1,128 @@
+package io.zoolander.server.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.zoolander.server.repeater.RepeaterSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class RepeaterConfigTest {
+  @TempDir Path dir;
+
+  private static RepeaterConfig parse(String... lines) {
+    return RepeaterConfig.parse(List.of(lines), "r.properties");
+  }
+
+  @Test
+  void onlyDuplicatesGiveTheRepeaterDefaults() {
+    RepeaterConfig c = parse("duplicate.1=127.0.0.1:2181");
+    assertThat(c.duplicates()).containsExactly(Map.entry(1, "127.0.0.1:2181"));
+    assertThat(c.clientHost()).isEqualTo(RepeaterSettings.DEFAULT_CLIENT_HOST);
+    assertThat(c.clientPort()).isEqualTo(RepeaterSettings.DEFAULT_CLIENT_PORT);
+    assertThat(c.basePath()).isEqualTo(RepeaterSettings.DEFAULT_BASE_PATH);
+    assertThat(c.logCapacity()).isEqualTo(RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES);
+    assertThat(c.sessionTimeoutMs()).isEqualTo(RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS);
+    assertThat(c.startTimeoutMs()).isEqualTo(RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS);
+    assertThat(c.epoch()).isEmpty();
+    assertThat(c.clientIoThreads()).isEqualTo(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS);
+    assertThat(c.toBuilder().build()).isNotNull(); // builds, not started
+  }
+
+  @Test
+  void everyKeyIsRead() throws Exception {
+    Path file = dir.resolve("repeater.properties");
+    Files.writeString(file, String.join("\n",
+        "# a deployment of three duplicates",
+        "! also a comment",
+        "",
+        "  clientHost = 0.0.0.0  ",
+        "clientPort=7000",
+        "duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181",
+        "duplicate.1=zk-a1:2181,zk-a2:2181/chroot",
+        "duplicate.2=[::1]:2182",
+        "basePath=/rp",
+        "logCapacity=1000",
+        "sessionTimeoutMs=4000",
+        "startTimeoutMs=9000",
+        "epoch=42",
+        "clientIoThreads=2") + "\n");
+    RepeaterConfig c = RepeaterConfig.read(file);
+    assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
+        Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
+        4000, 9000, OptionalLong.of(42), 2));
+    assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
+    assertThat(c.toBuilder().build()).isNotNull();
+  }
+
+  /** A bad second line (after a good duplicate.1 line) and the one-line message it gives. */
+  private static final String[][] BAD_LINES = {
+    {"clientPort=x", "clientPort: not an integer: 'x'"},
+    {"clientPort=70000", "clientPort: must be in 0..65535, was 70000"},
+    {"clientPort=-1", "clientPort: must be in 0..65535, was -1"},
+    {"logCapacity=0", "logCapacity: must be in 1..16777216, was 0"},
+    {"logCapacity=1e6", "logCapacity: not an integer: '1e6'"},
+    {"sessionTimeoutMs=0", "sessionTimeoutMs: must be in 1..3600000, was 0"},
+    {"startTimeoutMs=10s", "startTimeoutMs: not an integer: '10s'"},
+    {"epoch=0", "epoch: must be in 1..9223372036854775807, was 0"},
+    {"epoch=99999999999999999999", "epoch: not an integer: '99999999999999999999'"},
+    {"clientIoThreads=65", "clientIoThreads: must be in 1..64, was 65"},
+    {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
+    {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
+    {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads)"},
+    {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
+    {"=7000", "a line starts with '=': the key is missing"},
+    {"clientHost=", "clientHost has no value"},
+    {"duplicate.a=h:1", "duplicate.a: the duplicate id 'a' is not an integer >= 0 (write duplicate.<id>=<connect"
+        + " string>, <id> as the ensemble's zoolander.duplicateId)"},
+    {"duplicate.-2=h:1", "duplicate.-2: the duplicate id '-2' is not an integer >= 0 (write duplicate.<id>=<connect"
+        + " string>, <id> as the ensemble's zoolander.duplicateId)"},
+    {"duplicate.01=h:1", "duplicate.01: duplicate 1 is already configured (ids are integers: duplicate.1 and"
+        + " duplicate.01 are the same)"},
+    {"duplicate.2=h:port", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:port'"
+        + " (For input string: \"port\")"},
+    {"duplicate.2=h:1,:2", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:1,:2'"
+        + " (a server has no host)"},
+    {"duplicate.2=h:99999", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:99999'"
+        + " (port out of range:99999)"},
+    {"duplicate.1=h:2", "duplicate.1 is already set on line 1"},
+  };
+
+  static Stream<Arguments> badLines() {
+    return Arrays.stream(BAD_LINES).map(row -> Arguments.of(row[0], row[1]));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badLines")
+  void everyBadLineIsOneMessageNamingItsLineAndKey(String badLine, String message) {
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", badLine))
+        .isInstanceOf(CliException.class)
+        .hasMessage("r.properties line 2: " + message);
+  }
+
+  @Test
+  void aRepeaterNeedsADuplicate() {
+    assertThatThrownBy(() -> parse("# nothing", "clientPort=7000"))
+        .isInstanceOf(CliException.class)
+        .hasMessage("r.properties: no duplicate.<id>=<connect string> line: a repeater needs at least one duplicate");
+  }
+
+  @Test
+  void aMissingFileIsOneLine() {
+    Path missing = dir.resolve("nope.properties");
+    assertThatThrownBy(() -> RepeaterConfig.read(missing))
+        .isInstanceOf(CliException.class)
+        .hasMessage("repeater config " + missing + " does not exist");
+  }
+}
