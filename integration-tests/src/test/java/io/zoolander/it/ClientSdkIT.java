@@ -16,10 +16,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -71,19 +68,10 @@ class ClientSdkIT {
 
   /** Sets (or with null, clears) a duplicate's anomaly injector through its znode. */
   private static void setAnomaly(int duplicate, String settings) throws Exception {
-    String path = cluster.znodes().anomaly();
-    try (ZooKeeper zk = connect(duplicate)) {
-      if (settings == null) {
-        try {
-          zk.delete(path, -1);
-        } catch (KeeperException.NoNodeException ignored) {
-          // already off
-        }
-      } else if (zk.exists(path, false) == null) {
-        zk.create(path, utf8(settings), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-      } else {
-        zk.setData(path, utf8(settings), -1);
-      }
+    if (settings == null) {
+      cluster.clearAnomaly(duplicate);
+    } else {
+      cluster.injectAnomaly(duplicate, settings);
     }
   }
 

@@ -12,19 +12,12 @@ import io.zoolander.model.ThesisModel;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.workload.OpenLoopLoad;
 import io.zoolander.wire.Op;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -120,32 +113,13 @@ class ModelValidationIT {
     return 4 * Math.sqrt(variance) + 0.005;
   }
 
-  private static void setAnomaly(String record) throws Exception {
-    for (int id : cluster.duplicateIds()) {
-      CountDownLatch connected = new CountDownLatch(1);
-      try (ZooKeeper zk = new ZooKeeper(cluster.duplicate(id).connectString(), 30_000, e -> {
-        if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-          connected.countDown();
-        }
-      })) {
-        connected.await(30, TimeUnit.SECONDS);
-        byte[] data = record.getBytes(StandardCharsets.UTF_8);
-        try {
-          zk.create(cluster.znodes().anomaly(), data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-        } catch (KeeperException.NodeExistsException e) {
-          zk.setData(cluster.znodes().anomaly(), data, -1);
-        }
-      }
-    }
-  }
-
   private static double[] column(double[][] rows, int i) {
     return Arrays.stream(rows).mapToDouble(r -> r[i]).toArray();
   }
 
   @Test
   void observedSlaRisesWithDuplicatesAsPredicted() throws Exception {
-    setAnomaly(INDEPENDENT);
+    cluster.injectAnomalyEverywhere(INDEPENDENT);
     double[][][] halves = halves(run(11));
     double[][] calibration = halves[0];
     double[][] observation = halves[1];
@@ -194,7 +168,7 @@ class ModelValidationIT {
 
   @Test
   void withCommonModeSlowdownsIndependenceOverPredictsAndTheCorrelatedModelDoesNot() throws Exception {
-    setAnomaly(INDEPENDENT + ";commonProbability=0.03;commonDelayMs=25;seed=5");
+    cluster.injectAnomalyEverywhere(INDEPENDENT + ";commonProbability=0.03;commonDelayMs=25;seed=5");
     double[][][] halves = halves(run(21));
     double[][] calibration = halves[0];
     double[][] observation = halves[1];

@@ -13,7 +13,6 @@ import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.workload.OpenLoopLoad;
 import io.zoolander.wire.Op;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,14 +20,8 @@ import java.util.List;
 import java.util.Map;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
-import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.ZooKeeper;
 
 /**
  * The demo: starts an embedded deployment, measures one duplicate's latency distribution (and paired samples across
@@ -60,8 +53,8 @@ public final class Demo {
         EmbeddedCluster.builder().duplicates(settings.duplicates()).fsync(settings.fsync()).start()) {
       say("deployment up in %.1f s", (System.nanoTime() - t0) / 1e9);
       String anomaly = settings.anomalyRecord();
-      for (int id : cluster.duplicateIds()) {
-        setAnomaly(cluster, id, anomaly);
+      if (anomaly != null) {
+        cluster.injectAnomalyEverywhere(anomaly);
       }
       say(anomaly == null ? "anomaly injector off" : "anomaly injector on every duplicate: " + anomaly);
       byte[] value = new byte[settings.valueBytes()];
@@ -193,25 +186,5 @@ public final class Demo {
   private void say(String format, Object... args) {
     out.printf("%n[demo] " + format, args);
     out.flush();
-  }
-
-  private static void setAnomaly(EmbeddedCluster cluster, int id, String record) throws Exception {
-    if (record == null) {
-      return;
-    }
-    CountDownLatch connected = new CountDownLatch(1);
-    try (ZooKeeper zk = new ZooKeeper(cluster.duplicate(id).connectString(), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    })) {
-      connected.await(30, TimeUnit.SECONDS);
-      byte[] data = record.getBytes(StandardCharsets.UTF_8);
-      try {
-        zk.create(cluster.znodes().anomaly(), data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-      } catch (KeeperException.NodeExistsException e) {
-        zk.setData(cluster.znodes().anomaly(), data, -1);
-      }
-    }
   }
 }
