@@ -160,13 +160,16 @@ class ZoolanderCommandTest {
   void badServerConfigsExitNonZeroWithOneLine() throws IOException {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("myid"), "1\n");
+    // Free ports, not fixed ones: a server that gets as far as binding must not collide with anything else.
+    int clientPort = freePort();
+    String server = "server.1=127.0.0.1:" + freePort() + ":" + freePort();
     String base = String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
-        "clientPort=21810", "admin.enableServer=false");
-    String quorum = "standaloneEnabled=false\nserver.1=127.0.0.1:28880:38880";
+        "clientPort=" + clientPort, "admin.enableServer=false");
+    String quorum = "standaloneEnabled=false\n" + server;
     String plugin = "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\nzoolander.duplicateId=1";
 
     assertServerError(null, "zoo.cfg " + dir.resolve("missing.cfg") + " does not exist");
-    assertServerError(base + "\nserver.1=127.0.0.1:28880:38880\n" + plugin, "the server would run standalone");
+    assertServerError(base + "\n" + server + "\n" + plugin, "the server would run standalone");
     assertServerError(base + "\nstandaloneEnabled=false\nserver.1=127.0.0.1:x:38880\n" + plugin,
         "Address unresolved: 127.0.0.1:x");
     assertServerError(base + "\n" + quorum, "zoolander.pluginFactory is missing: add zoolander.pluginFactory="
@@ -185,6 +188,12 @@ class ZoolanderCommandTest {
         "zoolander.plugin.stopTimeoutMs must be positive");
     Files.delete(data.resolve("myid"));
     assertServerError(base + "\n" + quorum + "\n" + plugin, "myid");
+  }
+
+  private static int freePort() throws IOException {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
   }
 
   private void assertServerError(String config, String expected) throws IOException {
