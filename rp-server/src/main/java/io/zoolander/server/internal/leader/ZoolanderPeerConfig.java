@@ -17,6 +17,9 @@ public final class ZoolanderPeerConfig extends QuorumPeerConfig {
     @Override
     public void parseProperties(Properties zkProp) throws IOException, ConfigException {
         zoolanderProperties = Map.copyOf(PluginSettings.zoolanderEntries(zkProp));
+        // ZooKeeper keeps standaloneEnabled in a static field that a parse sets only when the key is present: an
+        // earlier parse in this JVM must not decide this file's mode. Start from ZooKeeper's default.
+        QuorumPeerConfig.setStandaloneEnabled(true);
         super.parseProperties(zkProp);
     }
 
