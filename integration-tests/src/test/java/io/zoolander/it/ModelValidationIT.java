@@ -125,26 +125,32 @@ class ModelValidationIT {
     double[][] observation = halves[1];
     EmpiricalLatency one = EmpiricalLatency.of(column(calibration, 0));
     SlaModel thesis = ThesisModel.create();
-    StringBuilder table = new StringBuilder("\n| tau | N | observed | predicted (thesis) | error | bound |\n|---|---|---|---|---|---|\n");
+    // The duplicates share two cores and one arrival stream, so part of their slowness is common-mode: the
+    // correlation-aware model (common shock estimated from the calibration half) is the prediction held to the
+    // bound; the thesis model's independence error is reported beside it.
+    SlaModel correlated = ThesisModel.builder().dependence(CommonShock.estimate(calibration)).build();
+    StringBuilder table = new StringBuilder("\n| tau | N | observed | thesis | error | correlation-aware | error | bound |"
+        + "\n|---|---|---|---|---|---|---|---|\n");
     double tau = one.quantile(0.9);
     double f = one.cdf(tau);
     double previous = 0;
     for (int n : new int[] {1, 2, 4, 8}) {
       double observed = observedSla(observation, n, tau);
-      double predicted = thesis.predict(Deployment.homogeneous(n, one, 0), tau).sla();
+      Deployment d = Deployment.homogeneous(n, one, 0);
+      double predicted = thesis.predict(d, tau).sla();
+      double withShock = correlated.predict(d, tau).sla();
       double bound = bound(observed, f, n, observation.length, calibration.length);
-      table.append(String.format("| %.2f ms (p90) | %d | %.5f | %.5f | %+.5f | %.5f |%n", tau, n, observed, predicted,
-          predicted - observed, bound));
-      assertThat(Math.abs(predicted - observed)).as("N=%d: observed %.5f, predicted %.5f, bound %.5f%s", n, observed,
-          predicted, bound, table).isLessThanOrEqualTo(bound);
-      assertThat(observed).as("observed SLA rises with N").isGreaterThanOrEqualTo(previous - 0.005);
+      table.append(String.format("| %.2f ms (p90) | %d | %.5f | %.5f | %+.5f | %.5f | %+.5f | %.5f |%n", tau, n,
+          observed, predicted, predicted - observed, withShock, withShock - observed, bound));
+      assertThat(Math.abs(withShock - observed)).as("N=%d: observed %.5f, correlation-aware %.5f, bound %.5f%s", n,
+          observed, withShock, bound, table).isLessThanOrEqualTo(bound);
+      assertThat(observed).as("observed SLA rises with N%s", table).isGreaterThanOrEqualTo(previous - 0.005);
       previous = observed;
     }
     // Figure 11: tau from p75 to p99.5 at a fixed N. Below the tail, duplicates sharing two cores and one arrival
     // stream queue together, so independence over-predicts there; the correlation-aware model (common shock
     // estimated from the calibration half's paired samples) must hold at every tau, the thesis model is reported.
     int n = 2;
-    SlaModel correlated = ThesisModel.builder().dependence(CommonShock.estimate(calibration)).build();
     table.append("\n| tau | N | observed | thesis | error | correlation-aware | error | bound |\n"
         + "|---|---|---|---|---|---|---|---|\n");
     for (double q : new double[] {0.75, 0.9, 0.95, 0.99, 0.995}) {
