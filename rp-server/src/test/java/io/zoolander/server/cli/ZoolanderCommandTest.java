@@ -15,6 +15,7 @@ import java.util.List;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 class ZoolanderCommandTest {
@@ -157,6 +158,7 @@ class ZoolanderCommandTest {
   }
 
   @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
   void badServerConfigsExitNonZeroWithOneLine() throws IOException {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("myid"), "1\n");

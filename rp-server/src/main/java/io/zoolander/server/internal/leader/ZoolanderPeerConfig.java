@@ -17,9 +17,10 @@ public final class ZoolanderPeerConfig extends QuorumPeerConfig {
     @Override
     public void parseProperties(Properties zkProp) throws IOException, ConfigException {
         zoolanderProperties = Map.copyOf(PluginSettings.zoolanderEntries(zkProp));
-        // ZooKeeper keeps standaloneEnabled in a static field that a parse sets only when the key is present: an
-        // earlier parse in this JVM must not decide this file's mode. Start from ZooKeeper's default.
+        // ZooKeeper keeps standaloneEnabled and reconfigEnabled in static fields that a parse sets only when the file
+        // names them: an earlier parse in this JVM must not decide this file's mode. Start from ZooKeeper's defaults.
         QuorumPeerConfig.setStandaloneEnabled(true);
+        QuorumPeerConfig.setReconfigEnabled(false);
         super.parseProperties(zkProp);
     }
 
