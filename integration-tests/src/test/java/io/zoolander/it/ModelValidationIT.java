@@ -84,7 +84,12 @@ class ModelValidationIT {
           .run(k -> client.setData("/v", value, -1));
       // Every duplicate has applied (and so replied to) every write before the client goes.
       client.barrier(cluster.repeater().nextSeq() - 1).get(120, TimeUnit.SECONDS);
-      Thread.sleep(200); // replies already sent are still in flight
+      // Replies already sent may still be in flight: wait (bounded) until every write has every duplicate's reply.
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (rows.values().stream().anyMatch(r -> Arrays.stream(r).anyMatch(v -> v < 0))
+          && System.nanoTime() < deadline) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+      }
     }
     System.out.printf("run %d: %d writes with every duplicate's reply%n", seed, rows.values().stream()
         .filter(r -> Arrays.stream(r).allMatch(v -> v >= 0)).count());

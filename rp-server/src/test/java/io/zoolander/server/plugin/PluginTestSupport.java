@@ -41,6 +41,16 @@ final class PluginTestSupport {
                 .startTimeout(WAIT);
     }
 
+    /** Closes a test's session and its ensemble, either of which may not have started. */
+    static void close(ZooKeeper zk, ZooKeeperEnsemble ensemble) throws InterruptedException {
+        if (zk != null) {
+            zk.close(1_000);
+        }
+        if (ensemble != null) {
+            ensemble.close();
+        }
+    }
+
     static ZooKeeper connect(String connectString) throws Exception {
         CountDownLatch connected = new CountDownLatch(1);
         ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {

@@ -58,12 +58,7 @@ class ZoolanderPluginRetryTest {
 
     @AfterAll
     static void stopDuplicate() throws InterruptedException {
-        if (zk != null) {
-            zk.close(1_000);
-        }
-        if (ensemble != null) {
-            ensemble.close();
-        }
+        PluginTestSupport.close(zk, ensemble);
     }
 
     @BeforeEach
