@@ -173,6 +173,19 @@ public final class TlsSettings {
     }
   }
 
+  /**
+   * Whether {@code cause} is a TLS failure: a failed handshake (an untrusted or missing certificate), a plaintext peer
+   * on a TLS port. Expected from misconfigured or hostile peers, so servers log it in one line, without a stack.
+   */
+  public static boolean isTlsFailure(Throwable cause) {
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The CN of a certificate's subject, if it has one. */
   public static Optional<String> commonName(X509Certificate certificate) {
     try {

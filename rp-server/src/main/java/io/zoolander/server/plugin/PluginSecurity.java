@@ -123,7 +123,9 @@ public final class PluginSecurity {
   public static List<ACL> aclFor(String userColonPassword) {
     try {
       Id id = new Id("digest", DigestAuthenticationProvider.generateDigest(userColonPassword));
-      return List.of(new ACL(ZooDefs.Perms.ALL, id), new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE));
+      // Not List.of: ZooKeeper checks an ACL with contains(null), which an immutable List.of rejects.
+      return java.util.Collections.unmodifiableList(Arrays.asList(new ACL(ZooDefs.Perms.ALL, id),
+          new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA1 is not available", e);
     }

@@ -9,6 +9,7 @@ import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
 import java.io.IOException;
@@ -168,6 +169,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         if (cause instanceof WireException) {
             // The wire pipeline has answered with an ERROR and is closing the connection.
             LOG.warn("Duplicate {}: bad frame from {}: {}", duplicateId, ctx.channel().remoteAddress(), cause.toString());
+        } else if (TlsSettings.isTlsFailure(cause)) {
+            LOG.info("Duplicate {}: connection from {}: TLS failed: {}", duplicateId, ctx.channel().remoteAddress(),
+                    cause.toString());
+            ctx.close();
         } else if (cause instanceof IOException) {
             LOG.debug("Duplicate {}: connection from {} failed: {}", duplicateId, ctx.channel().remoteAddress(),
                     cause.toString());

@@ -10,6 +10,7 @@ import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -201,6 +202,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       LOG.info("client {} at {}: bad frame: {}", clientId, channel.remoteAddress(), cause.getMessage()); // codec closes
     } else if (cause instanceof IOException) {
       LOG.debug("client {} at {}: {}", clientId, channel.remoteAddress(), cause.toString());
+      ctx.close();
+    } else if (TlsSettings.isTlsFailure(cause)) {
+      LOG.info("client connection from {}: TLS failed: {}", channel.remoteAddress(), cause.toString());
       ctx.close();
     } else {
       LOG.warn("client {} at {}: unexpected failure; closing", clientId, channel.remoteAddress(), cause);

@@ -19,6 +19,7 @@ import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WirePipeline;
 import java.io.IOException;
@@ -504,7 +505,7 @@ final class DuplicateLink {
       }
       if (cause instanceof WireException) {
         LOG.warn("duplicate {}: bad frame from the plugin: {}", id, cause.getMessage()); // the codec closes
-      } else if (cause instanceof IOException) {
+      } else if (cause instanceof IOException || TlsSettings.isTlsFailure(cause)) {
         LOG.info("duplicate {}: {}", id, cause.toString());
         ctx.close();
       } else {
