@@ -25,9 +25,12 @@ import io.zoolander.wire.Znodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
@@ -96,9 +99,17 @@ class SecurityEndToEndTest {
           .build();
       duplicates.put(id, e);
     }
+    List<CompletableFuture<ZooKeeperEnsemble>> starts = new ArrayList<>();
     for (ZooKeeperEnsemble e : duplicates.values()) {
-      e.start();
+      starts.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return e.start();
+        } catch (Exception failure) {
+          throw new CompletionException(failure);
+        }
+      }));
     }
+    starts.forEach(CompletableFuture::join);
     TlsSettings serverTls = TlsSettings.builder()
         .keyStore(server.pkcs12(), TestCertificates.PASSWORD)
         .trustPem(ca.caPem())
