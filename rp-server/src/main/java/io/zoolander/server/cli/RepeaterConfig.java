@@ -295,7 +295,8 @@ record RepeaterConfig(
   }
 
   private static String knownKeys() {
-    return SETTINGS.stream().map(Setting::key).collect(Collectors.joining(", "));
+    return SETTINGS.stream().map(Setting::key).filter(k -> !k.startsWith("tls.") && !k.startsWith("auth."))
+        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.* (--help lists them)";
   }
 
   private static String where(String source, int line) {
