@@ -5,6 +5,8 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.zoolander.client.internal.ClientSettings;
 import io.zoolander.client.internal.DefaultZoolanderClient;
 import io.zoolander.client.internal.DuplicateTarget;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -43,6 +45,8 @@ public final class ZoolanderClientBuilder {
   private Ticker ticker = Ticker.system();
   private MeterRegistry meterRegistry;
   private double slaTauMs = DEFAULT_SLA_TAU_MS;
+  private TlsSettings tls;
+  private Credential credential;
 
   ZoolanderClientBuilder() {}
 
@@ -152,6 +156,25 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
+   * TLS on every connection (to the repeater and to every plugin); plaintext by default. With {@link
+   * TlsSettings#verifyHostname()} the servers' certificates must name the hosts the client connects to.
+   */
+  public ZoolanderClientBuilder tls(TlsSettings tls) {
+    this.tls = Objects.requireNonNull(tls, "tls must not be null");
+    return this;
+  }
+
+  /**
+   * How this client proves who it is to a repeater (and plugins) that require authentication; none by default. With a
+   * credential the client waits for the repeater's CHALLENGE before it sends writes, so give one only when the
+   * repeater requires authentication. {@link Credential#certificate()} needs {@link #tls} with a key (mutual TLS).
+   */
+  public ZoolanderClientBuilder credential(Credential credential) {
+    this.credential = Objects.requireNonNull(credential, "credential must not be null");
+    return this;
+  }
+
+  /**
    * Connects: waits up to the connect timeout for the repeater and every duplicate's plugin, and returns once the
    * repeater and at least one plugin are connected.
    *
@@ -164,6 +187,9 @@ public final class ZoolanderClientBuilder {
     }
     if (duplicates.isEmpty()) {
       throw new IllegalStateException("duplicates must not be empty: add each duplicate's connect string");
+    }
+    if (credential != null && credential.isCertificate() && (tls == null || !tls.hasKey())) {
+      throw new IllegalStateException("credential: a certificate credential needs tls with a key and certificate");
     }
     return DefaultZoolanderClient.connect(
         new ClientSettings(
@@ -179,7 +205,9 @@ public final class ZoolanderClientBuilder {
             readPolicy,
             ticker,
             meterRegistry != null ? meterRegistry : new CompositeMeterRegistry(),
-            slaTauMs));
+            slaTauMs,
+            tls,
+            credential));
   }
 
   private static long positive(long value, String name) {

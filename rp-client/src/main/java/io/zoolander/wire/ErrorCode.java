@@ -37,7 +37,17 @@ public enum ErrorCode {
    * A retried write (same client id and request id) was applied earlier, at a seq the duplicate no longer holds
    * together with its results (it fell out of the client's window of recent requests). It was not applied again.
    */
-  DUPLICATE_REQUEST(108, false);
+  DUPLICATE_REQUEST(108, false),
+  /**
+   * The receiver requires authentication and the peer has not proven who it is: no AUTH, a wrong proof, an unknown
+   * principal, or a request sent before the handshake finished. Nothing was done; the receiver closes the connection.
+   */
+  UNAUTHENTICATED(109, false),
+  /**
+   * The peer proved who it is, but that principal is not allowed in the role it announced (for example a client's
+   * principal saying HELLO as the repeater). Nothing was done; the receiver closes the connection.
+   */
+  UNAUTHORIZED(110, false);
 
   private final int code;
   private final boolean closesConnection;

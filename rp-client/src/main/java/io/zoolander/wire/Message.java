@@ -227,6 +227,80 @@ public sealed interface Message {
   }
 
   /**
+   * Server to a peer that said HELLO in a role the server authenticates: prove who you are by answering {@link Auth}.
+   * Sent only when authentication is configured (see {@link AccessControl}); a server without it never sends one.
+   *
+   * @param nonce {@link WireSettings#NONCE_BYTES} random bytes, fresh for every connection
+   */
+  record Challenge(byte[] nonce) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Challenge {
+      notNull(nonce, "nonce");
+      if (nonce.length != WireSettings.NONCE_BYTES) {
+        throw new IllegalArgumentException("nonce: must be " + WireSettings.NONCE_BYTES + " bytes, was "
+            + nonce.length);
+      }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Challenge c && Arrays.equals(nonce, c.nonce);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(nonce);
+    }
+
+    @Override
+    public String toString() {
+      return "Challenge[nonce=" + describe(nonce) + "]";
+    }
+  }
+
+  /**
+   * Peer to server, in answer to {@link Challenge}: who the peer is and the proof. A non-empty {@code proof} is the
+   * HMAC-SHA256 of the challenge with the principal's shared secret (see {@link Credential}); an empty proof asks the
+   * server to take the principal from the peer's verified TLS client certificate, and then {@code principal} is empty
+   * too.
+   *
+   * @param principal up to {@link WireSettings#MAX_PRINCIPAL_BYTES} UTF-8 bytes; empty for a certificate
+   * @param proof {@link WireSettings#PROOF_BYTES} bytes, or empty for a certificate
+   */
+  record Auth(String principal, byte[] proof) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public Auth {
+      utf8(principal, "principal", WireSettings.MAX_PRINCIPAL_BYTES);
+      notNull(proof, "proof");
+      if (proof.length == 0 ? !principal.isEmpty() : proof.length != WireSettings.PROOF_BYTES || principal.isEmpty()) {
+        throw new IllegalArgumentException("proof: must be " + WireSettings.PROOF_BYTES + " bytes with a principal, or"
+            + " empty with an empty principal (certificate); was " + proof.length + " bytes with principal '"
+            + principal + "'");
+      }
+    }
+
+    /** Whether this AUTH asks to be authenticated by the TLS client certificate. */
+    public boolean byCertificate() {
+      return proof.length == 0;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Auth a && principal.equals(a.principal) && Arrays.equals(proof, a.proof);
+    }
+
+    @Override
+    public int hashCode() {
+      return principal.hashCode() * 31 + Arrays.hashCode(proof);
+    }
+
+    @Override
+    public String toString() {
+      return "Auth[principal=" + principal + ", proof=" + proof.length + " bytes]"; // never log a proof
+    }
+  }
+
+  /**
    * Any direction: a frame was rejected (protocol codes; the sender then closes the connection) or a request was
    * refused (application codes). Its layout is frozen, so a peer of any protocol version can read it.
    *

@@ -36,6 +36,15 @@ public final class WireSettings {
   /** Longest HELLO id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 256;
 
+  /** Length of the random nonce in a CHALLENGE. */
+  public static final int NONCE_BYTES = 32;
+
+  /** Length of a shared-secret proof in an AUTH (an HMAC-SHA256); a certificate AUTH carries an empty proof. */
+  public static final int PROOF_BYTES = 32;
+
+  /** Longest AUTH principal, in UTF-8 bytes. */
+  public static final int MAX_PRINCIPAL_BYTES = 256;
+
   /** Longest ERROR message, in UTF-8 bytes; longer messages are truncated when the ERROR is built. */
   public static final int MAX_ERROR_MESSAGE_BYTES = 4 * 1024;
 

@@ -35,7 +35,16 @@
  * <tr><td>9</td><td>STATUS</td><td>int duplicateId, long epoch, long appliedSeq, byte state</td><td>plugin</td></tr>
  * <tr><td>10</td><td>ERROR</td><td>int code, string message, long requestId, long retryAfterMillis</td>
  *     <td>anyone</td></tr>
+ * <tr><td>11</td><td>CHALLENGE</td><td>bytes nonce (32)</td><td>an authenticating server, after HELLO</td></tr>
+ * <tr><td>12</td><td>AUTH</td><td>string principal, bytes proof (32, or empty for a TLS certificate)</td>
+ *     <td>a peer, in answer to CHALLENGE</td></tr>
  * </table>
+ *
+ * <p>CHALLENGE and AUTH exist only when authentication is configured ({@link io.zoolander.wire.AccessControl}):
+ * a server that authenticates a role answers a HELLO in that role with CHALLENGE, waits for AUTH, and only then
+ * proceeds as after HELLO (a plugin answers STATUS); anything else first, or a proof that does not verify, is answered
+ * with ERROR {@code UNAUTHENTICATED} or {@code UNAUTHORIZED} and the connection is closed. The protocol version is
+ * unchanged: without security nothing on the wire differs from before.
  *
  * <p>{@code ops} is {@code [int count]} (1 to {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE}; more than one
  * is one atomic multi) then per op {@code [byte opType][string path]} and:

@@ -3,11 +3,18 @@ package io.zoolander.client.internal;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.Ticker;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
 import java.util.List;
 
-/** A client's validated, immutable settings (built by {@code ZoolanderClientBuilder}). Internal. */
+/**
+ * A client's validated, immutable settings (built by {@code ZoolanderClientBuilder}). Internal.
+ *
+ * @param tls TLS for every connection, null for plaintext
+ * @param credential how the client proves who it is when challenged, null for none
+ */
 public record ClientSettings(
     long clientId,
     List<InetSocketAddress> repeaters,
@@ -21,4 +28,6 @@ public record ClientSettings(
     ReadPolicy readPolicy,
     Ticker ticker,
     MeterRegistry meterRegistry,
-    double slaTauMs) {}
+    double slaTauMs,
+    TlsSettings tls,
+    Credential credential) {}

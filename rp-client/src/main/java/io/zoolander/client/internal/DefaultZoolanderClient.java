@@ -89,7 +89,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
     this.repeater =
         new PeerLink("repeater", settings.clientId(), loop, false, settings.sessionTimeoutMs(), this::onMessage,
-            this::onState);
+            this::onState, settings.tls(), settings.credential());
   }
 
   private static <V> Map<Long, V> lru() {
@@ -109,7 +109,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       for (int i = 0; i < settings.duplicates().size(); i++) {
         PeerLink link =
             new PeerLink("duplicate[" + i + "]", settings.clientId(), client.loop, true, settings.sessionTimeoutMs(),
-                client::onMessage, client::onState);
+                client::onMessage, client::onState, settings.tls(), settings.credential());
         client.plugins.add(link);
         DuplicateTarget target = settings.duplicates().get(i);
         if (target.endpoint() != null) {
@@ -410,6 +410,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       case INVALID_OP -> failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
           from.name() + " refused the write: " + error.message(), null));
       case OVERLOADED -> scheduleWriteRetry(w, retryAfter(error));
+      case UNAUTHENTICATED, UNAUTHORIZED -> failWrite(w, new ZoolanderException(KeeperException.Code.NOAUTH,
+          error.code(), from.name() + " refused the write: " + error.message(), null));
       case DUPLICATE_REQUEST -> failWrite(w, new ZoolanderException(KeeperException.Code.SYSTEMERROR, error.code(),
           "write " + w.write.requestId() + " WAS applied by an earlier attempt, but its result is no longer held "
               + "(more than " + ClientRecord.WINDOW + " later writes): " + error.message(), null));

@@ -11,8 +11,10 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.zoolander.client.ConnectionState;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WirePipeline;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -24,7 +26,9 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection to a peer (the repeater or a duplicate's plugin) whose address may change: says HELLO as a
  * client, is ready once the peer answers STATUS, and reconnects with bounded backoff while it has an address.
- * Internal: not part of the public API.
+ * With TLS settings every connection starts with a TLS handshake; with a credential the link answers the peer's
+ * CHALLENGE with AUTH, and a link that does not wait for STATUS (the repeater's) is ready only once it has. Internal:
+ * not part of the public API.
  */
 final class PeerLink {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
@@ -38,6 +42,8 @@ final class PeerLink {
   private final BiConsumer<PeerLink, ConnectionState> states;
   private final long lostAfterMs;
   private final boolean awaitStatus;
+  private final TlsSettings tls;
+  private final Credential credential;
   private boolean everReady;
   private ConnectionState state;
   private volatile int duplicateId = -1;
@@ -51,7 +57,10 @@ final class PeerLink {
 
   /**
    * @param awaitStatus whether the link is ready only once the peer answers HELLO with STATUS (plugins do); otherwise
-   *     it is ready as soon as HELLO is written (the repeater answers clients only to refuse a write)
+   *     it is ready as soon as HELLO is written (the repeater answers clients only to refuse a write), or, with a
+   *     credential, once AUTH is written in answer to the CHALLENGE
+   * @param tls TLS for the connections, null for plaintext
+   * @param credential answers a CHALLENGE, null for none
    */
   PeerLink(
       String name,
@@ -60,7 +69,11 @@ final class PeerLink {
       boolean awaitStatus,
       long lostAfterMs,
       BiConsumer<PeerLink, Message> inbound,
-      BiConsumer<PeerLink, ConnectionState> states) {
+      BiConsumer<PeerLink, ConnectionState> states,
+      TlsSettings tls,
+      Credential credential) {
+    this.tls = tls;
+    this.credential = credential;
     this.name = name;
     this.lostAfterMs = lostAfterMs;
     this.states = states;
@@ -143,6 +156,9 @@ final class PeerLink {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel ch) {
+                    if (tls != null) {
+                      tls.addClientHandler(ch.pipeline(), target.getHostString(), target.getPort());
+                    }
                     WirePipeline.install(ch.pipeline()).addLast(new Handler());
                   }
                 });
@@ -159,7 +175,7 @@ final class PeerLink {
         f -> {
           if (f.isSuccess()) {
             c.writeAndFlush(Message.Hello.of(Role.CLIENT, Long.toString(clientId)), c.voidPromise());
-            if (!awaitStatus) {
+            if (!awaitStatus && credential == null) {
               markReady(c);
             }
           } else {
@@ -270,6 +286,15 @@ final class PeerLink {
       if (msg instanceof Message.Status status) {
         duplicateId = status.duplicateId();
         markReady(ctx.channel());
+      } else if (msg instanceof Message.Challenge challenge) {
+        if (credential == null) {
+          LOG.warn("{}: the peer requires authentication, but this client has no credential", name);
+        } else {
+          ctx.writeAndFlush(credential.answer(Role.CLIENT, Long.toString(clientId), challenge), ctx.voidPromise());
+          if (!awaitStatus) {
+            markReady(ctx.channel());
+          }
+        }
       }
       inbound.accept(PeerLink.this, msg);
     }

@@ -35,6 +35,9 @@ public final class Codec {
   static final int STATUS = 9;
   /** ERROR's layout is frozen across protocol versions. */
   static final int ERROR = 10;
+  /** Sent only when authentication is configured: a peer without it never sees one. */
+  static final int CHALLENGE = 11;
+  static final int AUTH = 12;
 
   // Op types.
   static final int OP_CREATE = 1;
@@ -69,6 +72,8 @@ public final class Codec {
       case READ_REPLY: return "READ_REPLY";
       case STATUS: return "STATUS";
       case ERROR: return "ERROR";
+      case CHALLENGE: return "CHALLENGE";
+      case AUTH: return "AUTH";
       default: return "type " + type;
     }
   }
@@ -173,6 +178,13 @@ public final class Codec {
       writeString(out, e.message());
       out.writeLong(e.requestId());
       out.writeLong(e.retryAfterMillis());
+    } else if (m instanceof Message.Challenge c) {
+      out.writeByte(CHALLENGE);
+      writeBytes(out, c.nonce());
+    } else if (m instanceof Message.Auth a) {
+      out.writeByte(AUTH);
+      writeString(out, a.principal());
+      writeBytes(out, a.proof());
     } else {
       throw new IllegalStateException("unhandled message " + m.getClass().getName()); // sealed: unreachable
     }
@@ -320,6 +332,14 @@ public final class Codec {
           break;
         case ERROR:
           m = readError(in);
+          break;
+        case CHALLENGE:
+          m = new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));
+          break;
+        case AUTH:
+          m = new Message.Auth(
+              in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
+              in.readBytes("proof", WireSettings.PROOF_BYTES));
           break;
         default:
           throw new WireException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type " + type

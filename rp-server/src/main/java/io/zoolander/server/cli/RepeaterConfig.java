@@ -1,7 +1,13 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -39,6 +45,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param startTimeoutMs bound on reading every duplicate's state at start
  * @param epoch a fixed epoch, empty for the highest found plus one
  * @param clientIoThreads threads reading client connections
+ * @param security the security entries ({@code tls.*}, {@code auth.*}) as written, validated; empty when off
  */
 record RepeaterConfig(
     String clientHost,
@@ -49,7 +56,8 @@ record RepeaterConfig(
     int sessionTimeoutMs,
     long startTimeoutMs,
     OptionalLong epoch,
-    int clientIoThreads) {
+    int clientIoThreads,
+    Map<String, String> security) {
 
   static final String CLIENT_HOST = "clientHost";
   static final String CLIENT_PORT = "clientPort";
@@ -72,7 +80,7 @@ record RepeaterConfig(
 
   /** Every key, in the order the help lists them. */
   static final List<Setting> SETTINGS =
-      List.of(
+      withSecurity(List.of(
           new Setting(DUPLICATE_PREFIX + "<id>", "<connect string> (required, one line per duplicate)",
               "ZooKeeper connect string of duplicate <id>'s ensemble, e.g. duplicate.1=zk-a1:2181,zk-a2:2181,"
                   + "zk-a3:2181. <id> is that ensemble's zoolander.duplicateId (an integer >= 0). The repeater finds "
@@ -100,10 +108,34 @@ record RepeaterConfig(
                   + "takes a new, higher epoch, which fences off any older repeater."),
           new Setting(CLIENT_IO_THREADS, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS),
               "Threads reading client connections (1.." + MAX_CLIENT_IO_THREADS + "); sequencing runs on one more, "
-                  + "dedicated thread."));
+                  + "dedicated thread.")));
+
+  /** {@code base}, then the security settings: TLS, who may write, the credential shown to plugins. */
+  private static List<Setting> withSecurity(List<Setting> base) {
+    List<Setting> all = new ArrayList<>(base);
+    SecurityKeys.TLS.forEach(k -> all.add(setting(k)));
+    all.add(setting(SecurityKeys.SECRETS_FILE));
+    all.add(new Setting(SecurityKeys.AUTH_ALLOW_CLIENT, "(anyone may write)", "Comma-separated principals allowed to "
+        + "write: when set, a client must authenticate (shared secret from " + SecurityKeys.AUTH_SECRETS_FILE
+        + ", or its TLS certificate's CN) before its WRITEs are sequenced."));
+    SecurityKeys.CREDENTIAL.forEach(k -> all.add(setting(k)));
+    return List.copyOf(all);
+  }
+
+  private static Setting setting(SecurityKeys.Key key) {
+    return new Setting(key.key(), key.defaultValue(), key.meaning());
+  }
+
+  /** The settings without security (all security off), as before security existed. */
+  RepeaterConfig(String clientHost, int clientPort, Map<Integer, String> duplicates, String basePath, int logCapacity,
+      int sessionTimeoutMs, long startTimeoutMs, OptionalLong epoch, int clientIoThreads) {
+    this(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs, startTimeoutMs, epoch,
+        clientIoThreads, Map.of());
+  }
 
   RepeaterConfig {
     duplicates = Collections.unmodifiableMap(new LinkedHashMap<>(duplicates));
+    security = Map.copyOf(security);
   }
 
   /**
@@ -196,8 +228,40 @@ record RepeaterConfig(
       throw new CliException(source + ": no " + DUPLICATE_PREFIX + "<id>=<connect string> line: a repeater needs at"
           + " least one duplicate");
     }
+    Map<String, String> security = new LinkedHashMap<>();
+    values.forEach((key, value) -> {
+      if (key.startsWith("tls.") || key.startsWith("auth.")) {
+        security.put(key, value);
+      }
+    });
+    try {
+      security(security);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(source + ": " + e.getMessage());
+    }
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads);
+        startTimeoutMs, epoch, clientIoThreads, security);
+  }
+
+  /**
+   * TLS, who may write and the repeater's credential, from the security entries.
+   *
+   * @throws IllegalArgumentException naming every invalid entry
+   */
+  private static LinkSecurity security(Map<String, String> values) {
+    List<String> errors = new ArrayList<>();
+    TlsSettings tls = SecurityKeys.tls(values, "", errors);
+    AccessControl access = SecurityKeys.access(values, "", Map.of(SecurityKeys.AUTH_ALLOW_CLIENT, Role.CLIENT),
+        errors);
+    Credential credential = SecurityKeys.credential(values, "", tls, errors);
+    if (tls != null && !tls.hasKey()) {
+      errors.add("TLS needs the repeater's key and certificate (" + SecurityKeys.TLS_CERTIFICATE + " or "
+          + SecurityKeys.TLS_KEY_STORE + ")");
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(String.join("; ", errors));
+    }
+    return new LinkSecurity(tls, access, credential);
   }
 
   /** A repeater builder with these settings (no listener). */
@@ -212,6 +276,14 @@ record RepeaterConfig(
             .clientIoThreads(clientIoThreads);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
+    LinkSecurity link = security(security);
+    if (link.tls() != null) {
+      builder.tls(link.tls());
+    }
+    builder.access(link.access());
+    if (link.credential() != null) {
+      builder.credential(link.credential());
+    }
     return builder;
   }
 
@@ -223,7 +295,8 @@ record RepeaterConfig(
   }
 
   private static String knownKeys() {
-    return SETTINGS.stream().map(Setting::key).collect(Collectors.joining(", "));
+    return SETTINGS.stream().map(Setting::key).filter(k -> !k.startsWith("tls.") && !k.startsWith("auth."))
+        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.* (--help lists them)";
   }
 
   private static String where(String source, int line) {

@@ -3,6 +3,7 @@ package io.zoolander.server.cli;
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.leader.PluginSettings;
 import io.zoolander.server.internal.leader.ZoolanderPeerConfig;
+import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import java.io.IOException;
@@ -55,7 +56,7 @@ final class ServerCommand implements Callable<Integer> {
    * ZoolanderPeerMain}; a unit test checks that no key of {@link ZoolanderPluginConfig} is missing.
    */
   static final List<Entry> ZOOLANDER_SETTINGS =
-      List.of(
+      withSecurity(List.of(
           new Entry(ZoolanderPeerMain.PLUGIN_FACTORY_KEY, ZoolanderPluginFactory.class.getName(),
               "Required, with this value: the plugin that runs while this server leads."),
           new Entry(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "<id> (required)",
@@ -97,7 +98,14 @@ final class ServerCommand implements Callable<Integer> {
               "Received, unhandled messages at which the plugin stops reading the connection that sent the last"
                   + " one (TCP back-pressure) until half are handled."),
           new Entry(ZoolanderPeerMain.STOP_TIMEOUT_KEY, Long.toString(PluginSettings.DEFAULT_STOP_TIMEOUT.toMillis()),
-              "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops."));
+              "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops.")));
+
+  /** {@code base}, then the security entries of {@link PluginSecurity} (all off by default). */
+  private static List<Entry> withSecurity(List<Entry> base) {
+    List<Entry> all = new ArrayList<>(base);
+    PluginSecurity.KEYS.forEach(k -> all.add(new Entry(k.key(), k.defaultValue(), k.meaning())));
+    return List.copyOf(all);
+  }
 
   /** The ZooKeeper entries Zoolander depends on. */
   static final List<Entry> ZOOKEEPER_ENTRIES =
@@ -209,6 +217,12 @@ final class ServerCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new CliException(file + ": "
             + e.getMessage().replaceFirst("^Invalid Zoolander plugin settings in zoo.cfg: ", ""));
+      }
+      try {
+        PluginSecurity.from(zoolander); // reads the certificate, key and secret files it names
+      } catch (IllegalArgumentException e) {
+        throw new CliException(file + ": "
+            + e.getMessage().replaceFirst("^Invalid Zoolander security settings in zoo.cfg: ", ""));
       }
     }
     return parsed;

@@ -42,7 +42,9 @@ import java.util.Map;
  *
  * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like every ZooKeeper
  * server running Zoolander, {@code standaloneEnabled=false}. {@code zoolander.plugin.stopTimeoutMs} (how long the
- * server waits for the plugin to stop) is read by the server, see {@link io.zoolander.server.ZoolanderPeerMain}.
+ * server waits for the plugin to stop) is read by the server, see {@link io.zoolander.server.ZoolanderPeerMain}. The
+ * security entries ({@code zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by
+ * {@link PluginSecurity}.
  *
  * @param duplicateId this duplicate's id
  * @param znodes the znode layout under the base path

@@ -4,6 +4,11 @@ import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
+import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -139,8 +144,50 @@ public final class Repeater implements AutoCloseable {
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
     private RepeaterListener listener;
+    private TlsSettings tls;
+    private AccessControl access = AccessControl.none();
+    private Credential credential;
 
     private Builder() {}
+
+    /**
+     * TLS on the client listener and on the connections to plugins (default: plaintext). The settings need a key and
+     * certificate (the repeater is a server to clients); with {@link TlsSettings#requireClientCertificate()} clients
+     * must present certificates, and the same key is shown to plugins that require client certificates.
+     *
+     * @throws IllegalArgumentException if {@code tls} has no key and certificate
+     */
+    public Builder tls(TlsSettings tls) {
+      Objects.requireNonNull(tls, "tls must not be null");
+      if (!tls.hasKey()) {
+        throw new IllegalArgumentException("tls: the repeater needs a key and certificate");
+      }
+      this.tls = tls;
+      return this;
+    }
+
+    /**
+     * Who may write (default: anyone): with {@link AccessControl.Builder#allow allow(Role.CLIENT, ...)} a client must
+     * authenticate as an allowed principal before its WRITEs are sequenced.
+     *
+     * @throws IllegalArgumentException if {@code access} names a role other than {@link Role#CLIENT}
+     */
+    public Builder access(AccessControl access) {
+      Objects.requireNonNull(access, "access must not be null");
+      for (Role role : Role.values()) {
+        if (role != Role.CLIENT && access.requires(role)) {
+          throw new IllegalArgumentException("access: the repeater authenticates only clients, not " + role);
+        }
+      }
+      this.access = access;
+      return this;
+    }
+
+    /** How the repeater proves who it is to plugins that require authentication (default: none). */
+    public Builder credential(Credential credential) {
+      this.credential = Objects.requireNonNull(credential, "credential must not be null");
+      return this;
+    }
 
     /**
      * Where clients connect (default {@value RepeaterSettings#DEFAULT_CLIENT_HOST}:{@value
@@ -257,13 +304,16 @@ public final class Repeater implements AutoCloseable {
       if (duplicates.isEmpty()) {
         throw new IllegalStateException("a repeater needs at least one duplicate");
       }
+      if (credential != null && credential.isCertificate() && tls == null) {
+        throw new IllegalStateException("credential: a certificate credential needs tls");
+      }
       Znodes znodes = new Znodes(basePath);
       List<DuplicateSource> sources = new ArrayList<>();
       duplicates.forEach((id, connectString) ->
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads);
-      return new Repeater(new RepeaterCore(config, sources, listener));
+      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
     }
 
     private static long positiveMillis(Duration d, String name) {

@@ -80,7 +80,8 @@ class RepeaterConfigTest {
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads)"},
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, and the security keys tls.*, auth.*"
+        + " (--help lists them))"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
     {"=7000", "a line starts with '=': the key is missing"},
     {"clientHost=", "clientHost has no value"},

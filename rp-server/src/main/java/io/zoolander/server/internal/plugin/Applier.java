@@ -31,7 +31,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.jute.BinaryInputArchive;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,6 +92,7 @@ final class Applier {
     private final ZoolanderPluginConfig config;
     private final int duplicateId;
     private final Znodes znodes;
+    private final List<ACL> acl;
     private final OwnSession session;
     private final Peers peers;
     private final SessionRenewal renewal;
@@ -136,6 +139,13 @@ final class Applier {
      */
     Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
             AnomalyInjector anomalies, BookkeepingState state, int stateVersion) {
+        this(config, session, peers, renewal, anomalies, state, stateVersion, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    /** @param acl the ACL of every znode a write creates (the plugin's identity writes, see PluginSecurity) */
+    Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
+            AnomalyInjector anomalies, BookkeepingState state, int stateVersion, List<ACL> acl) {
+        this.acl = acl;
         this.config = config;
         this.duplicateId = config.duplicateId();
         this.znodes = config.znodes();
@@ -143,7 +153,7 @@ final class Applier {
         this.peers = peers;
         this.renewal = renewal;
         this.anomalies = anomalies;
-        this.clients = new ClientTable(znodes);
+        this.clients = new ClientTable(znodes, acl);
         this.predictor = new ResultPredictor(znodes);
         this.epoch = state.epoch();
         this.appliedSeq = state.appliedSeq();
@@ -429,7 +439,7 @@ final class Applier {
             ClientTable.Known known, ClientRecord record) {
         byte[] encoded = record.encode();
         List<org.apache.zookeeper.Op> multi = ZkOps.multi(znodes, next, stateVersion,
-                clients.update(message.clientId(), known, encoded), message.ops());
+                clients.update(message.clientId(), known, encoded), message.ops(), acl);
         return ZkOps.fitsInOneRequest(multi, message.ops(), encoded.length, BinaryInputArchive.maxBuffer)
                 ? multi : null;
     }

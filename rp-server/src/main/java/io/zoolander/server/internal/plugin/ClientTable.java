@@ -10,6 +10,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -38,6 +39,7 @@ final class ClientTable {
     }
 
     private final Znodes znodes;
+    private final List<ACL> acl;
     private final Map<Long, Known> cache = new LinkedHashMap<>(64, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Long, Known> eldest) {
@@ -46,7 +48,13 @@ final class ClientTable {
     };
 
     ClientTable(Znodes znodes) {
+        this(znodes, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    /** @param acl the ACL a new client record is created with */
+    ClientTable(Znodes znodes, List<ACL> acl) {
         this.znodes = znodes;
+        this.acl = acl;
     }
 
     /**
@@ -77,7 +85,7 @@ final class ClientTable {
     org.apache.zookeeper.Op update(long clientId, Known known, byte[] record) {
         String path = znodes.client(clientId);
         return known.version() == ABSENT
-                ? org.apache.zookeeper.Op.create(path, record, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT)
+                ? org.apache.zookeeper.Op.create(path, record, acl, CreateMode.PERSISTENT)
                 : org.apache.zookeeper.Op.setData(path, record, known.version());
     }
 

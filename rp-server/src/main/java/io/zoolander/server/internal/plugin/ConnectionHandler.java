@@ -3,10 +3,13 @@ package io.zoolander.server.internal.plugin;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
+import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
 import java.io.IOException;
@@ -20,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * (and ERROR, of which FENCED matters), a CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here
  * and may send READ; any role may say HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR
  * UNEXPECTED_MESSAGE and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
+ *
+ * <p>A role the plugin authenticates (see {@link AccessControl}) gets CHALLENGE instead of STATUS; the next message
+ * must be an AUTH that verifies for a principal allowed in that role, and only then is the peer registered and
+ * answered with STATUS. Anything else (a SEQUENCED before AUTH included) is answered with ERROR UNAUTHENTICATED or
+ * UNAUTHORIZED, and the connection is closed without applying anything.
  */
 final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
@@ -29,9 +37,16 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
     private final Supplier<Snapshot> status;
     private final Applier applier;
     private final Peers peers;
-    private Role role; // null until HELLO
+    private final ServerAuth auth;
+    private Role role; // null until HELLO (and, for a role that authenticates, until AUTH verifies)
+    private boolean refused; // authentication failed: the connection is closing, nothing more is handled
 
     ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers) {
+        this(duplicateId, status, applier, peers, new ServerAuth(AccessControl.none()));
+    }
+
+    ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers, ServerAuth auth) {
+        this.auth = auth;
         this.duplicateId = duplicateId;
         this.status = status;
         this.applier = applier;
@@ -40,6 +55,13 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Message message) {
+        if (refused) {
+            return;
+        }
+        if (auth.awaiting()) {
+            authenticate(ctx, message);
+            return;
+        }
         if (role == null) {
             if (message instanceof Message.Hello hello) {
                 hello(ctx, hello);
@@ -82,7 +104,35 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
                         .addListener(ChannelFutureListener.CLOSE);
                 return;
             }
-            peers.addClient(clientId, ctx.channel());
+        }
+        Message.Challenge challenge = auth.begin(hello);
+        if (challenge != null) {
+            ctx.writeAndFlush(challenge); // the role counts once AUTH verifies
+            return;
+        }
+        accept(ctx, hello);
+    }
+
+    /** The message after CHALLENGE: an AUTH that verifies admits the peer in its role; anything else closes. */
+    private void authenticate(ChannelHandlerContext ctx, Message message) {
+        AccessControl.Decision decision = auth.finish(ctx.channel(), message);
+        if (decision.ok()) {
+            LOG.debug("Duplicate {}: {} '{}' authenticated as '{}'", duplicateId, auth.hello().role(),
+                    auth.hello().id(), decision.principal());
+            accept(ctx, auth.hello());
+            return;
+        }
+        LOG.warn("Duplicate {}: connection from {} refused: {}: {}", duplicateId, ctx.channel().remoteAddress(),
+                decision.error(), decision.reason());
+        refused = true;
+        ctx.writeAndFlush(new Message.Error(decision.error(), requestIdOf(message), 0, decision.reason()))
+                .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** The peer is who it says: registers it in its role and answers STATUS. */
+    private void accept(ChannelHandlerContext ctx, Message.Hello hello) {
+        if (hello.role() == Role.CLIENT) {
+            peers.addClient(Long.parseLong(hello.id()), ctx.channel());
         } else if (hello.role() == Role.REPEATER) {
             peers.addRepeater(ctx.channel());
         }
@@ -119,6 +169,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         if (cause instanceof WireException) {
             // The wire pipeline has answered with an ERROR and is closing the connection.
             LOG.warn("Duplicate {}: bad frame from {}: {}", duplicateId, ctx.channel().remoteAddress(), cause.toString());
+        } else if (TlsSettings.isTlsFailure(cause)) {
+            LOG.info("Duplicate {}: connection from {}: TLS failed: {}", duplicateId, ctx.channel().remoteAddress(),
+                    cause.toString());
+            ctx.close();
         } else if (cause instanceof IOException) {
             LOG.debug("Duplicate {}: connection from {} failed: {}", duplicateId, ctx.channel().remoteAddress(),
                     cause.toString());

@@ -21,6 +21,7 @@ final class OwnSession implements AutoCloseable {
     private final String connectString;
     private final int sessionTimeoutMs;
     private final Runnable onExpired;
+    private final byte[] digestAuth;
     private volatile ZooKeeper zk;
     private volatile boolean closed;
 
@@ -30,6 +31,15 @@ final class OwnSession implements AutoCloseable {
      * @param onExpired called (on ZooKeeper's event thread, must not block) when the current session expires
      */
     OwnSession(String connectString, int sessionTimeoutMs, Runnable onExpired) {
+        this(connectString, sessionTimeoutMs, onExpired, null);
+    }
+
+    /**
+     * @param digestAuth {@code user:password} of the plugin's ZooKeeper identity (digest scheme), added to every
+     *     session before it connects; null for none
+     */
+    OwnSession(String connectString, int sessionTimeoutMs, Runnable onExpired, byte[] digestAuth) {
+        this.digestAuth = digestAuth == null ? null : digestAuth.clone();
         this.connectString = connectString;
         this.sessionTimeoutMs = sessionTimeoutMs;
         this.onExpired = onExpired;
@@ -69,6 +79,10 @@ final class OwnSession implements AutoCloseable {
             }
             previous = zk;
             created = new ZooKeeper(connectString, sessionTimeoutMs, watcher);
+            if (digestAuth != null) {
+                // Queued before the session is established, and sent again by the client on every reconnect.
+                created.addAuthInfo("digest", digestAuth);
+            }
             self.set(created);
             zk = created;
         }

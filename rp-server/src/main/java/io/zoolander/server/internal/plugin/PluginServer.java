@@ -13,6 +13,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.WirePipeline;
 import java.io.IOException;
@@ -22,7 +24,10 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The plugin's TCP server: one Netty event loop thread, the wire pipeline and a {@link ConnectionHandler}. */
+/**
+ * The plugin's TCP server: one Netty event loop thread, TLS if configured, the wire pipeline and a {@link
+ * ConnectionHandler}.
+ */
 final class PluginServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(PluginServer.class);
@@ -45,6 +50,12 @@ final class PluginServer implements AutoCloseable {
      */
     static PluginServer start(String host, int port, int duplicateId, Supplier<Snapshot> status, Applier applier,
             Peers peers) throws IOException, InterruptedException {
+        return start(host, port, duplicateId, status, applier, peers, LinkSecurity.NONE);
+    }
+
+    /** As {@link #start(String, int, int, Supplier, Applier, Peers)}, with TLS and access control. */
+    static PluginServer start(String host, int port, int duplicateId, Supplier<Snapshot> status, Applier applier,
+            Peers peers, LinkSecurity security) throws IOException, InterruptedException {
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-plugin-io-" + duplicateId,
                 true));
         ChannelGroup channels = new DefaultChannelGroup("zoolander-plugin-" + duplicateId, GlobalEventExecutor.INSTANCE);
@@ -57,8 +68,12 @@ final class PluginServer implements AutoCloseable {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             channels.add(ch);
+                            if (security.tls() != null) {
+                                security.tls().addServerHandler(ch.pipeline());
+                            }
                             WirePipeline.install(ch.pipeline());
-                            ch.pipeline().addLast(new ConnectionHandler(duplicateId, status, applier, peers));
+                            ch.pipeline().addLast(new ConnectionHandler(duplicateId, status, applier, peers,
+                                    new ServerAuth(security.access())));
                         }
                     })
                     .bind(host, port).await();

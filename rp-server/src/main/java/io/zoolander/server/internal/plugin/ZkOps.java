@@ -13,6 +13,7 @@ import org.apache.jute.BinaryOutputArchive;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.MultiOperationRecord;
 import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * Translates a sequenced write into one ZooKeeper multi and its ZooKeeper results back into wire results. Pure
@@ -54,11 +55,17 @@ final class ZkOps {
      */
     static List<org.apache.zookeeper.Op> multi(Znodes znodes, BookkeepingState newState, int stateVersion,
             org.apache.zookeeper.Op clientUpdate, List<Op> ops) {
+        return multi(znodes, newState, stateVersion, clientUpdate, ops, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    /** As {@link #multi(Znodes, BookkeepingState, int, org.apache.zookeeper.Op, List)}, creating znodes with acl. */
+    static List<org.apache.zookeeper.Op> multi(Znodes znodes, BookkeepingState newState, int stateVersion,
+            org.apache.zookeeper.Op clientUpdate, List<Op> ops, List<ACL> acl) {
         List<org.apache.zookeeper.Op> multi = new ArrayList<>(ops.size() + BOOKKEEPING_OPS);
         multi.add(stateUpdate(znodes, newState, stateVersion));
         multi.add(clientUpdate);
         for (Op op : ops) {
-            multi.add(toZooKeeper(znodes, op));
+            multi.add(toZooKeeper(znodes, op, acl));
         }
         return multi;
     }
@@ -129,10 +136,13 @@ final class ZkOps {
     }
 
     static org.apache.zookeeper.Op toZooKeeper(Znodes znodes, Op op) {
+        return toZooKeeper(znodes, op, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    static org.apache.zookeeper.Op toZooKeeper(Znodes znodes, Op op, List<ACL> acl) {
         String znode = znodes.toZnode(op.path());
         if (op instanceof Op.Create c) {
-            return org.apache.zookeeper.Op.create(createPath(znodes, c), c.data(), ZooDefs.Ids.OPEN_ACL_UNSAFE,
-                    c.mode());
+            return org.apache.zookeeper.Op.create(createPath(znodes, c), c.data(), acl, c.mode());
         } else if (op instanceof Op.SetData s) {
             return org.apache.zookeeper.Op.setData(znode, s.data(), s.version());
         } else if (op instanceof Op.Delete d) {

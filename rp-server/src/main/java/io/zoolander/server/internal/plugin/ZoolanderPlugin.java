@@ -3,12 +3,14 @@ package io.zoolander.server.internal.plugin;
 import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.plugin.AnomalySettings;
+import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +18,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,6 +44,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     static final int PUBLISH_ATTEMPTS = 10;
 
     private volatile ZoolanderPluginConfig config;
+    private volatile PluginSecurity security = PluginSecurity.NONE;
     private volatile OwnSession session;
     private volatile Applier applier;
     private volatile AnomalyInjector anomalies;
@@ -56,16 +60,22 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     public void start(LeaderContext context) throws Exception {
         ZoolanderPluginConfig cfg = ZoolanderPluginConfig.from(context.properties());
         config = cfg;
+        PluginSecurity sec = PluginSecurity.from(context.properties());
+        security = sec;
         String connectString = context.localConnectString();
         if (connectString == null) {
             throw new IllegalStateException("the Zoolander plugin needs a plain clientPort on its server");
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(cfg.connectTimeoutMs());
-        OwnSession own = new OwnSession(connectString, cfg.sessionTimeoutMs(), this::onSessionExpired);
+        OwnSession own = new OwnSession(connectString, cfg.sessionTimeoutMs(), this::onSessionExpired,
+                sec.zooKeeperAuth());
         session = own;
         ZooKeeper zk = own.renew(cfg.connectTimeoutMs());
         Znodes znodes = cfg.znodes();
-        retrying(deadline, () -> createZnodes(zk, znodes));
+        retrying(deadline, () -> createZnodes(zk, znodes, sec.acl()));
+        if (sec.protectsZnodes()) {
+            retrying(deadline, () -> ZnodeAcls.ensure(zk, znodes, sec.acl()));
+        }
         Stat stat = new Stat();
         BookkeepingState state = BookkeepingState.decode(
                 retrying(deadline, () -> zk.getData(znodes.state(), false, stat)));
@@ -74,14 +84,15 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         anomalies = injector;
         injector.watch(zk);
         Peers peers = new Peers();
-        Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion());
+        Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl());
         applier = app;
-        PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers);
+        PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers,
+                sec.link());
         server = srv;
         PluginEndpoint published = new PluginEndpoint(cfg.duplicateId(), context.serverId(), cfg.advertisedHost(),
                 srv.localAddress().getPort());
         retrying(deadline, () -> {
-            publishEndpoint(zk, znodes, published);
+            publishEndpoint(zk, znodes, published, sec.acl());
             return null;
         });
         endpoint = published;
@@ -169,7 +180,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         }
         PluginEndpoint published = endpoint;
         if (published != null) {
-            publishEndpoint(zk, cfg.znodes(), published);
+            publishEndpoint(zk, cfg.znodes(), published, security.acl());
             LOG.info("Duplicate {}: endpoint {} published again under a new session", cfg.duplicateId(),
                     published.address());
         }
@@ -179,22 +190,23 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
      * Creates the base path (and its parents), the data root, the state znode and the parent of the client records,
      * each unless present.
      */
-    private static Void createZnodes(ZooKeeper zk, Znodes znodes) throws KeeperException, InterruptedException {
+    private static Void createZnodes(ZooKeeper zk, Znodes znodes, List<ACL> acl)
+            throws KeeperException, InterruptedException {
         String base = znodes.basePath();
         for (int slash = base.indexOf('/', 1); slash > 0; slash = base.indexOf('/', slash + 1)) {
-            createIfAbsent(zk, base.substring(0, slash), new byte[0]);
+            createIfAbsent(zk, base.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE);
         }
-        createIfAbsent(zk, base, new byte[0]);
-        createIfAbsent(zk, znodes.dataRoot(), new byte[0]);
-        createIfAbsent(zk, znodes.state(), BookkeepingState.INITIAL.encode());
-        createIfAbsent(zk, znodes.clients(), new byte[0]);
+        createIfAbsent(zk, base, new byte[0], acl);
+        createIfAbsent(zk, znodes.dataRoot(), new byte[0], acl);
+        createIfAbsent(zk, znodes.state(), BookkeepingState.INITIAL.encode(), acl);
+        createIfAbsent(zk, znodes.clients(), new byte[0], acl);
         return null;
     }
 
-    private static void createIfAbsent(ZooKeeper zk, String path, byte[] data)
+    private static void createIfAbsent(ZooKeeper zk, String path, byte[] data, List<ACL> acl)
             throws KeeperException, InterruptedException {
         try {
-            zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            zk.create(path, data, acl, CreateMode.PERSISTENT);
         } catch (KeeperException.NodeExistsException e) {
             // created earlier
         }
@@ -205,6 +217,12 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
      * by another session is a dead leader's, whose session has not expired yet: it is deleted first.
      */
     static void publishEndpoint(ZooKeeper zk, Znodes znodes, PluginEndpoint endpoint)
+            throws KeeperException, InterruptedException {
+        publishEndpoint(zk, znodes, endpoint, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    }
+
+    /** As {@link #publishEndpoint(ZooKeeper, Znodes, PluginEndpoint)}, the znode created with {@code acl}. */
+    static void publishEndpoint(ZooKeeper zk, Znodes znodes, PluginEndpoint endpoint, List<ACL> acl)
             throws KeeperException, InterruptedException {
         String path = znodes.endpoint();
         byte[] data = endpoint.encode();
@@ -224,7 +242,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
                 }
             }
             try {
-                zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+                zk.create(path, data, acl, CreateMode.EPHEMERAL);
                 return;
             } catch (KeeperException.NodeExistsException e) {
                 if (attempt >= PUBLISH_ATTEMPTS) {

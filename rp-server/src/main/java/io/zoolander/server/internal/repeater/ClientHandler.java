@@ -5,9 +5,12 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.server.internal.security.ServerAuth;
+import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -22,19 +25,25 @@ import org.slf4j.LoggerFactory;
  * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
  * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
  * refuse one.
+ *
+ * <p>When the repeater authenticates clients, HELLO is answered with CHALLENGE and the next message must be an AUTH that
+ * verifies for a principal allowed as a client; otherwise (a WRITE first included) the connection is answered with
+ * ERROR UNAUTHENTICATED or UNAUTHORIZED, naming the WRITE if there was one, and closed: nothing is sequenced.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
 
   private final RepeaterCore core;
+  private final ServerAuth auth;
   private final AtomicInteger pendingHandoffs = new AtomicInteger();
   private Channel channel;
   private long clientId = -1;
   private boolean rejected;
   private List<Message.Write> batch;
 
-  ClientHandler(RepeaterCore core) {
+  ClientHandler(RepeaterCore core, ServerAuth auth) {
     this.core = core;
+    this.auth = auth;
   }
 
   @Override
@@ -50,6 +59,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (rejected) {
+      return;
+    }
+    if (auth.awaiting()) {
+      authenticate(m);
       return;
     }
     if (clientId < 0) {
@@ -86,6 +99,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       try {
         long id = Long.parseLong(h.id());
         if (id >= 0) {
+          Message.Challenge challenge = auth.begin(h);
+          if (challenge != null) {
+            channel.writeAndFlush(challenge); // the client id counts once AUTH verifies
+            return;
+          }
           clientId = id;
           LOG.debug("client {} connected from {}", clientId, channel.remoteAddress());
           return;
@@ -102,6 +120,21 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     rejected = true;
     LOG.info("client connection from {} rejected: {}", channel.remoteAddress(), problem);
     Channels.errorAndClose(channel, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE, problem));
+  }
+
+  /** The message after CHALLENGE: an AUTH that verifies makes the client known; anything else closes the connection. */
+  private void authenticate(Message m) {
+    AccessControl.Decision decision = auth.finish(channel, m);
+    if (decision.ok()) {
+      clientId = Long.parseLong(auth.hello().id());
+      LOG.debug("client {} authenticated as '{}' from {}", clientId, decision.principal(), channel.remoteAddress());
+      return;
+    }
+    rejected = true;
+    long requestId = m instanceof Message.Write w ? w.requestId() : Message.Error.NO_REQUEST;
+    LOG.warn("client connection from {} refused: {}: {}", channel.remoteAddress(), decision.error(),
+        decision.reason());
+    Channels.errorAndClose(channel, new Message.Error(decision.error(), requestId, 0, decision.reason()));
   }
 
   @Override
@@ -169,6 +202,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       LOG.info("client {} at {}: bad frame: {}", clientId, channel.remoteAddress(), cause.getMessage()); // codec closes
     } else if (cause instanceof IOException) {
       LOG.debug("client {} at {}: {}", clientId, channel.remoteAddress(), cause.toString());
+      ctx.close();
+    } else if (TlsSettings.isTlsFailure(cause)) {
+      LOG.info("client connection from {}: TLS failed: {}", channel.remoteAddress(), cause.toString());
       ctx.close();
     } else {
       LOG.warn("client {} at {}: unexpected failure; closing", clientId, channel.remoteAddress(), cause);

@@ -13,11 +13,13 @@ import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WirePipeline;
 import java.io.IOException;
@@ -135,6 +137,9 @@ final class DuplicateLink {
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            if (core.security().tls() != null) {
+              core.security().tls().addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
+            }
             WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
             ch.pipeline().addLast(new PluginHandler());
           }
@@ -245,6 +250,8 @@ final class DuplicateLink {
     if (state == ConnectionState.HANDSHAKING) {
       if (m instanceof Message.Status s) {
         onStatus(s);
+      } else if (m instanceof Message.Challenge c) {
+        onChallenge(ch, c);
       } else if (m instanceof Message.Error e) {
         onError(e);
       } else if (!(m instanceof Message.Hello h && h.role() == Role.PLUGIN)) { // a courtesy HELLO is tolerated
@@ -274,6 +281,18 @@ final class DuplicateLink {
       ch.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
           "the repeater accepts ACK, RETRANSMIT, STATUS and ERROR from a plugin, not " + Channels.name(m)));
     }
+  }
+
+  /** The plugin requires authentication: answer with this repeater's credential, or give up on this connection. */
+  private void onChallenge(Channel ch, Message.Challenge c) {
+    Credential credential = core.security().credential();
+    if (credential == null) {
+      LOG.error("duplicate {}: the plugin requires authentication, but this repeater has no credential; retrying"
+          + " later", id);
+      ch.close();
+      return;
+    }
+    ch.writeAndFlush(credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, c));
   }
 
   private void onStatus(Message.Status s) {
@@ -486,7 +505,7 @@ final class DuplicateLink {
       }
       if (cause instanceof WireException) {
         LOG.warn("duplicate {}: bad frame from the plugin: {}", id, cause.getMessage()); // the codec closes
-      } else if (cause instanceof IOException) {
+      } else if (cause instanceof IOException || TlsSettings.isTlsFailure(cause)) {
         LOG.info("duplicate {}: {}", id, cause.toString());
         ctx.close();
       } else {

@@ -20,6 +20,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.repeater.RepeaterSettings;
@@ -88,6 +90,7 @@ public final class RepeaterCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RepeaterCore.class);
 
   private final CoreConfig config;
+  private final LinkSecurity security;
   private final RepeaterListener listener;
   private final List<DuplicateSource> sources;
   private final List<DuplicateLink> links;
@@ -121,6 +124,13 @@ public final class RepeaterCore implements AutoCloseable {
   private final Set<ClientHandler> clientHandlers = ConcurrentHashMap.newKeySet();
 
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
+    this(config, sources, listener, LinkSecurity.NONE);
+  }
+
+  /** @param security TLS on both sides, who may write, and the credential shown to plugins */
+  public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
+      LinkSecurity security) {
+    this.security = security;
     this.config = config;
     this.sources = List.copyOf(sources);
     this.listener = listener == null ? new RepeaterListener() {} : listener;
@@ -202,8 +212,11 @@ public final class RepeaterCore implements AutoCloseable {
           @Override
           protected void initChannel(SocketChannel ch) {
             clients.add(ch);
+            if (security.tls() != null) {
+              security.tls().addServerHandler(ch.pipeline());
+            }
             WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-            ch.pipeline().addLast(new ClientHandler(RepeaterCore.this));
+            ch.pipeline().addLast(new ClientHandler(RepeaterCore.this, new ServerAuth(security.access())));
           }
         });
     ChannelFuture bound = server.bind(config.clientHost(), config.clientPort()).await();
@@ -578,6 +591,11 @@ public final class RepeaterCore implements AutoCloseable {
 
   EventLoop loop() {
     return loop;
+  }
+
+  /** TLS, access control and credential of this repeater's links. */
+  LinkSecurity security() {
+    return security;
   }
 
   Bootstrap pluginBootstrap() {

@@ -1,0 +1,63 @@
+package io.zoolander.server.internal.security;
+
+import io.netty.channel.Channel;
+import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.TlsSettings;
+import java.util.Optional;
+
+/**
+ * The server side of one connection's authentication handshake: HELLO in a role that must authenticate is answered
+ * with CHALLENGE, and the next message must be an AUTH that verifies. Confined to the connection's event loop.
+ * Internal.
+ */
+public final class ServerAuth {
+  private final AccessControl access;
+  private Message.Hello hello;
+  private Message.Challenge challenge;
+
+  public ServerAuth(AccessControl access) {
+    this.access = access;
+  }
+
+  /**
+   * Starts the handshake for {@code hello}, if its role must authenticate.
+   *
+   * @return the challenge to send, or null if the role is open (go on as after HELLO)
+   */
+  public Message.Challenge begin(Message.Hello hello) {
+    if (!access.requires(hello.role())) {
+      return null;
+    }
+    this.hello = hello;
+    this.challenge = access.challenge();
+    return challenge;
+  }
+
+  /** Whether a challenge was sent and no AUTH has been checked yet. */
+  public boolean awaiting() {
+    return challenge != null;
+  }
+
+  /** The HELLO being authenticated. */
+  public Message.Hello hello() {
+    return hello;
+  }
+
+  /**
+   * Checks the message that followed the challenge; after it the handshake is over either way.
+   *
+   * @return the decision; a message other than AUTH is refused as UNAUTHENTICATED
+   */
+  public AccessControl.Decision finish(Channel channel, Message m) {
+    Message.Challenge sent = challenge;
+    challenge = null;
+    if (!(m instanceof Message.Auth auth)) {
+      return new AccessControl.Decision(null, ErrorCode.UNAUTHENTICATED,
+          "authentication required: expected AUTH in answer to CHALLENGE, got " + m.getClass().getSimpleName());
+    }
+    Optional<String> certificate = TlsSettings.peerPrincipal(channel);
+    return access.verify(hello, sent, auth, certificate);
+  }
+}

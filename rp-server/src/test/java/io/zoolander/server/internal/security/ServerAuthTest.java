@@ -1,0 +1,63 @@
+package io.zoolander.server.internal.security;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
+import io.zoolander.wire.Role;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ServerAuthTest {
+  private static final byte[] SECRET = "repeater-secret-0123456789".getBytes(UTF_8);
+  private static final AccessControl ACCESS =
+      AccessControl.builder().secret("repeater", SECRET).allow(Role.REPEATER, "repeater").build();
+
+  @Test
+  void anOpenRoleIsNotChallenged() {
+    ServerAuth auth = new ServerAuth(ACCESS);
+    assertThat(auth.begin(Message.Hello.of(Role.CLIENT, "1"))).isNull();
+    assertThat(auth.awaiting()).isFalse();
+    assertThat(new ServerAuth(AccessControl.none()).begin(Message.Hello.of(Role.REPEATER, "r"))).isNull();
+  }
+
+  @Test
+  void aChallengedRoleMustAnswerWithAnAuthThatVerifies() {
+    ServerAuth auth = new ServerAuth(ACCESS);
+    Message.Hello hello = Message.Hello.of(Role.REPEATER, "repeater");
+    Message.Challenge challenge = auth.begin(hello);
+    assertThat(challenge).isNotNull();
+    assertThat(auth.awaiting()).isTrue();
+    Message.Auth answer = Credential.secret("repeater", SECRET).answer(Role.REPEATER, "repeater", challenge);
+    AccessControl.Decision d = auth.finish(new EmbeddedChannel(), answer);
+    assertThat(d.ok()).isTrue();
+    assertThat(d.principal()).isEqualTo("repeater");
+    assertThat(auth.awaiting()).isFalse();
+    assertThat(auth.hello()).isEqualTo(hello);
+  }
+
+  @Test
+  void anythingButAuthAfterTheChallengeIsUnauthenticated() {
+    ServerAuth auth = new ServerAuth(ACCESS);
+    auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
+    AccessControl.Decision d = auth.finish(new EmbeddedChannel(),
+        new Message.Sequenced(9, 1, 1, 1, List.of(Op.create("/x", new byte[0]))));
+    assertThat(d.error()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+    assertThat(d.reason()).contains("expected AUTH");
+    assertThat(auth.awaiting()).isFalse();
+  }
+
+  @Test
+  void aCertificateAuthOnAChannelWithoutTlsIsUnauthenticated() {
+    ServerAuth auth = new ServerAuth(ACCESS);
+    Message.Challenge challenge = auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
+    AccessControl.Decision d = auth.finish(new EmbeddedChannel(),
+        Credential.certificate().answer(Role.REPEATER, "repeater", challenge));
+    assertThat(d.error()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+  }
+}
