@@ -254,7 +254,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /**
      * Stops a server with SIGTERM, which runs its shutdown hooks (the plugin is stopped), and
      * waits until its JVM is gone; kills it if it takes longer than 10 seconds. In-process, the
-     * server shuts down cleanly (the leader stops its plugin while clients are still connected).
+     * same order: the plugin stops while its server still serves, then ZooKeeper shuts down.
      *
      * @param serverId a server id
      * @throws InterruptedException if interrupted while waiting
@@ -263,7 +263,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         Server server = server(serverId);
         InProcessPeer peer = server.peer;
         if (peer != null) {
-            server.log("stopping server " + server.id + " (in-process)");
+            if (peer.isRunning()) {
+                server.log("stopping server " + server.id + " (in-process)");
+            }
             peer.stop();
             return;
         }
@@ -631,8 +633,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             if (inProcess != null) {
                 if (inProcess.isRunning()) {
                     log("killing server " + id + " (in-process)");
-                    inProcess.kill();
                 }
+                inProcess.kill(); // also releases what a server that failed on its own left
                 return;
             }
             Process p = process;

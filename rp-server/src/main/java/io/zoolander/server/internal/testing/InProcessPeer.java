@@ -4,7 +4,10 @@ import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.leader.ZoolanderQuorumPeer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.security.sasl.SaslException;
 import org.apache.zookeeper.server.ServerCnxnFactory;
@@ -27,6 +30,11 @@ import org.slf4j.LoggerFactory;
  * from parsing its file to a started {@code QuorumPeer} thread; elections and everything after run concurrently.
  * A follower that truncates its log re-creates it later and reads {@code zookeeper.forceSync} again, as the last
  * launch left it: in-process ensembles of one JVM should agree on fsync.
+ *
+ * <p>Each server's threads live in a thread group of its own, which every thread ZooKeeper starts for it inherits.
+ * A stopped server's non-daemon threads get {@value #THREADS_GRACE_MILLIS} ms to end; those still there are threads
+ * ZooKeeper left parked (a {@code LearnerHandler}'s sender whose shutdown raced the follower's sync, for one), which
+ * in a JVM of its own would die with it: they are interrupted, so that they cannot keep this JVM alive.
  */
 public final class InProcessPeer extends ZoolanderPeerMain {
 
@@ -37,15 +45,20 @@ public final class InProcessPeer extends ZoolanderPeerMain {
     private static final long POLL_MILLIS = 5;
     /** Bound on waiting for the threads of a server that is being stopped. */
     static final long STOP_WAIT_MILLIS = 30_000;
+    /** How long a stopped server's non-daemon threads get to end on their own before they are interrupted. */
+    static final long THREADS_GRACE_MILLIS = 2_000;
 
     private final Path configFile;
+    private final ThreadGroup threads;
     private final Thread thread;
     private volatile QuorumPeer peer;
     private volatile Throwable failure;
+    private volatile boolean stopped;
 
     private InProcessPeer(String name, Path configFile) {
         this.configFile = configFile;
-        this.thread = new Thread(this::run, "zoolander-in-process-" + name);
+        this.threads = new ThreadGroup("zoolander-in-process-" + name);
+        this.thread = new Thread(threads, this::run, "zoolander-in-process-" + name);
         // Only waits for the QuorumPeer's own (non-daemon) threads; it must not keep a JVM alive by itself.
         this.thread.setDaemon(true);
     }
@@ -138,9 +151,11 @@ public final class InProcessPeer extends ZoolanderPeerMain {
     }
 
     private void shutDown(boolean abrupt) throws InterruptedException {
-        if (!thread.isAlive()) {
+        if (stopped) {
             return;
         }
+        stopped = true;
+        // Also when the server ended on its own (a failed start): what it bound and started is released.
         QuorumPeer p = peer;
         if (p == null) {
             thread.interrupt(); // still launching
@@ -160,6 +175,39 @@ public final class InProcessPeer extends ZoolanderPeerMain {
         // The peer was shut down above: close() must not do it twice; it stops the plugin host and drops the hook.
         quorumPeer = null;
         close();
+        reapThreads();
+    }
+
+    /** Waits for the server's non-daemon threads to end, interrupting those that outlive the grace period. */
+    private void reapThreads() throws InterruptedException {
+        List<Thread> left = awaitNonDaemonThreadsEnd();
+        if (left.isEmpty()) {
+            return;
+        }
+        LOG.info("In-process ZooKeeper server of {} stopped but left threads parked; interrupting {}", configFile,
+                left.stream().map(Thread::getName).toList());
+        left.forEach(Thread::interrupt);
+        left = awaitNonDaemonThreadsEnd();
+        if (!left.isEmpty()) {
+            LOG.warn("In-process ZooKeeper server of {} left non-daemon threads that ignore interrupts: {}", configFile,
+                    left.stream().map(Thread::getName).toList());
+        }
+    }
+
+    /** @return the non-daemon threads of this server still alive after the grace period */
+    private List<Thread> awaitNonDaemonThreadsEnd() throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(THREADS_GRACE_MILLIS);
+        while (true) {
+            Thread[] found = new Thread[threads.activeCount() + 16];
+            int count = threads.enumerate(found, true);
+            List<Thread> alive = Arrays.stream(found, 0, Math.min(count, found.length))
+                    .filter(t -> t.isAlive() && !t.isDaemon())
+                    .toList();
+            if (alive.isEmpty() || System.nanoTime() - deadline > 0) {
+                return alive;
+            }
+            Thread.sleep(POLL_MILLIS);
+        }
     }
 
     /** Closes the listening client socket and every client connection, which also stops the serving server. */
