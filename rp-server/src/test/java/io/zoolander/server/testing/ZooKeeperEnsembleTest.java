@@ -135,8 +135,11 @@ class ZooKeeperEnsembleTest {
                 assertThat(ensemble.pid(id)).as("no JVM of its own").isEmpty();
                 assertThat(ensemble.mode(id)).contains(id == leader ? "leader" : "follower");
             }
-            try (ZooKeeper all = connect(ensemble.connectString())) {
+            ZooKeeper all = connect(ensemble.connectString());
+            try {
                 all.create("/before", new byte[] {1}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } finally {
+                all.close();
             }
 
             String leaderAddress = ensemble.connectString(leader);
@@ -147,17 +150,23 @@ class ZooKeeperEnsembleTest {
             assertThat(Files.readString(ensemble.logFile(leader))).contains("killing server " + leader + " (in-process)");
             int second = ensemble.awaitLeader(WAIT);
             assertThat(second).isNotEqualTo(leader);
-            try (ZooKeeper survivor = connect(ensemble.connectString(second))) {
+            ZooKeeper survivor = connect(ensemble.connectString(second));
+            try {
                 survivor.create("/while-down", new byte[] {2}, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            } finally {
+                survivor.close();
             }
 
             ensemble.restart(leader);
             assertThat(ensemble.connectString(leader)).isEqualTo(leaderAddress);
             assertThat(ensemble.mode(leader)).contains("follower");
             assertThat(ensemble.awaitLeader(WAIT)).isEqualTo(second);
-            try (ZooKeeper back = connect(ensemble.connectString(leader))) {
+            ZooKeeper back = connect(ensemble.connectString(leader));
+            try {
                 assertThat(back.getData("/before", false, null)).containsExactly(1);
                 assertThat(back.getData("/while-down", false, null)).containsExactly(2);
+            } finally {
+                back.close();
             }
         }
         assertThat(dir.resolve("server-1")).doesNotExist();
