@@ -2,6 +2,7 @@ package io.zoolander.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,11 +18,13 @@ import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The leader plugin against real ZooKeeper servers in child JVMs: it runs on exactly the leader,
- * follows leadership across a kill -9, stops when leadership ends (quorum lost, shutdown), and its
- * failures never take ZooKeeper down.
+ * The leader plugin against real ZooKeeper servers in child JVMs and in-process: it runs on exactly
+ * the leader, follows leadership across a kill (-9, or in-process as abrupt as it gets), stops when
+ * leadership ends (quorum lost, shutdown), and its failures never take ZooKeeper down.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class LeaderPluginTest {
@@ -41,22 +44,25 @@ class LeaderPluginTest {
         }
     }
 
-    @Test
-    void oneServerDuplicateRunsThePluginAndStopsItOnShutdown() throws Exception {
-        ensemble = ensemble(1, LeaderZnodePluginFactory.class).start();
+    @ParameterizedTest
+    @EnumSource(ServerMode.class)
+    void oneServerDuplicateRunsThePluginAndStopsItOnShutdown(ServerMode mode) throws Exception {
+        ensemble = ensemble(1, LeaderZnodePluginFactory.class).serverMode(mode).start();
         client = connect(ensemble.connectString());
 
         awaitLeaderZnode(1);
         assertThat(ensemble.mode(1)).contains("leader");
         assertThat(PluginEvents.count(ensemble.dataDir(1), "start")).isEqualTo(1);
 
-        ensemble.stop(1); // SIGTERM
+        ensemble.stop(1); // SIGTERM, or in-process a clean shutdown
+        assertThat(ensemble.isRunning(1)).isFalse();
         assertThat(PluginEvents.read(ensemble.dataDir(1))).last().asString().startsWith("stop ");
     }
 
-    @Test
-    void pluginRunsOnExactlyTheLeaderAndFollowsLeadership() throws Exception {
-        ensemble = ensemble(3, LeaderZnodePluginFactory.class).start();
+    @ParameterizedTest
+    @EnumSource(ServerMode.class)
+    void pluginRunsOnExactlyTheLeaderAndFollowsLeadership(ServerMode mode) throws Exception {
+        ensemble = ensemble(3, LeaderZnodePluginFactory.class).serverMode(mode).start();
         client = connect(ensemble.connectString());
 
         // Exactly the leader runs the plugin.
@@ -68,7 +74,7 @@ class LeaderPluginTest {
                     .isEqualTo(id == first ? 1 : 0);
         }
 
-        // kill -9 the leader: the plugin starts on the new leader.
+        // Kill the leader: the plugin starts on the new leader.
         ensemble.kill(first);
         int second = ensemble.awaitLeader(WAIT);
         assertThat(second).isNotEqualTo(first);

@@ -6,11 +6,13 @@ import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +22,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -28,10 +31,15 @@ import org.apache.zookeeper.ZooKeeper;
 
 /**
  * A whole Zoolander deployment on one machine, for tests and demos: N duplicates (each a ZooKeeper ensemble of 1, 3
- * or 5 servers in child JVMs running the plugin) and a repeater in this JVM, all on 127.0.0.1 with free ports. Hands
- * out connected clients and tree digests, injects faults (a repeater, a server or a whole duplicate down; anomalies
- * that slow a duplicate down), and stops and deletes everything on {@link #close()}. Part of the testing artifact
- * (this package); {@link ZoolanderClusterExtension} runs one for a JUnit 5 test class.
+ * or 5 servers running the plugin) and a repeater in this JVM, all on 127.0.0.1 with free ports. Hands out connected
+ * clients and tree digests, injects faults (a repeater, a server or a whole duplicate down; anomalies that slow a
+ * duplicate down), and stops and deletes everything on {@link #close()}. Part of the testing artifact (this package);
+ * {@link ZoolanderClusterExtension} runs one for a JUnit 5 test class.
+ *
+ * <p>The ZooKeeper servers are child JVMs by default; {@link Builder#serverMode(ServerMode)
+ * serverMode(ServerMode.IN_PROCESS)} runs them in this JVM instead, as Curator's {@code TestingCluster} does: same
+ * launcher, plugin and API, a faster start, but kills that are abrupt shutdowns rather than {@code kill -9} and
+ * shared JVM state ({@link ServerMode#IN_PROCESS} lists the differences).
  *
  * <pre>{@code
  * try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).start();
@@ -49,12 +57,17 @@ import org.apache.zookeeper.ZooKeeper;
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private final Builder config;
+  private final Path baseDir;
+  /** Whether {@link #baseDir} is a temporary directory of this cluster's own, deleted on close. */
+  private final boolean ownsBaseDir;
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new LinkedHashMap<>();
   private final List<ZoolanderClient> clients = new ArrayList<>();
   private Repeater repeater;
 
-  private EmbeddedCluster(Builder config) {
+  private EmbeddedCluster(Builder config, Path baseDir, boolean ownsBaseDir) {
     this.config = config;
+    this.baseDir = baseDir;
+    this.ownsBaseDir = ownsBaseDir;
   }
 
   public static Builder builder() {
@@ -67,8 +80,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       ZooKeeperEnsemble ensemble =
           ZooKeeperEnsemble.builder()
               .servers(config.serversPerDuplicate)
-              .baseDir(config.baseDir.resolve("duplicate-" + id))
+              .baseDir(baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
+              .serverMode(config.serverMode)
               .zoolanderDuplicate(id, config.znodes.basePath())
               .build();
       duplicates.put(id, ensemble);
@@ -125,6 +139,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     return config.znodes;
   }
 
+  /** Where the duplicates' ZooKeeper servers run. */
+  public ServerMode serverMode() {
+    return config.serverMode;
+  }
+
   /** A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings. */
   public ZoolanderClientBuilder clientBuilder() {
     ZoolanderClientBuilder builder =
@@ -145,8 +164,9 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * Kills every server of duplicate {@code id} like {@code kill -9} and waits until their JVMs are gone: the whole
-   * duplicate is down, its data kept. The repeater keeps its writes in its log for it.
+   * Kills every server of duplicate {@code id} like {@code kill -9} and waits until their JVMs are gone (in-process:
+   * as abruptly as a JVM allows, see {@link ZooKeeperEnsemble#kill(int)}): the whole duplicate is down, its data kept.
+   * The repeater keeps its writes in its log for it.
    */
   public void killDuplicate(int id) throws InterruptedException {
     ZooKeeperEnsemble ensemble = duplicate(id);
@@ -293,6 +313,22 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
     killRepeater();
     duplicates.values().forEach(ZooKeeperEnsemble::close);
+    if (ownsBaseDir) {
+      deleteRecursively(baseDir);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Could not delete " + dir, e);
+    }
   }
 
   /** Bound on connecting to a duplicate's ensemble to write or read its anomaly znode. */
@@ -335,6 +371,7 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /** Builds and starts an {@link EmbeddedCluster}; every setter validates its argument. */
   public static final class Builder {
+    private ServerMode serverMode = ServerMode.CHILD_JVM;
     private int duplicates = 3;
     private int serversPerDuplicate = 1;
     private boolean fsync;
@@ -362,13 +399,28 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where the duplicates' ZooKeeper servers run (default {@link ServerMode#CHILD_JVM}); {@link
+     * ServerMode#IN_PROCESS} runs them in this JVM.
+     */
+    public Builder serverMode(ServerMode mode) {
+      if (mode == null) {
+        throw new NullPointerException("serverMode must not be null");
+      }
+      this.serverMode = mode;
+      return this;
+    }
+
     /** Whether ZooKeeper fsyncs its log (default false: faster, fine for tests). */
     public Builder fsync(boolean fsync) {
       this.fsync = fsync;
       return this;
     }
 
-    /** Where the servers' data and logs go (default: a new temporary directory). */
+    /**
+     * Where the servers' data and logs go (default: a new temporary directory, deleted on close; a given directory
+     * is kept, only the servers' directories in it are deleted).
+     */
     public Builder baseDir(Path baseDir) {
       if (baseDir == null) {
         throw new NullPointerException("baseDir must not be null");
@@ -393,10 +445,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     public EmbeddedCluster start() throws IOException, InterruptedException, TimeoutException {
-      if (baseDir == null) {
-        baseDir = Files.createTempDirectory("zoolander-cluster-");
-      }
-      EmbeddedCluster cluster = new EmbeddedCluster(this);
+      EmbeddedCluster cluster = baseDir == null
+          ? new EmbeddedCluster(this, Files.createTempDirectory("zoolander-cluster-"), true)
+          : new EmbeddedCluster(this, baseDir, false);
       try {
         cluster.startAll();
         return cluster;

@@ -3,12 +3,15 @@ package io.zoolander.server.testing;
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.testing.EnsembleChildMain;
 import io.zoolander.server.internal.testing.FourLetterWords;
+import io.zoolander.server.internal.testing.InProcessPeer;
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.net.InetAddress;
@@ -25,6 +28,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -38,9 +42,11 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * A real ZooKeeper ensemble (one duplicate) of 1, 3 or 5 servers, each a child JVM running
- * {@link ZoolanderPeerMain} from a generated {@code zoo.cfg}, all on 127.0.0.1. This is the
- * testing artifact of {@code rp-server}, for tests and for the embedded cluster.
+ * A real ZooKeeper ensemble (one duplicate) of 1, 3 or 5 servers, each running
+ * {@link ZoolanderPeerMain} from a generated {@code zoo.cfg}, all on 127.0.0.1: as a child JVM
+ * (the default) or on threads of this JVM ({@link Builder#serverMode(ServerMode)}; see
+ * {@link ServerMode} for what differs). This is the testing artifact of {@code rp-server}, for
+ * tests and for the embedded cluster.
  *
  * <pre>{@code
  * try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder()
@@ -49,7 +55,7 @@ import org.apache.zookeeper.ZooKeeper;
  *         .start()) {
  *     ZooKeeper zk = new ZooKeeper(ensemble.connectString(), 10_000, event -> { });
  *     int leader = ensemble.awaitLeader(Duration.ofSeconds(10));
- *     ensemble.kill(leader);                 // kill -9
+ *     ensemble.kill(leader);                 // kill -9 (in-process: as abrupt as a JVM allows)
  *     ensemble.awaitLeader(Duration.ofSeconds(10));
  *     ensemble.restart(leader);
  * }
@@ -59,16 +65,18 @@ import org.apache.zookeeper.ZooKeeper;
  * {@code server.N}), which is also what a plugin sees as {@link io.zoolander.server.LeaderContext#serverId()}.
  *
  * <p>Layout: {@code baseDir/server-N/} holds {@code zoo.cfg}, {@code data/} and {@code server.log}
- * (the child's standard output and error, appended across restarts). The generated configuration
- * has {@code standaloneEnabled=false} (so a one-server ensemble has a leader), the AdminServer
- * disabled, the {@code srvr} and {@code ruok} four-letter words enabled (the ensemble asks
- * {@code srvr} who leads and who serves), free ports below the kernel's ephemeral range, and
- * {@code forceSync=no} unless fsync is asked for. Extra entries, Zoolander's included, are added
- * with {@link Builder#property(String, String)} and win over the defaults.
+ * (the child's standard output and error, appended across restarts; in-process, only the
+ * ensemble's own lines). The generated configuration has {@code standaloneEnabled=false} (so a
+ * one-server ensemble has a leader), the AdminServer disabled, the {@code srvr} and {@code ruok}
+ * four-letter words enabled (the ensemble asks {@code srvr} who leads and who serves), free ports
+ * below the kernel's ephemeral range, and {@code forceSync=no} unless fsync is asked for
+ * ({@code forceSync=yes}). Extra entries, Zoolander's included, are added with
+ * {@link Builder#property(String, String)} and win over the defaults.
  *
  * <p>Children never outlive the JVM that started them: they halt when their standard input (held
  * by this JVM) reaches end-of-file or when their parent process exits, and a shutdown hook kills
- * them. {@link #close()} kills every child and deletes the directories it created.
+ * them. In-process servers die with this JVM. {@link #close()} kills every server and deletes the
+ * directories it created.
  *
  * <p>Not thread-safe: drive one ensemble from one thread at a time.
  */
@@ -77,6 +85,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private static final int PROBE_TIMEOUT_MILLIS = 1_000;
     private static final long POLL_MILLIS = 50;
 
+    private final ServerMode serverMode;
     private final Path baseDir;
     private final boolean ownsBaseDir;
     private final boolean deleteOnClose;
@@ -88,6 +97,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     private boolean closed;
 
     private ZooKeeperEnsemble(Builder builder) throws IOException {
+        this.serverMode = builder.serverMode;
         this.ownsBaseDir = builder.baseDir == null;
         this.baseDir = ownsBaseDir
                 ? Files.createTempDirectory("zoolander-ensemble-")
@@ -106,8 +116,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
             Files.writeString(server.dataDir().resolve("myid"), server.id + "\n", StandardCharsets.US_ASCII);
             writeConfig(server, builder);
         }
-        this.killOnExit = new Thread(this::killAll, "zoolander-ensemble-kill-on-exit");
-        Runtime.getRuntime().addShutdownHook(killOnExit);
+        if (serverMode == ServerMode.CHILD_JVM) {
+            this.killOnExit = new Thread(this::killAll, "zoolander-ensemble-kill-on-exit");
+            Runtime.getRuntime().addShutdownHook(killOnExit);
+        } else {
+            this.killOnExit = null; // in-process servers end with this JVM
+        }
     }
 
     /** @return a builder for a three-server ensemble with default settings */
@@ -123,7 +137,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * @return this ensemble
      * @throws IOException if a child cannot be started
      * @throws TimeoutException if the ensemble does not serve within the start timeout, or a
-     *     child exits meanwhile (its log is quoted)
+     *     server ends meanwhile (its log, or in-process its failure, is quoted)
      * @throws InterruptedException if interrupted while waiting
      */
     public ZooKeeperEnsemble start() throws IOException, InterruptedException, TimeoutException {
@@ -162,6 +176,11 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), server(serverId).clientPort);
     }
 
+    /** @return where the servers run */
+    public ServerMode serverMode() {
+        return serverMode;
+    }
+
     /** @return the number of servers */
     public int size() {
         return servers.size();
@@ -195,7 +214,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /**
      * @param serverId a server id
-     * @return the file that collects that server's output
+     * @return the file that collects that server's output (in-process: only the ensemble's lines
+     *     about it, since the server logs through this JVM's SLF4J binding)
      */
     public Path logFile(int serverId) {
         return server(serverId).logFile();
@@ -203,7 +223,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /**
      * @param serverId a server id
-     * @return whether that server's JVM is alive
+     * @return whether that server's JVM (in-process: its thread) is alive
      */
     public boolean isRunning(int serverId) {
         return server(serverId).isRunning();
@@ -211,7 +231,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /**
      * @param serverId a server id
-     * @return the process id of that server's JVM, empty if it is not running
+     * @return the process id of that server's JVM, empty if it is not running or runs in-process
      */
     public OptionalLong pid(int serverId) {
         Process p = server(serverId).process;
@@ -219,7 +239,10 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     }
 
     /**
-     * Kills a server like {@code kill -9} and waits until its JVM is gone.
+     * Kills a server like {@code kill -9} and waits until its JVM is gone. In-process, where that
+     * cannot be, it is as abrupt as this JVM allows: the server's client port and connections
+     * close first, then its {@code QuorumPeer} shuts down (see {@link ServerMode#IN_PROCESS}), and
+     * this returns once its threads are gone.
      *
      * @param serverId a server id
      * @throws InterruptedException if interrupted while waiting
@@ -230,13 +253,22 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     /**
      * Stops a server with SIGTERM, which runs its shutdown hooks (the plugin is stopped), and
-     * waits until its JVM is gone; kills it if it takes longer than 10 seconds.
+     * waits until its JVM is gone; kills it if it takes longer than 10 seconds. In-process, the
+     * same order: the plugin stops while its server still serves, then ZooKeeper shuts down.
      *
      * @param serverId a server id
      * @throws InterruptedException if interrupted while waiting
      */
     public void stop(int serverId) throws InterruptedException {
         Server server = server(serverId);
+        InProcessPeer peer = server.peer;
+        if (peer != null) {
+            if (peer.isRunning()) {
+                server.log("stopping server " + server.id + " (in-process)");
+            }
+            peer.stop();
+            return;
+        }
         Process process = server.process;
         if (process == null || !process.isAlive()) {
             return;
@@ -252,7 +284,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
      * still running), and waits until it serves.
      *
      * @param serverId a server id
-     * @throws IOException if the child cannot be started
+     * @throws IOException if the child cannot be started or its log written
      * @throws TimeoutException if it does not serve within the start timeout
      * @throws InterruptedException if interrupted while waiting
      */
@@ -328,7 +360,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         return tail(server(serverId).logFile(), lines);
     }
 
-    /** Kills every child and deletes the directories this ensemble created (unless told not to). */
+    /** Kills every server and deletes the directories this ensemble created (unless told not to). */
     @Override
     public void close() {
         if (closed) {
@@ -336,10 +368,12 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
         closed = true;
         killAll();
-        try {
-            Runtime.getRuntime().removeShutdownHook(killOnExit);
-        } catch (IllegalStateException e) {
-            // JVM shutdown in progress
+        if (killOnExit != null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(killOnExit);
+            } catch (IllegalStateException e) {
+                // JVM shutdown in progress
+            }
         }
         if (deleteOnClose) {
             try {
@@ -358,12 +392,17 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "ZooKeeperEnsemble" + serverIds() + " at " + baseDir;
+        return "ZooKeeperEnsemble" + serverIds() + " (" + serverMode + ") at " + baseDir;
     }
 
     // ---------------------------------------------------------------------------------------------
 
-    private void launch(Server server) throws IOException {
+    private void launch(Server server) throws IOException, InterruptedException {
+        if (serverMode == ServerMode.IN_PROCESS) {
+            server.log("starting server " + server.id + " in-process from " + server.configFile());
+            server.peer = InProcessPeer.launch(server.id + "-port-" + server.clientPort, server.configFile(), startTimeout);
+            return;
+        }
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmArgs);
@@ -371,10 +410,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         command.add(classpath);
         command.add(EnsembleChildMain.class.getName());
         command.add(server.configFile().toString());
-        try (Writer log = Files.newBufferedWriter(server.logFile(), StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
-            log.write("==== " + LocalDateTime.now() + " starting server " + server.id + ": " + String.join(" ", command) + "\n");
-        }
+        server.log("starting server " + server.id + ": " + String.join(" ", command));
         ProcessBuilder builder = new ProcessBuilder(command)
                 .directory(server.dir.toFile())
                 .redirectErrorStream(true)
@@ -387,11 +423,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
     private void awaitServing(Server server, long deadline) throws TimeoutException, InterruptedException {
         while (true) {
-            Process process = server.process;
-            if (process == null || !process.isAlive()) {
-                throw new TimeoutException("Server " + server.id + " exited"
-                        + (process == null ? "" : " with status " + process.exitValue())
-                        + " before serving; its log ends with:\n" + tail(server.logFile(), 40));
+            if (!server.isRunning()) {
+                throw new TimeoutException("Server " + server.id + " ended before serving (" + server.howItEnded() + ")"
+                        + (server.peer == null ? "; its log ends with:\n" + tail(server.logFile(), 40) : ""));
             }
             Optional<String> mode = srvr(server).flatMap(FourLetterWords::mode);
             if (mode.isPresent()) {
@@ -493,9 +527,8 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         cfg.put("4lw.commands.whitelist", "srvr, ruok");
         cfg.put("maxClientCnxns", "0");
         cfg.put("autopurge.purgeInterval", "0");
-        if (!builder.forceSync) {
-            cfg.put("forceSync", "no");
-        }
+        // Always explicit: in-process, a parse sets zookeeper.forceSync for the whole JVM, and only if the file names it.
+        cfg.put("forceSync", builder.forceSync ? "yes" : "no");
         for (Map.Entry<String, String> e : builder.properties.entrySet()) {
             if (e.getKey().equals("4lw.commands.whitelist")) {
                 cfg.put(e.getKey(), "srvr, ruok, " + e.getValue());
@@ -531,7 +564,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
     }
 
-    /** One server: its ports, its directory and its current child process. */
+    /** One server: its ports, its directory and its current child process or in-process peer. */
     private static final class Server {
         final int id;
         final int clientPort;
@@ -540,6 +573,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         final Path dir;
         volatile Process process;
         OutputStream stdin; // held so the child's stdin stays open until we let go
+        volatile InProcessPeer peer;
 
         Server(int id, int clientPort, int quorumPort, int electionPort, Path dir) {
             this.id = id;
@@ -562,11 +596,47 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         }
 
         boolean isRunning() {
+            InProcessPeer inProcess = peer;
+            if (inProcess != null) {
+                return inProcess.isRunning();
+            }
             Process p = process;
             return p != null && p.isAlive();
         }
 
+        /** @return how a server that is not running ended, for failure messages */
+        String howItEnded() {
+            InProcessPeer inProcess = peer;
+            if (inProcess != null) {
+                return inProcess.failure().map(e -> {
+                    StringWriter trace = new StringWriter();
+                    e.printStackTrace(new PrintWriter(trace));
+                    return "in-process, failed: " + trace;
+                }).orElse("in-process, stopped");
+            }
+            Process p = process;
+            return p == null ? "never started" : "exit status " + p.exitValue();
+        }
+
+        /** Appends one of the ensemble's own lines to the server's log. */
+        void log(String line) {
+            try (Writer log = Files.newBufferedWriter(logFile(), StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+                log.write("==== " + LocalDateTime.now() + " " + line + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException("Cannot write " + logFile(), e);
+            }
+        }
+
         void kill() throws InterruptedException {
+            InProcessPeer inProcess = peer;
+            if (inProcess != null) {
+                if (inProcess.isRunning()) {
+                    log("killing server " + id + " (in-process)");
+                }
+                inProcess.kill(); // also releases what a server that failed on its own left
+                return;
+            }
             Process p = process;
             if (p == null) {
                 return;
@@ -587,6 +657,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** Configures a {@link ZooKeeperEnsemble}. */
     public static final class Builder {
 
+        private ServerMode serverMode = ServerMode.CHILD_JVM;
         private int servers = 3;
         private Path baseDir;
         private boolean forceSync;
@@ -612,6 +683,15 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 throw new IllegalArgumentException("An ensemble has 1, 3 or 5 servers, not " + count);
             }
             this.servers = count;
+            return this;
+        }
+
+        /**
+         * @param mode where the servers run (default {@link ServerMode#CHILD_JVM})
+         * @return this builder
+         */
+        public Builder serverMode(ServerMode mode) {
+            this.serverMode = Objects.requireNonNull(mode, "serverMode must not be null");
             return this;
         }
 
@@ -681,7 +761,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         /**
          * Adds arguments for the children's JVMs (after the defaults {@code -Xms32m -Xmx256m
-         * -XX:+UseSerialGC}, so they can override them).
+         * -XX:+UseSerialGC}, so they can override them). Ignored in-process.
          *
          * @param args JVM arguments such as {@code -Xmx512m} or {@code -Dkey=value}
          * @return this builder
@@ -693,7 +773,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         /**
          * @param classpath the children's class path (default: this JVM's {@code java.class.path},
-         *     which must hold rp-server, ZooKeeper and the plugin)
+         *     which must hold rp-server, ZooKeeper and the plugin); ignored in-process
          * @return this builder
          */
         public Builder classpath(String classpath) {
@@ -726,8 +806,14 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          *
          * @return the ensemble, not started
          * @throws IOException if the directories or files cannot be written or no port is free
+         * @throws IllegalStateException if an in-process ensemble is asked to enable the
+         *     AdminServer (one per JVM and port, and a JVM-wide switch: it stays off in-process)
          */
         public ZooKeeperEnsemble build() throws IOException {
+            String adminServer = properties.get("admin.enableServer");
+            if (serverMode == ServerMode.IN_PROCESS && adminServer != null && !adminServer.trim().equals("false")) {
+                throw new IllegalStateException("admin.enableServer must stay false in-process, was " + adminServer);
+            }
             return new ZooKeeperEnsemble(this);
         }
 

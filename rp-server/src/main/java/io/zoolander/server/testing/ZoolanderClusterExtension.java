@@ -27,6 +27,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *   @RegisterExtension
  *   static final ZoolanderClusterExtension CLUSTER =
  *       ZoolanderClusterExtension.builder().duplicates(3).serversPerDuplicate(1).build();
+ *   // or .serverMode(ServerMode.IN_PROCESS) to run the ZooKeeper servers in the test JVM
  *
  *   @Test
  *   void readsItsWrite(ZoolanderClient client) {          // a new client per test, closed after it
@@ -182,6 +183,15 @@ public final class ZoolanderClusterExtension
     /** ZooKeeper servers per duplicate: 1, 3 or 5 (default 1). */
     public Builder serversPerDuplicate(int servers) {
       cluster.serversPerDuplicate(servers);
+      return this;
+    }
+
+    /**
+     * Where the ZooKeeper servers run (default {@link ServerMode#CHILD_JVM}); {@link ServerMode#IN_PROCESS} runs them
+     * in the test JVM: faster to start, see {@link ServerMode#IN_PROCESS} for what differs.
+     */
+    public Builder serverMode(ServerMode mode) {
+      cluster.serverMode(mode);
       return this;
     }
 

@@ -8,7 +8,8 @@
  *   <li>{@link io.zoolander.server.testing.ZoolanderClusterExtension}: a JUnit 5 extension that runs an embedded
  *       cluster for a test class and injects connected clients into test methods;</li>
  *   <li>{@link io.zoolander.server.testing.ZooKeeperEnsemble}: one real ZooKeeper ensemble running
- *       {@link io.zoolander.server.ZoolanderPeerMain} in child JVMs, the building block of the above;</li>
+ *       {@link io.zoolander.server.ZoolanderPeerMain} in child JVMs or in this JVM
+ *       ({@link io.zoolander.server.testing.ServerMode}), the building block of the above;</li>
  *   <li>{@link io.zoolander.server.testing.TreeDigest}: a duplicate's data as one comparable hash.</li>
  * </ul>
  */
