@@ -13,6 +13,8 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decodes each frame (a {@link ByteBuf} without its length prefix) into a {@link Message}, and turns every decoding
@@ -21,9 +23,16 @@ import java.util.concurrent.TimeUnit;
  * #lingerThenClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a failure is
  * dropped, and later decoding failures are ignored. Internal: not part of the public API.
  *
+ * <p>A request the codec refuses (an application code naming the request: an invalid path or op in a WRITE or READ)
+ * is answered with an ERROR for that request and decoding goes on; nothing is fired. The ERROR is written only while
+ * the channel is writable: a peer that keeps sending refused requests without reading the answers cannot make this
+ * side queue an unbounded number of them (the later ones are dropped and logged).
+ *
  * <p>Must sit after the message encoder in the pipeline, so the ERROR it writes is encoded. One instance per channel.
  */
 public final class MessageDecoder extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(MessageDecoder.class);
+
   private boolean failed;
 
   @Override
@@ -41,7 +50,11 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
     try {
       decoded = Codec.decode(frame);
     } catch (WireException e) {
-      fail(ctx, e);
+      if (e.code().closesConnection()) {
+        fail(ctx, e);
+      } else {
+        refuse(ctx, e);
+      }
       return;
     } catch (RuntimeException e) { // a codec bug; the peer still gets an answer
       fail(ctx, new WireException(ErrorCode.MALFORMED_FRAME, "undecodable frame: " + e, e));
@@ -74,6 +87,16 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
       return new WireException(ErrorCode.MALFORMED_FRAME, "malformed frame: " + cause.getMessage(), cause);
     }
     return null;
+  }
+
+  private static void refuse(ChannelHandlerContext ctx, WireException e) {
+    if (ctx.channel().isWritable()) {
+      LOG.debug("{}: refused: {}", ctx.channel(), e.getMessage());
+      ctx.writeAndFlush(Message.Error.forRequest(e.code(), e.requestId(), e.getMessage()));
+    } else {
+      LOG.debug("{}: refused, and not answered since the peer does not read its answers: {}", ctx.channel(),
+          e.getMessage());
+    }
   }
 
   private void fail(ChannelHandlerContext ctx, WireException e) {
