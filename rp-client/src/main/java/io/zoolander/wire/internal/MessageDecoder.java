@@ -1,18 +1,14 @@
 package io.zoolander.wire.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.WireException;
-import io.zoolander.wire.WireSettings;
-import java.util.concurrent.TimeUnit;
+import io.zoolander.wire.WirePipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,8 +16,8 @@ import org.slf4j.LoggerFactory;
  * Decodes each frame (a {@link ByteBuf} without its length prefix) into a {@link Message}, and turns every decoding
  * failure, its own or the frame decoder's before it, into the protocol's answer: write an ERROR frame with the
  * failure's code, close the connection once the ERROR is flushed (lingering on sockets, see {@link
- * #lingerThenClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a failure is
- * dropped, and later decoding failures are ignored. Internal: not part of the public API.
+ * WirePipeline#errorAndClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a
+ * failure is dropped, and later decoding failures are ignored. Internal: not part of the public API.
  *
  * <p>A request the codec refuses (an application code naming the request: an invalid path or op in a WRITE or READ)
  * is answered with an ERROR for that request and decoding goes on; nothing is fired. The ERROR is written only while
@@ -104,24 +100,7 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
       return;
     }
     failed = true;
-    ctx.writeAndFlush(Message.Error.of(e.code(), e.getMessage())).addListener(f -> lingerThenClose(ctx.channel()));
+    WirePipeline.errorAndClose(ctx.channel(), Message.Error.of(e.code(), e.getMessage()));
     ctx.fireExceptionCaught(e);
-  }
-
-  /**
-   * Closing a TCP socket while the peer's bytes are still unread makes the kernel send a reset, which can destroy the
-   * ERROR before the peer reads it: a peer still sending an oversized frame typically never sees why it was dropped.
-   * So on a socket: send FIN after the ERROR, keep reading and discarding, and close when the peer closes or after
-   * {@link WireSettings#ERROR_LINGER_MILLIS}, whichever comes first. Other channels close at once.
-   */
-  private static void lingerThenClose(Channel channel) {
-    if (!(channel instanceof DuplexChannel) || !channel.isActive()) {
-      channel.close();
-      return;
-    }
-    ((DuplexChannel) channel).shutdownOutput();
-    ScheduledFuture<?> deadline =
-        channel.eventLoop().schedule(() -> channel.close(), WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
-    channel.closeFuture().addListener(f -> deadline.cancel(false));
   }
 }

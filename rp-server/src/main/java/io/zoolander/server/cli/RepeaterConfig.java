@@ -39,6 +39,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param startTimeoutMs bound on reading every duplicate's state at start
  * @param epoch a fixed epoch, empty for the highest found plus one
  * @param clientIoThreads threads reading client connections
+ * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
  */
 record RepeaterConfig(
     String clientHost,
@@ -49,7 +50,8 @@ record RepeaterConfig(
     int sessionTimeoutMs,
     long startTimeoutMs,
     OptionalLong epoch,
-    int clientIoThreads) {
+    int clientIoThreads,
+    int juteMaxBuffer) {
 
   static final String CLIENT_HOST = "clientHost";
   static final String CLIENT_PORT = "clientPort";
@@ -60,6 +62,7 @@ record RepeaterConfig(
   static final String START_TIMEOUT_MS = "startTimeoutMs";
   static final String EPOCH = "epoch";
   static final String CLIENT_IO_THREADS = "clientIoThreads";
+  static final String JUTE_MAX_BUFFER = "juteMaxBuffer";
 
   /** Largest accepted {@code sessionTimeoutMs} and {@code startTimeoutMs}: one hour. */
   static final long MAX_TIMEOUT_MS = 3_600_000;
@@ -100,7 +103,11 @@ record RepeaterConfig(
                   + "takes a new, higher epoch, which fences off any older repeater."),
           new Setting(CLIENT_IO_THREADS, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS),
               "Threads reading client connections (1.." + MAX_CLIENT_IO_THREADS + "); sequencing runs on one more, "
-                  + "dedicated thread."));
+                  + "dedicated thread."),
+          new Setting(JUTE_MAX_BUFFER, Integer.toString(RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES),
+              "The duplicates' jute.maxbuffer in bytes (" + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES + ".."
+                  + Integer.MAX_VALUE + "; ZooKeeper's default unless the servers set it): a write too large for one "
+                  + "ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced."));
 
   RepeaterConfig {
     duplicates = Collections.unmodifiableMap(new LinkedHashMap<>(duplicates));
@@ -181,6 +188,8 @@ record RepeaterConfig(
         : OptionalLong.empty();
     int clientIoThreads = (int) p.integer(CLIENT_IO_THREADS, RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, 1,
         MAX_CLIENT_IO_THREADS);
+    int juteMaxBuffer = (int) p.integer(JUTE_MAX_BUFFER, RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
+        RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES, Integer.MAX_VALUE);
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (e.getKey().startsWith(DUPLICATE_PREFIX)) {
@@ -197,7 +206,7 @@ record RepeaterConfig(
           + " least one duplicate");
     }
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads);
+        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer);
   }
 
   /** A repeater builder with these settings (no listener). */
@@ -209,7 +218,8 @@ record RepeaterConfig(
             .logCapacity(logCapacity)
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
-            .clientIoThreads(clientIoThreads);
+            .clientIoThreads(clientIoThreads)
+            .juteMaxBuffer(juteMaxBuffer);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     return builder;

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * in decimal); anything else first is answered with ERROR UNEXPECTED_MESSAGE and the connection is closed. Then it
  * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
  * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
- * refuse one.
+ * refuse one: a write that must not be sequenced ({@link RepeaterCore#refusal}) is refused here, before the handoff.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
@@ -57,9 +57,13 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (m instanceof Message.Write w) {
+      Message.Error refusal;
       if (w.clientId() != clientId) {
         refuse(ErrorCode.UNEXPECTED_MESSAGE, w.requestId(), 0,
             "WRITE for client " + w.clientId() + " on the connection of client " + clientId);
+      } else if ((refusal = core.refusal(w)) != null) {
+        LOG.debug("client {}: refused request {}: {}", clientId, w.requestId(), refusal.message());
+        channel.writeAndFlush(refusal);
       } else if (core.isDeposed()) {
         refuse(ErrorCode.STALE_EPOCH, w.requestId(), 0, core.staleMessage());
       } else if (core.isClosing()) {
