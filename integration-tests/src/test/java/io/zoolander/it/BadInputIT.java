@@ -298,6 +298,10 @@ class BadInputIT {
         new Case("huge length", BadInputIT::repeater, RawConnection.concat(hello, new byte[] {0x7f, -1, -1, -1}),
             ErrorCode.FRAME_TOO_LARGE),
         new Case("no hello", BadInputIT::repeater, goodWrites.get(0), ErrorCode.UNEXPECTED_MESSAGE),
+        new Case("hello of another version", BadInputIT::repeater, RawConnection.frame(new Message.Hello(Role.CLIENT,
+            Long.toString(RAW_CLIENT), 2)), ErrorCode.UNSUPPORTED_VERSION),
+        new Case("plugin: hello of another version", () -> plugin(1), RawConnection.frame(new Message.Hello(
+            Role.REPEATER, "intruder", 3)), ErrorCode.UNSUPPORTED_VERSION),
         new Case("plugin: no hello", () -> plugin(1), RawConnection.frame(new Message.Status(1, 1, 1,
             io.zoolander.wire.DuplicateState.ACTIVE)), ErrorCode.UNEXPECTED_MESSAGE),
         new Case("plugin: garbage", () -> plugin(2), RawConnection.concat(hello, new byte[] {0, 0, 0, 3, 1, 2, 3}),

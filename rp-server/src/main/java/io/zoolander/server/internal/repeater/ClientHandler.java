@@ -9,6 +9,7 @@ import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WireException;
+import io.zoolander.wire.WireSettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT, clientId)} (the id
- * in decimal); anything else first is answered with ERROR UNEXPECTED_MESSAGE and the connection is closed. Then it
+ * in decimal) of this protocol version; anything else first is answered with ERROR UNEXPECTED_MESSAGE (or
+ * UNSUPPORTED_VERSION) and the connection is closed. Then it
  * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
  * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
  * refuse one: a write that must not be sequenced ({@link RepeaterCore#refusal}) is refused here, before the handoff.
@@ -86,7 +88,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
   private void hello(Message m) {
     String problem;
-    if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
+    ErrorCode code = ErrorCode.UNEXPECTED_MESSAGE;
+    if (m instanceof Message.Hello h && h.protocolVersion() != WireSettings.PROTOCOL_VERSION) {
+      code = ErrorCode.UNSUPPORTED_VERSION;
+      problem = "the repeater speaks protocol version " + WireSettings.PROTOCOL_VERSION + ", not "
+          + h.protocolVersion();
+    } else if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
       try {
         long id = Long.parseLong(h.id());
         if (id >= 0) {
@@ -105,7 +112,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
     rejected = true;
     LOG.info("client connection from {} rejected: {}", channel.remoteAddress(), problem);
-    Channels.errorAndClose(channel, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE, problem));
+    Channels.errorAndClose(channel, Message.Error.of(code, problem));
   }
 
   @Override
