@@ -68,11 +68,11 @@
  * learns why it was dropped.
  *
  * <p>Application errors (codes 100 and up) refuse a request, name it and leave the connection open. A client request
- * (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is refused that way by the pipeline itself,
- * and the rest of its frame skipped: an invalid ZooKeeper path ({@code INVALID_PATH}), an op type or read kind this
- * version does not know ({@code UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a WRITE
- * without ops ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more than
- * {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
+ * (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is refused that way by the pipeline
+ * itself, and the rest of its frame skipped: an invalid ZooKeeper path ({@code INVALID_PATH}), an op type or read
+ * kind this version does not know ({@code UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a
+ * WRITE without ops ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more
+ * than {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
  * io.zoolander.wire.ErrorCode} lists every code and who sends it.
  */
 package io.zoolander.wire;

@@ -15,7 +15,7 @@ import java.util.List;
 public final class WriteChecks {
   private WriteChecks() {}
 
-  /** Bytes of a SEQUENCED frame before its ops: length prefix, version, type, epoch, seq, clientId, requestId, count. */
+  /** A SEQUENCED frame's bytes before its ops: length prefix, version, type, epoch, seq, clientId, requestId, count. */
   private static final int SEQUENCED_HEADER_BYTES = WireSettings.FRAME_HEADER_BYTES + 4 * 8 + 4;
 
   /**
