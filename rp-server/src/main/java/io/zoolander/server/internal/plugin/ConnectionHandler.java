@@ -17,10 +17,10 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection to the plugin, on Netty's event loop. The first message must be HELLO (anything else: ERROR
  * UNEXPECTED_MESSAGE and the connection is closed, after a linger in which whatever else arrives is discarded); it is
- * answered with STATUS. Then a REPEATER may send SEQUENCED
- * (and ERROR, of which FENCED matters), a CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here
- * and may send READ; any role may say HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR
- * UNEXPECTED_MESSAGE and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
+ * answered with STATUS. Then a REPEATER may send SEQUENCED (and ERROR, of which FENCED matters), a CLIENT, whose HELLO
+ * id is its client id in decimal, gets its REPLYs here and may send READ; any role may say HELLO only to get STATUS
+ * (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays open. Messages are
+ * handed to the {@link Applier}; nothing here waits.
  */
 final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 

@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT, clientId)} (the id
  * in decimal) of this protocol version; anything else first is answered with ERROR UNEXPECTED_MESSAGE (or
- * UNSUPPORTED_VERSION) and the connection is closed. Then it
- * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
+ * UNSUPPORTED_VERSION) and the connection is closed. Then it sends WRITEs for that client id; the WRITEs of one read
+ * burst are handed to the sequencer in one task, in order.
  * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
  * refuse one: a write that must not be sequenced ({@link RepeaterCore#refusal}) is refused here, before the handoff.
  */
