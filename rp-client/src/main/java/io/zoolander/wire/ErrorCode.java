@@ -1,11 +1,42 @@
 package io.zoolander.wire;
 
 /**
- * Why a peer sent a {@link Message.Error}. Codes are stable on the wire.
+ * Why a peer sent a {@link Message.Error}. Codes are stable on the wire; unused numbers are reserved.
  *
  * <p>The four <em>protocol</em> codes (1 to 4) mean the receiver could not parse what it was sent; it writes the ERROR
  * and closes the connection ({@link #closesConnection()}). The <em>application</em> codes (100 and up) answer a
- * well-formed request the server will not perform; the connection stays open.
+ * request the receiver will not perform, naming it ({@link Message.Error#requestId()}); the connection stays open.
+ *
+ * <p>Bad input and the code it gets (the tests are listed in {@code docs/reliability.md}, "Bad input"):
+ *
+ * <table>
+ * <caption>Bad input and its error code</caption>
+ * <tr><th>input</th><th>code</th><th>who answers</th></tr>
+ * <tr><td>a length prefix over the maximum frame</td><td>{@link #FRAME_TOO_LARGE}</td><td>the wire pipeline</td></tr>
+ * <tr><td>bytes that do not parse: truncated, trailing bytes, a lying length or count, an unknown enum code, an
+ *     out-of-range number in a message header</td><td>{@link #MALFORMED_FRAME}</td><td>the wire pipeline</td></tr>
+ * <tr><td>an unknown message type or protocol version</td><td>{@link #UNKNOWN_MESSAGE_TYPE}, {@link
+ *     #UNSUPPORTED_VERSION}</td><td>the wire pipeline</td></tr>
+ * <tr><td>a WRITE op or READ path that is not a valid ZooKeeper path ({@code PathUtils})</td><td>{@link
+ *     #INVALID_PATH}</td><td>the wire pipeline, per request</td></tr>
+ * <tr><td>a WRITE op type or READ kind this protocol version does not know</td><td>{@link #UNKNOWN_OP}</td>
+ *     <td>the wire pipeline, per request</td></tr>
+ * <tr><td>an ephemeral, container or TTL create mode (or an unknown mode flag), a version below -1, a WRITE without
+ *     ops</td><td>{@link #INVALID_OP}</td><td>the wire pipeline, per request</td></tr>
+ * <tr><td>a WRITE touching Zoolander's own znodes: an application path at or under the base path ({@link
+ *     Znodes#basePath()})</td><td>{@link #INVALID_OP}</td><td>the repeater, before sequencing</td></tr>
+ * <tr><td>an op's data over {@link WireSettings#MAX_DATA_BYTES}, more than {@link
+ *     WireSettings#MAX_OPS_PER_MESSAGE} ops</td><td>{@link #TOO_LARGE}</td><td>the wire pipeline, per request</td></tr>
+ * <tr><td>a write whose ZooKeeper request would exceed the duplicates' {@code jute.maxbuffer}, or whose SEQUENCED
+ *     frame would exceed the maximum frame</td><td>{@link #TOO_LARGE}</td><td>the repeater, before sequencing</td></tr>
+ * <tr><td>a well-formed message the receiver does not take from this peer (a READ to the repeater), or a first
+ *     message that is not the expected HELLO (the connection is then closed)</td><td>{@link #UNEXPECTED_MESSAGE}</td>
+ *     <td>the repeater or plugin</td></tr>
+ * </table>
+ *
+ * <p>A request refused per request was not sequenced: nothing of it is applied on any duplicate. After an ERROR that
+ * closes the connection the receiver reads and discards whatever else arrives until the connection closes: nothing
+ * sent after the bad frame is delivered, let alone applied.
  */
 public enum ErrorCode {
   /** The length prefix announced a frame larger than the receiver's maximum. */
@@ -25,7 +56,11 @@ public enum ErrorCode {
   NOT_LEADER(102, false),
   /** The duplicate is fenced and serves nothing until a state transfer. */
   FENCED(103, false),
-  /** The op is valid ZooKeeper but not allowed here (for example it touches Zoolander's bookkeeping znodes). */
+  /**
+   * The op will not be performed: not replicated (an ephemeral, container or TTL create mode, or an unknown mode
+   * flag), an invalid field (a version below -1, a WRITE without ops), or it touches Zoolander's own znodes (an
+   * application path at or under the base path). Also a retried request id a plugin knows was never applied.
+   */
   INVALID_OP(104, false),
   /** The receiver sheds load; retry after {@link Message.Error#retryAfterMillis()}. */
   OVERLOADED(105, false),
@@ -47,7 +82,21 @@ public enum ErrorCode {
    * The peer proved who it is, but that principal is not allowed in the role it announced (for example a client's
    * principal saying HELLO as the repeater). Nothing was done; the receiver closes the connection.
    */
-  UNAUTHORIZED(110, false);
+  UNAUTHORIZED(110, false),
+
+  /**
+   * The request is too large: an op's data over {@link WireSettings#MAX_DATA_BYTES}, more than {@link
+   * WireSettings#MAX_OPS_PER_MESSAGE} ops, a ZooKeeper request over the duplicates' {@code jute.maxbuffer}, or a
+   * SEQUENCED frame over the maximum frame size. Refused before sequencing: applied nowhere.
+   */
+  TOO_LARGE(120, false),
+  /** A path in the request is not a valid ZooKeeper path ({@code org.apache.zookeeper.common.PathUtils}). */
+  INVALID_PATH(121, false),
+  /**
+   * The request names an op type (in a WRITE) or a read kind (in a READ) this protocol version does not know, e.g.
+   * from a newer client. The rest of the request is not parsed; the connection stays usable.
+   */
+  UNKNOWN_OP(122, false);
 
   private final int code;
   private final boolean closesConnection;

@@ -1,10 +1,15 @@
 package io.zoolander.wire;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.wire.internal.MessageDecoder;
 import io.zoolander.wire.internal.MessageEncoder;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Installs the wire protocol on a Netty pipeline: after it, the channel reads and writes {@link Message}s.
@@ -17,9 +22,11 @@ import io.zoolander.wire.internal.MessageEncoder;
  * pipeline writes an {@link Message.Error} with the matching protocol {@link ErrorCode}, decodes nothing more from
  * that connection and closes it, and fires a {@link WireException} through {@code exceptionCaught} for the
  * application to log. On TCP the close lingers: output is shut down right after the ERROR, input is read and
- * discarded, and the channel closes when the peer does or after {@link WireSettings#ERROR_LINGER_MILLIS}, so that a
- * connection reset cannot destroy the ERROR before the peer reads it. Other connections are unaffected. An outbound message too large for a frame fails its write
- * with a {@link WireException} and is not sent.
+ * discarded, and the channel closes when the peer does or after {@link WireSettings#ERROR_LINGER_MILLIS} (after
+ * twice that in any case), so that a connection reset cannot destroy the ERROR before the peer reads it ({@link
+ * #errorAndClose}). Other connections are unaffected. A client request that parses but is invalid (a bad path or op)
+ * is answered with an ERROR naming it and the connection stays open (see {@link ErrorCode}). An outbound message too
+ * large for a frame fails its write with a {@link WireException} and is not sent.
  */
 public final class WirePipeline {
   private WirePipeline() {}
@@ -32,6 +39,41 @@ public final class WirePipeline {
   public static final String MESSAGE_ENCODER = "zoolander.messageEncoder";
   /** Name of the message decoder in the pipeline. */
   public static final String MESSAGE_DECODER = "zoolander.messageDecoder";
+
+  /**
+   * Writes {@code error} and closes the connection as the pipeline does after a protocol error, so the peer can read
+   * the ERROR even while it is still sending: on TCP, output is shut down once the ERROR is written, input is read
+   * (the application must discard what it still receives) and the channel closes when the peer closes or after {@link
+   * WireSettings#ERROR_LINGER_MILLIS}; in any case after twice that, even if a peer that does not read never lets the
+   * ERROR out. Other channels close once the ERROR is written. Only the first call on a channel acts. Any thread.
+   */
+  public static void errorAndClose(Channel channel, Message.Error error) {
+    if (channel.attr(CLOSING).getAndSet(Boolean.TRUE) != null) {
+      return;
+    }
+    ScheduledFuture<?> hardDeadline = channel.eventLoop().schedule(
+        () -> channel.close(), 2 * WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(f -> hardDeadline.cancel(false));
+    channel.writeAndFlush(error).addListener(f -> lingerClose(channel));
+  }
+
+  private static final AttributeKey<Boolean> CLOSING = AttributeKey.valueOf(WirePipeline.class, "closing");
+
+  /**
+   * Closing a TCP socket while the peer's bytes are still unread makes the kernel send a reset, which can destroy the
+   * ERROR before the peer reads it: so half-close (FIN), keep reading, close when the peer does or after the linger.
+   */
+  private static void lingerClose(Channel channel) {
+    if (!(channel instanceof DuplexChannel) || !channel.isActive()) {
+      channel.close();
+      return;
+    }
+    channel.config().setAutoRead(true); // the application may have paused reading; the peer's FIN must be seen
+    ((DuplexChannel) channel).shutdownOutput();
+    ScheduledFuture<?> deadline = channel.eventLoop().schedule(
+        () -> channel.close(), WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
+    channel.closeFuture().addListener(f -> deadline.cancel(false));
+  }
 
   /** Installs the protocol with {@link WireSettings#DEFAULT_MAX_FRAME_BYTES}. */
   public static ChannelPipeline install(ChannelPipeline pipeline) {

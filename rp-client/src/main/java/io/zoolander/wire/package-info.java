@@ -68,12 +68,20 @@
  *
  * <p>A receiver answers an oversized frame ({@code FRAME_TOO_LARGE}, detected from the length prefix before the body
  * is buffered), a truncated or otherwise unparsable one, including a negative or lying length or count and an invalid
- * field value such as a bad ZooKeeper path ({@code MALFORMED_FRAME}), an unknown type ({@code UNKNOWN_MESSAGE_TYPE})
- * or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes the connection
- * (after half-closing it and draining input for at most {@link io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS},
- * so the peer can read the ERROR even while it is still sending). The
- * ERROR body's prefix {@code [int code][string message]} is frozen across protocol versions and decoded whatever the
- * frame's version byte, so a peer speaking another version still learns why it was dropped. Application errors
- * (codes 100 and up) refuse a well-formed request and leave the connection open.
+ * field value in a message header or a server's message ({@code MALFORMED_FRAME}), an unknown type ({@code
+ * UNKNOWN_MESSAGE_TYPE}) or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes
+ * the connection (after half-closing it and draining input for at most {@link
+ * io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS}, so the peer can read the ERROR even while it is still sending;
+ * nothing sent after the bad frame is delivered). The ERROR body's prefix {@code [int code][string message]} is frozen
+ * across protocol versions and decoded whatever the frame's version byte, so a peer speaking another version still
+ * learns why it was dropped.
+ *
+ * <p>Application errors (codes 100 and up) refuse a request, name it and leave the connection open. A client request
+ * (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is refused that way by the pipeline
+ * itself, and the rest of its frame skipped: an invalid ZooKeeper path ({@code INVALID_PATH}), an op type or read
+ * kind this version does not know ({@code UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a
+ * WRITE without ops ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more
+ * than {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
+ * io.zoolander.wire.ErrorCode} lists every code and who sends it.
  */
 package io.zoolander.wire;

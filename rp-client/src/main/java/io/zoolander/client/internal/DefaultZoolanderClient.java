@@ -24,6 +24,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
+import io.zoolander.wire.internal.WriteChecks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -228,8 +229,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     Message.Write validated;
     try {
-      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread (startWrite).
+      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread (startWrite). The
+      // repeater checks all of it again (and the duplicates' jute.maxbuffer, which only it knows).
       validated = new Message.Write(settings.clientId(), 0, ops);
+      WriteChecks.check(validated, settings.znodes());
     } catch (IllegalArgumentException | NullPointerException e) {
       future.completeExceptionally(new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
       return future;
@@ -405,10 +408,19 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
+  /** Whether {@code code} refuses the request itself (invalid or too large), so that retrying it cannot help. */
+  private static boolean refusesTheRequest(ErrorCode code) {
+    return code == ErrorCode.INVALID_OP || code == ErrorCode.INVALID_PATH || code == ErrorCode.UNKNOWN_OP
+        || code == ErrorCode.TOO_LARGE;
+  }
+
   private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
-    switch (error.code()) {
-      case INVALID_OP -> failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
+    if (refusesTheRequest(error.code())) {
+      failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
           from.name() + " refused the write: " + error.message(), null));
+      return;
+    }
+    switch (error.code()) {
       case OVERLOADED -> scheduleWriteRetry(w, retryAfter(error));
       case UNAUTHENTICATED, UNAUTHORIZED -> failWrite(w, new ZoolanderException(KeeperException.Code.NOAUTH,
           error.code(), from.name() + " refused the write: " + error.message(), null));
@@ -612,6 +624,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private void onReadError(PeerLink from, PendingRead<?> r, Message.Error error) {
     int index = plugins.indexOf(from);
     if (index < 0 || r.sentNanos.remove(index) == null) {
+      return;
+    }
+    if (refusesTheRequest(error.code())) { // every duplicate would refuse it the same way
+      finishReadUnanswered(r, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
+          from.name() + " refused the read: " + error.message(), null));
       return;
     }
     ranking.recordFailure(index);

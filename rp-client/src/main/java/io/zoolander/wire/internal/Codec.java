@@ -52,8 +52,8 @@ public final class Codec {
   static final int RESULT_CHECKED = 4;
   static final int RESULT_FAILED = 5;
 
-  /** Smallest encoded op: type, path length, a one-byte path, a version (DELETE, CHECK). */
-  private static final int MIN_OP_BYTES = 1 + 4 + 1 + 4;
+  /** Smallest encoded op: type, path length, a version (DELETE, CHECK); an empty path is invalid but parses. */
+  private static final int MIN_OP_BYTES = 1 + 4 + 4;
   /** Smallest encoded result: type only (DELETED, CHECKED). */
   private static final int MIN_RESULT_BYTES = 1;
   /** Smallest encoded child name: length and one byte. */
@@ -255,8 +255,14 @@ public final class Codec {
   /**
    * Decodes one frame, {@code [version][type][body]} (the length prefix already stripped), reading it entirely.
    *
+   * <p>A request from a client (WRITE, READ) whose header parses but whose ops, read kind or path are invalid is
+   * <em>refused</em>: the WireException then carries an application code ({@link ErrorCode#INVALID_PATH}, {@link
+   * ErrorCode#UNKNOWN_OP}, {@link ErrorCode#INVALID_OP}, {@link ErrorCode#TOO_LARGE}) and the request id, and the rest
+   * of the frame is not parsed (the length prefix delimits it, so the next frame is still found). SEQUENCED and the
+   * other messages come from servers only: any invalid field there is {@link ErrorCode#MALFORMED_FRAME}.
+   *
    * @throws WireException with {@link ErrorCode#UNSUPPORTED_VERSION}, {@link ErrorCode#UNKNOWN_MESSAGE_TYPE} or {@link
-   *     ErrorCode#MALFORMED_FRAME}; never anything else
+   *     ErrorCode#MALFORMED_FRAME}, or a refusal as above; never anything else
    */
   public static Message decode(ByteBuf frame) {
     if (frame.readableBytes() < 2) {
@@ -287,7 +293,7 @@ public final class Codec {
               in.readInt("protocolVersion"));
           break;
         case WRITE:
-          m = new Message.Write(in.readLong("clientId"), in.readLong("requestId"), readOps(in, name));
+          m = readWrite(in);
           break;
         case SEQUENCED:
           m = new Message.Sequenced(
@@ -313,12 +319,7 @@ public final class Codec {
               in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("fromSeq"), in.readLong("toSeq"));
           break;
         case READ:
-          m = new Message.Read(
-              in.readLong("clientId"),
-              in.readLong("requestId"),
-              ReadKind.fromCode(in.readUnsignedByte("kind")),
-              in.readString("path", Integer.MAX_VALUE),
-              in.readLong("minSeq"));
+          m = readRead(in);
           break;
         case READ_REPLY:
           m = readReadReply(in);
@@ -368,12 +369,13 @@ public final class Codec {
     }
   }
 
+  /** The ops of a SEQUENCED: from the repeater, which sequences only valid writes, so anything invalid is malformed. */
   private static List<Op> readOps(FrameReader in, String name) {
     int count = in.readCount("ops", MIN_OP_BYTES, WireSettings.MAX_OPS_PER_MESSAGE);
     List<Op> ops = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       try {
-        ops.add(readOp(in));
+        ops.add(readOp(in, Refusal.NONE));
       } catch (IllegalArgumentException e) {
         throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": ops[" + i + "]: " + e.getMessage(), e);
       }
@@ -381,32 +383,151 @@ public final class Codec {
     return ops;
   }
 
-  private static Op readOp(FrameReader in) {
-    int type = in.readUnsignedByte("op type");
-    String path = in.readString("op path", Integer.MAX_VALUE);
-    switch (type) {
-      case OP_CREATE: {
-        CreateMode mode = createMode(in.readUnsignedByte("op mode"));
-        return new Op.Create(path, in.readBytes("op data", WireSettings.MAX_DATA_BYTES), mode);
+  /**
+   * WRITE: {@code clientId}, {@code requestId}, then ops that are refused one by one (see {@link #decode}). An invalid
+   * id is malformed: a refusal must name a request.
+   */
+  private static Message.Write readWrite(FrameReader in) {
+    long clientId = Checks.atLeast(in.readLong("clientId"), 0, "clientId");
+    long requestId = Checks.atLeast(in.readLong("requestId"), 0, "requestId");
+    Refusal refusal = Refusal.of("WRITE", requestId);
+    int count = in.readCount("ops", MIN_OP_BYTES, Integer.MAX_VALUE);
+    if (count == 0) {
+      throw refusal.of(ErrorCode.INVALID_OP, "ops: a write needs at least one op");
+    }
+    if (count > WireSettings.MAX_OPS_PER_MESSAGE) {
+      throw refusal.of(ErrorCode.TOO_LARGE, "ops: " + count + " ops exceed the limit of "
+          + WireSettings.MAX_OPS_PER_MESSAGE);
+    }
+    List<Op> ops = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      try {
+        ops.add(readOp(in, refusal.at("ops[" + i + "]")));
+      } catch (IllegalArgumentException e) {
+        throw new WireException(ErrorCode.MALFORMED_FRAME, "WRITE: ops[" + i + "]: " + e.getMessage(), e);
       }
-      case OP_SET_DATA:
-        return new Op.SetData(path, in.readBytes("op data", WireSettings.MAX_DATA_BYTES), in.readInt("op version"));
-      case OP_DELETE:
-        return new Op.Delete(path, in.readInt("op version"));
-      case OP_CHECK:
-        return new Op.Check(path, in.readInt("op version"));
-      default:
-        throw new IllegalArgumentException("unknown op type " + type);
+    }
+    return new Message.Write(clientId, requestId, ops);
+  }
+
+  /**
+   * READ: an unknown kind or an invalid path is refused (see {@link #decode}) once the whole body has been read, since
+   * its layout does not depend on them.
+   */
+  private static Message.Read readRead(FrameReader in) {
+    long clientId = Checks.atLeast(in.readLong("clientId"), 0, "clientId");
+    long requestId = Checks.atLeast(in.readLong("requestId"), 0, "requestId");
+    int kind = in.readUnsignedByte("kind");
+    String path = in.readString("path", Integer.MAX_VALUE);
+    long minSeq = Checks.atLeast(in.readLong("minSeq"), 0, "minSeq");
+    in.finish();
+    Refusal refusal = Refusal.of("READ", requestId);
+    ReadKind readKind;
+    try {
+      readKind = ReadKind.fromCode(kind);
+    } catch (IllegalArgumentException e) {
+      throw refusal.of(ErrorCode.UNKNOWN_OP, "kind: unknown read kind " + kind);
+    }
+    refusal.checkPath(path, false);
+    return new Message.Read(clientId, requestId, readKind, path, minSeq);
+  }
+
+  /**
+   * Where an invalid field of a request goes: a refusal of request {@code requestId} ({@code message} names the
+   * message type and position), or, for {@link #NONE}, an IllegalArgumentException the caller makes malformed.
+   */
+  private record Refusal(String context, long requestId) {
+    static final Refusal NONE = new Refusal(null, Message.Error.NO_REQUEST);
+
+    /** Refusals of {@code message} (WRITE, READ) {@code requestId}. */
+    static Refusal of(String message, long requestId) {
+      return new Refusal(message + " " + requestId, requestId);
+    }
+
+    /** The same refusals, naming a position in the message ({@code ops[2]}). */
+    Refusal at(String position) {
+      return context == null ? this : new Refusal(context + ": " + position, requestId);
+    }
+
+    RuntimeException of(ErrorCode code, String detail) {
+      if (context == null) {
+        return new IllegalArgumentException(detail);
+      }
+      return new WireException(code, requestId, context + ": " + detail, null);
+    }
+
+    void checkPath(String path, boolean sequential) {
+      try {
+        Checks.checkPath(path, "path", sequential);
+      } catch (IllegalArgumentException e) {
+        throw of(ErrorCode.INVALID_PATH, e.getMessage());
+      }
+    }
+
+    void checkVersion(int version) {
+      if (version < -1) {
+        throw of(ErrorCode.INVALID_OP, "version: must be -1 (any version) or >= 0, was " + version);
+      }
     }
   }
 
-  private static CreateMode createMode(int flag) {
-    // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood the logs.
-    CreateMode mode = CreateMode.fromFlag(flag, null);
-    if (mode == null) {
-      throw new IllegalArgumentException("mode: unknown create mode flag " + flag);
+  /**
+   * One op. Structure first (a lying length is malformed whatever {@code refusal} says), then the values: an invalid
+   * one throws {@code refusal.of(...)}.
+   */
+  private static Op readOp(FrameReader in, Refusal refusal) {
+    int type = in.readUnsignedByte("op type");
+    if (type < OP_CREATE || type > OP_CHECK) {
+      // The op's layout is unknown: nothing after the type can be parsed.
+      throw refusal.of(ErrorCode.UNKNOWN_OP, "unknown op type " + type);
     }
-    return mode;
+    String path = in.readString("op path", Integer.MAX_VALUE);
+    switch (type) {
+      case OP_CREATE: {
+        int flag = in.readUnsignedByte("op mode");
+        byte[] data = readData(in, refusal);
+        // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood the logs.
+        CreateMode mode = CreateMode.fromFlag(flag, null);
+        if (mode == null) {
+          throw refusal.of(ErrorCode.INVALID_OP, "mode: unknown create mode flag " + flag);
+        }
+        if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
+          throw refusal.of(ErrorCode.INVALID_OP, "mode: " + mode + " is not replicated (sessions, containers and"
+              + " TTLs are per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
+        }
+        refusal.checkPath(path, mode.isSequential());
+        return new Op.Create(path, data, mode);
+      }
+      case OP_SET_DATA: {
+        byte[] data = readData(in, refusal);
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.SetData(path, data, version);
+      }
+      case OP_DELETE: {
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.Delete(path, version);
+      }
+      default: {
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.Check(path, version);
+      }
+    }
+  }
+
+  /** An op's data: a length beyond the frame is malformed, one within it but over the limit is too large. */
+  private static byte[] readData(FrameReader in, Refusal refusal) {
+    int length = in.readLength("op data", Integer.MAX_VALUE);
+    if (length > WireSettings.MAX_DATA_BYTES) {
+      throw refusal.of(ErrorCode.TOO_LARGE, "data: " + length + " bytes exceed the limit of "
+          + WireSettings.MAX_DATA_BYTES);
+    }
+    return in.readBytes(length);
   }
 
   private static List<OpResult> readResults(FrameReader in, String name) {

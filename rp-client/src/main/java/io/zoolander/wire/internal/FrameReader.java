@@ -47,7 +47,11 @@ final class FrameReader {
 
   /** An int length, then that many bytes. */
   byte[] readBytes(String field, int maxBytes) {
-    int length = readLength(field, maxBytes);
+    return readBytes(readLength(field, maxBytes));
+  }
+
+  /** {@code length} bytes, which {@link #readLength} has checked the frame holds. */
+  byte[] readBytes(int length) {
     byte[] bytes = new byte[length];
     buf.readBytes(bytes);
     return bytes;
@@ -84,7 +88,11 @@ final class FrameReader {
     return new WireException(ErrorCode.MALFORMED_FRAME, message + ": " + detail);
   }
 
-  private int readLength(String field, int maxBytes) {
+  /**
+   * An int length, non-negative, at most {@code maxBytes} and no more than the rest of the frame holds: so a lying
+   * length never drives an allocation.
+   */
+  int readLength(String field, int maxBytes) {
     int length = readInt(field);
     if (length < 0) {
       throw malformed(field + ": negative length " + length);

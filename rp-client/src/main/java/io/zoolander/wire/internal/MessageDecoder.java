@@ -1,29 +1,34 @@
 package io.zoolander.wire.internal;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
-import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.codec.TooLongFrameException;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.WireException;
-import io.zoolander.wire.WireSettings;
-import java.util.concurrent.TimeUnit;
+import io.zoolander.wire.WirePipeline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Decodes each frame (a {@link ByteBuf} without its length prefix) into a {@link Message}, and turns every decoding
  * failure, its own or the frame decoder's before it, into the protocol's answer: write an ERROR frame with the
  * failure's code, close the connection once the ERROR is flushed (lingering on sockets, see {@link
- * #lingerThenClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a failure is
- * dropped, and later decoding failures are ignored. Internal: not part of the public API.
+ * WirePipeline#errorAndClose}), and fire the {@link WireException} down the pipeline for logging. Every frame after a
+ * failure is dropped, and later decoding failures are ignored. Internal: not part of the public API.
+ *
+ * <p>A request the codec refuses (an application code naming the request: an invalid path or op in a WRITE or READ)
+ * is answered with an ERROR for that request and decoding goes on; nothing is fired. The ERROR is written only while
+ * the channel is writable: a peer that keeps sending refused requests without reading the answers cannot make this
+ * side queue an unbounded number of them (the later ones are dropped and logged).
  *
  * <p>Must sit after the message encoder in the pipeline, so the ERROR it writes is encoded. One instance per channel.
  */
 public final class MessageDecoder extends ChannelInboundHandlerAdapter {
+  private static final Logger LOG = LoggerFactory.getLogger(MessageDecoder.class);
+
   private boolean failed;
 
   @Override
@@ -41,7 +46,11 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
     try {
       decoded = Codec.decode(frame);
     } catch (WireException e) {
-      fail(ctx, e);
+      if (e.code().closesConnection()) {
+        fail(ctx, e);
+      } else {
+        refuse(ctx, e);
+      }
       return;
     } catch (RuntimeException e) { // a codec bug; the peer still gets an answer
       fail(ctx, new WireException(ErrorCode.MALFORMED_FRAME, "undecodable frame: " + e, e));
@@ -76,29 +85,22 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
     return null;
   }
 
+  private static void refuse(ChannelHandlerContext ctx, WireException e) {
+    if (ctx.channel().isWritable()) {
+      LOG.debug("{}: refused: {}", ctx.channel(), e.getMessage());
+      ctx.writeAndFlush(Message.Error.forRequest(e.code(), e.requestId(), e.getMessage()));
+    } else {
+      LOG.debug("{}: refused, and not answered since the peer does not read its answers: {}", ctx.channel(),
+          e.getMessage());
+    }
+  }
+
   private void fail(ChannelHandlerContext ctx, WireException e) {
     if (failed) {
       return;
     }
     failed = true;
-    ctx.writeAndFlush(Message.Error.of(e.code(), e.getMessage())).addListener(f -> lingerThenClose(ctx.channel()));
+    WirePipeline.errorAndClose(ctx.channel(), Message.Error.of(e.code(), e.getMessage()));
     ctx.fireExceptionCaught(e);
-  }
-
-  /**
-   * Closing a TCP socket while the peer's bytes are still unread makes the kernel send a reset, which can destroy the
-   * ERROR before the peer reads it: a peer still sending an oversized frame typically never sees why it was dropped.
-   * So on a socket: send FIN after the ERROR, keep reading and discarding, and close when the peer closes or after
-   * {@link WireSettings#ERROR_LINGER_MILLIS}, whichever comes first. Other channels close at once.
-   */
-  private static void lingerThenClose(Channel channel) {
-    if (!(channel instanceof DuplexChannel) || !channel.isActive()) {
-      channel.close();
-      return;
-    }
-    ((DuplexChannel) channel).shutdownOutput();
-    ScheduledFuture<?> deadline =
-        channel.eventLoop().schedule(() -> channel.close(), WireSettings.ERROR_LINGER_MILLIS, TimeUnit.MILLISECONDS);
-    channel.closeFuture().addListener(f -> deadline.cancel(false));
   }
 }

@@ -45,6 +45,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param startTimeoutMs bound on reading every duplicate's state at start
  * @param epoch a fixed epoch, empty for the highest found plus one
  * @param clientIoThreads threads reading client connections
+ * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
  * @param security the security entries ({@code tls.*}, {@code auth.*}) as written, validated; empty when off
  */
 record RepeaterConfig(
@@ -57,6 +58,7 @@ record RepeaterConfig(
     long startTimeoutMs,
     OptionalLong epoch,
     int clientIoThreads,
+    int juteMaxBuffer,
     Map<String, String> security) {
 
   static final String CLIENT_HOST = "clientHost";
@@ -68,6 +70,7 @@ record RepeaterConfig(
   static final String START_TIMEOUT_MS = "startTimeoutMs";
   static final String EPOCH = "epoch";
   static final String CLIENT_IO_THREADS = "clientIoThreads";
+  static final String JUTE_MAX_BUFFER = "juteMaxBuffer";
 
   /** Largest accepted {@code sessionTimeoutMs} and {@code startTimeoutMs}: one hour. */
   static final long MAX_TIMEOUT_MS = 3_600_000;
@@ -108,7 +111,11 @@ record RepeaterConfig(
                   + "takes a new, higher epoch, which fences off any older repeater."),
           new Setting(CLIENT_IO_THREADS, Integer.toString(RepeaterSettings.DEFAULT_CLIENT_IO_THREADS),
               "Threads reading client connections (1.." + MAX_CLIENT_IO_THREADS + "); sequencing runs on one more, "
-                  + "dedicated thread.")));
+                  + "dedicated thread."),
+          new Setting(JUTE_MAX_BUFFER, Integer.toString(RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES),
+              "The duplicates' jute.maxbuffer in bytes (" + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES + ".."
+                  + Integer.MAX_VALUE + "; ZooKeeper's default unless the servers set it): a write too large for one "
+                  + "ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.")));
 
   /** {@code base}, then the security settings: TLS, who may write, the credential shown to plugins. */
   private static List<Setting> withSecurity(List<Setting> base) {
@@ -126,12 +133,6 @@ record RepeaterConfig(
     return new Setting(key.key(), key.defaultValue(), key.meaning());
   }
 
-  /** The settings without security (all security off), as before security existed. */
-  RepeaterConfig(String clientHost, int clientPort, Map<Integer, String> duplicates, String basePath, int logCapacity,
-      int sessionTimeoutMs, long startTimeoutMs, OptionalLong epoch, int clientIoThreads) {
-    this(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs, startTimeoutMs, epoch,
-        clientIoThreads, Map.of());
-  }
 
   RepeaterConfig {
     duplicates = Collections.unmodifiableMap(new LinkedHashMap<>(duplicates));
@@ -213,6 +214,8 @@ record RepeaterConfig(
         : OptionalLong.empty();
     int clientIoThreads = (int) p.integer(CLIENT_IO_THREADS, RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, 1,
         MAX_CLIENT_IO_THREADS);
+    int juteMaxBuffer = (int) p.integer(JUTE_MAX_BUFFER, RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
+        RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES, Integer.MAX_VALUE);
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (e.getKey().startsWith(DUPLICATE_PREFIX)) {
@@ -240,7 +243,7 @@ record RepeaterConfig(
       throw new CliException(source + ": " + e.getMessage());
     }
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads, security);
+        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, security);
   }
 
   /**
@@ -273,7 +276,8 @@ record RepeaterConfig(
             .logCapacity(logCapacity)
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
-            .clientIoThreads(clientIoThreads);
+            .clientIoThreads(clientIoThreads)
+            .juteMaxBuffer(juteMaxBuffer);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     LinkSecurity link = security(security);

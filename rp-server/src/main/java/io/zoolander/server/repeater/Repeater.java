@@ -143,6 +143,7 @@ public final class Repeater implements AutoCloseable {
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private RepeaterListener listener;
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
@@ -289,6 +290,22 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * The duplicates' {@code jute.maxbuffer} (default {@value RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's
+     * default): a write too large for one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is
+     * sequenced. Set it to the servers' value when they raise it.
+     *
+     * @param bytes at least {@value RepeaterSettings#MIN_JUTE_MAX_BUFFER_BYTES}
+     */
+    public Builder juteMaxBuffer(int bytes) {
+      if (bytes < RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES) {
+        throw new IllegalArgumentException("juteMaxBuffer must be >= " + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES
+            + " bytes, was " + bytes);
+      }
+      this.juteMaxBufferBytes = bytes;
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -312,7 +329,7 @@ public final class Repeater implements AutoCloseable {
       duplicates.forEach((id, connectString) ->
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
-          clientIoThreads);
+          clientIoThreads, znodes, juteMaxBufferBytes);
       return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
     }
 

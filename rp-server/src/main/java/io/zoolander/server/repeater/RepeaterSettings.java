@@ -81,6 +81,16 @@ public final class RepeaterSettings {
   /** {@code retryAfterMillis} of an OVERLOADED refusal, in milliseconds. */
   public static final long OVERLOADED_RETRY_AFTER_MILLIS = 10;
 
+  /**
+   * The duplicates' {@code jute.maxbuffer} by default: ZooKeeper's own default, 0xfffff bytes (1 MiB - 1). The repeater
+   * refuses (ERROR TOO_LARGE, before sequencing) a write that would not fit in one ZooKeeper request of this size
+   * together with the plugin's bookkeeping ops, since every duplicate would fail it.
+   */
+  public static final int DEFAULT_JUTE_MAX_BUFFER_BYTES = 0xfffff;
+
+  /** Smallest {@code jute.maxbuffer} the repeater accepts, in bytes. */
+  public static final int MIN_JUTE_MAX_BUFFER_BYTES = 64 * 1024;
+
   /** Largest frame sent or accepted, in bytes, length prefix included. */
   public static final int MAX_FRAME_BYTES = WireSettings.DEFAULT_MAX_FRAME_BYTES;
 

@@ -56,11 +56,12 @@ class RepeaterConfigTest {
         "sessionTimeoutMs=4000",
         "startTimeoutMs=9000",
         "epoch=42",
-        "clientIoThreads=2") + "\n");
+        "clientIoThreads=2",
+        "juteMaxBuffer=4194304") + "\n");
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
         Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
-        4000, 9000, OptionalLong.of(42), 2));
+        4000, 9000, OptionalLong.of(42), 2, 4_194_304, Map.of()));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -77,10 +78,11 @@ class RepeaterConfigTest {
     {"epoch=0", "epoch: must be in 1..9223372036854775807, was 0"},
     {"epoch=99999999999999999999", "epoch: not an integer: '99999999999999999999'"},
     {"clientIoThreads=65", "clientIoThreads: must be in 1..64, was 65"},
+    {"juteMaxBuffer=1024", "juteMaxBuffer: must be in 65536..2147483647, was 1024"},
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, and the security keys tls.*, auth.*"
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, and the security keys tls.*, auth.*"
         + " (--help lists them))"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
     {"=7000", "a line starts with '=': the key is missing"},

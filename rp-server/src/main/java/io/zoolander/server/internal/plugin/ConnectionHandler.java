@@ -1,6 +1,5 @@
 package io.zoolander.server.internal.plugin;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.zoolander.server.internal.security.ServerAuth;
@@ -11,6 +10,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
+import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
 import java.io.IOException;
 import java.util.function.Supplier;
@@ -19,10 +19,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One connection to the plugin, on Netty's event loop. The first message must be HELLO (anything else: ERROR
- * UNEXPECTED_MESSAGE and the connection is closed); it is answered with STATUS. Then a REPEATER may send SEQUENCED
- * (and ERROR, of which FENCED matters), a CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here
- * and may send READ; any role may say HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR
- * UNEXPECTED_MESSAGE and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
+ * UNEXPECTED_MESSAGE and the connection is closed, after a linger in which whatever else arrives is discarded); it is
+ * answered with STATUS. Then a REPEATER may send SEQUENCED (and ERROR, of which FENCED matters), a CLIENT, whose HELLO
+ * id is its client id in decimal, gets its REPLYs here and may send READ; any role may say HELLO only to get STATUS
+ * (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays open. Messages are
+ * handed to the {@link Applier}; nothing here waits.
  *
  * <p>A role the plugin authenticates (see {@link AccessControl}) gets CHALLENGE instead of STATUS; the next message
  * must be an AUTH that verifies for a principal allowed in that role, and only then is the peer registered and
@@ -39,7 +40,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
     private final Peers peers;
     private final ServerAuth auth;
     private Role role; // null until HELLO (and, for a role that authenticates, until AUTH verifies)
-    private boolean refused; // authentication failed: the connection is closing, nothing more is handled
+    private boolean closing; // an ERROR that closes was sent: nothing more the peer sends counts
 
     ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers) {
         this(duplicateId, status, applier, peers, new ServerAuth(AccessControl.none()));
@@ -55,8 +56,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, Message message) {
-        if (refused) {
-            return;
+        if (closing) {
+            return; // read only so the peer's FIN is seen while the ERROR lingers: nothing it sends counts
         }
         if (auth.awaiting()) {
             authenticate(ctx, message);
@@ -66,9 +67,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
             if (message instanceof Message.Hello hello) {
                 hello(ctx, hello);
             } else {
-                ctx.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
-                        "the first message must be HELLO, not " + message.getClass().getSimpleName()))
-                        .addListener(ChannelFutureListener.CLOSE);
+                errorAndClose(ctx, ErrorCode.UNEXPECTED_MESSAGE,
+                        "the first message must be HELLO, not " + message.getClass().getSimpleName());
             }
             return;
         }
@@ -86,9 +86,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
     private void hello(ChannelHandlerContext ctx, Message.Hello hello) {
         if (hello.protocolVersion() != WireSettings.PROTOCOL_VERSION) {
-            ctx.writeAndFlush(Message.Error.of(ErrorCode.UNSUPPORTED_VERSION, "the plugin speaks protocol version "
-                    + WireSettings.PROTOCOL_VERSION + ", not " + hello.protocolVersion()))
-                    .addListener(ChannelFutureListener.CLOSE);
+            errorAndClose(ctx, ErrorCode.UNSUPPORTED_VERSION, "the plugin speaks protocol version "
+                    + WireSettings.PROTOCOL_VERSION + ", not " + hello.protocolVersion());
             return;
         }
         if (hello.role() == Role.CLIENT) {
@@ -99,9 +98,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
                 clientId = -1;
             }
             if (clientId < 0) {
-                ctx.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
-                        "a CLIENT's HELLO id must be its client id in decimal, not '" + hello.id() + "'"))
-                        .addListener(ChannelFutureListener.CLOSE);
+                errorAndClose(ctx, ErrorCode.UNEXPECTED_MESSAGE,
+                        "a CLIENT's HELLO id must be its client id in decimal, not '" + hello.id() + "'");
                 return;
             }
         }
@@ -124,9 +122,9 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         }
         LOG.warn("Duplicate {}: connection from {} refused: {}: {}", duplicateId, ctx.channel().remoteAddress(),
                 decision.error(), decision.reason());
-        refused = true;
-        ctx.writeAndFlush(new Message.Error(decision.error(), requestIdOf(message), 0, decision.reason()))
-                .addListener(ChannelFutureListener.CLOSE);
+        closing = true;
+        WirePipeline.errorAndClose(ctx.channel(),
+                new Message.Error(decision.error(), requestIdOf(message), 0, decision.reason()));
     }
 
     /** The peer is who it says: registers it in its role and answers STATUS. */
@@ -141,6 +139,14 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         LOG.info("Duplicate {}: {} '{}' connected from {} (epoch {}, appliedSeq {}, {})", duplicateId, role,
                 hello.id(), ctx.channel().remoteAddress(), s.epoch(), s.appliedSeq(), s.state());
         ctx.writeAndFlush(new Message.Status(duplicateId, s.epoch(), s.appliedSeq(), s.state()));
+    }
+
+    /** Refuses the connection: the ERROR, then a close that lets the peer read it (see WirePipeline). */
+    private void errorAndClose(ChannelHandlerContext ctx, ErrorCode code, String message) {
+        closing = true;
+        LOG.info("Duplicate {}: refusing the connection from {}: {}", duplicateId, ctx.channel().remoteAddress(),
+                message);
+        WirePipeline.errorAndClose(ctx.channel(), Message.Error.of(code, message));
     }
 
     private void onError(ChannelHandlerContext ctx, Message.Error error) {

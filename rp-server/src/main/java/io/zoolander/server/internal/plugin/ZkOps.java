@@ -80,20 +80,27 @@ final class ZkOps {
      */
     static boolean fitsInOneRequest(List<org.apache.zookeeper.Op> multi, List<Op> ops, int bookkeepingBytes,
             int maxRequestBytes) {
+        return surelyFits(ops, bookkeepingBytes, maxRequestBytes) || requestBytes(multi) <= maxRequestBytes;
+    }
+
+    /** Whether a cheap, generous estimate of the multi's size is so far below the limit that no exact size is needed. */
+    static boolean surelyFits(List<Op> ops, int bookkeepingBytes, int maxRequestBytes) {
         long estimate = REQUEST_OVERHEAD_BYTES + bookkeepingBytes;
         for (Op op : ops) {
             estimate += op.path().length() * 3L + OP_OVERHEAD_BYTES + dataLength(op);
         }
-        if (estimate < maxRequestBytes - EXACT_CHECK_MARGIN_BYTES) {
-            return true;
-        }
+        return estimate < maxRequestBytes - EXACT_CHECK_MARGIN_BYTES;
+    }
+
+    /** The exact length ZooKeeper counts for {@code multi} as one request. */
+    static long requestBytes(List<org.apache.zookeeper.Op> multi) {
         CountingStream counter = new CountingStream();
         try {
             new MultiOperationRecord(multi).serialize(BinaryOutputArchive.getArchive(counter), "request");
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a counting stream does not fail
         }
-        return REQUEST_HEADER_BYTES + counter.count <= maxRequestBytes;
+        return REQUEST_HEADER_BYTES + counter.count;
     }
 
     private static long dataLength(Op op) {

@@ -12,6 +12,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
+import io.zoolander.wire.WireSettings;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,10 +22,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT, clientId)} (the id
- * in decimal); anything else first is answered with ERROR UNEXPECTED_MESSAGE and the connection is closed. Then it
- * sends WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task, in order.
+ * in decimal) of this protocol version; anything else first is answered with ERROR UNEXPECTED_MESSAGE (or
+ * UNSUPPORTED_VERSION) and the connection is closed. Then it sends WRITEs for that client id; the WRITEs of one read
+ * burst are handed to the sequencer in one task, in order.
  * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
- * refuse one.
+ * refuse one: a write that must not be sequenced ({@link RepeaterCore#refusal}) is refused here, before the handoff.
  *
  * <p>When the repeater authenticates clients, HELLO is answered with CHALLENGE and the next message must be an AUTH that
  * verifies for a principal allowed as a client; otherwise (a WRITE first included) the connection is answered with
@@ -70,9 +72,13 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (m instanceof Message.Write w) {
+      Message.Error refusal;
       if (w.clientId() != clientId) {
         refuse(ErrorCode.UNEXPECTED_MESSAGE, w.requestId(), 0,
             "WRITE for client " + w.clientId() + " on the connection of client " + clientId);
+      } else if ((refusal = core.refusal(w)) != null) {
+        LOG.debug("client {}: refused request {}: {}", clientId, w.requestId(), refusal.message());
+        channel.writeAndFlush(refusal);
       } else if (core.isDeposed()) {
         refuse(ErrorCode.STALE_EPOCH, w.requestId(), 0, core.staleMessage());
       } else if (core.isClosing()) {
@@ -95,7 +101,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
 
   private void hello(Message m) {
     String problem;
-    if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
+    ErrorCode code = ErrorCode.UNEXPECTED_MESSAGE;
+    if (m instanceof Message.Hello h && h.protocolVersion() != WireSettings.PROTOCOL_VERSION) {
+      code = ErrorCode.UNSUPPORTED_VERSION;
+      problem = "the repeater speaks protocol version " + WireSettings.PROTOCOL_VERSION + ", not "
+          + h.protocolVersion();
+    } else if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
       try {
         long id = Long.parseLong(h.id());
         if (id >= 0) {
@@ -119,7 +130,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
     rejected = true;
     LOG.info("client connection from {} rejected: {}", channel.remoteAddress(), problem);
-    Channels.errorAndClose(channel, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE, problem));
+    Channels.errorAndClose(channel, Message.Error.of(code, problem));
   }
 
   /** The message after CHALLENGE: an AUTH that verifies makes the client known; anything else closes the connection. */

@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.repeater;
 
+import io.zoolander.wire.Znodes;
 import java.util.OptionalLong;
 
 /**
@@ -7,6 +8,8 @@ import java.util.OptionalLong;
  * io.zoolander.server.repeater.RepeaterSettings} for meanings and defaults).
  *
  * @param fixedEpoch the configured epoch, empty to take the highest epoch found plus one
+ * @param znodes where Zoolander's znodes are: application paths under the base path are refused
+ * @param juteMaxBufferBytes the duplicates' {@code jute.maxbuffer}: larger writes are refused
  */
 public record CoreConfig(
     String clientHost,
@@ -14,4 +17,6 @@ public record CoreConfig(
     int logCapacityMessages,
     long startTimeoutMillis,
     OptionalLong fixedEpoch,
-    int clientIoThreads) {}
+    int clientIoThreads,
+    Znodes znodes,
+    int juteMaxBufferBytes) {}

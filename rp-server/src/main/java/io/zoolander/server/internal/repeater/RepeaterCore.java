@@ -20,6 +20,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.internal.plugin.RequestSize;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
@@ -32,6 +33,7 @@ import io.zoolander.wire.Op;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
 import io.zoolander.wire.internal.Codec;
+import io.zoolander.wire.internal.WriteChecks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -424,6 +426,31 @@ public final class RepeaterCore implements AutoCloseable {
   // ------------------------------------------------------------------------------------------- sequencing
 
   /**
+   * Why {@code write} must not be sequenced, or null if it may be: an application path at or under the base path
+   * (INVALID_OP), a SEQUENCED frame over the frame limit or a ZooKeeper request over the duplicates' {@code
+   * jute.maxbuffer} (TOO_LARGE). Every duplicate would fail such a write: refusing it here applies it nowhere. Pure;
+   * runs on the client I/O threads.
+   */
+  Message.Error refusal(Message.Write write) {
+    String reserved = WriteChecks.reservedPath(write.ops(), config.znodes());
+    if (reserved != null) {
+      return Message.Error.forRequest(ErrorCode.INVALID_OP, write.requestId(), reserved);
+    }
+    long frameBytes = WriteChecks.sequencedFrameBytes(write.ops());
+    if (frameBytes > RepeaterSettings.MAX_FRAME_BYTES) {
+      return Message.Error.forRequest(ErrorCode.TOO_LARGE, write.requestId(),
+          WriteChecks.tooLarge(frameBytes, RepeaterSettings.MAX_FRAME_BYTES));
+    }
+    if (!RequestSize.fitsInOneRequest(config.znodes(), write.clientId(), write.ops(), config.juteMaxBufferBytes())) {
+      return Message.Error.forRequest(ErrorCode.TOO_LARGE, write.requestId(), "the write is too large for one"
+          + " ZooKeeper request: with the plugin's bookkeeping it would exceed the duplicates' jute.maxbuffer of "
+          + config.juteMaxBufferBytes() + " bytes (less " + RequestSize.HEADROOM_BYTES + " bytes of headroom; the"
+          + " repeater's juteMaxBuffer setting)");
+    }
+    return null;
+  }
+
+  /**
    * Hands a client's WRITEs, in arrival order, to the sequencer.
    *
    * @return false if the sequencer no longer runs (the caller refuses them)
@@ -464,9 +491,9 @@ public final class RepeaterCore implements AutoCloseable {
     }
     long seq = log.nextSeq();
     ByteBuf frame = encode(seq, write);
-    if (frame == null) {
-      from.refuse(ErrorCode.INVALID_OP, write.requestId(), 0, "the write is too large to sequence: its SEQUENCED"
-          + " frame would exceed " + RepeaterSettings.MAX_FRAME_BYTES + " bytes");
+    if (frame == null) { // refused before the handoff already (refusal): a safety net
+      from.refuse(ErrorCode.TOO_LARGE, write.requestId(), 0, WriteChecks.tooLarge(
+          WriteChecks.sequencedFrameBytes(write.ops()), RepeaterSettings.MAX_FRAME_BYTES));
       return;
     }
     log.append(frame);

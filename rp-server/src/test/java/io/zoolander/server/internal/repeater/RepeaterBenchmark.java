@@ -15,6 +15,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.Message;
@@ -23,6 +24,7 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.MessageEncoder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -65,7 +67,8 @@ public final class RepeaterBenchmark {
       sources.add(new StaticDuplicateSource(sink.endpoint(), BookkeepingState.INITIAL));
     }
     RepeaterCore repeater = new RepeaterCore(
-        new CoreConfig("127.0.0.1", 0, 65_536, 10_000, OptionalLong.empty(), 1), sources, null);
+        new CoreConfig("127.0.0.1", 0, 65_536, 10_000, OptionalLong.empty(), 1, Znodes.defaults(),
+            RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES), sources, null);
     repeater.start();
     try {
       while (!repeater.duplicates().stream().allMatch(v -> v.connectionState()
