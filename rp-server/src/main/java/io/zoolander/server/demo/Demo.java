@@ -4,9 +4,9 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
-import io.zoolander.model.CommonShock;
 import io.zoolander.model.Deployment;
 import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.model.ExchangeableDependence;
 import io.zoolander.model.SlaModel;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.server.testing.EmbeddedCluster;
@@ -44,7 +44,7 @@ public final class Demo {
   public record Row(int duplicates, double tauMs, double observed, double thesis, double correlated, Histogram latency) {}
 
   /** What the demo measured and predicted. */
-  public record Outcome(EmpiricalLatency oneDuplicate, double commonShockAtTau, double tauMs, List<Row> rows) {}
+  public record Outcome(EmpiricalLatency oneDuplicate, double correlationAtTau, double tauMs, List<Row> rows) {}
 
   public Outcome run() throws Exception {
     long t0 = System.nanoTime();
@@ -114,9 +114,11 @@ public final class Demo {
       // 3. Predict from the measurement: the measured CDF already holds this load's queueing.
       double[][] complete = paired.values().stream().filter(row -> Arrays.stream(row).allMatch(v -> v >= 0))
           .toArray(double[][]::new);
-      CommonShock shock = complete.length >= 100 ? CommonShock.estimate(complete) : CommonShock.withProbability(0);
+      // How many duplicates are late together, from the paired samples; too few samples say nothing (independence).
+      ExchangeableDependence dependence = complete.length >= 100
+          ? ExchangeableDependence.estimate(complete) : ExchangeableDependence.withCorrelation(0);
       SlaModel thesis = ThesisModel.create();
-      SlaModel correlated = ThesisModel.builder().dependence(shock).build();
+      SlaModel correlated = ThesisModel.builder().dependence(dependence).build();
       List<Row> rows = new ArrayList<>();
       for (int i = 0; i < settings.counts().size(); i++) {
         int n = settings.counts().get(i);
@@ -125,7 +127,7 @@ public final class Demo {
         rows.add(new Row(n, tau, result.slaAt((long) (tau * 1000)), thesis.predict(deployment, tau).sla(),
             correlated.predict(deployment, tau).sla(), result.histogram()));
       }
-      Outcome outcome = new Outcome(oneDuplicate, shock.probabilityAt(tau), tau, rows);
+      Outcome outcome = new Outcome(oneDuplicate, dependence.correlationAt(tau), tau, rows);
       printTable(outcome);
       return outcome;
     }
@@ -178,8 +180,8 @@ public final class Demo {
           r.correlated(), Math.abs(r.observed() - r.thesis()), r.latency().getValueAtPercentile(50) / 1e3,
           r.latency().getValueAtPercentile(99) / 1e3, r.latency().getValueAtPercentile(99.9) / 1e3);
     }
-    out.println("thesis: independent duplicates, 1 - (1 - F(tau))^N; correlated: with the common-shock probability "
-        + String.format("%.4f", o.commonShockAtTau()) + " estimated from paired samples.");
+    out.println("thesis: independent duplicates, 1 - (1 - F(tau))^N; correlated: how many duplicates are late together,"
+        + " from paired samples (intra-class correlation " + String.format("%.3f", o.correlationAtTau()) + " at tau).");
     out.flush();
   }
 

@@ -29,9 +29,11 @@ class DemoTest {
     Demo.Outcome outcome = new Demo(settings(List.of(1, 2), dir.resolve("demo.png")), new PrintWriter(text)).run();
     assertThat(outcome.rows()).hasSize(2);
     assertThat(outcome.tauMs()).isPositive();
+    assertThat(outcome.correlationAtTau()).isBetween(0.0, 1.0);
     for (Demo.Row row : outcome.rows()) {
       assertThat(row.observed()).isBetween(0.0, 1.0);
       assertThat(row.thesis()).isBetween(0.0, 1.0);
+      assertThat(row.correlated()).isBetween(0.0, 1.0);
       assertThat(row.latency().getTotalCount()).isPositive();
     }
     // The thesis prediction for one duplicate at its own p90 is 0.9 by construction, more duplicates predict more.
