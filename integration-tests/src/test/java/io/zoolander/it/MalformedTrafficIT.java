@@ -60,6 +60,9 @@ class MalformedTrafficIT {
   static final long SEED = 0x5EED_BAD;
   static final long RAW_CLIENT = 888_000;
 
+  /** The lowest message type the protocol does not define (types 1..12 are HELLO..AUTH). */
+  private static final int FIRST_UNKNOWN_TYPE = 13;
+
   /** The kinds of connection the attackers open, in turn. */
   enum Kind {
     HUGE_LENGTH, UNKNOWN_TYPE, BAD_VERSION, TRUNCATED_BODY, NO_HELLO, REFUSED_REQUESTS, GARBAGE, MUTATED, HALF_FRAME,
@@ -214,7 +217,8 @@ class MalformedTrafficIT {
           return closes(c, ErrorCode.FRAME_TOO_LARGE);
         case UNKNOWN_TYPE:
           frames.incrementAndGet();
-          c.send(Raw.frame(11 + random.nextInt(245)).i64(random.nextLong()).build());
+          int type = FIRST_UNKNOWN_TYPE + random.nextInt(256 - FIRST_UNKNOWN_TYPE);
+          c.send(Raw.frame(type).i64(random.nextLong()).build());
           return closes(c, ErrorCode.UNKNOWN_MESSAGE_TYPE);
         case BAD_VERSION:
           frames.incrementAndGet();
