@@ -39,8 +39,6 @@ public final class Bench {
   /** Creates per multi when the data is set up. */
   private static final int CREATES_PER_WRITE = 50;
   private static final long SETUP_TIMEOUT_SECONDS = 60;
-  /** The JVM warm-up before the first run, in warm-up periods per path. */
-  private static final int WARMUP_ROUNDS = 3;
 
   private final BenchSettings settings;
   private final PrintWriter out;
@@ -123,7 +121,10 @@ public final class Bench {
    */
   private void warmUp(List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
       throws Exception {
-    int seconds = WARMUP_ROUNDS * settings.warmupSeconds();
+    int seconds = settings.jvmWarmupSeconds();
+    if (seconds == 0) {
+      return;
+    }
     say("warming up every JVM (JIT, connections) for %d s through Zoolander and %d s through plain ZooKeeper ",
         seconds, seconds);
     try (RpSystem rp = new RpSystem(rpClient(repeater, cluster, settings.duplicates()), settings.duplicates(),

@@ -60,6 +60,7 @@ public final class BenchReport {
     j.field("readFraction", s.readFraction());
     j.field("seconds", s.seconds());
     j.field("warmupSeconds", s.warmupSeconds());
+    j.field("jvmWarmupSeconds", s.jvmWarmupSeconds());
     j.field("maxAccesses", s.maxAccesses());
     j.field("keys", s.keys());
     j.field("valueBytes", s.valueBytes());
@@ -271,12 +272,12 @@ public final class BenchReport {
         r.seconds()));
     md.append(String.format(Locale.ROOT, "Workload: %d duplicate%s of %d ZooKeeper server%s (child JVMs, fsync %s), "
         + "repeater in its own JVM; Poisson arrivals at %.0f accesses/s, %.0f%% reads (getData) and %.0f%% writes "
-        + "(setData) of %d keys with %d-byte values, the same sequence for every system; %d s warm-up discarded, "
-        + "then %d s measured (at most %d accesses); latency from the intended send time. Plain ZooKeeper uses %d "
-        + "sessions per ensemble. Anomaly injector: %s.%n%n",
+        + "(setData) of %d keys with %d-byte values, the same sequence for every system; per run %d s warm-up "
+        + "discarded, then %d s measured (at most %d accesses), after %d s of JVM warm-up through each path; latency "
+        + "from the intended send time. Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
         s.duplicates(), s.duplicates() == 1 ? "" : "s", s.serversPerDuplicate(), s.serversPerDuplicate() == 1 ? "" : "s",
         s.fsync() ? "on" : "off", s.ratePerSec(), s.readFraction() * 100, (1 - s.readFraction()) * 100, s.keys(),
-        s.valueBytes(), s.warmupSeconds(), s.seconds(), s.maxAccesses(), s.sessions(),
+        s.valueBytes(), s.warmupSeconds(), s.seconds(), s.maxAccesses(), s.jvmWarmupSeconds(), s.sessions(),
         s.anomaly() == null ? "not used" : "`" + s.anomaly() + "` in every duplicate, independently"));
     md.append("Systems:\n\n");
     r.systems().stream().filter(x -> !x.anomalies()).forEach(x ->

@@ -24,6 +24,7 @@ public final class BenchSettings {
   public static final double DEFAULT_READ_FRACTION = 0.9;
   public static final int DEFAULT_SECONDS = 12;
   public static final int DEFAULT_WARMUP_SECONDS = 2;
+  public static final int DEFAULT_JVM_WARMUP_SECONDS = 6;
   public static final long DEFAULT_MAX_ACCESSES = 1_000_000;
   public static final int DEFAULT_KEYS = 100;
   public static final int DEFAULT_VALUE_BYTES = 1_024;
@@ -42,6 +43,7 @@ public final class BenchSettings {
   private final double readFraction;
   private final int seconds;
   private final int warmupSeconds;
+  private final int jvmWarmupSeconds;
   private final long maxAccesses;
   private final int keys;
   private final int valueBytes;
@@ -64,6 +66,7 @@ public final class BenchSettings {
     readFraction = b.readFraction;
     seconds = b.seconds;
     warmupSeconds = b.warmupSeconds;
+    jvmWarmupSeconds = b.jvmWarmupSeconds;
     maxAccesses = b.maxAccesses;
     keys = b.keys;
     valueBytes = b.valueBytes;
@@ -112,6 +115,14 @@ public final class BenchSettings {
 
   public int warmupSeconds() {
     return warmupSeconds;
+  }
+
+  /**
+   * Seconds of unrecorded load through Zoolander and through plain ZooKeeper, each, before the first run, so that
+   * every JVM has compiled its hot paths (0: none).
+   */
+  public int jvmWarmupSeconds() {
+    return jvmWarmupSeconds;
   }
 
   /** Bound on the measured accesses of one run. */
@@ -181,6 +192,7 @@ public final class BenchSettings {
     private double readFraction = DEFAULT_READ_FRACTION;
     private int seconds = DEFAULT_SECONDS;
     private int warmupSeconds = DEFAULT_WARMUP_SECONDS;
+    private int jvmWarmupSeconds = DEFAULT_JVM_WARMUP_SECONDS;
     private long maxAccesses = DEFAULT_MAX_ACCESSES;
     private int keys = DEFAULT_KEYS;
     private int valueBytes = DEFAULT_VALUE_BYTES;
@@ -197,11 +209,15 @@ public final class BenchSettings {
 
     private Builder() {}
 
-    /** Small counts for a smoke run or a test: 200 accesses/s, 1 s warm-up, 1 s per run, heap phase of 2 s. */
+    /**
+     * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s per run, heap phase
+     * of 2 s.
+     */
     public Builder quick() {
       ratePerSec = 200;
       seconds = 1;
       warmupSeconds = 1;
+      jvmWarmupSeconds = 1;
       keys = 10;
       heapRatePerSec = 1_000;
       heapSeconds = 2;
@@ -253,6 +269,12 @@ public final class BenchSettings {
       check(seconds >= 1 && seconds <= 600, "warm-up seconds must be in 1..600 (hedging measures its delay then), was "
           + seconds);
       this.warmupSeconds = seconds;
+      return this;
+    }
+
+    public Builder jvmWarmupSeconds(int seconds) {
+      check(seconds >= 0 && seconds <= 600, "JVM warm-up seconds must be in 0..600, was " + seconds);
+      this.jvmWarmupSeconds = seconds;
       return this;
     }
 

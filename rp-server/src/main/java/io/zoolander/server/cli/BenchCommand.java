@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick", description = "Small counts for a smoke run: 200 accesses/s, 1 s warm-up and 1 s per "
-      + "run, 10 keys, heap phase 2 s at 1000/s (explicit flags still win).")
+  @Option(names = "--quick", description = "Small counts for a smoke run: 200 accesses/s, 1 s JVM warm-up, 1 s "
+      + "warm-up and 1 s per run, 10 keys, heap phase 2 s at 1000/s (explicit flags still win).")
   boolean quick;
 
   @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4).")
@@ -60,6 +60,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--warmup-seconds", description = "Warm-up seconds before each run, discarded; hedging measures its "
       + "delay in it (default: 2; --quick: 1).")
   Integer warmupSeconds;
+
+  @Option(names = "--jvm-warmup-seconds", description = "Unrecorded load through Zoolander and through plain "
+      + "ZooKeeper, each, before the first run, so every JVM has compiled its hot paths (default: 6; --quick: 1).")
+  Integer jvmWarmupSeconds;
 
   @Option(names = "--max-accesses", description = "Bound on the measured accesses of one run (default: 1000000).")
   Long maxAccesses;
@@ -147,6 +151,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (warmupSeconds != null) {
       b.warmupSeconds(warmupSeconds);
+    }
+    if (jvmWarmupSeconds != null) {
+      b.jvmWarmupSeconds(jvmWarmupSeconds);
     }
     if (maxAccesses != null) {
       b.maxAccesses(maxAccesses);
