@@ -231,6 +231,7 @@ public final class Bench {
         .duration(Duration.ofSeconds(seconds))
         .warmup(Duration.ofSeconds(warmupSeconds))
         .maxAccesses(settings.maxAccesses())
+        .maxOutstanding(settings.maxOutstanding())
         .seed(seed)
         .classes(2, k -> isRead(k, seed, readFraction) ? 0 : 1)
         .progress(s -> {

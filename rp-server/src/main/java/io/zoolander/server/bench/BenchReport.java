@@ -62,6 +62,7 @@ public final class BenchReport {
     j.field("warmupSeconds", s.warmupSeconds());
     j.field("jvmWarmupSeconds", s.jvmWarmupSeconds());
     j.field("maxAccesses", s.maxAccesses());
+    j.field("maxOutstanding", s.maxOutstanding());
     j.field("keys", s.keys());
     j.field("valueBytes", s.valueBytes());
     j.field("sessionsPerEnsemble", s.sessions());
@@ -274,10 +275,12 @@ public final class BenchReport {
         + "repeater in its own JVM; Poisson arrivals at %.0f accesses/s, %.0f%% reads (getData) and %.0f%% writes "
         + "(setData) of %d keys with %d-byte values, the same sequence for every system; per run %d s warm-up "
         + "discarded, then %d s measured (at most %d accesses), after %d s of JVM warm-up through each path; latency "
-        + "from the intended send time. Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
+        + "from the intended send time; at most %d accesses in flight (arrivals beyond are dropped and counted). "
+        + "Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
         s.duplicates(), s.duplicates() == 1 ? "" : "s", s.serversPerDuplicate(), s.serversPerDuplicate() == 1 ? "" : "s",
         s.fsync() ? "on" : "off", s.ratePerSec(), s.readFraction() * 100, (1 - s.readFraction()) * 100, s.keys(),
-        s.valueBytes(), s.warmupSeconds(), s.seconds(), s.maxAccesses(), s.jvmWarmupSeconds(), s.sessions(),
+        s.valueBytes(), s.warmupSeconds(), s.seconds(), s.maxAccesses(), s.jvmWarmupSeconds(), s.maxOutstanding(),
+        s.sessions(),
         s.anomaly() == null ? "not used" : "`" + s.anomaly() + "` in every duplicate, independently"));
     md.append("Systems:\n\n");
     r.systems().stream().filter(x -> !x.anomalies()).forEach(x ->
@@ -291,15 +294,16 @@ public final class BenchReport {
       double tau = anomalies ? r.tauOnMs() : r.tauOffMs();
       md.append(String.format(Locale.ROOT, "## Reads, anomaly injector %s (tau = plain read p99 = %.3f ms)%n%n",
           anomalies ? "on" : "off", tau));
-      md.append("| system | msgs/read | offered/s | achieved/s | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms "
-          + "| missing tau | vs plain |\n");
+      md.append("| system | msgs/read | offered/s | achieved/s (dropped) | p50 ms | p90 ms | p99 ms | p99.9 ms "
+          + "| max ms | missing tau | plain / this |\n");
       md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       double plainMiss = rows.stream().filter(x -> x.system().equals("plain")).findFirst()
           .map(x -> x.reads().missFraction()).orElse(Double.NaN);
       for (BenchResult.SystemResult x : rows) {
         BenchResult.Latency l = x.reads();
-        md.append(String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s |%n",
-            x.system(), x.messagesPerRead(), x.offeredRatePerSec(), x.achievedRatePerSec(), l.p50Ms(), l.p90Ms(),
+        md.append(String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f (%d) | %.3f | %.3f | %.3f | %.3f | %.3f | %s "
+            + "| %s |%n", x.system(), x.messagesPerRead(), x.offeredRatePerSec(), x.achievedRatePerSec(), x.dropped(),
+            l.p50Ms(), l.p90Ms(),
             l.p99Ms(), l.p999Ms(), l.maxMs(), fraction(l.missFraction(), l.count() + l.failed()),
             ratio(plainMiss, l.missFraction())));
       }

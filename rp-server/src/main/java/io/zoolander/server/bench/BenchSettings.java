@@ -20,12 +20,13 @@ public final class BenchSettings {
 
   public static final int DEFAULT_DUPLICATES = 4;
   public static final List<Integer> DEFAULT_RP_COUNTS = List.of(1, 2, 4);
-  public static final double DEFAULT_RATE_PER_SEC = 1_000;
+  public static final double DEFAULT_RATE_PER_SEC = 500;
   public static final double DEFAULT_READ_FRACTION = 0.9;
-  public static final int DEFAULT_SECONDS = 12;
+  public static final int DEFAULT_SECONDS = 15;
   public static final int DEFAULT_WARMUP_SECONDS = 2;
   public static final int DEFAULT_JVM_WARMUP_SECONDS = 6;
   public static final long DEFAULT_MAX_ACCESSES = 1_000_000;
+  public static final int DEFAULT_MAX_OUTSTANDING = 1_000;
   public static final int DEFAULT_KEYS = 100;
   public static final int DEFAULT_VALUE_BYTES = 1_024;
   public static final int DEFAULT_SESSIONS = 4;
@@ -45,6 +46,7 @@ public final class BenchSettings {
   private final int warmupSeconds;
   private final int jvmWarmupSeconds;
   private final long maxAccesses;
+  private final int maxOutstanding;
   private final int keys;
   private final int valueBytes;
   private final int sessions;
@@ -68,6 +70,7 @@ public final class BenchSettings {
     warmupSeconds = b.warmupSeconds;
     jvmWarmupSeconds = b.jvmWarmupSeconds;
     maxAccesses = b.maxAccesses;
+    maxOutstanding = b.maxOutstanding;
     keys = b.keys;
     valueBytes = b.valueBytes;
     sessions = b.sessions;
@@ -128,6 +131,14 @@ public final class BenchSettings {
   /** Bound on the measured accesses of one run. */
   public long maxAccesses() {
     return maxAccesses;
+  }
+
+  /**
+   * Accesses in flight at most; arrivals beyond are dropped and counted, so an overloaded system sheds load instead
+   * of queueing without bound (its requests would time out and be retried).
+   */
+  public int maxOutstanding() {
+    return maxOutstanding;
   }
 
   public int keys() {
@@ -194,6 +205,7 @@ public final class BenchSettings {
     private int warmupSeconds = DEFAULT_WARMUP_SECONDS;
     private int jvmWarmupSeconds = DEFAULT_JVM_WARMUP_SECONDS;
     private long maxAccesses = DEFAULT_MAX_ACCESSES;
+    private int maxOutstanding = DEFAULT_MAX_OUTSTANDING;
     private int keys = DEFAULT_KEYS;
     private int valueBytes = DEFAULT_VALUE_BYTES;
     private int sessions = DEFAULT_SESSIONS;
@@ -281,6 +293,12 @@ public final class BenchSettings {
     public Builder maxAccesses(long max) {
       check(max >= 1, "max accesses must be >= 1, was " + max);
       this.maxAccesses = max;
+      return this;
+    }
+
+    public Builder maxOutstanding(int max) {
+      check(max >= 1 && max <= 100_000, "max outstanding must be in 1..100000, was " + max);
+      this.maxOutstanding = max;
       return this;
     }
 

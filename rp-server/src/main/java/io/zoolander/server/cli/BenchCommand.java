@@ -47,14 +47,14 @@ final class BenchCommand implements Callable<Integer> {
   List<Integer> rpCounts;
 
   @Option(names = "--rate", paramLabel = "PER_SEC",
-      description = "Offered Poisson arrival rate of accesses per second (default: 1000; --quick: 200).")
+      description = "Offered Poisson arrival rate of accesses per second (default: 500; --quick: 200).")
   Double rate;
 
   @Option(names = "--read-fraction", description = "Fraction of accesses that are reads; the rest are writes "
       + "(default: 0.9).")
   Double readFraction;
 
-  @Option(names = "--seconds", description = "Measured seconds per system and condition (default: 12; --quick: 1).")
+  @Option(names = "--seconds", description = "Measured seconds per system and condition (default: 15; --quick: 1).")
   Integer seconds;
 
   @Option(names = "--warmup-seconds", description = "Warm-up seconds before each run, discarded; hedging measures its "
@@ -67,6 +67,10 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--max-accesses", description = "Bound on the measured accesses of one run (default: 1000000).")
   Long maxAccesses;
+
+  @Option(names = "--max-outstanding", description = "Accesses in flight at most; arrivals beyond are dropped and "
+      + "counted, so an overloaded system sheds load rather than queueing without bound (default: 1000).")
+  Integer maxOutstanding;
 
   @Option(names = "--keys", description = "Pre-created znodes read and written (default: 100; --quick: 10).")
   Integer keys;
@@ -157,6 +161,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (maxAccesses != null) {
       b.maxAccesses(maxAccesses);
+    }
+    if (maxOutstanding != null) {
+      b.maxOutstanding(maxOutstanding);
     }
     if (keys != null) {
       b.keys(keys);
