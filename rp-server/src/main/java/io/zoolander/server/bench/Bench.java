@@ -24,6 +24,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
 
 /**
  * The end-to-end benchmark behind {@code zoolander bench}: one embedded deployment, and on its ensembles, one after
@@ -91,9 +92,7 @@ public final class Bench {
             cluster.clearAnomalyEverywhere();
             say("anomaly injector off");
           }
-          for (SystemFactory system : systems(ensembles.list(), repeater, cluster, value)) {
-            results.add(measure(system, anomalies, value));
-          }
+          results.addAll(measureCondition(ensembles.list(), repeater, cluster, anomalies, value));
         }
         cluster.clearAnomalyEverywhere();
         tauOff = tau(results, false);
@@ -130,80 +129,154 @@ public final class Bench {
     try (RpSystem rp = new RpSystem(rpClient(repeater, cluster, settings.duplicates()), settings.duplicates(),
         Double.NaN)) {
       rp.connect(SETUP_TIMEOUT_SECONDS);
-      load(rp, settings.ratePerSec(), 0, seconds, value);
+      load(new CountingSystem(rp), settings.ratePerSec(), Duration.ZERO, Duration.ofSeconds(seconds),
+          settings.seed(), value);
     }
-    load(PlainSystems.balanced(ensembles, settings.balance(), settings.seed()), settings.ratePerSec(), 0, seconds,
-        value);
+    load(new CountingSystem(PlainSystems.balanced(ensembles, settings.balance(), settings.seed())),
+        settings.ratePerSec(), Duration.ZERO, Duration.ofSeconds(seconds), settings.seed(), value);
     out.println();
   }
 
-  /** Builds one system for one run. */
-  @FunctionalInterface
-  private interface SystemFactory {
-    SystemUnderTest create() throws Exception;
+  /**
+   * Measures every system in one condition. The machine's background load drifts, so the systems are interleaved:
+   * each run is cut into {@code rounds} slices, and every round gives each system one slice (in a rotated order),
+   * so all of them sample the same stretch of time. A slice starts with a warm-up that is discarded (the first of each
+   * system the full warm-up, later ones a quarter of it: its connections are warm by then).
+   */
+  private List<BenchResult.SystemResult> measureCondition(List<PlainEnsemble> ensembles, ChildRepeater repeater,
+      EmbeddedCluster cluster, boolean anomalies, byte[] value) throws Exception {
+    List<SystemUnderTest> systems = new ArrayList<>();
+    try {
+      systems.add(PlainSystems.plain(ensembles.get(0)));
+      systems.add(PlainSystems.balanced(ensembles, settings.balance(), settings.seed()));
+      systems.add(hedged(ensembles, value));
+      for (int n : settings.rpCounts()) {
+        systems.add(new RpSystem(rpClient(repeater, cluster, n), n, Double.NaN));
+      }
+      int largest = settings.rpCounts().get(settings.rpCounts().size() - 1);
+      if (largest >= 2) {
+        // RP at about the extra load of hedging: Zoolander's own hedged reads over the same duplicates.
+        systems.add(new RpSystem(rpClient(repeater, cluster, largest), largest, settings.hedgePercentile()));
+      }
+      for (SystemUnderTest system : systems) {
+        if (system instanceof RpSystem rp) {
+          rp.connect(SETUP_TIMEOUT_SECONDS);
+        }
+      }
+      int rounds = settings.rounds();
+      Duration slice = Duration.ofMillis(settings.seconds() * 1000L / rounds);
+      Duration firstWarmup = Duration.ofSeconds(settings.warmupSeconds());
+      Duration laterWarmup = firstWarmup.dividedBy(4);
+      List<Tally> tallies = new ArrayList<>();
+      systems.forEach(system -> tallies.add(new Tally(system)));
+      for (int round = 0; round < rounds; round++) {
+        say("%s round %d/%d, %.1f s per system at %.0f accesses/s: ", anomalies ? "anomalies," : "no anomalies,",
+            round + 1, rounds, slice.toMillis() / 1e3, settings.ratePerSec());
+        for (int i = 0; i < systems.size(); i++) {
+          Tally tally = tallies.get((i + round) % systems.size());
+          out.print(tally.system.name() + " ");
+          out.flush();
+          tally.add(slice(tally.system, round == 0 ? firstWarmup : laterWarmup, slice, settings.seed() + round,
+              value));
+        }
+        out.println();
+      }
+      List<BenchResult.SystemResult> results = new ArrayList<>();
+      for (Tally tally : tallies) {
+        BenchResult.SystemResult r = tally.result(anomalies);
+        results.add(r);
+        say("  %-12s read p50 %8.3f p99 %8.3f ms, %.2f messages/read, achieved %.0f/s%s", r.system(),
+            r.reads().p50Ms(), r.reads().p99Ms(), r.messagesPerRead(), r.achievedRatePerSec(),
+            tally.failed() + r.dropped() > 0 ? String.format(" (%d failed, %d dropped)", tally.failed(), r.dropped())
+                : "");
+      }
+      return results;
+    } finally {
+      systems.forEach(SystemUnderTest::close);
+    }
   }
 
-  /** The compared systems, in the order they run; each built afresh for its run. */
-  private List<SystemFactory> systems(List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster,
-      byte[] value) {
-    List<SystemFactory> systems = new ArrayList<>();
-    systems.add(() -> PlainSystems.plain(ensembles.get(0)));
-    systems.add(() -> PlainSystems.balanced(ensembles, settings.balance(), settings.seed()));
-    systems.add(() -> {
-      // Client-side hedging: the delay is the given percentile of unhedged read latency, measured in the warm-up.
-      try (SystemUnderTest unhedged = PlainSystems.hedged(ensembles, Long.MAX_VALUE, settings.hedgePercentile())) {
-        say("hedged: its warm-up, %d s of unhedged reads, sets the hedge delay ", settings.warmupSeconds());
-        OpenLoopLoad.Result calibration = load(unhedged, settings.ratePerSec(), 0, settings.warmupSeconds(), value);
-        long delayMicros = Math.max(1, calibration.classes().get(0).histogram()
-            .getValueAtPercentile(settings.hedgePercentile()));
-        out.printf(" p%s = %.3f ms%n", PlainSystems.trim(settings.hedgePercentile()), delayMicros / 1e3);
-        return PlainSystems.hedged(ensembles, delayMicros, settings.hedgePercentile());
-      }
-    });
-    for (int n : settings.rpCounts()) {
-      systems.add(() -> new RpSystem(rpClient(repeater, cluster, n), n, Double.NaN));
+  /** Client-side hedging: the delay is the given percentile of unhedged read latency, measured first. */
+  private SystemUnderTest hedged(List<PlainEnsemble> ensembles, byte[] value) throws InterruptedException {
+    try (SystemUnderTest unhedged = PlainSystems.hedged(ensembles, Long.MAX_VALUE, settings.hedgePercentile())) {
+      say("hedged: %d s of unhedged reads set the hedge delay: ", settings.warmupSeconds());
+      OpenLoopLoad.Result calibration = load(new CountingSystem(unhedged), settings.ratePerSec(), Duration.ZERO,
+          Duration.ofSeconds(settings.warmupSeconds()), settings.seed(), value);
+      long delayMicros = Math.max(1, calibration.classes().get(0).histogram()
+          .getValueAtPercentile(settings.hedgePercentile()));
+      out.printf(" p%s = %.3f ms%n", PlainSystems.trim(settings.hedgePercentile()), delayMicros / 1e3);
+      return PlainSystems.hedged(ensembles, delayMicros, settings.hedgePercentile());
     }
-    int largest = settings.rpCounts().get(settings.rpCounts().size() - 1);
-    if (largest >= 2) {
-      // RP at about the extra load of hedging: Zoolander's own hedged reads over the same duplicates.
-      systems.add(() -> new RpSystem(rpClient(repeater, cluster, largest), largest, settings.hedgePercentile()));
-    }
-    return systems;
   }
 
-  private BenchResult.SystemResult measure(SystemFactory factory, boolean anomalies, byte[] value) throws Exception {
-    try (SystemUnderTest system = factory.create()) {
-      if (system instanceof RpSystem rp) {
-        rp.connect(SETUP_TIMEOUT_SECONDS);
-      }
-      say("%s%s: %d s warm-up + %d s at %.0f accesses/s ", system.name(), anomalies ? " (anomalies)" : "",
-          settings.warmupSeconds(), settings.seconds(), settings.ratePerSec());
-      long readMessages = system.readMessages();
-      long writeMessages = system.writeMessages();
-      AtomicLong reads = new AtomicLong();
-      AtomicLong writes = new AtomicLong();
-      OpenLoopLoad.Result r = load(new CountingSystem(system, reads, writes), settings.ratePerSec(),
-          settings.warmupSeconds(), settings.seconds(), value);
-      OpenLoopLoad.ClassResult readClass = r.classes().get(0);
-      OpenLoopLoad.ClassResult writeClass = r.classes().get(1);
-      double perRead = reads.get() == 0 ? Double.NaN : (double) (system.readMessages() - readMessages) / reads.get();
-      double perWrite =
-          writes.get() == 0 ? Double.NaN : (double) (system.writeMessages() - writeMessages) / writes.get();
-      BenchResult.SystemResult result = new BenchResult.SystemResult(system.name(), system.description(), anomalies,
-          Double.NaN, r.offeredRatePerSec(), r.achievedRatePerSec(), r.dropped(),
-          BenchResult.Latency.of(readClass.histogram(), readClass.failed(), Double.NaN),
-          BenchResult.Latency.of(writeClass.histogram(), writeClass.failed(), Double.NaN), perRead, perWrite,
-          system.hedgeDelayMs());
-      out.printf(" read p50 %.3f p99 %.3f ms, %.2f messages/read, achieved %.0f/s%s%n", result.reads().p50Ms(),
-          result.reads().p99Ms(), perRead, r.achievedRatePerSec(),
-          r.failed() + r.dropped() > 0 ? String.format(" (%d failed, %d dropped)", r.failed(), r.dropped()) : "");
-      out.flush();
-      return result;
+  /** One slice of one system: the messages it sent and the accesses it started, with the load's result. */
+  private record Slice(OpenLoopLoad.Result load, long readMessages, long writeMessages, long reads, long writes) {}
+
+  private Slice slice(SystemUnderTest system, Duration warmup, Duration duration, long seed, byte[] value)
+      throws InterruptedException {
+    long readMessages = system.readMessages();
+    long writeMessages = system.writeMessages();
+    CountingSystem counting = new CountingSystem(system);
+    OpenLoopLoad.Result r = load(counting, settings.ratePerSec(), warmup, duration, seed, value);
+    return new Slice(r, system.readMessages() - readMessages, system.writeMessages() - writeMessages,
+        counting.reads.get(), counting.writes.get());
+  }
+
+  /** What the slices of one system add up to. */
+  private static final class Tally {
+    final SystemUnderTest system;
+    final Histogram reads = new Histogram(3);
+    final Histogram writes = new Histogram(3);
+    long readFailed;
+    long writeFailed;
+    long dropped;
+    double measuredSeconds;
+    double completed;
+    double offered;
+    long readMessages;
+    long writeMessages;
+    long readsStarted;
+    long writesStarted;
+
+    Tally(SystemUnderTest system) {
+      this.system = system;
+    }
+
+    void add(Slice s) {
+      OpenLoopLoad.Result r = s.load();
+      reads.add(r.classes().get(0).histogram());
+      writes.add(r.classes().get(1).histogram());
+      readFailed += r.classes().get(0).failed();
+      writeFailed += r.classes().get(1).failed();
+      dropped += r.dropped();
+      measuredSeconds += r.measuredSeconds();
+      completed += r.achievedRatePerSec() * r.measuredSeconds();
+      offered = r.offeredRatePerSec();
+      readMessages += s.readMessages();
+      writeMessages += s.writeMessages();
+      readsStarted += s.reads();
+      writesStarted += s.writes();
+    }
+
+    long failed() {
+      return readFailed + writeFailed;
+    }
+
+    BenchResult.SystemResult result(boolean anomalies) {
+      return new BenchResult.SystemResult(system.name(), system.description(), anomalies, Double.NaN, offered,
+          measuredSeconds == 0 ? Double.NaN : completed / measuredSeconds, dropped,
+          BenchResult.Latency.of(reads, readFailed, Double.NaN), BenchResult.Latency.of(writes, writeFailed, Double.NaN),
+          readsStarted == 0 ? Double.NaN : (double) readMessages / readsStarted,
+          writesStarted == 0 ? Double.NaN : (double) writeMessages / writesStarted, system.hedgeDelayMs());
     }
   }
 
   /** Counts the reads and writes started, warm-up included, to divide the messages sent by. */
   private record CountingSystem(SystemUnderTest inner, AtomicLong reads, AtomicLong writes) {
+    CountingSystem(SystemUnderTest inner) {
+      this(inner, new AtomicLong(), new AtomicLong());
+    }
+
     CompletableFuture<?> read(int key) {
       reads.incrementAndGet();
       return inner.read(key);
@@ -215,22 +288,19 @@ public final class Bench {
     }
   }
 
-  private OpenLoopLoad.Result load(SystemUnderTest system, double rate, int warmupSeconds, int seconds, byte[] value)
-      throws InterruptedException {
-    return load(new CountingSystem(system, new AtomicLong(), new AtomicLong()), rate, warmupSeconds, seconds, value);
-  }
-
-  /** The workload: the same sequence of reads and writes (class 0 and 1) of the same keys for every system. */
-  private OpenLoopLoad.Result load(CountingSystem system, double rate, int warmupSeconds, int seconds, byte[] value)
-      throws InterruptedException {
+  /**
+   * The workload: for a given seed, the same arrival times and the same sequence of reads and writes (class 0 and 1)
+   * of the same keys, whatever the system.
+   */
+  private OpenLoopLoad.Result load(CountingSystem system, double rate, Duration warmup, Duration duration, long seed,
+      byte[] value) throws InterruptedException {
     int keys = settings.keys();
-    long seed = settings.seed();
     double readFraction = settings.readFraction();
     return OpenLoopLoad.builder()
         .ratePerSec(rate)
-        .duration(Duration.ofSeconds(seconds))
-        .warmup(Duration.ofSeconds(warmupSeconds))
-        .maxAccesses(settings.maxAccesses())
+        .duration(duration)
+        .warmup(warmup)
+        .maxAccesses(Math.max(1, settings.maxAccesses() / settings.rounds()))
         .maxOutstanding(settings.maxOutstanding())
         .seed(seed)
         .classes(2, k -> isRead(k, seed, readFraction) ? 0 : 1)
@@ -338,7 +408,8 @@ public final class Bench {
       sampler.setDaemon(true);
       sampler.start();
       try {
-        r = load(system, settings.heapRatePerSec(), settings.warmupSeconds(), settings.heapSeconds(), value);
+        r = load(new CountingSystem(system), settings.heapRatePerSec(), Duration.ofSeconds(settings.warmupSeconds()),
+            Duration.ofSeconds(settings.heapSeconds()), settings.seed(), value);
       } finally {
         sampler.interrupt();
         sampler.join(30_000);

@@ -60,6 +60,7 @@ public final class BenchReport {
     j.field("readFraction", s.readFraction());
     j.field("seconds", s.seconds());
     j.field("warmupSeconds", s.warmupSeconds());
+    j.field("rounds", s.rounds());
     j.field("jvmWarmupSeconds", s.jvmWarmupSeconds());
     j.field("maxAccesses", s.maxAccesses());
     j.field("maxOutstanding", s.maxOutstanding());
@@ -273,13 +274,16 @@ public final class BenchReport {
         r.seconds()));
     md.append(String.format(Locale.ROOT, "Workload: %d duplicate%s of %d ZooKeeper server%s (child JVMs, fsync %s), "
         + "repeater in its own JVM; Poisson arrivals at %.0f accesses/s, %.0f%% reads (getData) and %.0f%% writes "
-        + "(setData) of %d keys with %d-byte values, the same sequence for every system; per run %d s warm-up "
-        + "discarded, then %d s measured (at most %d accesses), after %d s of JVM warm-up through each path; latency "
+        + "(setData) of %d keys with %d-byte values, the same sequence for every system; %d s measured per system "
+        + "and condition, in %d interleaved rounds (every round measures each system once, so all share the "
+        + "machine's drifting background load), each slice after a discarded warm-up (%d s for a system's first, a "
+        + "quarter of it later), at most %d accesses per slice, after %d s of JVM warm-up through each path; latency "
         + "from the intended send time; at most %d accesses in flight (arrivals beyond are dropped and counted). "
         + "Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
         s.duplicates(), s.duplicates() == 1 ? "" : "s", s.serversPerDuplicate(), s.serversPerDuplicate() == 1 ? "" : "s",
         s.fsync() ? "on" : "off", s.ratePerSec(), s.readFraction() * 100, (1 - s.readFraction()) * 100, s.keys(),
-        s.valueBytes(), s.warmupSeconds(), s.seconds(), s.maxAccesses(), s.jvmWarmupSeconds(), s.maxOutstanding(),
+        s.valueBytes(), s.seconds(), s.rounds(), s.warmupSeconds(), Math.max(1, s.maxAccesses() / s.rounds()),
+        s.jvmWarmupSeconds(), s.maxOutstanding(),
         s.sessions(),
         s.anomaly() == null ? "not used" : "`" + s.anomaly() + "` in every duplicate, independently"));
     md.append("Systems:\n\n");

@@ -24,6 +24,7 @@ public final class BenchSettings {
   public static final double DEFAULT_READ_FRACTION = 0.9;
   public static final int DEFAULT_SECONDS = 15;
   public static final int DEFAULT_WARMUP_SECONDS = 2;
+  public static final int DEFAULT_ROUNDS = 5;
   public static final int DEFAULT_JVM_WARMUP_SECONDS = 6;
   public static final long DEFAULT_MAX_ACCESSES = 1_000_000;
   public static final int DEFAULT_MAX_OUTSTANDING = 1_000;
@@ -44,6 +45,7 @@ public final class BenchSettings {
   private final double readFraction;
   private final int seconds;
   private final int warmupSeconds;
+  private final int rounds;
   private final int jvmWarmupSeconds;
   private final long maxAccesses;
   private final int maxOutstanding;
@@ -68,6 +70,7 @@ public final class BenchSettings {
     readFraction = b.readFraction;
     seconds = b.seconds;
     warmupSeconds = b.warmupSeconds;
+    rounds = b.rounds;
     jvmWarmupSeconds = b.jvmWarmupSeconds;
     maxAccesses = b.maxAccesses;
     maxOutstanding = b.maxOutstanding;
@@ -111,13 +114,21 @@ public final class BenchSettings {
     return readFraction;
   }
 
-  /** Measured seconds per system and condition. */
+  /** Measured seconds per system and condition (over all rounds). */
   public int seconds() {
     return seconds;
   }
 
   public int warmupSeconds() {
     return warmupSeconds;
+  }
+
+  /**
+   * Slices each system's measured time is cut into; every round measures each system for one slice, so that all
+   * systems sample the same stretch of the machine's (drifting) background load.
+   */
+  public int rounds() {
+    return rounds;
   }
 
   /**
@@ -128,7 +139,7 @@ public final class BenchSettings {
     return jvmWarmupSeconds;
   }
 
-  /** Bound on the measured accesses of one run. */
+  /** Bound on the measured accesses of one system in one condition, split evenly over the rounds. */
   public long maxAccesses() {
     return maxAccesses;
   }
@@ -203,6 +214,7 @@ public final class BenchSettings {
     private double readFraction = DEFAULT_READ_FRACTION;
     private int seconds = DEFAULT_SECONDS;
     private int warmupSeconds = DEFAULT_WARMUP_SECONDS;
+    private int rounds = DEFAULT_ROUNDS;
     private int jvmWarmupSeconds = DEFAULT_JVM_WARMUP_SECONDS;
     private long maxAccesses = DEFAULT_MAX_ACCESSES;
     private int maxOutstanding = DEFAULT_MAX_OUTSTANDING;
@@ -222,16 +234,17 @@ public final class BenchSettings {
     private Builder() {}
 
     /**
-     * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s per run, heap phase
-     * of 2 s.
+     * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s per system in 2
+     * rounds, heap phase of 2 s at 300/s.
      */
     public Builder quick() {
       ratePerSec = 200;
       seconds = 1;
       warmupSeconds = 1;
       jvmWarmupSeconds = 1;
+      rounds = 2;
       keys = 10;
-      heapRatePerSec = 1_000;
+      heapRatePerSec = 300;
       heapSeconds = 2;
       heapSampleMs = 500;
       return this;
@@ -281,6 +294,12 @@ public final class BenchSettings {
       check(seconds >= 1 && seconds <= 600, "warm-up seconds must be in 1..600 (hedging measures its delay then), was "
           + seconds);
       this.warmupSeconds = seconds;
+      return this;
+    }
+
+    public Builder rounds(int rounds) {
+      check(rounds >= 1 && rounds <= 100, "rounds must be in 1..100, was " + rounds);
+      this.rounds = rounds;
       return this;
     }
 
@@ -382,6 +401,8 @@ public final class BenchSettings {
 
     /** @throws IllegalArgumentException if the settings do not fit together */
     public BenchSettings build() {
+      check(seconds * 1000L / rounds >= 100, "seconds / rounds must be at least 0.1 s, was " + seconds + " / "
+          + rounds);
       for (int n : rpCounts) {
         check(n <= duplicates, "every rp count must be in 1.." + duplicates + " (the duplicates started), was " + n);
       }

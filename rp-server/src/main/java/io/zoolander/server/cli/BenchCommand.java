@@ -32,7 +32,7 @@ final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(names = "--quick", description = "Small counts for a smoke run: 200 accesses/s, 1 s JVM warm-up, 1 s "
-      + "warm-up and 1 s per run, 10 keys, heap phase 2 s at 1000/s (explicit flags still win).")
+      + "warm-up, 1 s per system in 2 rounds, 10 keys, heap phase 2 s at 300/s (explicit flags still win).")
   boolean quick;
 
   @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4).")
@@ -57,15 +57,20 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--seconds", description = "Measured seconds per system and condition (default: 15; --quick: 1).")
   Integer seconds;
 
-  @Option(names = "--warmup-seconds", description = "Warm-up seconds before each run, discarded; hedging measures its "
-      + "delay in it (default: 2; --quick: 1).")
+  @Option(names = "--rounds", description = "Interleaved rounds the measured seconds are cut into: each round "
+      + "measures every system once, so all share the machine's drifting background load (default: 5; --quick: 2).")
+  Integer rounds;
+
+  @Option(names = "--warmup-seconds", description = "Warm-up before a system's first slice, discarded (a quarter of it "
+      + "before later slices); hedging measures its delay over as long (default: 2; --quick: 1).")
   Integer warmupSeconds;
 
   @Option(names = "--jvm-warmup-seconds", description = "Unrecorded load through Zoolander and through plain "
       + "ZooKeeper, each, before the first run, so every JVM has compiled its hot paths (default: 6; --quick: 1).")
   Integer jvmWarmupSeconds;
 
-  @Option(names = "--max-accesses", description = "Bound on the measured accesses of one run (default: 1000000).")
+  @Option(names = "--max-accesses", description = "Bound on the measured accesses of one system in one condition, "
+      + "split evenly over the rounds (default: 1000000).")
   Long maxAccesses;
 
   @Option(names = "--max-outstanding", description = "Accesses in flight at most; arrivals beyond are dropped and "
@@ -96,7 +101,7 @@ final class BenchCommand implements Callable<Integer> {
   String anomaly;
 
   @Option(names = "--heap-rate", paramLabel = "PER_SEC", description = "Offered rate of the heap phase (default: "
-      + "10000; --quick: 1000). The achieved rate is reported.")
+      + "10000; --quick: 300). The achieved rate is reported.")
   Double heapRate;
 
   @Option(names = "--heap-seconds", description = "Measured seconds of the heap phase; 0 skips it (default: 10; "
@@ -152,6 +157,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (seconds != null) {
       b.seconds(seconds);
+    }
+    if (rounds != null) {
+      b.rounds(rounds);
     }
     if (warmupSeconds != null) {
       b.warmupSeconds(warmupSeconds);

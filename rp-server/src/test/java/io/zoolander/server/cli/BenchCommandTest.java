@@ -50,8 +50,7 @@ class BenchCommandTest {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aQuickRunWritesJsonMarkdownAndChartsWithEverySystemInBothConditions() throws Exception {
     Path out = dir.resolve("results");
-    Run r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--heap-seconds", "1",
-        "--out", out.toString());
+    Run r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("results go to " + out.toAbsolutePath(), "wrote " + out.resolve("bench.json"));
 
