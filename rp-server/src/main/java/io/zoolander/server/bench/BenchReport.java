@@ -309,7 +309,7 @@ public final class BenchReport {
             + "| %s |%n", x.system(), x.messagesPerRead(), x.offeredRatePerSec(), x.achievedRatePerSec(), x.dropped(),
             l.p50Ms(), l.p90Ms(),
             l.p99Ms(), l.p999Ms(), l.maxMs(), fraction(l.missFraction(), l.count() + l.failed()),
-            ratio(plainMiss, l.missFraction())));
+            ratio(plainMiss, l.missFraction(), l.count() + l.failed())));
       }
       md.append('\n');
     }
@@ -361,9 +361,13 @@ public final class BenchReport {
       md.append(String.format(Locale.ROOT, "- injector %s, tau %.3f ms: `plain` misses %s, `hedged` %s at %.2f "
           + "msgs/read, `%s` %s at %.2f msgs/read: plain/%s = %s, hedged/%s = %s.%n", anomalies ? "on" : "off",
           plain.get().tauMs(), pct(p), pct(h), hedged.get().messagesPerRead(), rp, pct(b),
-          best.get().messagesPerRead(), rp, ratio(p, b), rp, ratio(h, b)));
+          best.get().messagesPerRead(), rp, ratio(p, b, total(best.get())), rp, ratio(h, b, total(best.get()))));
     }
     md.append('\n');
+  }
+
+  private static long total(BenchResult.SystemResult s) {
+    return s.reads().count() + s.reads().failed();
   }
 
   private static String pct(double fraction) {
@@ -379,14 +383,17 @@ public final class BenchReport {
     return String.format(Locale.ROOT, "%.3f%% (%d)", fraction * 100, misses);
   }
 
-  /** {@code a / b}, or "no misses" / "n/a". */
-  private static String ratio(double a, double b) {
+  /**
+   * {@code a / b}. When {@code b} saw no miss among {@code n} reads, the ratio is at least what one miss would have
+   * given, {@code a * n}: written as a lower bound.
+   */
+  private static String ratio(double a, double b, long n) {
     if (Double.isNaN(a) || Double.isNaN(b)) {
       return "n/a";
     }
     if (b == 0) {
-      return a == 0 ? "=" : "no misses";
+      return a == 0 ? "both 0" : String.format(Locale.ROOT, "> %.0fx (0 of %d)", a * n, n);
     }
-    return String.format(Locale.ROOT, "%.1fx", a / b);
+    return String.format(Locale.ROOT, "%.2fx", a / b);
   }
 }
