@@ -24,7 +24,7 @@ public final class BenchSettings {
   public static final double DEFAULT_READ_FRACTION = 0.9;
   public static final int DEFAULT_SECONDS = 15;
   public static final int DEFAULT_WARMUP_SECONDS = 2;
-  public static final int DEFAULT_ROUNDS = 5;
+  public static final int DEFAULT_ROUNDS = 15;
   public static final int DEFAULT_JVM_WARMUP_SECONDS = 6;
   public static final long DEFAULT_MAX_ACCESSES = 1_000_000;
   public static final int DEFAULT_MAX_OUTSTANDING = 1_000;

@@ -26,7 +26,7 @@ import picocli.CommandLine.Spec;
           + " clients and Zoolander's accesses alike, server-side. Then a sustained phase that samples the client's"
           + " and the repeater's heap.",
       "Writes bench.json, bench.md and PNG charts into --out and prints the tables. Every run is bounded in time"
-          + " and count; the defaults take about five minutes."
+          + " and count; the defaults take about seven minutes."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -58,7 +58,7 @@ final class BenchCommand implements Callable<Integer> {
   Integer seconds;
 
   @Option(names = "--rounds", description = "Interleaved rounds the measured seconds are cut into: each round "
-      + "measures every system once, so all share the machine's drifting background load (default: 5; --quick: 2).")
+      + "measures every system once, so all share the machine's drifting background load (default: 15; --quick: 2).")
   Integer rounds;
 
   @Option(names = "--warmup-seconds", description = "Warm-up before a system's first slice, discarded (a quarter of it "
