@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * The end-to-end benchmark behind {@code zoolander bench}: one embedded deployment, and on its ensembles, one after
- * the other with the same open-loop workload (Poisson arrivals, the same read/write sequence and keys), plain
- * ZooKeeper, replication for throughput, client-side hedged reads and Zoolander RP with several duplicate counts, each
- * without and with the anomaly injector (which slows plain ZooKeeper clients and Zoolander's accesses alike); then a
+ * The end-to-end benchmark behind {@code zoolander bench}: one embedded deployment, and on its ensembles, with the
+ * same open-loop workload (Poisson arrivals, the same read/write sequence and keys), plain ZooKeeper, replication for
+ * throughput, client-side hedged reads and Zoolander RP with several duplicate counts, interleaved in rounds, without
+ * and then with the anomaly injector (which slows plain ZooKeeper clients and Zoolander's accesses alike); then a
  * sustained phase at a high rate that samples the client's and the repeater's heap. {@link BenchReport} writes what
  * it measured.
  */
