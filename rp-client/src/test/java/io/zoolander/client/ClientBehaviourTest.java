@@ -240,6 +240,7 @@ class ClientBehaviourTest {
       CompletableFuture<NodeData> f = client.getData("/a");
       await(() -> one.received(Message.Read.class).size() + two.received(Message.Read.class).size() == 2);
       assertThat(meters.counter("zoolander.client.read.hedges").count()).isEqualTo(1);
+      assertThat(meters.counter("zoolander.client.read.requests").count()).as("first try and hedge").isEqualTo(2);
       Message.Read r = two.received(Message.Read.class).get(0);
       two.send(new Message.ReadReply(r.clientId(), r.requestId(), 2, 0, KeeperException.Code.OK, new byte[0], 0,
           List.of()));

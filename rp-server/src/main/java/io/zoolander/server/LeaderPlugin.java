@@ -41,4 +41,25 @@ public interface LeaderPlugin {
 
     /** Stops the plugin and releases everything it holds. Called at most once. */
     void stop();
+
+    /**
+     * How long the leader's ZooKeeper server holds back a read or write request of a plain ZooKeeper client connected
+     * to it before it processes the request; 0 processes it at once (the default). The server keeps each session's
+     * requests in order, as ZooKeeper promises: requests behind a held one wait for it.
+     *
+     * <p>Called for every data request (reads such as {@code getData}, {@code exists}, {@code getChildren}; writes
+     * such as {@code create}, {@code setData}, {@code delete}, {@code multi}) that a client sends to this very server,
+     * on ZooKeeper's connection threads, while the plugin runs: it must be quick and must not block. Requests that
+     * followers forward and session, ping and authentication requests are never held. An exception counts as 0.
+     * Zoolander's plugin uses it so that its anomaly injector slows plain ZooKeeper clients of a duplicate exactly as
+     * it slows Zoolander's own accesses.
+     *
+     * @param sessionId the client's session
+     * @param xid the request's id within its session
+     * @param write whether the request changes data
+     * @return the delay in milliseconds, 0 for none
+     */
+    default long clientRequestDelayMs(long sessionId, int xid, boolean write) {
+        return 0;
+    }
 }

@@ -17,6 +17,7 @@ final class ClientMetrics {
   private final Timer[] readLose;
   private final Counter[] wins;
   private final Counter hedges;
+  private final Counter readRequests;
   private final Counter readRetries;
   private final Counter writeRetries;
   private final Counter inconsistencies;
@@ -44,6 +45,8 @@ final class ClientMetrics {
     }
     hedges = Counter.builder("zoolander.client.read.hedges").description("Hedged read requests sent")
         .register(registry);
+    readRequests = Counter.builder("zoolander.client.read.requests")
+        .description("READ requests sent to duplicates: first tries, hedges and retries").register(registry);
     readRetries = Counter.builder("zoolander.client.retries").tag("op", "read")
         .description("Requests sent again: reads asked of another duplicate, writes re-sent").register(registry);
     writeRetries = Counter.builder("zoolander.client.retries").tag("op", "write").register(registry);
@@ -64,6 +67,10 @@ final class ClientMetrics {
     if (first) {
       wins[duplicate].increment();
     }
+  }
+
+  void readRequestSent() {
+    readRequests.increment();
   }
 
   void hedge() {

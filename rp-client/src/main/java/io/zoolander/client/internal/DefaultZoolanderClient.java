@@ -495,6 +495,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     for (int index : ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i))) {
       Message.Read read = new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
       if (plugins.get(index).send(read)) {
+        metrics.readRequestSent();
         r.tried.add(index);
         r.sentNanos.put(index, settings.ticker().nanoTime());
         r.timers.add(loop.schedule(() -> onReadAttemptTimeout(r, index), settings.readAttemptTimeoutMs(),

@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
     version = "zoolander 0.1.0",
     description = "Replication for predictability on Apache ZooKeeper.",
     subcommands = {
-      DemoCommand.class, PredictCommand.class, PlanCommand.class, ServerCommand.class, RepeaterCommand.class
+      DemoCommand.class, BenchCommand.class, PredictCommand.class, PlanCommand.class, ServerCommand.class,
+      RepeaterCommand.class
     })
 public final class ZoolanderCommand implements Runnable {
 
@@ -24,6 +25,10 @@ public final class ZoolanderCommand implements Runnable {
 
   public static void main(String[] args) {
     logDefaults();
+    if (args.length > 0 && args[0].equals("bench")) {
+      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the benchmark's progress.
+      setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
+    }
     System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 

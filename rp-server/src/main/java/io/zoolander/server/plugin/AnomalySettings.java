@@ -31,7 +31,11 @@ import java.util.Objects;
  * record that does not parse (an unknown key, a value out of range) is logged and ignored: the injector is off.
  *
  * <p>A write that is hit stalls the plugin's applier before it is applied, and writes behind it queue up; a read that
- * is hit has its READ_REPLY sent late, without delaying other reads.
+ * is hit has its READ_REPLY sent late, without delaying other reads. Plain ZooKeeper clients connected to the
+ * duplicate's leader suffer the same anomalies, so that they can be compared fairly: a request of theirs that is hit
+ * (same probability, same delays; the common-mode part keyed on (seed, session, xid)) is held that long before
+ * ZooKeeper processes it, and the later requests of its session wait behind it, since ZooKeeper answers a session in
+ * order.
  *
  * @param probability chance of an independent anomaly per access
  * @param delayMs mean delay of an independent anomaly
@@ -69,6 +73,8 @@ public record AnomalySettings(double probability, double delayMs, Distribution d
     /** Hash domains, so that a read and a write with equal numbers decide independently. */
     private static final long WRITE_DOMAIN = 0x5772697465L;
     private static final long READ_DOMAIN = 0x52656164L;
+    private static final long CLIENT_READ_DOMAIN = 0x5a6b52656164L;
+    private static final long CLIENT_WRITE_DOMAIN = 0x5a6b5772697465L;
     private static final long GOLDEN = 0x9E3779B97F4A7C15L;
 
     /** @throws IllegalArgumentException if a value is out of range; the message names it */
@@ -175,6 +181,20 @@ public record AnomalySettings(double probability, double delayMs, Distribution d
             return 0;
         }
         return common(hash(seed, READ_DOMAIN, clientId, requestId));
+    }
+
+    /**
+     * The common-mode delay of request {@code xid} of a plain ZooKeeper client's session {@code sessionId}. The same
+     * on every duplicate with these settings, but a plain client's requests to different ensembles are different
+     * sessions, so for them it acts like an independent anomaly of probability {@code commonProbability}.
+     *
+     * @return the delay in milliseconds, 0 if the request is not hit (or its kind is not slowed)
+     */
+    public long commonRequestDelayMs(long sessionId, int xid, boolean write) {
+        if (!(write ? appliesToWrites() : appliesToReads()) || commonProbability == 0) {
+            return 0;
+        }
+        return common(hash(seed, write ? CLIENT_WRITE_DOMAIN : CLIENT_READ_DOMAIN, sessionId, xid));
     }
 
     private long common(long hash) {

@@ -1,6 +1,8 @@
 package io.zoolander.server.workload;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -10,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
+import java.util.function.IntUnaryOperator;
 import java.util.function.LongConsumer;
 import org.HdrHistogram.Recorder;
 
@@ -25,7 +28,8 @@ import org.HdrHistogram.Recorder;
  *
  * The generator never waits for an access to complete before issuing the next: if the system stalls, accesses keep
  * arriving and their latencies include the stall. Outstanding accesses are bounded ({@code maxOutstanding}): past it,
- * arrivals are counted as dropped rather than queued in the generator.
+ * arrivals are counted as dropped rather than queued in the generator. Accesses may be split into classes (reads and
+ * writes, say), each with its own histogram besides the total.
  */
 public final class OpenLoopLoad {
   private final double ratePerSec;
@@ -35,6 +39,8 @@ public final class OpenLoopLoad {
   private final int maxOutstanding;
   private final long seed;
   private final LongConsumer progress;
+  private final int classCount;
+  private final IntUnaryOperator classOf;
 
   private OpenLoopLoad(Builder b) {
     this.ratePerSec = b.ratePerSec;
@@ -44,6 +50,8 @@ public final class OpenLoopLoad {
     this.maxOutstanding = b.maxOutstanding;
     this.seed = b.seed;
     this.progress = b.progress;
+    this.classCount = b.classCount;
+    this.classOf = b.classOf;
   }
 
   public static Builder builder() {
@@ -58,7 +66,10 @@ public final class OpenLoopLoad {
    * @param failed accesses (after warm-up) that completed exceptionally; not in the histogram
    * @param dropped arrivals not issued because {@code maxOutstanding} accesses were in flight
    * @param offeredRatePerSec the configured arrival rate
-   * @param achievedRatePerSec accesses completed per second of measured time
+   * @param achievedRatePerSec measured accesses completed per second of measured time, until the duration ended or
+   *     {@code maxAccesses} were issued (those still in flight then are not counted)
+   * @param measuredSeconds the measured time: the duration, or less if {@code maxAccesses} ended the run earlier
+   * @param classes one entry per class of access ({@link Builder#classes}), in class order; one class by default
    */
   public record Result(
       org.HdrHistogram.Histogram histogram,
@@ -66,7 +77,13 @@ public final class OpenLoopLoad {
       long failed,
       long dropped,
       double offeredRatePerSec,
-      double achievedRatePerSec) {
+      double achievedRatePerSec,
+      double measuredSeconds,
+      List<ClassResult> classes) {
+    public Result {
+      classes = List.copyOf(classes);
+    }
+
     /** Fraction of issued accesses that completed within {@code tauMicros} (failures count as misses). */
     public double slaAt(long tauMicros) {
       long total = histogram.getTotalCount() + failed;
@@ -75,12 +92,28 @@ public final class OpenLoopLoad {
   }
 
   /**
+   * What a run measured for one class of access.
+   *
+   * @param histogram latencies in microseconds from intended send time, warm-up excluded
+   * @param issued accesses of this class issued after warm-up
+   * @param failed of those, how many completed exceptionally; not in the histogram
+   */
+  public record ClassResult(org.HdrHistogram.Histogram histogram, long issued, long failed) {}
+
+  /**
    * Runs the load: {@code access.apply(k)} starts access number k (warm-up included) and returns its completion.
    * Returns once the duration or the access count is reached and every outstanding access completed (or 30 s passed).
    */
   public Result run(IntFunction<? extends CompletionStage<?>> access) throws InterruptedException {
     Objects.requireNonNull(access, "access must not be null");
     Recorder recorder = new Recorder(3);
+    Recorder[] classRecorders = new Recorder[classCount];
+    AtomicLong[] classFailed = new AtomicLong[classCount];
+    long[] classIssued = new long[classCount];
+    for (int c = 0; c < classCount; c++) {
+      classRecorders[c] = new Recorder(3);
+      classFailed[c] = new AtomicLong();
+    }
     Semaphore outstanding = new Semaphore(maxOutstanding);
     AtomicLong failed = new AtomicLong();
     AtomicLong completed = new AtomicLong();
@@ -94,9 +127,14 @@ public final class OpenLoopLoad {
     long intended = start;
     long nextProgress = start + TimeUnit.SECONDS.toNanos(1);
     int k = 0;
+    long stoppedAt = end;
     while (true) {
       intended += (long) (-meanGapNanos * Math.log(1 - random.nextDouble()));
-      if (intended >= end || (maxAccesses > 0 && issued >= maxAccesses)) {
+      if (intended >= end) {
+        break;
+      }
+      if (maxAccesses > 0 && issued >= maxAccesses) {
+        stoppedAt = Math.max(measureFrom, Math.min(end, System.nanoTime()));
         break;
       }
       long now;
@@ -113,7 +151,12 @@ public final class OpenLoopLoad {
         continue;
       }
       long intendedAt = intended;
+      int cls = classOf.applyAsInt(k);
+      if (cls < 0 || cls >= classCount) {
+        throw new IllegalStateException("access " + k + " is in class " + cls + ", not in 0.." + (classCount - 1));
+      }
       issued += measured ? 1 : 0;
+      classIssued[cls] += measured ? 1 : 0;
       CompletionStage<?> stage;
       try {
         stage = access.apply(k++);
@@ -129,15 +172,27 @@ public final class OpenLoopLoad {
         completed.incrementAndGet();
         if (e != null) {
           failed.incrementAndGet();
+          classFailed[cls].incrementAndGet();
         } else {
           recorder.recordValue(Math.max(0, latencyMicros));
+          classRecorders[cls].recordValue(Math.max(0, latencyMicros));
         }
       });
     }
+    // Completed within the measured time; wait until then if the last arrival came before its end.
+    long now;
+    while ((now = System.nanoTime()) < stoppedAt) {
+      LockSupport.parkNanos(Math.min(stoppedAt - now, 200_000));
+    }
+    long completedInTime = completed.get();
     outstanding.tryAcquire(maxOutstanding, 30, TimeUnit.SECONDS);
-    double seconds = duration.toNanos() / 1e9;
+    double seconds = Math.max(1e-9, (stoppedAt - measureFrom) / 1e9);
+    List<ClassResult> classes = new ArrayList<>();
+    for (int c = 0; c < classCount; c++) {
+      classes.add(new ClassResult(classRecorders[c].getIntervalHistogram(), classIssued[c], classFailed[c].get()));
+    }
     return new Result(recorder.getIntervalHistogram(), issued, failed.get(), dropped, ratePerSec,
-        completed.get() / seconds);
+        completedInTime / seconds, seconds, classes);
   }
 
   /** Builds an {@link OpenLoopLoad}; every setter validates its argument. */
@@ -149,6 +204,8 @@ public final class OpenLoopLoad {
     private int maxOutstanding = 10_000;
     private long seed = 1;
     private LongConsumer progress = seconds -> { };
+    private int classCount = 1;
+    private IntUnaryOperator classOf = k -> 0;
 
     private Builder() {}
 
@@ -206,6 +263,19 @@ public final class OpenLoopLoad {
     /** Called about once a second with the seconds elapsed, from the generating thread. */
     public Builder progress(LongConsumer progress) {
       this.progress = Objects.requireNonNull(progress, "progress must not be null");
+      return this;
+    }
+
+    /**
+     * Splits accesses into {@code count} classes: access k belongs to class {@code classOf.applyAsInt(k)}, in
+     * {@code 0..count-1}; the result has a histogram per class (default: one class).
+     */
+    public Builder classes(int count, IntUnaryOperator classOf) {
+      if (count < 1) {
+        throw new IllegalArgumentException("class count must be >= 1, was " + count);
+      }
+      this.classOf = Objects.requireNonNull(classOf, "classOf must not be null");
+      this.classCount = count;
       return this;
     }
 

@@ -26,6 +26,7 @@ public final class LeaderPluginHost {
     private final Duration stopTimeout;
     private Term active; // guarded by this
     private boolean closed; // guarded by this
+    private volatile LeaderPlugin serving; // the running plugin of the active term, if any
 
     /**
      * @param factory the plugin factory, {@code null} for none (then this host does nothing)
@@ -104,6 +105,37 @@ public final class LeaderPluginHost {
         return active != null;
     }
 
+    /**
+     * Asks the running plugin how long to hold back a client request ({@link LeaderPlugin#clientRequestDelayMs}).
+     * Called on ZooKeeper's connection threads for every data request; never blocks.
+     *
+     * @return the delay in milliseconds; 0 while no plugin runs, or if the plugin throws
+     */
+    public long clientRequestDelayMs(long sessionId, int xid, boolean write) {
+        LeaderPlugin plugin = serving;
+        if (plugin == null) {
+            return 0;
+        }
+        try {
+            return Math.max(0, plugin.clientRequestDelayMs(sessionId, xid, write));
+        } catch (RuntimeException e) {
+            LOG.debug("Leader plugin failed to say how long to hold a request; not holding it", e);
+            return 0;
+        }
+    }
+
+    private synchronized void serve(Term term, LeaderPlugin plugin) {
+        if (active == term) {
+            serving = plugin;
+        }
+    }
+
+    private synchronized void unserve(LeaderPlugin plugin) {
+        if (serving == plugin) {
+            serving = null;
+        }
+    }
+
     private enum Phase { STARTING, RUNNING, STOPPING, DONE }
 
     /** One leadership term: one plugin instance on its own thread. */
@@ -145,6 +177,7 @@ public final class LeaderPluginHost {
             } else if (!started) {
                 stopPlugin(plugin, "releasing what the failed start left");
             } else {
+                serve(this, plugin);
                 awaitStopRequest();
                 stopPlugin(plugin, stopReason);
             }
@@ -223,6 +256,7 @@ public final class LeaderPluginHost {
         }
 
         private void stopPlugin(LeaderPlugin plugin, String why) {
+            unserve(plugin);
             synchronized (this) {
                 phase = Phase.STOPPING;
             }

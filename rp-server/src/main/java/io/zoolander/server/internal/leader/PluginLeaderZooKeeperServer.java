@@ -2,6 +2,9 @@ package io.zoolander.server.internal.leader;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.Request;
 import org.apache.zookeeper.server.ZKDatabase;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
 import org.apache.zookeeper.server.quorum.LeaderZooKeeperServer;
@@ -25,6 +28,10 @@ import org.slf4j.LoggerFactory;
  *       running (or failed) server shuts down, which {@code Leader.shutdown(String)} does on every
  *       way out of leadership: lost quorum, a failed leader, {@code QuorumPeer.shutdown()}. The
  *       plugin is stopped first, bounded in time, then ZooKeeper's own components.</li>
+ *   <li>{@link #submitRequest(Request)}: every request of a client connected to this server enters here (from
+ *       ZooKeeper's connection threads); the plugin may have it held for a while first ({@link ClientRequestDelays},
+ *       the anomaly injector's path for plain ZooKeeper clients). Requests forwarded by followers enter through
+ *       {@code submitLearnerRequest} and are never held.</li>
  * </ul>
  */
 final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
@@ -33,6 +40,8 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
 
     private final PluginSettings settings;
     private final LeaderPluginHost pluginHost;
+    private final ScheduledThreadPoolExecutor delayTimer;
+    private final ClientRequestDelays delays;
 
     PluginLeaderZooKeeperServer(
             FileTxnSnapLog logFactory, QuorumPeer self, ZKDatabase zkDb, PluginSettings settings, LeaderPluginHost pluginHost)
@@ -40,6 +49,19 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
         super(logFactory, self, zkDb);
         this.settings = settings;
         this.pluginHost = pluginHost;
+        // One thread, started on the first held request only (core threads start on demand).
+        this.delayTimer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "zoolander-request-delays-" + self.getMyId());
+            t.setDaemon(true);
+            return t;
+        });
+        this.delays = new ClientRequestDelays(pluginHost::clientRequestDelayMs, super::submitRequest,
+                (task, delayNanos) -> delayTimer.schedule(task, delayNanos, TimeUnit.NANOSECONDS), System::nanoTime);
+    }
+
+    @Override
+    public void submitRequest(Request si) {
+        delays.submit(si);
     }
 
     @Override
@@ -67,6 +89,8 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
         } catch (RuntimeException e) {
             LOG.warn("Could not stop the leader plugin", e);
         }
+        delayTimer.shutdownNow();
+        delays.releaseAll();
         super.shutdownComponents();
     }
 }

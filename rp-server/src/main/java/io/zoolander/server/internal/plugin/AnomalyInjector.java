@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The anomaly injector (a test and demo tool, off by default; see {@link AnomalySettings} for the syntax): follows the
  * {@code <base>/anomaly} znode of the own ensemble through a persistent watch and decides how long an access is slowed.
- * The {@link Applier} sleeps that long before applying a write and delays a read's answer by that much.
+ * The {@link Applier} sleeps that long before applying a write and delays a read's answer by that much; the leader's
+ * ZooKeeper server holds a plain ZooKeeper client's request that long ({@link #clientRequestDelayMs}).
  *
  * <p>Thread-safe; nothing here blocks: the znode is read asynchronously, on ZooKeeper's event thread.
  */
@@ -56,6 +57,20 @@ final class AnomalyInjector {
         ThreadLocalRandom random = ThreadLocalRandom.current();
         return Math.min(AnomalySettings.MAX_DELAY_MS,
                 s.commonReadDelayMs(clientId, requestId) + s.independentDelayMs(random.nextDouble(), random.nextDouble()));
+    }
+
+    /**
+     * @return how long to hold request {@code xid} of the plain ZooKeeper session {@code sessionId}; 0 mostly. The
+     *     same independent draw as a Zoolander access; the common-mode part keys on (session, xid)
+     */
+    long clientRequestDelayMs(long sessionId, int xid, boolean write) {
+        AnomalySettings s = settings;
+        if (!(write ? s.appliesToWrites() : s.appliesToReads())) {
+            return 0;
+        }
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return Math.min(AnomalySettings.MAX_DELAY_MS, s.commonRequestDelayMs(sessionId, xid, write)
+                + s.independentDelayMs(random.nextDouble(), random.nextDouble()));
     }
 
     /** Follows the znode through {@code zk} (again, after a session renewal). Never blocks. */

@@ -23,6 +23,7 @@ final class OwnSession implements AutoCloseable {
     private final Runnable onExpired;
     private final byte[] digestAuth;
     private volatile ZooKeeper zk;
+    private volatile long sessionId; // of zk once connected; 0 before
     private volatile boolean closed;
 
     /**
@@ -98,9 +99,15 @@ final class OwnSession implements AutoCloseable {
             created.close(100);
             throw e;
         }
-        LOG.info("ZooKeeper session 0x{} with own server {} (timeout {} ms)", Long.toHexString(created.getSessionId()),
+        sessionId = created.getSessionId();
+        LOG.info("ZooKeeper session 0x{} with own server {} (timeout {} ms)", Long.toHexString(sessionId),
                 connectString, created.getSessionTimeout());
         return created;
+    }
+
+    /** @return whether {@code id} is this plugin's current session with its server; never blocks */
+    boolean isOwn(long id) {
+        return id == sessionId && id != 0;
     }
 
     /** @return the current handle; null before the first {@link #renew} */

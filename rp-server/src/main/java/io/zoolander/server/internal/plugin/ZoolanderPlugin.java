@@ -155,6 +155,21 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         return app == null ? 0 : app.duplicateRequests();
     }
 
+    /**
+     * Holds a plain ZooKeeper client's request as the anomaly injector says, so that plain clients of this duplicate
+     * suffer the same anomalies as Zoolander's accesses. The plugin's own session is never held: its reads and writes
+     * are Zoolander's accesses, which the injector slows in the {@link Applier} already.
+     */
+    @Override
+    public long clientRequestDelayMs(long sessionId, int xid, boolean write) {
+        AnomalyInjector injector = anomalies;
+        OwnSession own = session;
+        if (injector == null || stopped || (own != null && own.isOwn(sessionId))) {
+            return 0;
+        }
+        return injector.clientRequestDelayMs(sessionId, xid, write);
+    }
+
     @Override
     public AnomalySettings anomalyInjector() {
         AnomalyInjector injector = anomalies;

@@ -31,9 +31,14 @@ public final class EnsembleChildMain {
      * @param args the path of the server's {@code zoo.cfg}
      */
     public static void main(String[] args) {
+        exitWithParent();
+        ZoolanderPeerMain.main(args);
+    }
+
+    /** Makes this JVM exit when its parent dies: standard input reaches end-of-file, or the parent process exits. */
+    static void exitWithParent() {
         watchStdin(System.in);
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> exit("parent process exited")));
-        ZoolanderPeerMain.main(args);
     }
 
     private static void watchStdin(InputStream in) {
@@ -53,7 +58,7 @@ public final class EnsembleChildMain {
     }
 
     private static void exit(String why) {
-        System.err.println("Zoolander ensemble child: " + why + ", exiting");
+        System.err.println("Zoolander child JVM: " + why + ", exiting");
         System.err.flush();
         Thread halter = new Thread(() -> {
             try {

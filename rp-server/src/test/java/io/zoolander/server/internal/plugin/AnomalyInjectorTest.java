@@ -45,6 +45,34 @@ class AnomalyInjectorTest {
     }
 
     @Test
+    void plainClientRequestsDrawLikeZoolanderAccessesOfTheirKind() {
+        AnomalyInjector injector = new AnomalyInjector(1, "/zl/anomaly");
+        injector.load(utf8("probability=0.2;delayMs=5;applies=reads"));
+        int hits = 0;
+        for (int xid = 1; xid <= 10_000; xid++) {
+            long delay = injector.clientRequestDelayMs(42, xid, false);
+            assertThat(delay).isIn(0L, 5L);
+            hits += delay > 0 ? 1 : 0;
+            assertThat(injector.clientRequestDelayMs(42, xid, true)).isZero();
+        }
+        assertThat(hits).isBetween(1_800, 2_200);
+
+        // Common-mode: a deterministic function of (seed, session, xid), the same on every duplicate.
+        AnomalyInjector other = new AnomalyInjector(2, "/zl/anomaly");
+        byte[] common = utf8("commonProbability=0.3;commonDelayMs=20;applies=writes;seed=3");
+        injector.load(common);
+        other.load(common);
+        int commonHits = 0;
+        for (int xid = 1; xid <= 10_000; xid++) {
+            long delay = injector.clientRequestDelayMs(42, xid, true);
+            assertThat(other.clientRequestDelayMs(42, xid, true)).isEqualTo(delay);
+            commonHits += delay > 0 ? 1 : 0;
+            assertThat(injector.clientRequestDelayMs(42, xid, false)).isZero();
+        }
+        assertThat(commonHits).isBetween(2_800, 3_200);
+    }
+
+    @Test
     void aMalformedRecordTurnsTheInjectorOff() {
         AnomalyInjector injector = new AnomalyInjector(1, "/zl/anomaly");
         assertThat(injector.settings()).isEqualTo(AnomalySettings.OFF);
@@ -55,5 +83,6 @@ class AnomalyInjectorTest {
         assertThat(injector.settings()).isEqualTo(AnomalySettings.OFF);
         assertThat(injector.writeDelayMs(1)).isZero();
         assertThat(injector.readDelayMs(1, 1)).isZero();
+        assertThat(injector.clientRequestDelayMs(1, 1, false)).isZero();
     }
 }

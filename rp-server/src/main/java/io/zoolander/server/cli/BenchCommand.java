@@ -1,0 +1,215 @@
+package io.zoolander.server.cli;
+
+import io.zoolander.server.bench.Bench;
+import io.zoolander.server.bench.BenchSettings;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code zoolander bench}: Zoolander against what a user would otherwise pick, on the same ensembles. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, the repeater in its own JVM)"
+          + " and measure on the same ensembles, with the same open-loop workload (Poisson arrivals, latency from the"
+          + " intended send time, warm-up discarded): plain ZooKeeper through the standard client; replication for"
+          + " throughput (reads spread over the ensembles); client-side hedged reads (to a second ensemble after the"
+          + " p95 delay measured in warm-up); Zoolander RP with 1, 2, 4 duplicates (first-reply reads, sequenced"
+          + " writes) and with hedged reads. Each without and with the anomaly injector, which slows plain ZooKeeper"
+          + " clients and Zoolander's accesses alike, server-side. Then a sustained phase that samples the client's"
+          + " and the repeater's heap.",
+      "Writes bench.json, bench.md and PNG charts into --out and prints the tables. Every run is bounded in time"
+          + " and count; the defaults take about seven minutes."
+    })
+final class BenchCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--quick", description = "Small counts for a smoke run: 200 accesses/s, 1 s JVM warm-up, 1 s "
+      + "warm-up, 1 s per system in 2 rounds, 10 keys, heap phase 2 s at 300/s (explicit flags still win).")
+  boolean quick;
+
+  @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4).")
+  Integer duplicates;
+
+  @Option(names = "--servers-per-duplicate", paramLabel = "N",
+      description = "ZooKeeper servers per duplicate: 1, 3 or 5 (default: 1). Plain clients talk to the leader.")
+  Integer serversPerDuplicate;
+
+  @Option(names = "--rp-counts", split = ",", paramLabel = "N,N...",
+      description = "Duplicate counts Zoolander RP runs with (default: 1,2,4).")
+  List<Integer> rpCounts;
+
+  @Option(names = "--rate", paramLabel = "PER_SEC",
+      description = "Offered Poisson arrival rate of accesses per second (default: 500; --quick: 200).")
+  Double rate;
+
+  @Option(names = "--read-fraction", description = "Fraction of accesses that are reads; the rest are writes "
+      + "(default: 0.9).")
+  Double readFraction;
+
+  @Option(names = "--seconds", description = "Measured seconds per system and condition (default: 15; --quick: 1).")
+  Integer seconds;
+
+  @Option(names = "--rounds", description = "Interleaved rounds the measured seconds are cut into: each round "
+      + "measures every system once, so all share the machine's drifting background load (default: 15; --quick: 2).")
+  Integer rounds;
+
+  @Option(names = "--warmup-seconds", description = "Warm-up before a system's first slice, discarded (a quarter of it "
+      + "before later slices); hedging measures its delay over as long (default: 2; --quick: 1).")
+  Integer warmupSeconds;
+
+  @Option(names = "--jvm-warmup-seconds", description = "Unrecorded load through Zoolander and through plain "
+      + "ZooKeeper, each, before the first run, so every JVM has compiled its hot paths (default: 6; --quick: 1).")
+  Integer jvmWarmupSeconds;
+
+  @Option(names = "--max-accesses", description = "Bound on the measured accesses of one system in one condition, "
+      + "split evenly over the rounds (default: 1000000).")
+  Long maxAccesses;
+
+  @Option(names = "--max-outstanding", description = "Accesses in flight at most; arrivals beyond are dropped and "
+      + "counted, so an overloaded system sheds load rather than queueing without bound (default: 1000).")
+  Integer maxOutstanding;
+
+  @Option(names = "--keys", description = "Pre-created znodes read and written (default: 100; --quick: 10).")
+  Integer keys;
+
+  @Option(names = "--value-bytes", description = "Size of every znode's value (default: 1024).")
+  Integer valueBytes;
+
+  @Option(names = "--sessions", description = "Plain ZooKeeper sessions per ensemble; a request goes to the one "
+      + "with the fewest outstanding (default: 4).")
+  Integer sessions;
+
+  @Option(names = "--balance", paramLabel = "round-robin|random",
+      description = "How replication for throughput picks an ensemble per read (default: round-robin).")
+  String balance;
+
+  @Option(names = "--hedge-percentile", description = "Percentile of unhedged read latency after which a read is "
+      + "hedged, in (0, 100) (default: 95).")
+  Double hedgePercentile;
+
+  @Option(names = "--anomaly", paramLabel = "RECORD|none", description = "The anomaly injector's settings in every "
+      + "duplicate for the runs with anomalies (syntax: docs/architecture.md), or 'none' to skip those runs "
+      + "(default: " + BenchSettings.DEFAULT_ANOMALY + ").")
+  String anomaly;
+
+  @Option(names = "--heap-rate", paramLabel = "PER_SEC", description = "Offered rate of the heap phase (default: "
+      + "10000; --quick: 300). The achieved rate is reported.")
+  Double heapRate;
+
+  @Option(names = "--heap-seconds", description = "Measured seconds of the heap phase; 0 skips it (default: 10; "
+      + "--quick: 2).")
+  Integer heapSeconds;
+
+  @Option(names = "--heap-sample-ms", description = "Interval between heap samples (default: 1000; --quick: 500).")
+  Integer heapSampleMs;
+
+  @Option(names = "--fsync", description = "Let ZooKeeper fsync its log (slower, closer to production).")
+  boolean fsync;
+
+  @Option(names = "--seed", description = "Seed of arrivals, keys and the read/write sequence (default: 1).")
+  Long seed;
+
+  @Option(names = "--out", paramLabel = "DIR", description = "Directory for bench.json, bench.md and the charts "
+      + "(default: a new temporary directory, printed).")
+  Path out;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter console = spec.commandLine().getOut();
+    BenchSettings settings;
+    try {
+      settings = settings();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new CliException(e.getMessage());
+    }
+    String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    new Bench(settings, console).run(command);
+    return 0;
+  }
+
+  private BenchSettings settings() {
+    BenchSettings.Builder b = BenchSettings.builder();
+    if (quick) {
+      b.quick();
+    }
+    if (duplicates != null) {
+      b.duplicates(duplicates);
+    }
+    if (serversPerDuplicate != null) {
+      b.serversPerDuplicate(serversPerDuplicate);
+    }
+    if (rpCounts != null) {
+      b.rpCounts(rpCounts);
+    }
+    if (rate != null) {
+      b.ratePerSec(rate);
+    }
+    if (readFraction != null) {
+      b.readFraction(readFraction);
+    }
+    if (seconds != null) {
+      b.seconds(seconds);
+    }
+    if (rounds != null) {
+      b.rounds(rounds);
+    }
+    if (warmupSeconds != null) {
+      b.warmupSeconds(warmupSeconds);
+    }
+    if (jvmWarmupSeconds != null) {
+      b.jvmWarmupSeconds(jvmWarmupSeconds);
+    }
+    if (maxAccesses != null) {
+      b.maxAccesses(maxAccesses);
+    }
+    if (maxOutstanding != null) {
+      b.maxOutstanding(maxOutstanding);
+    }
+    if (keys != null) {
+      b.keys(keys);
+    }
+    if (valueBytes != null) {
+      b.valueBytes(valueBytes);
+    }
+    if (sessions != null) {
+      b.sessions(sessions);
+    }
+    if (balance != null) {
+      b.balance(switch (balance.toLowerCase(Locale.ROOT)) {
+        case "round-robin" -> BenchSettings.Balance.ROUND_ROBIN;
+        case "random" -> BenchSettings.Balance.RANDOM;
+        default -> throw new IllegalArgumentException("balance must be round-robin or random, was '" + balance + "'");
+      });
+    }
+    if (hedgePercentile != null) {
+      b.hedgePercentile(hedgePercentile);
+    }
+    if (anomaly != null) {
+      b.anomaly(anomaly.equalsIgnoreCase("none") ? null : anomaly);
+    }
+    if (heapRate != null) {
+      b.heapRatePerSec(heapRate);
+    }
+    if (heapSeconds != null) {
+      b.heapSeconds(heapSeconds);
+    }
+    if (heapSampleMs != null) {
+      b.heapSampleMs(heapSampleMs);
+    }
+    if (seed != null) {
+      b.seed(seed);
+    }
+    if (out != null) {
+      b.out(out);
+    }
+    return b.fsync(fsync).build();
+  }
+}
