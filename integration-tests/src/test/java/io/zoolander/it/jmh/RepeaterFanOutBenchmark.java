@@ -81,7 +81,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Fork(value = 1, jvmArgsPrepend = {"-Xms1g", "-Xmx1g"}) // prepend: -jvmArgsAppend on the command line keeps them
 @Threads(1)
 @OperationsPerInvocation(RepeaterFanOutBenchmark.BATCH)
 public class RepeaterFanOutBenchmark {
