@@ -106,7 +106,11 @@ public final class Checks {
     }
     List<T> copy = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      copy.add(notNull(list.get(i), name + "[" + i + "]"));
+      T element = list.get(i);
+      if (element == null) { // the name is built only on failure: this runs for every message on every hot path
+        throw new IllegalArgumentException(name + "[" + i + "]: must not be null");
+      }
+      copy.add(element);
     }
     return Collections.unmodifiableList(copy);
   }

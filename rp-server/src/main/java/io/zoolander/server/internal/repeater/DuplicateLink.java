@@ -392,13 +392,16 @@ final class DuplicateLink {
 
   // ------------------------------------------------------------------------------------------- streaming
 
-  /** A new write was sequenced: send it now if this connection is streaming, caught up and not paused. */
-  void offer(long seq, ByteBuf frame) {
-    if (state != ConnectionState.STREAMING || cursor != seq - 1 || !channel.isWritable()) {
+  /**
+   * Writes {@code firstSeq..lastSeq} were sequenced, their frames back to back in {@code frames}: send them now, in one
+   * write, if this connection is streaming, caught up and not paused. Otherwise {@link #pump} sends them from the log.
+   */
+  void offer(long firstSeq, long lastSeq, ByteBuf frames) {
+    if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
       return;
     }
-    raw.write(frame.retainedDuplicate(), raw.voidPromise());
-    cursor = seq;
+    raw.write(frames.retainedDuplicate(), raw.voidPromise());
+    cursor = lastSeq;
     dirty = true;
   }
 

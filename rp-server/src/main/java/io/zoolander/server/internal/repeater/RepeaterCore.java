@@ -67,9 +67,12 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Per write</h2>
  *
- * One SEQUENCED frame is encoded (length prefix included) into a pooled buffer that the log owns, and each streaming
- * plugin connection gets a {@code retainedDuplicate()} of it, written below the message codec. Flushes are coalesced:
- * one flush task per burst of handoffs.
+ * The SEQUENCED frames of one handoff are encoded (length prefix included) back to back into one pooled buffer, a
+ * <em>run</em> of at most {@link #MAX_RUN_BYTES}; the log holds a slice of it per frame, and each streaming plugin
+ * connection gets the whole run as one write below the message codec. Writing per run rather than per frame and per
+ * connection is what keeps the sequencer's cost per write low: Netty's per-write work (a derived buffer, an outbound
+ * entry, a gathering-write buffer, reference counting) dominated it. Flushes are coalesced: one flush task per burst
+ * of handoffs.
  *
  * <h2>Back-pressure</h2>
  *
@@ -90,6 +93,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class RepeaterCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RepeaterCore.class);
+  /**
+   * A run is offered to the plugin connections once it holds this much: bounds how far one write can take a connection
+   * past its high-water mark, and how much memory the last frames of a mostly trimmed run keep.
+   */
+  static final int MAX_RUN_BYTES = 64 * 1024;
 
   private final CoreConfig config;
   private final LinkSecurity security;
@@ -110,6 +118,10 @@ public final class RepeaterCore implements AutoCloseable {
 
   // Confined to the sequencer loop (set before it starts).
   private RetransmissionLog log;
+  /** Frames encoded by the current handoff and not yet offered to the links; null between handoffs. */
+  private ByteBuf run;
+  private long runFirstSeq;
+  private long runLastSeq;
   private boolean flushScheduled;
   private final Runnable flushTask = this::flushDirty;
   /** The highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE} when all are fenced. */
@@ -469,8 +481,9 @@ public final class RepeaterCore implements AutoCloseable {
       for (Message.Write write : writes) {
         sequenceOne(from, write);
       }
-      scheduleFlush();
     } finally {
+      offerRun();
+      scheduleFlush();
       from.handoffDone();
     }
   }
@@ -498,8 +511,9 @@ public final class RepeaterCore implements AutoCloseable {
     }
     log.append(frame);
     nextSeq = seq + 1;
-    for (int i = 0; i < links.size(); i++) {
-      links.get(i).offer(seq, frame);
+    runLastSeq = seq;
+    if (run.readableBytes() >= MAX_RUN_BYTES) {
+      offerRun();
     }
     if (seq - highestAckedLive >= pauseAtUnacked) {
       pauseClients(from);
@@ -557,6 +571,7 @@ public final class RepeaterCore implements AutoCloseable {
     if (!log.mayAppend(highestAckedLive)) {
       return false;
     }
+    offerRun(); // links decide on fencing by what they were sent: send them everything sequenced first
     long evicted = log.evictOldest();
     for (DuplicateLink link : links) {
       link.evicted(evicted);
@@ -565,25 +580,48 @@ public final class RepeaterCore implements AutoCloseable {
   }
 
   /**
-   * Encodes {@code SEQUENCED(epoch, seq, write)} as a whole frame, length prefix included, so it can be written to
-   * every plugin channel below the codec. Null if the frame would be too large.
+   * Appends {@code SEQUENCED(epoch, seq, write)} as a whole frame, length prefix included, to the run, and returns a
+   * slice of it holding its own reference (for the log). Null if the frame would be too large.
    */
   private ByteBuf encode(long seq, Message.Write write) {
-    ByteBuf frame = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(write));
+    if (run == null) {
+      run = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(write)); // grows with the run: a lone write stays small
+      runFirstSeq = seq;
+      runLastSeq = seq - 1;
+    }
+    int start = run.writerIndex();
     try {
-      frame.writeInt(0);
-      Codec.encode(new Message.Sequenced(epoch, seq, write.clientId(), write.requestId(), write.ops()), frame);
+      run.writeInt(0);
+      Codec.encode(new Message.Sequenced(epoch, seq, write.clientId(), write.requestId(), write.ops()), run);
     } catch (RuntimeException e) {
-      frame.release();
+      run.writerIndex(start);
       throw e;
     }
-    int frameBytes = frame.readableBytes();
+    int frameBytes = run.writerIndex() - start;
     if (frameBytes > RepeaterSettings.MAX_FRAME_BYTES) {
-      frame.release();
+      run.writerIndex(start);
       return null;
     }
-    frame.setInt(0, frameBytes - WireSettings.LENGTH_FIELD_BYTES);
-    return frame;
+    run.setInt(start, frameBytes - WireSettings.LENGTH_FIELD_BYTES);
+    return run.retainedSlice(start, frameBytes);
+  }
+
+  /** Offers the run, if any, to every link and lets it go: the log's slices keep its memory until they are trimmed. */
+  private void offerRun() {
+    ByteBuf frames = run;
+    if (frames == null) {
+      return;
+    }
+    run = null;
+    try {
+      if (runLastSeq >= runFirstSeq) {
+        for (int i = 0; i < links.size(); i++) {
+          links.get(i).offer(runFirstSeq, runLastSeq, frames);
+        }
+      }
+    } finally {
+      frames.release();
+    }
   }
 
   private static int sizeHint(Message.Write write) {
