@@ -34,6 +34,7 @@ import io.zoolander.wire.internal.MessageEncoder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
+import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -126,7 +127,8 @@ public class RepeaterFanOutBenchmark {
     }
     repeater = new RepeaterCore(new CoreConfig(RepeaterSettings.DEFAULT_CLIENT_HOST, 0,
         RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES, CONNECT_TIMEOUT_MILLIS, OptionalLong.empty(),
-        RepeaterSettings.DEFAULT_CLIENT_IO_THREADS), sources, null);
+        RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, Znodes.defaults(), RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES),
+        sources, null);
     repeater.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
     while (!repeater.duplicates().stream().allMatch(v -> v.connectionState() == ConnectionState.STREAMING)) {
