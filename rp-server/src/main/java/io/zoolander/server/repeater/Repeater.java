@@ -31,10 +31,14 @@ import java.util.concurrent.TimeoutException;
  * }
  * }</pre>
  *
- * <p>{@link #start()} reads every duplicate's bookkeeping state ({@code <base>/state}): the epoch becomes the highest
- * epoch found plus one (or the configured one, which must be higher still) and the sequence continues after the
- * highest applied seq. Then the repeater follows each duplicate's plugin through its endpoint znode, connects,
- * resumes it from its applied seq and streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping state ({@code
+ * <base>/state}) and chooses the highest epoch found plus one (or the configured one, which must be higher still);
+ * it <em>claims</em> that epoch at every duplicate, with a conditional update of the state, so no two repeaters ever
+ * hold the same epoch and every plugin refuses the older repeaters' writes from then on; the sequence continues after
+ * the highest applied seq. The writes that the most advanced duplicates applied and others did not are recovered from
+ * the most advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
+ * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from its applied seq and
+ * streams the live sequence. See the {@linkplain io.zoolander.server.repeater
  * package documentation} for back-pressure and fencing. Thread-safe.
  */
 public final class Repeater implements AutoCloseable {
@@ -96,7 +100,24 @@ public final class Repeater implements AutoCloseable {
     return started(core.nextSeq());
   }
 
-  /** Whether a plugin reported a newer repeater: this one then refuses every WRITE with STALE_EPOCH. */
+  /**
+   * How this repeater took over when it started: the epoch it claimed, each duplicate's applied seq at the claim, the
+   * writes it recovered for the duplicates behind, and how long that took.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public Takeover takeover() {
+    Takeover t = core.takeover();
+    if (t == null) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return t;
+  }
+
+  /**
+   * Whether a plugin reported a newer repeater: this one then stops listening, closes its client connections (so
+   * clients move to the next repeater they know) and refuses every WRITE still arriving with STALE_EPOCH.
+   */
   public boolean isDeposed() {
     return core.isDeposed();
   }

@@ -90,6 +90,18 @@ public final class RepeaterSettings {
   /** On {@link Repeater#close()}, how long the I/O threads get to finish, in milliseconds. */
   public static final long CLOSE_THREADS_TIMEOUT_MILLIS = 5_000;
 
+  /**
+   * When another repeater claimed the chosen epoch first at some duplicate, the most the repeater pauses (a random
+   * pause, so that two starting together stop colliding) before claiming the next epoch, in milliseconds.
+   */
+  public static final long CLAIM_RETRY_PAUSE_MAX_MILLIS = 100;
+
+  /**
+   * At start, how long one duplicate's plugin has to send the writes it applied recently (for the duplicates behind
+   * it), in milliseconds; the start timeout bounds it too. A plugin that does not answer in time is skipped.
+   */
+  public static final long RECOVERY_FETCH_TIMEOUT_MILLIS = 5_000;
+
   /** The id the repeater sends in its HELLO to plugins. */
   public static final String HELLO_ID = "repeater";
 }

@@ -79,7 +79,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers);
         server = srv;
         PluginEndpoint published = new PluginEndpoint(cfg.duplicateId(), context.serverId(), cfg.advertisedHost(),
-                srv.localAddress().getPort());
+                cfg.advertisedPort() != 0 ? cfg.advertisedPort() : srv.localAddress().getPort());
         retrying(deadline, () -> {
             publishEndpoint(zk, znodes, published);
             return null;

@@ -10,9 +10,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 
 /** A duplicate whose state and endpoint live in its ZooKeeper ensemble, under {@link Znodes}. */
 public final class ZooKeeperDuplicateSource implements DuplicateSource {
@@ -45,6 +48,81 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
    */
   @Override
   public BookkeepingState readState(long timeoutMillis) throws Exception {
+    return inSession(timeoutMillis, zk -> {
+      try {
+        return decode(zk.getData(znodes.state(), false, null));
+      } catch (KeeperException.NoNodeException e) {
+        return BookkeepingState.INITIAL;
+      }
+    });
+  }
+
+  /**
+   * Opens a session, {@code sync}s, then reads the state and sets it to {@code (epoch, appliedSeq)} conditionally on
+   * the version read, again until no one changed it in between (a plugin applying a write, another repeater
+   * claiming); creates it (and the base path) if absent. Reads the endpoint in the same session.
+   */
+  @Override
+  public Claim claim(long epoch, long timeoutMillis) throws Exception {
+    return inSession(timeoutMillis, zk -> {
+      while (true) {
+        Stat stat = new Stat();
+        BookkeepingState claimed;
+        try {
+          BookkeepingState state = decode(zk.getData(znodes.state(), false, stat));
+          if (state.epoch() >= epoch) {
+            throw new EpochTakenException(duplicateId, epoch, state.epoch());
+          }
+          claimed = new BookkeepingState(epoch, state.appliedSeq());
+          zk.setData(znodes.state(), claimed.encode(), stat.getVersion());
+        } catch (KeeperException.BadVersionException e) {
+          continue; // changed since read: read again
+        } catch (KeeperException.NoNodeException e) {
+          claimed = new BookkeepingState(epoch, 0);
+          try {
+            createParents(zk, znodes.state());
+            zk.create(znodes.state(), claimed.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+          } catch (KeeperException.NodeExistsException created) {
+            continue; // the plugin created it meanwhile: claim that one
+          }
+        }
+        Optional<PluginEndpoint> endpoint;
+        try {
+          endpoint = Optional.of(PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null)));
+        } catch (KeeperException.NoNodeException | IllegalArgumentException e) {
+          endpoint = Optional.empty(); // none published, or not an endpoint: recovery does without it
+        }
+        return new Claim(claimed, endpoint);
+      }
+    });
+  }
+
+  private BookkeepingState decode(byte[] data) {
+    try {
+      return BookkeepingState.decode(data);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("duplicate " + duplicateId + ": " + znodes.state() + " in " + connectString
+          + " holds " + e.getMessage(), e);
+    }
+  }
+
+  private static void createParents(ZooKeeper zk, String path) throws KeeperException, InterruptedException {
+    for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
+      try {
+        zk.create(path.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // there already
+      }
+    }
+  }
+
+  @FunctionalInterface
+  private interface SessionAction<T> {
+    T run(ZooKeeper zk) throws Exception;
+  }
+
+  /** Runs {@code action} in a new session, after a {@code sync}, and closes the session; all within the timeout. */
+  private <T> T inSession(long timeoutMillis, SessionAction<T> action) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {
@@ -63,18 +141,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       if (rc != KeeperException.Code.OK.intValue()) {
         throw KeeperException.create(KeeperException.Code.get(rc), "/");
       }
-      byte[] data;
-      try {
-        data = zk.getData(znodes.state(), false, null);
-      } catch (KeeperException.NoNodeException e) {
-        return BookkeepingState.INITIAL;
-      }
-      try {
-        return BookkeepingState.decode(data);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalStateException("duplicate " + duplicateId + ": " + znodes.state() + " in " + connectString
-            + " holds " + e.getMessage(), e);
-      }
+      return action.run(zk);
     } finally {
       boolean interrupted = Thread.interrupted(); // close fully even when the read was interrupted
       try {
