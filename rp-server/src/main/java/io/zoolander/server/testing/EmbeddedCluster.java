@@ -6,6 +6,7 @@ import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +15,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -51,6 +54,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final Builder config;
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new LinkedHashMap<>();
   private final List<ZoolanderClient> clients = new ArrayList<>();
+  private final List<Repeater> repeaters = new ArrayList<>();
   private Repeater repeater;
 
   private EmbeddedCluster(Builder config) {
@@ -64,13 +68,14 @@ public final class EmbeddedCluster implements AutoCloseable {
   private void startAll() throws IOException, InterruptedException, TimeoutException {
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int id = 1; id <= config.duplicates; id++) {
-      ZooKeeperEnsemble ensemble =
+      ZooKeeperEnsemble.Builder builder =
           ZooKeeperEnsemble.builder()
               .servers(config.serversPerDuplicate)
               .baseDir(config.baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
-              .zoolanderDuplicate(id, config.znodes.basePath())
-              .build();
+              .zoolanderDuplicate(id, config.znodes.basePath());
+      config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
+      ZooKeeperEnsemble ensemble = builder.build();
       duplicates.put(id, ensemble);
       starts.add(CompletableFuture.runAsync(() -> {
         try {
@@ -85,19 +90,52 @@ public final class EmbeddedCluster implements AutoCloseable {
     } catch (CompletionException e) {
       throw new IOException("a duplicate did not start: " + e.getCause(), e.getCause());
     }
-    startRepeater();
+    if (config.startRepeater) {
+      startRepeater();
+    }
   }
 
-  /** Starts a new repeater (after {@link #killRepeater()}); it takes a higher epoch than any duplicate holds. */
+  /**
+   * Starts a new repeater in this JVM (after {@link #killRepeater()}, or while another runs: it takes over); it claims
+   * a higher epoch than any duplicate holds and recovers what the duplicates behind missed.
+   */
   public Repeater startRepeater() throws IOException, InterruptedException, TimeoutException {
+    return startRepeater(b -> {});
+  }
+
+  /**
+   * {@link #startRepeater()} with settings of its own, e.g. {@code b -> b.clientListen("127.0.0.1", port)} for a
+   * repeater that clients already know as a standby. It becomes {@link #repeater()}; the one before is not closed.
+   */
+  public Repeater startRepeater(Consumer<Repeater.Builder> customize)
+      throws IOException, InterruptedException, TimeoutException {
     Repeater.Builder builder =
         Repeater.builder().basePath(config.znodes.basePath()).logCapacity(config.repeaterLogCapacity);
     duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
-    repeater = builder.build().start();
+    customize.accept(builder);
+    Repeater started = builder.build();
+    synchronized (repeaters) {
+      repeaters.add(started);
+    }
+    repeater = started.start();
     return repeater;
   }
 
-  /** Stops the repeater abruptly-as-possible in-process (its connections close). */
+  /**
+   * A builder of a repeater in a child JVM ({@code zoolander repeater}), preset with this cluster's duplicates, base
+   * path and log capacity, its directory under the cluster's: for tests that kill a repeater like {@code kill -9}.
+   * The caller closes what it starts.
+   */
+  public RepeaterProcess.Builder repeaterProcess() {
+    RepeaterProcess.Builder builder = RepeaterProcess.builder()
+        .basePath(config.znodes.basePath())
+        .logCapacity(config.repeaterLogCapacity)
+        .baseDir(config.baseDir);
+    duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
+    return builder;
+  }
+
+  /** Stops the in-process repeater (its connections close; it drains what it queued first, briefly). */
   public void killRepeater() {
     if (repeater != null) {
       repeater.close();
@@ -125,12 +163,25 @@ public final class EmbeddedCluster implements AutoCloseable {
     return config.znodes;
   }
 
-  /** A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings. */
+  /**
+   * A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings.
+   *
+   * @throws IllegalStateException if no repeater runs in this JVM (see {@link #clientBuilder(List)})
+   */
   public ZoolanderClientBuilder clientBuilder() {
-    ZoolanderClientBuilder builder =
-        ZoolanderClient.builder()
-            .repeater(repeater.boundAddress().getHostString(), repeater.boundAddress().getPort())
-            .basePath(config.znodes.basePath());
+    if (repeater == null) {
+      throw new IllegalStateException("no repeater in this JVM: name the repeaters with clientBuilder(List)");
+    }
+    return clientBuilder(List.of(repeater.boundAddress()));
+  }
+
+  /** A builder pre-set with these repeater addresses (the first, then standbys) and this cluster's duplicates. */
+  public ZoolanderClientBuilder clientBuilder(List<InetSocketAddress> repeaterAddresses) {
+    if (repeaterAddresses.isEmpty()) {
+      throw new IllegalArgumentException("repeaterAddresses must not be empty");
+    }
+    ZoolanderClientBuilder builder = ZoolanderClient.builder().basePath(config.znodes.basePath());
+    repeaterAddresses.forEach(a -> builder.repeater(a.getHostString(), a.getPort()));
     duplicates.values().forEach(e -> builder.duplicate(e.connectString()));
     return builder;
   }
@@ -265,8 +316,17 @@ public final class EmbeddedCluster implements AutoCloseable {
    *     first differences
    */
   public Map<Integer, TreeDigest> awaitConverged(Duration timeout) throws Exception {
+    return awaitConverged(repeater.nextSeq() - 1, timeout);
+  }
+
+  /**
+   * Waits until every duplicate has applied at least {@code seq} and all of them hold the same tree at the same applied
+   * seq (invariant 4); returns their digests. For a repeater that does not run in this JVM.
+   *
+   * @throws TimeoutException if that does not happen within {@code timeout}, naming the differences
+   */
+  public Map<Integer, TreeDigest> awaitConverged(long seq, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    long seq = repeater.nextSeq() - 1;
     Map<Integer, TreeDigest> digests = awaitApplied(seq, timeout);
     while (true) {
       TreeDigest first = digests.values().iterator().next();
@@ -291,7 +351,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       clients.forEach(ZoolanderClient::close);
       clients.clear();
     }
-    killRepeater();
+    synchronized (repeaters) {
+      repeaters.forEach(Repeater::close);
+    }
     duplicates.values().forEach(ZooKeeperEnsemble::close);
   }
 
@@ -341,6 +403,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private Path baseDir;
     private int repeaterLogCapacity = 100_000;
     private Znodes znodes = Znodes.defaults();
+    private boolean startRepeater = true;
+    private final Map<Integer, Map<String, String>> duplicateProperties = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -389,6 +453,29 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** Base path of Zoolander's znodes (default {@code /zoolander}). */
     public Builder basePath(String basePath) {
       this.znodes = new Znodes(basePath);
+      return this;
+    }
+
+    /**
+     * Whether {@link #start()} starts a repeater in this JVM (default true); without one, tests start their own
+     * ({@link EmbeddedCluster#startRepeater()}, {@link EmbeddedCluster#repeaterProcess()}).
+     */
+    public Builder startRepeater(boolean start) {
+      this.startRepeater = start;
+      return this;
+    }
+
+    /**
+     * A {@code zoo.cfg} entry for every server of duplicate {@code duplicateId}, e.g. a fixed plugin port ({@link
+     * io.zoolander.server.plugin.ZoolanderPluginConfig#PORT_KEY}); it wins over the defaults.
+     */
+    public Builder duplicateProperty(int duplicateId, String key, String value) {
+      if (duplicateId < 1) {
+        throw new IllegalArgumentException("duplicateId must be >= 1, was " + duplicateId);
+      }
+      Objects.requireNonNull(key, "key must not be null");
+      Objects.requireNonNull(value, "value must not be null");
+      duplicateProperties.computeIfAbsent(duplicateId, id -> new LinkedHashMap<>()).put(key, value);
       return this;
     }
 
