@@ -159,6 +159,7 @@ public final class Repeater implements AutoCloseable {
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private RepeaterListener listener;
 
     private Builder() {}
@@ -263,6 +264,15 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a plugin connection may leave sent writes unacknowledged, hearing nothing from the plugin, before the
+     * repeater drops and reconnects it (default {@value RepeaterSettings#DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS} ms).
+     */
+    public Builder pluginAckTimeout(Duration timeout) {
+      this.pluginAckTimeoutMillis = positiveMillis(timeout, "pluginAckTimeout");
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -283,7 +293,7 @@ public final class Repeater implements AutoCloseable {
       duplicates.forEach((id, connectString) ->
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
-          clientIoThreads);
+          clientIoThreads, pluginAckTimeoutMillis);
       return new Repeater(new RepeaterCore(config, sources, listener));
     }
 

@@ -43,6 +43,14 @@ public final class RepeaterSettings {
   /** How long a plugin has to answer HELLO with STATUS before the connection is dropped and retried, in milliseconds. */
   public static final long PLUGIN_HANDSHAKE_TIMEOUT_MILLIS = 5_000;
 
+  /**
+   * How long a plugin connection may leave sent writes unacknowledged, with nothing at all heard from the plugin,
+   * before the repeater drops it and connects again (resuming from the plugin's applied seq), in milliseconds. Catches
+   * a connection that is dead on the plugin's side without the repeater being told (half-open). A slow duplicate
+   * still acknowledges its progress and is not affected.
+   */
+  public static final long DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS = 10_000;
+
   /** First delay before reconnecting to a plugin after a failure, in milliseconds; doubled on each failure. */
   public static final long RECONNECT_BACKOFF_MIN_MILLIS = 50;
 

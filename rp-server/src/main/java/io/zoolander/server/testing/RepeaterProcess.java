@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A repeater in a child JVM running {@code zoolander repeater}, on 127.0.0.1 at a fixed port, so that a test can kill
@@ -152,13 +154,20 @@ public final class RepeaterProcess implements AutoCloseable {
     }
   }
 
-  /** Kills the child; its directory is kept for post-mortems when the test failed, and is under the cluster's. */
+  /** Kills the child and deletes its directory. */
   @Override
   public void close() {
     try {
       kill();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
     }
   }
 

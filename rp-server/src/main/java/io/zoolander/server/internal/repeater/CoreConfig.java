@@ -7,6 +7,7 @@ import java.util.OptionalLong;
  * io.zoolander.server.repeater.RepeaterSettings} for meanings and defaults).
  *
  * @param fixedEpoch the configured epoch, empty to take the highest epoch found plus one
+ * @param pluginAckTimeoutMillis how long a plugin connection may leave sent writes unacknowledged before it is dropped
  */
 public record CoreConfig(
     String clientHost,
@@ -14,4 +15,5 @@ public record CoreConfig(
     int logCapacityMessages,
     long startTimeoutMillis,
     OptionalLong fixedEpoch,
-    int clientIoThreads) {}
+    int clientIoThreads,
+    long pluginAckTimeoutMillis) {}

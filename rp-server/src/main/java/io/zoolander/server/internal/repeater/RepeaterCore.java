@@ -227,6 +227,14 @@ public final class RepeaterCore implements AutoCloseable {
     }
     serverChannel = bound.channel();
     LOG.info("repeater listening for clients on {}", serverChannel.localAddress());
+    long checkMillis = Math.max(10, config.pluginAckTimeoutMillis() / 4);
+    loop.scheduleWithFixedDelay(() -> {
+      long now = System.nanoTime();
+      long timeout = TimeUnit.MILLISECONDS.toNanos(config.pluginAckTimeoutMillis());
+      for (DuplicateLink link : links) {
+        link.checkAcks(now, timeout);
+      }
+    }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
 
     for (DuplicateLink link : links) {
       try {

@@ -24,6 +24,8 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   private final Znodes znodes;
   private final int sessionTimeoutMillis;
   private EndpointWatcher watcher;
+  /** The session kept from reading the state to claiming the epoch; null otherwise. */
+  private ZooKeeper kept;
 
   public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
     this.duplicateId = duplicateId;
@@ -48,7 +50,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
    */
   @Override
   public BookkeepingState readState(long timeoutMillis) throws Exception {
-    return inSession(timeoutMillis, zk -> {
+    return inSession(timeoutMillis, true, zk -> {
       try {
         return decode(zk.getData(znodes.state(), false, null));
       } catch (KeeperException.NoNodeException e) {
@@ -64,7 +66,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
    */
   @Override
   public Claim claim(long epoch, long timeoutMillis) throws Exception {
-    return inSession(timeoutMillis, zk -> {
+    return inSession(timeoutMillis, false, zk -> {
       while (true) {
         Stat stat = new Stat();
         BookkeepingState claimed;
@@ -121,35 +123,83 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
     T run(ZooKeeper zk) throws Exception;
   }
 
-  /** Runs {@code action} in a new session, after a {@code sync}, and closes the session; all within the timeout. */
-  private <T> T inSession(long timeoutMillis, SessionAction<T> action) throws Exception {
+  /**
+   * Runs {@code action} after a {@code sync}, in the session kept by the previous call or a new one, all within the
+   * timeout. A repeater's start reads the state and then claims the epoch: the session is kept between the two (saving
+   * a session set-up from the takeover) and closed after the claim.
+   *
+   * @param keep whether to keep the session open for the next call
+   */
+  private <T> T inSession(long timeoutMillis, boolean keep, SessionAction<T> action) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk;
+    synchronized (this) {
+      zk = kept;
+      kept = null;
+    }
+    if (zk == null || !zk.getState().isConnected()) {
+      closeQuietly(zk);
+      zk = connect(deadline, timeoutMillis);
+    }
+    boolean keeping = false;
     try {
-      if (!connected.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
-        throw new TimeoutException("no ZooKeeper session with duplicate " + duplicateId + " at " + connectString
-            + " within " + timeoutMillis + " ms");
-      }
       CompletableFuture<Integer> synced = new CompletableFuture<>();
       zk.sync("/", (rc, path, ctx) -> synced.complete(rc), null);
       int rc = synced.get(remaining(deadline), TimeUnit.NANOSECONDS);
       if (rc != KeeperException.Code.OK.intValue()) {
         throw KeeperException.create(KeeperException.Code.get(rc), "/");
       }
-      return action.run(zk);
-    } finally {
-      boolean interrupted = Thread.interrupted(); // close fully even when the read was interrupted
-      try {
-        zk.close();
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
+      T result = action.run(zk);
+      if (keep) {
+        synchronized (this) {
+          kept = zk;
+          keeping = true;
         }
+      }
+      return result;
+    } finally {
+      if (!keeping) {
+        // Closing a session takes a round trip: not on the takeover's critical path.
+        ZooKeeper done = zk;
+        CompletableFuture.runAsync(() -> closeQuietly(done));
+      }
+    }
+  }
+
+  private ZooKeeper connect(long deadline, long timeoutMillis) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    boolean ok = false;
+    try {
+      if (!connected.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
+        throw new TimeoutException("no ZooKeeper session with duplicate " + duplicateId + " at " + connectString
+            + " within " + timeoutMillis + " ms");
+      }
+      ok = true;
+      return zk;
+    } finally {
+      if (!ok) {
+        closeQuietly(zk);
+      }
+    }
+  }
+
+  private static void closeQuietly(ZooKeeper zk) {
+    if (zk == null) {
+      return;
+    }
+    boolean interrupted = Thread.interrupted(); // close fully even when the caller was interrupted
+    try {
+      zk.close();
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
   }
@@ -168,9 +218,13 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   @Override
   public void close() {
     EndpointWatcher w;
+    ZooKeeper session;
     synchronized (this) {
       w = watcher;
+      session = kept;
+      kept = null;
     }
+    closeQuietly(session);
     if (w != null) {
       try {
         w.close();

@@ -15,6 +15,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.Message;
@@ -65,7 +66,8 @@ public final class RepeaterBenchmark {
       sources.add(new StaticDuplicateSource(sink.endpoint(), BookkeepingState.INITIAL));
     }
     RepeaterCore repeater = new RepeaterCore(
-        new CoreConfig("127.0.0.1", 0, 65_536, 10_000, OptionalLong.empty(), 1), sources, null);
+        new CoreConfig("127.0.0.1", 0, 65_536, 10_000, OptionalLong.empty(), 1,
+            RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS), sources, null);
     repeater.start();
     try {
       while (!repeater.duplicates().stream().allMatch(v -> v.connectionState()
