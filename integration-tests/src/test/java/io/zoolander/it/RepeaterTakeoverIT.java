@@ -64,7 +64,7 @@ class RepeaterTakeoverIT {
       // Duplicate 3 applies each write 5 ms late: under this load it falls further and further behind.
       cluster.injectAnomaly(3, "probability=1;delayMs=5;distribution=fixed;applies=writes");
       SteadyLoad load = new SteadyLoad("/takeover", clients, 16, 20_000, Duration.ofMinutes(2)).start();
-      load.awaitAcked(1_500, WAIT);
+      load.awaitAcked(1_000, WAIT);
       long lagBefore = appliedSeq(1) - appliedSeq(3);
 
       long killed = System.nanoTime();
@@ -72,7 +72,7 @@ class RepeaterTakeoverIT {
       Repeater second = cluster.startRepeater(b -> b.clientListen(standby.getHostString(), standby.getPort()));
       long listening = System.nanoTime();
       long ackedAtKill = load.acked();
-      load.awaitAcked(ackedAtKill + 1_500, WAIT);
+      load.awaitAcked(ackedAtKill + 1_000, WAIT);
       load.stop();
       long stopped = System.nanoTime();
       cluster.clearAnomaly(3);

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
@@ -48,6 +49,7 @@ final class SteadyLoad implements AutoCloseable {
   private final String root;
   private final int window;
   private final int maxWritesPerClient;
+  private final byte[] padding;
   private final long deadlineNanos;
   private final List<ClientLoad> loads = new ArrayList<>();
   /** {when, seq} of every acknowledgement. */
@@ -63,6 +65,14 @@ final class SteadyLoad implements AutoCloseable {
    * @param maxTime bound on the whole run
    */
   SteadyLoad(String root, List<ZoolanderClient> clients, int window, int maxWritesPerClient, Duration maxTime) {
+    this(root, clients, window, maxWritesPerClient, maxTime, 0);
+  }
+
+  /** @param paddingBytes bytes added to each write's data after the counter (larger writes) */
+  SteadyLoad(String root, List<ZoolanderClient> clients, int window, int maxWritesPerClient, Duration maxTime,
+      int paddingBytes) {
+    this.padding = new byte[paddingBytes];
+    java.util.Arrays.fill(padding, (byte) ' ');
     this.root = root;
     this.window = window;
     this.maxWritesPerClient = maxWritesPerClient;
@@ -217,15 +227,28 @@ final class SteadyLoad implements AutoCloseable {
     return Integer.toString(counter).getBytes(StandardCharsets.UTF_8);
   }
 
+  private byte[] padded(int counter) {
+    byte[] digits = bytes(counter);
+    byte[] data = java.util.Arrays.copyOf(digits, digits.length + padding.length);
+    System.arraycopy(padding, 0, data, digits.length, padding.length);
+    return data;
+  }
+
+  /** The counter at the start of a write's data (before any padding). */
   static int counter(byte[] data) {
-    return Integer.parseInt(new String(data, StandardCharsets.UTF_8));
+    return Integer.parseInt(new String(data, StandardCharsets.UTF_8).trim());
   }
 
   static void await(String what, BooleanSupplier condition, Duration timeout) throws Exception {
+    await(what, condition, timeout, () -> "");
+  }
+
+  static void await(String what, BooleanSupplier condition, Duration timeout, Supplier<?> diagnostics)
+      throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
-        throw new TimeoutException("not true after " + timeout + ": " + what);
+        throw new TimeoutException("not true after " + timeout + ": " + what + " " + diagnostics.get());
       }
       Thread.sleep(20);
     }
@@ -261,8 +284,8 @@ final class SteadyLoad implements AutoCloseable {
           }
           int counter = k;
           Op op = k % 2 == 0
-              ? Op.createSequential(parent(index) + "/w-", bytes(k))
-              : Op.setData(parent(index), bytes(k), -1);
+              ? Op.createSequential(parent(index) + "/w-", padded(k))
+              : Op.setData(parent(index), padded(k), -1);
           client.write(List.of(op)).whenComplete((r, e) -> {
             if (e != null) {
               failed.add(counter);

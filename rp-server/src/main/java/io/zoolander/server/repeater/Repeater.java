@@ -122,6 +122,14 @@ public final class Repeater implements AutoCloseable {
     return core.isDeposed();
   }
 
+  /**
+   * How many sequenced writes the retransmission log holds now: at most {@link Builder#logCapacity(int)}, whatever
+   * the duplicates do (the memory a slow or cut-off duplicate can pin). -1 when not running.
+   */
+  public int logSize() {
+    return core.logSize();
+  }
+
   /** A snapshot of every duplicate, in configuration order. */
   public List<DuplicateView> duplicates() {
     return core.duplicates();

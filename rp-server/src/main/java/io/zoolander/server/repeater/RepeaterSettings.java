@@ -64,6 +64,13 @@ public final class RepeaterSettings {
    */
   public static final int PLUGIN_WRITE_HIGH_WATER_MARK_BYTES = 1024 * 1024;
 
+  /**
+   * The kernel send buffer of a plugin connection, in bytes: fixed (not auto-tuned to megabytes), so that what a slow
+   * duplicate has not read waits in the repeater's log, where the back-pressure rules see it, rather than in socket
+   * buffers.
+   */
+  public static final int PLUGIN_SOCKET_SEND_BUFFER_BYTES = 256 * 1024;
+
   /** Outbound bytes queued on a paused plugin connection below which the repeater resumes writing to it. */
   public static final int PLUGIN_WRITE_LOW_WATER_MARK_BYTES = 256 * 1024;
 

@@ -174,6 +174,7 @@ public final class RepeaterCore implements AutoCloseable {
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, RepeaterSettings.PLUGIN_CONNECT_TIMEOUT_MILLIS)
+        .option(ChannelOption.SO_SNDBUF, RepeaterSettings.PLUGIN_SOCKET_SEND_BUFFER_BYTES)
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
             RepeaterSettings.PLUGIN_WRITE_LOW_WATER_MARK_BYTES, RepeaterSettings.PLUGIN_WRITE_HIGH_WATER_MARK_BYTES));
 
@@ -524,6 +525,22 @@ public final class RepeaterCore implements AutoCloseable {
 
   boolean isClosing() {
     return closing;
+  }
+
+  /** How many sequenced writes the retransmission log holds now (asked of the sequencer thread); -1 if stopped. */
+  public int logSize() {
+    EventLoop l = loop;
+    if (l == null) {
+      return -1;
+    }
+    try {
+      return l.submit(() -> log.size()).get(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      return -1;
+    }
   }
 
   public List<DuplicateView> duplicates() {
