@@ -70,7 +70,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     for (int id = 1; id <= config.duplicates; id++) {
       ZooKeeperEnsemble.Builder builder =
           ZooKeeperEnsemble.builder()
-              .servers(config.serversPerDuplicate)
+              .servers(config.serversOf.getOrDefault(id, config.serversPerDuplicate))
               .baseDir(config.baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
               .zoolanderDuplicate(id, config.znodes.basePath());
@@ -405,6 +405,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private Znodes znodes = Znodes.defaults();
     private boolean startRepeater = true;
     private final Map<Integer, Map<String, String>> duplicateProperties = new LinkedHashMap<>();
+    private final Map<Integer, Integer> serversOf = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -423,6 +424,18 @@ public final class EmbeddedCluster implements AutoCloseable {
         throw new IllegalArgumentException("serversPerDuplicate must be 1, 3 or 5, was " + servers);
       }
       this.serversPerDuplicate = servers;
+      return this;
+    }
+
+    /** ZooKeeper servers of duplicate {@code duplicateId} alone: 1, 3 or 5 (default {@link #serversPerDuplicate}). */
+    public Builder serversOf(int duplicateId, int servers) {
+      if (duplicateId < 1) {
+        throw new IllegalArgumentException("duplicateId must be >= 1, was " + duplicateId);
+      }
+      if (servers != 1 && servers != 3 && servers != 5) {
+        throw new IllegalArgumentException("servers of duplicate " + duplicateId + " must be 1, 3 or 5, was " + servers);
+      }
+      serversOf.put(duplicateId, servers);
       return this;
     }
 
