@@ -2,7 +2,6 @@ package io.zoolander.server.cli;
 
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterListener;
-import io.zoolander.server.repeater.Takeover;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -93,10 +92,6 @@ final class RepeaterCommand implements Callable<Integer> {
           settings.duplicates().entrySet().stream()
               .map(e -> e.getKey() + "=" + e.getValue())
               .collect(Collectors.joining(" ")));
-      Takeover takeover = repeater.takeover();
-      out.printf("took over in %d ms: epoch claimed at every duplicate in %d ms (applied seqs %s), %d writes recovered"
-          + " for the duplicates behind in %d ms%n", takeover.claimMillis() + takeover.recoveryMillis(),
-          takeover.claimMillis(), takeover.appliedSeqs(), takeover.recoveredWrites(), takeover.recoveryMillis());
       out.flush();
       stopped.await();
     } catch (InterruptedException e) {
