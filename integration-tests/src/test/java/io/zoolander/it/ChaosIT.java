@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * down by the network, duplicate 3 slowed down by injected anomalies.
  *
  * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code chaos.durationSeconds} (default
- * 25: the short version of the default suite; {@code -Pchaos} runs 600), {@code chaos.seed} (a number, or {@code
+ * 20: the short version of the default suite; {@code -Pchaos} runs 600), {@code chaos.seed} (a number, or {@code
  * random}; printed, so that a run can be replayed with {@code -Dchaos.seed=...}) and {@code chaos.serversOfFirst}
  * (servers of duplicate 1: 1 by default, to keep the short version light; 3 with {@code -Pchaos}).
  */
@@ -45,7 +45,7 @@ class ChaosIT {
 
   @Test
   void aSeededScheduleOfFaultsKeepsTheHistoryAndConverges() throws Exception {
-    long duration = Long.getLong("chaos.durationSeconds", 25);
+    long duration = Long.getLong("chaos.durationSeconds", 20);
     int serversOfFirst = Integer.getInteger("chaos.serversOfFirst", 1);
     String seedProperty = System.getProperty("chaos.seed", "1");
     long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);

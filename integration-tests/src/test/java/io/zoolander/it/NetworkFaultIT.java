@@ -135,7 +135,7 @@ class NetworkFaultIT {
   }
 
   /**
-   * One fault on the repeater's link to duplicate 2 while 150 writes are acknowledged, then healed.
+   * One fault on the repeater's link to duplicate 2 while 100 writes are acknowledged, then healed.
    *
    * @param untilGivenUp whether to keep the fault until the repeater gives the connection up (a half-open connection
    *     is noticed only by the ack timeout)
@@ -145,7 +145,7 @@ class NetworkFaultIT {
     long ackedBefore = load.acked();
     fault.accept(repeaterLink);
     long faulted = System.nanoTime();
-    load.awaitAcked(ackedBefore + 150, WAIT);
+    load.awaitAcked(ackedBefore + 100, WAIT);
     if (untilGivenUp) {
       SteadyLoad.await("the repeater gave duplicate 2's connection up during " + name,
           () -> repeater.duplicate(2).connectionState() != ConnectionState.STREAMING, WAIT, repeater::duplicates);
@@ -174,8 +174,8 @@ class NetworkFaultIT {
     for (Consumer<FaultProxy> fault : faults) {
       long readsBefore = load.reads();
       fault.accept(clientLink);
-      load.awaitAcked(load.acked() + 100, WAIT);
-      SteadyLoad.await("reads go on", () -> load.reads() >= readsBefore + 20, WAIT);
+      load.awaitAcked(load.acked() + 60, WAIT);
+      SteadyLoad.await("reads go on", () -> load.reads() >= readsBefore + 15, WAIT);
       clientLink.pass();
     }
     load.stop();
