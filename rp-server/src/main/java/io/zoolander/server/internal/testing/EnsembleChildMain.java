@@ -31,9 +31,17 @@ public final class EnsembleChildMain {
      * @param args the path of the server's {@code zoo.cfg}
      */
     public static void main(String[] args) {
+        exitWithParent();
+        ZoolanderPeerMain.main(args);
+    }
+
+    /**
+     * Makes this JVM exit (as described above) when the JVM that started it dies: when standard input reaches
+     * end-of-file or the parent process exits.
+     */
+    static void exitWithParent() {
         watchStdin(System.in);
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> exit("parent process exited")));
-        ZoolanderPeerMain.main(args);
     }
 
     private static void watchStdin(InputStream in) {
