@@ -5,6 +5,7 @@ import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Role;
@@ -12,6 +13,8 @@ import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in seq order, to the
@@ -178,6 +183,7 @@ public final class Repeater implements AutoCloseable {
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
     private Credential credential;
+    private byte[] zooKeeperAuth; // user:password, null without ZooKeeper ACLs
 
     private Builder() {}
 
@@ -217,6 +223,21 @@ public final class Repeater implements AutoCloseable {
     /** How the repeater proves who it is to plugins that require authentication (default: none). */
     public Builder credential(Credential credential) {
       this.credential = Objects.requireNonNull(credential, "credential must not be null");
+      return this;
+    }
+
+    /**
+     * The plugins' ZooKeeper identity (their {@code zoolander.zookeeper.user} and {@code
+     * zoolander.zookeeper.passwordFile}; default: none). With ZooKeeper ACLs on, only that identity may write
+     * Zoolander's znodes, and the repeater writes one: it claims its epoch in every duplicate's state znode at start.
+     * Without it, a repeater cannot start once the plugins have protected the state znodes.
+     *
+     * @throws IllegalArgumentException if the user contains ':' or the password file cannot be read or is empty
+     */
+    public Builder zooKeeperIdentity(String user, Path passwordFile) {
+      Objects.requireNonNull(user, "user must not be null");
+      Objects.requireNonNull(passwordFile, "passwordFile must not be null");
+      this.zooKeeperAuth = PluginSecurity.digestAuth(user, passwordFile);
       return this;
     }
 
@@ -365,8 +386,11 @@ public final class Repeater implements AutoCloseable {
       }
       Znodes znodes = new Znodes(basePath);
       List<DuplicateSource> sources = new ArrayList<>();
+      byte[] auth = zooKeeperAuth;
+      List<ACL> acl = auth == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE
+          : PluginSecurity.aclFor(new String(auth, StandardCharsets.UTF_8));
       duplicates.forEach((id, connectString) ->
-          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
+          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
       return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));

@@ -4,6 +4,7 @@ import io.zoolander.client.internal.EndpointWatcher;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -15,6 +16,7 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /** A duplicate whose state and endpoint live in its ZooKeeper ensemble, under {@link Znodes}. */
@@ -23,15 +25,31 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   private final String connectString;
   private final Znodes znodes;
   private final int sessionTimeoutMillis;
+  /** The plugins' ZooKeeper digest identity {@code user:password}, null if none (znodes open). */
+  private final byte[] zooKeeperAuth;
+  /** The ACL of a znode the claim creates: the plugins' (see PluginSecurity), open without an identity. */
+  private final List<ACL> acl;
   private EndpointWatcher watcher;
   /** The session kept from reading the state to claiming the epoch; null otherwise. */
   private ZooKeeper kept;
 
   public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
+    this(duplicateId, connectString, znodes, sessionTimeoutMillis, null, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+  }
+
+  /**
+   * @param zooKeeperAuth the plugins' digest identity {@code user:password} (their {@code zoolander.zookeeper.*}): with
+   *     ZooKeeper ACLs on, only it may claim an epoch in the state znode; null without ACLs
+   * @param acl the ACL of a znode the claim creates: the plugins' own
+   */
+  public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis,
+      byte[] zooKeeperAuth, List<ACL> acl) {
     this.duplicateId = duplicateId;
     this.connectString = connectString;
     this.znodes = znodes;
     this.sessionTimeoutMillis = sessionTimeoutMillis;
+    this.zooKeeperAuth = zooKeeperAuth == null ? null : zooKeeperAuth.clone();
+    this.acl = java.util.Objects.requireNonNull(acl, "acl must not be null");
   }
 
   @Override
@@ -77,13 +95,17 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
           }
           claimed = new BookkeepingState(epoch, state.appliedSeq());
           zk.setData(znodes.state(), claimed.encode(), stat.getVersion());
+        } catch (KeeperException.NoAuthException e) {
+          throw notAllowed(e);
         } catch (KeeperException.BadVersionException e) {
           continue; // changed since read: read again
         } catch (KeeperException.NoNodeException e) {
           claimed = new BookkeepingState(epoch, 0);
           try {
-            createParents(zk, znodes.state());
-            zk.create(znodes.state(), claimed.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+            createParents(zk, znodes.state(), acl);
+            zk.create(znodes.state(), claimed.encode(), acl, CreateMode.PERSISTENT);
+          } catch (KeeperException.NoAuthException denied) {
+            throw notAllowed(denied);
           } catch (KeeperException.NodeExistsException created) {
             continue; // the plugin created it meanwhile: claim that one
           }
@@ -108,10 +130,22 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
     }
   }
 
-  private static void createParents(ZooKeeper zk, String path) throws KeeperException, InterruptedException {
+  private IllegalStateException notAllowed(KeeperException.NoAuthException e) {
+    return new IllegalStateException("duplicate " + duplicateId + ": the repeater may not claim its epoch in "
+        + znodes.state() + " at " + connectString + ": the plugins protect Zoolander's znodes with a ZooKeeper ACL;"
+        + " give the repeater their ZooKeeper identity (zookeeper.user, zookeeper.passwordFile)", e);
+  }
+
+  /**
+   * Creates the parents of {@code path}: those above the base path open (as the plugin does), the base path with
+   * {@code acl}.
+   */
+  private void createParents(ZooKeeper zk, String path, List<ACL> acl) throws KeeperException, InterruptedException {
     for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
+      String parent = path.substring(0, slash);
       try {
-        zk.create(path.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(parent, new byte[0], parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // there already
       }
@@ -173,6 +207,9 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
         connected.countDown();
       }
     });
+    if (zooKeeperAuth != null) {
+      zk.addAuthInfo("digest", zooKeeperAuth.clone());
+    }
     boolean ok = false;
     try {
       if (!connected.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
