@@ -55,6 +55,11 @@ final class DuplicateReader implements AutoCloseable {
     return problems;
   }
 
+  /** Problems with a steady load's history in this duplicate (empty when it applied it). */
+  List<String> problems(SteadyLoad load) throws Exception {
+    return load.problems(zk, znodes);
+  }
+
   byte[] data(String applicationPath, Stat stat) throws Exception {
     return zk.getData(znodes.toZnode(applicationPath), false, stat);
   }

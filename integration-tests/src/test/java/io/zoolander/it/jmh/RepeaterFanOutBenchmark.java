@@ -127,8 +127,8 @@ public class RepeaterFanOutBenchmark {
     }
     repeater = new RepeaterCore(new CoreConfig(RepeaterSettings.DEFAULT_CLIENT_HOST, 0,
         RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES, CONNECT_TIMEOUT_MILLIS, OptionalLong.empty(),
-        RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, Znodes.defaults(), RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES),
-        sources, null);
+        RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, Znodes.defaults(), RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
+        RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS), sources, null);
     repeater.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
     while (!repeater.duplicates().stream().allMatch(v -> v.connectionState() == ConnectionState.STREAMING)) {
@@ -270,6 +270,11 @@ public class RepeaterFanOutBenchmark {
     @Override
     public BookkeepingState readState(long timeoutMillis) {
       return BookkeepingState.INITIAL;
+    }
+
+    @Override
+    public Claim claim(long epoch, long timeoutMillis) {
+      return new Claim(new BookkeepingState(epoch, BookkeepingState.INITIAL.appliedSeq()), Optional.of(endpoint));
     }
 
     @Override

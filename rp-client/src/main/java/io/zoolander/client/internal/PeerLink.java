@@ -197,10 +197,14 @@ final class PeerLink {
         return;
       }
       delay = backoffMs;
-      backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
+      int next = (alternates.indexOf(target) + 1) % Math.max(1, alternates.size());
       if (alternates.size() > 1) {
-        // Several addresses (a repeater and its standbys): try the next one.
-        address = alternates.get((alternates.indexOf(target) + 1) % alternates.size());
+        // Several addresses (a repeater and its standbys): try the next one. The backoff grows once per round of
+        // the list, so a standby that comes up is tried soon, not after a pause grown on the dead one.
+        address = alternates.get(next);
+      }
+      if (next == 0) {
+        backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
       }
     }
     suspend();

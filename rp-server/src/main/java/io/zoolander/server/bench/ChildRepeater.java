@@ -72,7 +72,7 @@ final class ChildRepeater implements AutoCloseable {
         "-Dcom.sun.management.jmxremote.authenticate=false",
         "-Dcom.sun.management.jmxremote.ssl=false",
         "-cp", System.getProperty("java.class.path"),
-        RepeaterChildMain.class.getName(), "--config", config.toString()));
+        RepeaterChildMain.class.getName(), "repeater", "--config", config.toString()));
     Path stdout = dir.resolve("repeater.out");
     Process process = new ProcessBuilder(command)
         .redirectOutput(stdout.toFile())

@@ -2,6 +2,7 @@ package io.zoolander.server.cli;
 
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
+import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.AccessControl;
@@ -46,7 +47,8 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param epoch a fixed epoch, empty for the highest found plus one
  * @param clientIoThreads threads reading client connections
  * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
- * @param security the security entries ({@code tls.*}, {@code auth.*}) as written, validated; empty when off
+ * @param security the security entries ({@code tls.*}, {@code auth.*}, {@code zookeeper.*}) as written, validated;
+ *     empty when off
  */
 record RepeaterConfig(
     String clientHost,
@@ -71,6 +73,8 @@ record RepeaterConfig(
   static final String EPOCH = "epoch";
   static final String CLIENT_IO_THREADS = "clientIoThreads";
   static final String JUTE_MAX_BUFFER = "juteMaxBuffer";
+  static final String ZOOKEEPER_USER = "zookeeper.user";
+  static final String ZOOKEEPER_PASSWORD_FILE = "zookeeper.passwordFile";
 
   /** Largest accepted {@code sessionTimeoutMs} and {@code startTimeoutMs}: one hour. */
   static final long MAX_TIMEOUT_MS = 3_600_000;
@@ -126,6 +130,11 @@ record RepeaterConfig(
         + "write: when set, a client must authenticate (shared secret from " + SecurityKeys.AUTH_SECRETS_FILE
         + ", or its TLS certificate's CN) before its WRITEs are sequenced."));
     SecurityKeys.CREDENTIAL.forEach(k -> all.add(setting(k)));
+    all.add(new Setting(ZOOKEEPER_USER, "(none)", "The plugins' ZooKeeper digest user (their "
+        + "zoolander.zookeeper.user): with ZooKeeper ACLs on, only it may write Zoolander's znodes, and the repeater "
+        + "claims its epoch in every state znode at start. Goes with " + ZOOKEEPER_PASSWORD_FILE + "."));
+    all.add(new Setting(ZOOKEEPER_PASSWORD_FILE, "(none)", "File holding that user's password (the plugins' "
+        + "zoolander.zookeeper.passwordFile)."));
     return List.copyOf(all);
   }
 
@@ -233,7 +242,7 @@ record RepeaterConfig(
     }
     Map<String, String> security = new LinkedHashMap<>();
     values.forEach((key, value) -> {
-      if (key.startsWith("tls.") || key.startsWith("auth.")) {
+      if (key.startsWith("tls.") || key.startsWith("auth.") || key.startsWith("zookeeper.")) {
         security.put(key, value);
       }
     });
@@ -261,10 +270,26 @@ record RepeaterConfig(
       errors.add("TLS needs the repeater's key and certificate (" + SecurityKeys.TLS_CERTIFICATE + " or "
           + SecurityKeys.TLS_KEY_STORE + ")");
     }
+    zooKeeperIdentity(values, errors);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(String.join("; ", errors));
     }
     return new LinkSecurity(tls, access, credential);
+  }
+
+  /** Checks the ZooKeeper identity entries: both or neither, a readable password. */
+  private static void zooKeeperIdentity(Map<String, String> values, List<String> errors) {
+    String user = values.get(ZOOKEEPER_USER);
+    String passwordFile = values.get(ZOOKEEPER_PASSWORD_FILE);
+    if ((user == null) != (passwordFile == null)) {
+      errors.add(ZOOKEEPER_USER + " and " + ZOOKEEPER_PASSWORD_FILE + " go together");
+    } else if (user != null) {
+      try {
+        java.util.Arrays.fill(PluginSecurity.digestAuth(user, Path.of(passwordFile)), (byte) 0);
+      } catch (IllegalArgumentException e) {
+        errors.add(ZOOKEEPER_PASSWORD_FILE + ": " + e.getMessage());
+      }
+    }
   }
 
   /** A repeater builder with these settings (no listener). */
@@ -288,6 +313,9 @@ record RepeaterConfig(
     if (link.credential() != null) {
       builder.credential(link.credential());
     }
+    if (security.containsKey(ZOOKEEPER_USER)) {
+      builder.zooKeeperIdentity(security.get(ZOOKEEPER_USER), Path.of(security.get(ZOOKEEPER_PASSWORD_FILE)));
+    }
     return builder;
   }
 
@@ -299,8 +327,9 @@ record RepeaterConfig(
   }
 
   private static String knownKeys() {
-    return SETTINGS.stream().map(Setting::key).filter(k -> !k.startsWith("tls.") && !k.startsWith("auth."))
-        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.* (--help lists them)";
+    return SETTINGS.stream().map(Setting::key)
+        .filter(k -> !k.startsWith("tls.") && !k.startsWith("auth.") && !k.startsWith("zookeeper."))
+        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.*, zookeeper.* (--help lists them)";
   }
 
   private static String where(String source, int line) {

@@ -97,6 +97,15 @@ final class ServerCommand implements Callable<Integer> {
               Integer.toString(ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT),
               "Received, unhandled messages at which the plugin stops reading the connection that sent the last"
                   + " one (TCP back-pressure) until half are handled."),
+          new Entry(ZoolanderPluginConfig.ADVERTISED_PORT_KEY,
+              Integer.toString(ZoolanderPluginConfig.ADVERTISED_PORT_DEFAULT),
+              "Port published in the endpoint znode; 0 publishes the bound port. Set it when the repeater and"
+                  + " clients reach the plugin through a forwarded port or a proxy."),
+          new Entry(ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_KEY,
+              Integer.toString(ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_DEFAULT),
+              "Most applied writes kept in memory (also at most " + ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES
+                  + " bytes), so that a new repeater can recover from this duplicate the writes other duplicates"
+                  + " missed when the old repeater died; 0 keeps none."),
           new Entry(ZoolanderPeerMain.STOP_TIMEOUT_KEY, Long.toString(PluginSettings.DEFAULT_STOP_TIMEOUT.toMillis()),
               "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops.")));
 

@@ -100,11 +100,8 @@ public final class PluginSecurity {
       } else {
         try {
           // The password file is read like a shared secret, but any non-empty password is accepted.
-          byte[] password = readPassword(Path.of(passwordFile));
-          String idPassword = user + ":" + new String(password, StandardCharsets.UTF_8);
-          Arrays.fill(password, (byte) 0);
-          auth = idPassword.getBytes(StandardCharsets.UTF_8);
-          acl = aclFor(idPassword);
+          auth = digestAuth(user, Path.of(passwordFile));
+          acl = aclFor(new String(auth, StandardCharsets.UTF_8));
         } catch (IllegalArgumentException e) {
           errors.add(ZOOKEEPER_PASSWORD_FILE_KEY + ": " + e.getMessage());
         }
@@ -129,6 +126,24 @@ public final class PluginSecurity {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA1 is not available", e);
     }
+  }
+
+  /**
+   * The digest auth data {@code user:password} of a ZooKeeper identity whose password is in {@code passwordFile} (read
+   * like {@value #ZOOKEEPER_PASSWORD_FILE_KEY}: trailing newlines dropped, not empty). The repeater, which claims epochs
+   * in the state znode, is given the plugins' identity with it. Internal use.
+   *
+   * @throws IllegalArgumentException if the user contains ':' or the file cannot be read or is empty
+   */
+  public static byte[] digestAuth(String user, Path passwordFile) {
+    if (user.isEmpty() || user.contains(":")) {
+      throw new IllegalArgumentException("a ZooKeeper user must be non-empty and must not contain ':', was '" + user
+          + "'");
+    }
+    byte[] password = readPassword(passwordFile);
+    String idPassword = user + ":" + new String(password, StandardCharsets.UTF_8);
+    Arrays.fill(password, (byte) 0);
+    return idPassword.getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] readPassword(Path file) {

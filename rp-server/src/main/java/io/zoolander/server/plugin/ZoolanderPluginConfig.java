@@ -38,6 +38,13 @@ import java.util.Map;
  * <tr><td>{@value #MAX_QUEUED_MESSAGES_KEY}</td><td>{@value #MAX_QUEUED_MESSAGES_DEFAULT}</td><td>messages
  *     (SEQUENCED, READ) received but not yet handled at which the plugin stops reading from the connection that sent
  *     the last one (TCP back-pressure) until half of them are handled</td></tr>
+ * <tr><td>{@value #ADVERTISED_PORT_KEY}</td><td>{@value #ADVERTISED_PORT_DEFAULT}</td><td>port published in the
+ *     endpoint znode; 0 publishes the bound port (set it when peers reach the plugin through a forwarded port or a
+ *     proxy)</td></tr>
+ * <tr><td>{@value #RECENT_WRITES_MESSAGES_KEY}</td><td>{@value #RECENT_WRITES_MESSAGES_DEFAULT}</td><td>most applied
+ *     writes the plugin keeps in memory (also bounded to {@value #RECENT_WRITES_MAX_BYTES} bytes) so that a new
+ *     repeater can recover from this duplicate the writes others missed when the old repeater died; 0 keeps
+ *     none</td></tr>
  * </table>
  *
  * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like every ZooKeeper
@@ -58,6 +65,8 @@ import java.util.Map;
  * @param readWaitMs how long a READ waits for its minSeq
  * @param maxWaitingReads most READs waiting at once
  * @param maxQueuedMessages back-pressure threshold on received, unhandled messages
+ * @param advertisedPort the port published in the endpoint znode, 0 for the bound port
+ * @param recentWritesMessages most applied writes kept for a new repeater's recovery
  */
 public record ZoolanderPluginConfig(
         int duplicateId,
@@ -71,7 +80,9 @@ public record ZoolanderPluginConfig(
         long retransmitTimeoutMs,
         long readWaitMs,
         int maxWaitingReads,
-        int maxQueuedMessages) {
+        int maxQueuedMessages,
+        int advertisedPort,
+        int recentWritesMessages) {
 
     /** Key of this duplicate's id: required, an int {@code >= 0}. */
     public static final String DUPLICATE_ID_KEY = "zoolander.duplicateId";
@@ -129,6 +140,18 @@ public record ZoolanderPluginConfig(
     /** Default back-pressure threshold. */
     public static final int MAX_QUEUED_MESSAGES_DEFAULT = 1_024;
 
+    /** Key of the port published in the endpoint znode. */
+    public static final String ADVERTISED_PORT_KEY = "zoolander.plugin.advertisedPort";
+    /** Default published port: 0, the bound port. */
+    public static final int ADVERTISED_PORT_DEFAULT = 0;
+
+    /** Key of the most applied writes kept in memory for a new repeater's recovery. */
+    public static final String RECENT_WRITES_MESSAGES_KEY = "zoolander.plugin.recentWritesMessages";
+    /** Default: as many as the repeater's default log holds, so a laggard it could serve is recoverable after it. */
+    public static final int RECENT_WRITES_MESSAGES_DEFAULT = 65_536;
+    /** Bound on the bytes of the applied writes kept (paths and data, estimated), whatever their count. */
+    public static final long RECENT_WRITES_MAX_BYTES = 32L * 1024 * 1024;
+
     /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
     public static final long MAX_TIMEOUT_MS = 3_600_000;
 
@@ -165,6 +188,8 @@ public record ZoolanderPluginConfig(
         range(errors, "readWaitMs", readWaitMs, 0, MAX_TIMEOUT_MS);
         range(errors, "maxWaitingReads", maxWaitingReads, 0, MAX_MESSAGES);
         range(errors, "maxQueuedMessages", maxQueuedMessages, 2, MAX_MESSAGES);
+        range(errors, "advertisedPort", advertisedPort, 0, 65_535);
+        range(errors, "recentWritesMessages", recentWritesMessages, 0, MAX_MESSAGES);
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException("Invalid Zoolander plugin settings: " + String.join("; ", errors));
         }
@@ -214,11 +239,15 @@ public record ZoolanderPluginConfig(
                 MAX_MESSAGES);
         int maxQueuedMessages = (int) parse(errors, properties, MAX_QUEUED_MESSAGES_KEY, MAX_QUEUED_MESSAGES_DEFAULT, 2,
                 MAX_MESSAGES);
+        int advertisedPort = (int) parse(errors, properties, ADVERTISED_PORT_KEY, ADVERTISED_PORT_DEFAULT, 0, 65_535);
+        int recentWritesMessages = (int) parse(errors, properties, RECENT_WRITES_MESSAGES_KEY,
+                RECENT_WRITES_MESSAGES_DEFAULT, 0, MAX_MESSAGES);
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException("Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
         }
         return new ZoolanderPluginConfig(duplicateId, znodes, host, port, advertisedHost, sessionTimeoutMs,
-                connectTimeoutMs, gapBufferMessages, retransmitTimeoutMs, readWaitMs, maxWaitingReads, maxQueuedMessages);
+                connectTimeoutMs, gapBufferMessages, retransmitTimeoutMs, readWaitMs, maxWaitingReads, maxQueuedMessages,
+                advertisedPort, recentWritesMessages);
     }
 
     private static String trimmed(Map<String, String> properties, String key) {

@@ -5,6 +5,7 @@ import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Role;
@@ -12,6 +13,8 @@ import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 
 /**
  * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in seq order, to the
@@ -36,10 +41,14 @@ import java.util.concurrent.TimeoutException;
  * }
  * }</pre>
  *
- * <p>{@link #start()} reads every duplicate's bookkeeping state ({@code <base>/state}): the epoch becomes the highest
- * epoch found plus one (or the configured one, which must be higher still) and the sequence continues after the
- * highest applied seq. Then the repeater follows each duplicate's plugin through its endpoint znode, connects,
- * resumes it from its applied seq and streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping state ({@code
+ * <base>/state}) and chooses the highest epoch found plus one (or the configured one, which must be higher still);
+ * it <em>claims</em> that epoch at every duplicate, with a conditional update of the state, so no two repeaters ever
+ * hold the same epoch and every plugin refuses the older repeaters' writes from then on; the sequence continues after
+ * the highest applied seq. The writes that the most advanced duplicates applied and others did not are recovered from
+ * the most advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
+ * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from its applied seq and
+ * streams the live sequence. See the {@linkplain io.zoolander.server.repeater
  * package documentation} for back-pressure and fencing. Thread-safe.
  */
 public final class Repeater implements AutoCloseable {
@@ -101,9 +110,34 @@ public final class Repeater implements AutoCloseable {
     return started(core.nextSeq());
   }
 
-  /** Whether a plugin reported a newer repeater: this one then refuses every WRITE with STALE_EPOCH. */
+  /**
+   * How this repeater took over when it started: the epoch it claimed, each duplicate's applied seq at the claim, the
+   * writes it recovered for the duplicates behind, and how long that took.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public Takeover takeover() {
+    Takeover t = core.takeover();
+    if (t == null) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return t;
+  }
+
+  /**
+   * Whether a plugin reported a newer repeater: this one then stops listening, closes its client connections (so
+   * clients move to the next repeater they know) and refuses every WRITE still arriving with STALE_EPOCH.
+   */
   public boolean isDeposed() {
     return core.isDeposed();
+  }
+
+  /**
+   * How many sequenced writes the retransmission log holds now: at most {@link Builder#logCapacity(int)}, whatever
+   * the duplicates do (the memory a slow or cut-off duplicate can pin). -1 when not running.
+   */
+  public int logSize() {
+    return core.logSize();
   }
 
   /** A snapshot of every duplicate, in configuration order. */
@@ -144,10 +178,12 @@ public final class Repeater implements AutoCloseable {
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
+    private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private RepeaterListener listener;
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
     private Credential credential;
+    private byte[] zooKeeperAuth; // user:password, null without ZooKeeper ACLs
 
     private Builder() {}
 
@@ -187,6 +223,21 @@ public final class Repeater implements AutoCloseable {
     /** How the repeater proves who it is to plugins that require authentication (default: none). */
     public Builder credential(Credential credential) {
       this.credential = Objects.requireNonNull(credential, "credential must not be null");
+      return this;
+    }
+
+    /**
+     * The plugins' ZooKeeper identity (their {@code zoolander.zookeeper.user} and {@code
+     * zoolander.zookeeper.passwordFile}; default: none). With ZooKeeper ACLs on, only that identity may write
+     * Zoolander's znodes, and the repeater writes one: it claims its epoch in every duplicate's state znode at start.
+     * Without it, a repeater cannot start once the plugins have protected the state znodes.
+     *
+     * @throws IllegalArgumentException if the user contains ':' or the password file cannot be read or is empty
+     */
+    public Builder zooKeeperIdentity(String user, Path passwordFile) {
+      Objects.requireNonNull(user, "user must not be null");
+      Objects.requireNonNull(passwordFile, "passwordFile must not be null");
+      this.zooKeeperAuth = PluginSecurity.digestAuth(user, passwordFile);
       return this;
     }
 
@@ -306,6 +357,15 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a plugin connection may leave sent writes unacknowledged, hearing nothing from the plugin, before the
+     * repeater drops and reconnects it (default {@value RepeaterSettings#DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS} ms).
+     */
+    public Builder pluginAckTimeout(Duration timeout) {
+      this.pluginAckTimeoutMillis = positiveMillis(timeout, "pluginAckTimeout");
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -326,10 +386,13 @@ public final class Repeater implements AutoCloseable {
       }
       Znodes znodes = new Znodes(basePath);
       List<DuplicateSource> sources = new ArrayList<>();
+      byte[] auth = zooKeeperAuth;
+      List<ACL> acl = auth == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE
+          : PluginSecurity.aclFor(new String(auth, StandardCharsets.UTF_8));
       duplicates.forEach((id, connectString) ->
-          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis)));
+          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
-          clientIoThreads, znodes, juteMaxBufferBytes);
+          clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
       return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
     }
 

@@ -43,6 +43,14 @@ public final class RepeaterSettings {
   /** How long a plugin has to answer HELLO with STATUS before the connection is dropped and retried, in milliseconds. */
   public static final long PLUGIN_HANDSHAKE_TIMEOUT_MILLIS = 5_000;
 
+  /**
+   * How long a plugin connection may leave sent writes unacknowledged, with nothing at all heard from the plugin,
+   * before the repeater drops it and connects again (resuming from the plugin's applied seq), in milliseconds. Catches
+   * a connection that is dead on the plugin's side without the repeater being told (half-open). A slow duplicate
+   * still acknowledges its progress and is not affected.
+   */
+  public static final long DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS = 10_000;
+
   /** First delay before reconnecting to a plugin after a failure, in milliseconds; doubled on each failure. */
   public static final long RECONNECT_BACKOFF_MIN_MILLIS = 50;
 
@@ -55,6 +63,13 @@ public final class RepeaterSettings {
    * Bounds the memory a slow duplicate can pin beyond the log.
    */
   public static final int PLUGIN_WRITE_HIGH_WATER_MARK_BYTES = 1024 * 1024;
+
+  /**
+   * The kernel send buffer of a plugin connection, in bytes: fixed (not auto-tuned to megabytes), so that what a slow
+   * duplicate has not read waits in the repeater's log, where the back-pressure rules see it, rather than in socket
+   * buffers.
+   */
+  public static final int PLUGIN_SOCKET_SEND_BUFFER_BYTES = 256 * 1024;
 
   /** Outbound bytes queued on a paused plugin connection below which the repeater resumes writing to it. */
   public static final int PLUGIN_WRITE_LOW_WATER_MARK_BYTES = 256 * 1024;
@@ -99,6 +114,18 @@ public final class RepeaterSettings {
 
   /** On {@link Repeater#close()}, how long the I/O threads get to finish, in milliseconds. */
   public static final long CLOSE_THREADS_TIMEOUT_MILLIS = 5_000;
+
+  /**
+   * When another repeater claimed the chosen epoch first at some duplicate, the most the repeater pauses (a random
+   * pause, so that two starting together stop colliding) before claiming the next epoch, in milliseconds.
+   */
+  public static final long CLAIM_RETRY_PAUSE_MAX_MILLIS = 100;
+
+  /**
+   * At start, how long one duplicate's plugin has to send the writes it applied recently (for the duplicates behind
+   * it), in milliseconds; the start timeout bounds it too. A plugin that does not answer in time is skipped.
+   */
+  public static final long RECOVERY_FETCH_TIMEOUT_MILLIS = 5_000;
 
   /** The id the repeater sends in its HELLO to plugins. */
   public static final String HELLO_ID = "repeater";

@@ -7,6 +7,7 @@ import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,12 +17,14 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -62,6 +65,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final boolean ownsBaseDir;
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new LinkedHashMap<>();
   private final List<ZoolanderClient> clients = new ArrayList<>();
+  private final List<Repeater> repeaters = new ArrayList<>();
   private Repeater repeater;
 
   private EmbeddedCluster(Builder config, Path baseDir, boolean ownsBaseDir) {
@@ -77,14 +81,15 @@ public final class EmbeddedCluster implements AutoCloseable {
   private void startAll() throws IOException, InterruptedException, TimeoutException {
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int id = 1; id <= config.duplicates; id++) {
-      ZooKeeperEnsemble ensemble =
+      ZooKeeperEnsemble.Builder builder =
           ZooKeeperEnsemble.builder()
-              .servers(config.serversPerDuplicate)
+              .servers(config.serversOf.getOrDefault(id, config.serversPerDuplicate))
               .baseDir(baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
               .serverMode(config.serverMode)
-              .zoolanderDuplicate(id, config.znodes.basePath())
-              .build();
+              .zoolanderDuplicate(id, config.znodes.basePath());
+      config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
+      ZooKeeperEnsemble ensemble = builder.build();
       duplicates.put(id, ensemble);
       starts.add(CompletableFuture.runAsync(() -> {
         try {
@@ -99,19 +104,52 @@ public final class EmbeddedCluster implements AutoCloseable {
     } catch (CompletionException e) {
       throw new IOException("a duplicate did not start: " + e.getCause(), e.getCause());
     }
-    startRepeater();
+    if (config.startRepeater) {
+      startRepeater();
+    }
   }
 
-  /** Starts a new repeater (after {@link #killRepeater()}); it takes a higher epoch than any duplicate holds. */
+  /**
+   * Starts a new repeater in this JVM (after {@link #killRepeater()}, or while another runs: it takes over); it claims
+   * a higher epoch than any duplicate holds and recovers what the duplicates behind missed.
+   */
   public Repeater startRepeater() throws IOException, InterruptedException, TimeoutException {
+    return startRepeater(b -> {});
+  }
+
+  /**
+   * {@link #startRepeater()} with settings of its own, e.g. {@code b -> b.clientListen("127.0.0.1", port)} for a
+   * repeater that clients already know as a standby. It becomes {@link #repeater()}; the one before is not closed.
+   */
+  public Repeater startRepeater(Consumer<Repeater.Builder> customize)
+      throws IOException, InterruptedException, TimeoutException {
     Repeater.Builder builder =
         Repeater.builder().basePath(config.znodes.basePath()).logCapacity(config.repeaterLogCapacity);
     duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
-    repeater = builder.build().start();
+    customize.accept(builder);
+    Repeater started = builder.build();
+    synchronized (repeaters) {
+      repeaters.add(started);
+    }
+    repeater = started.start();
     return repeater;
   }
 
-  /** Stops the repeater abruptly-as-possible in-process (its connections close). */
+  /**
+   * A builder of a repeater in a child JVM ({@code zoolander repeater}), preset with this cluster's duplicates, base
+   * path and log capacity, its directory under the cluster's: for tests that kill a repeater like {@code kill -9}.
+   * The caller closes what it starts.
+   */
+  public RepeaterProcess.Builder repeaterProcess() {
+    RepeaterProcess.Builder builder = RepeaterProcess.builder()
+        .basePath(config.znodes.basePath())
+        .logCapacity(config.repeaterLogCapacity)
+        .baseDir(baseDir);
+    duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
+    return builder;
+  }
+
+  /** Stops the in-process repeater (its connections close; it drains what it queued first, briefly). */
   public void killRepeater() {
     if (repeater != null) {
       repeater.close();
@@ -144,12 +182,25 @@ public final class EmbeddedCluster implements AutoCloseable {
     return config.serverMode;
   }
 
-  /** A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings. */
+  /**
+   * A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings.
+   *
+   * @throws IllegalStateException if no repeater runs in this JVM (see {@link #clientBuilder(List)})
+   */
   public ZoolanderClientBuilder clientBuilder() {
-    ZoolanderClientBuilder builder =
-        ZoolanderClient.builder()
-            .repeater(repeater.boundAddress().getHostString(), repeater.boundAddress().getPort())
-            .basePath(config.znodes.basePath());
+    if (repeater == null) {
+      throw new IllegalStateException("no repeater in this JVM: name the repeaters with clientBuilder(List)");
+    }
+    return clientBuilder(List.of(repeater.boundAddress()));
+  }
+
+  /** A builder pre-set with these repeater addresses (the first, then standbys) and this cluster's duplicates. */
+  public ZoolanderClientBuilder clientBuilder(List<InetSocketAddress> repeaterAddresses) {
+    if (repeaterAddresses.isEmpty()) {
+      throw new IllegalArgumentException("repeaterAddresses must not be empty");
+    }
+    ZoolanderClientBuilder builder = ZoolanderClient.builder().basePath(config.znodes.basePath());
+    repeaterAddresses.forEach(a -> builder.repeater(a.getHostString(), a.getPort()));
     duplicates.values().forEach(e -> builder.duplicate(e.connectString()));
     return builder;
   }
@@ -285,8 +336,17 @@ public final class EmbeddedCluster implements AutoCloseable {
    *     first differences
    */
   public Map<Integer, TreeDigest> awaitConverged(Duration timeout) throws Exception {
+    return awaitConverged(repeater.nextSeq() - 1, timeout);
+  }
+
+  /**
+   * Waits until every duplicate has applied at least {@code seq} and all of them hold the same tree at the same applied
+   * seq (invariant 4); returns their digests. For a repeater that does not run in this JVM.
+   *
+   * @throws TimeoutException if that does not happen within {@code timeout}, naming the differences
+   */
+  public Map<Integer, TreeDigest> awaitConverged(long seq, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
-    long seq = repeater.nextSeq() - 1;
     Map<Integer, TreeDigest> digests = awaitApplied(seq, timeout);
     while (true) {
       TreeDigest first = digests.values().iterator().next();
@@ -311,7 +371,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       clients.forEach(ZoolanderClient::close);
       clients.clear();
     }
-    killRepeater();
+    synchronized (repeaters) {
+      repeaters.forEach(Repeater::close);
+    }
     duplicates.values().forEach(ZooKeeperEnsemble::close);
     if (ownsBaseDir) {
       deleteRecursively(baseDir);
@@ -378,6 +440,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     private Path baseDir;
     private int repeaterLogCapacity = 100_000;
     private Znodes znodes = Znodes.defaults();
+    private boolean startRepeater = true;
+    private final Map<Integer, Map<String, String>> duplicateProperties = new LinkedHashMap<>();
+    private final Map<Integer, Integer> serversOf = new LinkedHashMap<>();
 
     private Builder() {}
 
@@ -411,6 +476,18 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
+    /** ZooKeeper servers of duplicate {@code duplicateId} alone: 1, 3 or 5 (default {@link #serversPerDuplicate}). */
+    public Builder serversOf(int duplicateId, int servers) {
+      if (duplicateId < 1) {
+        throw new IllegalArgumentException("duplicateId must be >= 1, was " + duplicateId);
+      }
+      if (servers != 1 && servers != 3 && servers != 5) {
+        throw new IllegalArgumentException("servers of duplicate " + duplicateId + " must be 1, 3 or 5, was " + servers);
+      }
+      serversOf.put(duplicateId, servers);
+      return this;
+    }
+
     /** Whether ZooKeeper fsyncs its log (default false: faster, fine for tests). */
     public Builder fsync(boolean fsync) {
       this.fsync = fsync;
@@ -441,6 +518,29 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** Base path of Zoolander's znodes (default {@code /zoolander}). */
     public Builder basePath(String basePath) {
       this.znodes = new Znodes(basePath);
+      return this;
+    }
+
+    /**
+     * Whether {@link #start()} starts a repeater in this JVM (default true); without one, tests start their own
+     * ({@link EmbeddedCluster#startRepeater()}, {@link EmbeddedCluster#repeaterProcess()}).
+     */
+    public Builder startRepeater(boolean start) {
+      this.startRepeater = start;
+      return this;
+    }
+
+    /**
+     * A {@code zoo.cfg} entry for every server of duplicate {@code duplicateId}, e.g. a fixed plugin port ({@link
+     * io.zoolander.server.plugin.ZoolanderPluginConfig#PORT_KEY}); it wins over the defaults.
+     */
+    public Builder duplicateProperty(int duplicateId, String key, String value) {
+      if (duplicateId < 1) {
+        throw new IllegalArgumentException("duplicateId must be >= 1, was " + duplicateId);
+      }
+      Objects.requireNonNull(key, "key must not be null");
+      Objects.requireNonNull(value, "value must not be null");
+      duplicateProperties.computeIfAbsent(duplicateId, id -> new LinkedHashMap<>()).put(key, value);
       return this;
     }
 

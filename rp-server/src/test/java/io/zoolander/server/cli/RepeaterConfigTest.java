@@ -82,8 +82,8 @@ class RepeaterConfigTest {
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, and the security keys tls.*, auth.*"
-        + " (--help lists them))"},
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, and the security keys tls.*, auth.*,"
+        + " zookeeper.* (--help lists them))"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
     {"=7000", "a line starts with '=': the key is missing"},
     {"clientHost=", "clientHost has no value"},

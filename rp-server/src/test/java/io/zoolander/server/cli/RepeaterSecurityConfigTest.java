@@ -51,4 +51,18 @@ class RepeaterSecurityConfigTest {
     assertThatThrownBy(() -> RepeaterConfig.parse(List.of("duplicate.1=127.0.0.1:2181", "auth.allow.repeater=x"),
         "r.properties")).hasMessageContaining("unknown key 'auth.allow.repeater'");
   }
+
+  @Test
+  void theZooKeeperIdentityGoesTogetherAndIsRead() throws Exception {
+    Path password = TestCertificates.write(dir, "zk-password", "plugin-password\n");
+    RepeaterConfig c = RepeaterConfig.parse(List.of("duplicate.1=127.0.0.1:2181", "zookeeper.user=zoolander-plugin",
+        "zookeeper.passwordFile=" + password), "repeater.properties");
+    assertThat(c.security()).containsEntry("zookeeper.user", "zoolander-plugin").hasSize(2);
+    assertThat(c.toBuilder().build()).isNotNull();
+    assertThat(RepeaterCommand.settingsHelp()).anyMatch(l -> l.contains("zookeeper.passwordFile="));
+    assertThatThrownBy(() -> RepeaterConfig.parse(List.of("duplicate.1=127.0.0.1:2181", "zookeeper.user=u"),
+        "r.properties")).hasMessageContaining("zookeeper.user and zookeeper.passwordFile go together");
+    assertThatThrownBy(() -> RepeaterConfig.parse(List.of("duplicate.1=127.0.0.1:2181", "zookeeper.user=u",
+        "zookeeper.passwordFile=" + dir.resolve("none")), "r.properties")).hasMessageContaining("does not exist");
+  }
 }

@@ -6,9 +6,13 @@ import static io.zoolander.server.plugin.PluginTestSupport.awaitEndpoint;
 import static io.zoolander.server.plugin.PluginTestSupport.state;
 import static io.zoolander.server.plugin.PluginTestSupport.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
+import io.zoolander.server.internal.repeater.DuplicateSource;
+import io.zoolander.server.internal.repeater.EpochTakenException;
+import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
@@ -229,6 +233,52 @@ class ZoolanderPluginTest {
             client.expectNothing(QUIET);
             assertThat(appData(zk, "/stale")).isNull();
             assertThat(state(zk)).isEqualTo(new BookkeepingState(newEpoch, seq));
+        }
+    }
+
+    @Test
+    void aRepeaterClaimingAnEpochFencesTheOlderOneAndGetsTheRecentWrites() throws Exception {
+        long clientId = 110;
+        try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+                FakePeer old = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+            long epoch = Math.max(1, old.status().epoch());
+            long first = old.status().appliedSeq() + 1;
+            List<Message.Sequenced> sent = List.of(
+                    new Message.Sequenced(epoch, first, clientId, 1, List.of(Op.create("/claim", utf8("0")))),
+                    new Message.Sequenced(epoch, first + 1, clientId, 2, List.of(Op.setData("/claim", utf8("1"), 0))),
+                    new Message.Sequenced(epoch, first + 2, clientId, 3, List.of(Op.setData("/claim", utf8("2"), 1))));
+            sent.forEach(old::send);
+            for (int i = 0; i < sent.size(); i++) {
+                assertThat(client.next(Message.Reply.class).code()).isEqualTo(Code.OK);
+            }
+
+            // A new repeater claims the next epoch, straight in the duplicate's ZooKeeper, as Repeater.start() does.
+            ZooKeeperDuplicateSource source = new ZooKeeperDuplicateSource(DUPLICATE_ID, ensemble.connectString(),
+                    ZNODES, 10_000);
+            DuplicateSource.Claim claim = source.claim(epoch + 1, 10_000);
+            assertThat(claim.state()).isEqualTo(new BookkeepingState(epoch + 1, first + 2));
+            assertThat(claim.endpoint()).contains(endpoint);
+            assertThatThrownBy(() -> source.claim(epoch + 1, 10_000)).isInstanceOf(EpochTakenException.class);
+
+            // The old repeater can get nothing applied any more.
+            old.send(new Message.Sequenced(epoch, first + 3, clientId, 4, List.of(Op.setData("/claim", utf8("x"), -1))));
+            Message.Error refused = old.nextOf(Message.Error.class);
+            assertThat(refused.code()).isEqualTo(ErrorCode.STALE_EPOCH);
+            assertThat(refused.requestId()).isEqualTo(first + 3);
+            assertThat(appData(zk, "/claim")).isEqualTo("2");
+            assertThat(state(zk)).isEqualTo(new BookkeepingState(epoch + 1, first + 2));
+
+            // The new one asks for what this duplicate applied: the writes as received, then STATUS.
+            try (FakePeer recovering = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+                recovering.send(new Message.Retransmit(DUPLICATE_ID, epoch + 1, first, first + 10));
+                for (Message.Sequenced write : sent) {
+                    assertThat(recovering.next(Message.Sequenced.class)).isEqualTo(write);
+                }
+                assertThat(recovering.next(Message.Status.class))
+                        .isEqualTo(new Message.Status(DUPLICATE_ID, epoch + 1, first + 2, DuplicateState.ACTIVE));
+                recovering.send(new Message.Retransmit(DUPLICATE_ID, epoch + 1, first + 3, first + 10));
+                assertThat(recovering.next(Message.Status.class).appliedSeq()).isEqualTo(first + 2);
+            }
         }
     }
 

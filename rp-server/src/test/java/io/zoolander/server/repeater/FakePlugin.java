@@ -53,6 +53,8 @@ final class FakePlugin implements AutoCloseable {
   volatile boolean refuseWithStaleEpoch;
   /** How many of the next HELLOs to answer with an ACK instead of STATUS (a protocol violation). */
   final AtomicInteger misbehave = new AtomicInteger();
+  /** Apply nothing beyond this seq (a duplicate falling behind; what it receives is recorded all the same). */
+  volatile long applyUpTo = Long.MAX_VALUE;
   /** Stop reading the connection after this many SEQUENCED messages (a stalled duplicate). */
   volatile int stopReadingAfter = Integer.MAX_VALUE;
 
@@ -154,12 +156,19 @@ final class FakePlugin implements AutoCloseable {
         }
         if (refuseWithStaleEpoch) {
           ctx.writeAndFlush(Message.Error.of(ErrorCode.STALE_EPOCH, "a newer repeater has written here"));
-        } else if (s.seq() == durable.appliedSeq.get() + 1 && s.epoch() >= durable.epoch) {
+        } else if (s.seq() == durable.appliedSeq.get() + 1 && s.epoch() >= durable.epoch && s.seq() <= applyUpTo) {
           durable.applied.add(s);
           durable.epoch = s.epoch();
           durable.appliedSeq.set(s.seq());
           ackDue = true;
         }
+      } else if (m instanceof Message.Retransmit r) {
+        // A repeater taking over asks for what this duplicate applied: send what it holds, then STATUS.
+        synchronized (durable.applied) {
+          durable.applied.stream().filter(s -> s.seq() >= r.fromSeq() && s.seq() <= r.toSeq()).forEach(ctx::write);
+        }
+        ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, durable.appliedSeq.get(),
+            DuplicateState.ACTIVE));
       } else if (m instanceof Message.Error e) {
         errors.add(e);
       }

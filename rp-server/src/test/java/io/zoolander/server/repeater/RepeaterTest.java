@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -448,15 +449,101 @@ class RepeaterTest {
     Eventually.await("deposed", repeater::isDeposed, repeater::duplicates);
     Eventually.await("deposition reported", () -> listener.deposed.size() == 1, listener::toString);
     assertThat(listener.deposed.get(0)).startsWith("1: ");
-    writeAll(client, 1, 2);
-    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
-    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.STALE_EPOCH);
-    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
+    // The client is told and let go, so that it moves to the next repeater it knows; no one can connect any more.
+    Eventually.await("the client told STALE_EPOCH and disconnected", () -> !client.channel.isActive()
+        && client.errors.stream().anyMatch(e -> e.code() == ErrorCode.STALE_EPOCH), client.errors::toString);
+    assertThatThrownBy(() -> TestClient.connect(group, repeater.boundAddress(), 8)).hasMessageContaining("refused");
     assertThat(repeater.nextSeq()).isEqualTo(2);
     Eventually.await("every connection closed", () -> repeater.duplicates().stream()
         .allMatch(d -> d.connectionState() == ConnectionState.CLOSED), repeater::duplicates);
     for (FakePlugin p : plugins) {
       assertThat(p.receivedSeqs()).containsExactly(1L);
+    }
+  }
+
+  @Test
+  void aNewRepeaterRecoversFromTheMostAdvancedDuplicateWhatTheOthersMissed() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    plugins[2].applyUpTo = 4; // duplicate 3 falls behind
+    Repeater old = startRepeater(b -> {});
+    awaitStreaming(old, 1, 2, 3);
+    TestClient client = client(7);
+    writeAll(client, 0, 10);
+    awaitReceived(plugins[0], 10);
+    awaitReceived(plugins[1], 10);
+    awaitReceived(plugins[2], 10);
+    old.close();
+    // The fake plugins keep their state in memory: put in the state znodes what a real plugin would have written.
+    for (int d = 1; d <= DUPLICATES; d++) {
+      FakePlugin p = plugins[d - 1];
+      ZK.get(d - 1).setData(base + "/state", new BookkeepingState(p.durable.epoch, p.durable.appliedSeq.get())
+          .encode(), -1);
+    }
+    plugins[2].applyUpTo = Long.MAX_VALUE;
+
+    Repeater repeater = startRepeater(b -> {});
+    assertThat(repeater.epoch()).isEqualTo(old.epoch() + 1);
+    assertThat(repeater.takeover().appliedSeqs()).containsExactly(Map.entry(1, 10L), Map.entry(2, 10L),
+        Map.entry(3, 4L));
+    assertThat(repeater.takeover().recoveredFromSeq()).isEqualTo(5);
+    assertThat(repeater.takeover().recoveredToSeq()).isEqualTo(10);
+    assertThat(repeater.nextSeq()).isEqualTo(11);
+    Eventually.await("duplicate 3 caught up", () -> plugins[2].durable.appliedSeq.get() == 10, plugins[2]::toString);
+    List<Message.Sequenced> recovered = plugins[2].durable.applied.subList(4, 10);
+    for (int i = 0; i < recovered.size(); i++) {
+      Message.Sequenced original = plugins[0].durable.applied.get(4 + i);
+      assertThat(recovered.get(i).epoch()).isEqualTo(repeater.epoch());
+      assertThat(recovered.get(i)).isEqualTo(new Message.Sequenced(repeater.epoch(), original.seq(),
+          original.clientId(), original.requestId(), original.ops()));
+    }
+    assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
+    TestClient next = client(8);
+    writeAll(next, 0, 1);
+    for (FakePlugin p : plugins) {
+      Eventually.await("seq 11 applied", () -> p.durable.appliedSeq.get() == 11, p::toString);
+    }
+  }
+
+  @Test
+  void aLaggardNeedingWritesNoDuplicateStillHoldsIsFencedByTheNewRepeater() throws Exception {
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(1, 10)); // applied 1..10 before it restarted: holds none
+    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(1, 10));
+    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 6));
+    writeState(1, new BookkeepingState(1, 10));
+    writeState(2, new BookkeepingState(1, 10));
+    writeState(3, new BookkeepingState(1, 6));
+    Repeater repeater = startRepeater(b -> {});
+    assertThat(repeater.takeover().recoveredWrites()).isZero();
+    Eventually.await("duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    assertThat(repeater.duplicate(3).fenceReason().orElseThrow()).contains("needs 7");
+    awaitStreaming(repeater, 1, 2);
+    assertThat(p1.hellos.get()).as("asked for its recent writes, then connected").isEqualTo(2);
+    assertThat(p3.received).isEmpty();
+  }
+
+  @Test
+  void repeatersStartingTogetherNeverShareAnEpoch() throws Exception {
+    pluginsForAll();
+    ExecutorService starters = Executors.newFixedThreadPool(3);
+    try {
+      List<Future<Repeater>> starting = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        Repeater repeater = buildRepeater(b -> {});
+        starting.add(starters.submit(repeater::start));
+      }
+      List<Long> epochs = new ArrayList<>();
+      for (Future<Repeater> f : starting) {
+        epochs.add(f.get(30, TimeUnit.SECONDS).epoch());
+      }
+      assertThat(epochs).doesNotHaveDuplicates();
+      // Each duplicate holds the highest epoch claimed: every older repeater is fenced there.
+      long newest = Collections.max(epochs);
+      for (int d = 1; d <= DUPLICATES; d++) {
+        assertThat(BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+            .isEqualTo(newest);
+      }
+    } finally {
+      starters.shutdownNow();
     }
   }
 
@@ -507,6 +594,10 @@ class RepeaterTest {
   }
 
   private Repeater startRepeater(Consumer<Repeater.Builder> customize) throws Exception {
+    return buildRepeater(customize).start();
+  }
+
+  private Repeater buildRepeater(Consumer<Repeater.Builder> customize) {
     Repeater.Builder builder = Repeater.builder()
         .basePath(base)
         .sessionTimeout(Duration.ofSeconds(4))
@@ -518,7 +609,7 @@ class RepeaterTest {
     customize.accept(builder);
     Repeater repeater = builder.build();
     closeables.add(repeater);
-    return repeater.start();
+    return repeater;
   }
 
   private FakePlugin plugin(int duplicateId, long serverId, FakePlugin.Durable durable) {

@@ -38,6 +38,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,6 +64,7 @@ class SecurityEndToEndTest {
   private TestCertificates.Issued rogueCert;
   private TlsSettings clientTls;
   private Path writerSecretFile;
+  private Path zkPassword;
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new HashMap<>();
   private Repeater repeater;
 
@@ -77,7 +80,7 @@ class SecurityEndToEndTest {
         "# writers\nwriter-1=" + WRITER_SECRET + "\nreader-1=reader-1-secret-0123456789\n");
     Path repeaterSecret = TestCertificates.write(dir, "repeater-secret", REPEATER_SECRET + "\n");
     writerSecretFile = TestCertificates.write(dir, "writer-secret", WRITER_SECRET + "\n");
-    Path zkPassword = TestCertificates.write(dir, "zk-password", "plugin-password\n");
+    zkPassword = TestCertificates.write(dir, "zk-password", "plugin-password\n");
 
     for (int id = 1; id <= 2; id++) {
       ZooKeeperEnsemble e = ZooKeeperEnsemble.builder()
@@ -125,7 +128,9 @@ class SecurityEndToEndTest {
             .build())
         .credential(Credential.secretFile("repeater", repeaterSecret));
     duplicates.forEach((id, e) -> builder.duplicate(id, e.connectString()));
-    repeater = builder.build().start();
+    // The repeater claims its epoch in every state znode: once the plugins protect them, only with their identity.
+    awaitStateProtected();
+    repeater = builder.zooKeeperIdentity("zoolander-plugin", zkPassword).build().start();
     awaitStreaming();
   }
 
@@ -305,6 +310,24 @@ class SecurityEndToEndTest {
     return b.build();
   }
 
+  @Test
+  void aRepeaterWithoutThePluginsZooKeeperIdentityCannotClaimAnEpoch() throws Exception {
+    Map<Integer, Long> applied = appliedSeqs();
+    Map<Integer, Long> epochs = epochs();
+    Repeater.Builder builder = Repeater.builder().startTimeout(Duration.ofSeconds(10));
+    duplicates.forEach((id, e) -> builder.duplicate(id, e.connectString()));
+    try (Repeater intruder = builder.build()) {
+      assertThatThrownBy(intruder::start).hasStackTraceContaining("may not claim its epoch")
+          .hasStackTraceContaining("NoAuth");
+    }
+    // Nothing claimed: the running repeater is not deposed and still gets writes applied.
+    assertThat(epochs()).isEqualTo(epochs);
+    assertThat(appliedSeqs()).isEqualTo(applied);
+    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+      assertThat(writer.writeAll(List.of(Op.create("/after-intruder", new byte[0]))).join().succeeded()).isTrue();
+    }
+  }
+
   private void assertRepeaterRefuses(Message.Auth auth, ErrorCode expected) throws InterruptedException {
     try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
       peer.send(Message.Hello.of(Role.CLIENT, "42"));
@@ -352,6 +375,48 @@ class SecurityEndToEndTest {
       }
     }
     return seqs;
+  }
+
+  private Map<Integer, Long> epochs() throws Exception {
+    Map<Integer, Long> epochs = new HashMap<>();
+    for (Map.Entry<Integer, ZooKeeperEnsemble> e : duplicates.entrySet()) {
+      ZooKeeper zk = plainSession(e.getValue().connectString());
+      try {
+        epochs.put(e.getKey(), BookkeepingState.decode(zk.getData(ZNODES.state(), false, null)).epoch());
+      } finally {
+        zk.close(1_000);
+      }
+    }
+    return epochs;
+  }
+
+  /** Until every duplicate's plugin has put its ACL on the state znode. */
+  private void awaitStateProtected() throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    for (ZooKeeperEnsemble e : duplicates.values()) {
+      ZooKeeper zk = plainSession(e.connectString());
+      try {
+        while (true) {
+          List<ACL> seen = null;
+          try {
+            seen = zk.getACL(ZNODES.state(), new Stat());
+            // ZooKeeper shows a digest's hash only to that identity: its user is enough to tell the plugin's ACL.
+            if (seen.size() == 2 && seen.stream().anyMatch(a -> a.getId().getScheme().equals("digest")
+                && a.getId().getId().startsWith("zoolander-plugin:") && a.getPerms() == ZooDefs.Perms.ALL)
+                && seen.contains(new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE))) {
+              break;
+            }
+          } catch (KeeperException.NoNodeException notYet) {
+            // the plugin has not created it yet
+          }
+          assertThat(System.nanoTime()).as("the state znode protected in time (ACL %s)", seen)
+              .isLessThan(deadline);
+          Thread.sleep(20); // polling a condition, not waiting for time to pass
+        }
+      } finally {
+        zk.close(1_000);
+      }
+    }
   }
 
   private TreeDigest digest(int id) throws Exception {

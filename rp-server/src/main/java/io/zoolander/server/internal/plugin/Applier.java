@@ -110,6 +110,7 @@ final class Applier {
     private int stateVersion;
     private final ClientTable clients;
     private final ResultPredictor predictor;
+    private final RecentWrites recent;
     private DuplicateState mode = DuplicateState.ACTIVE;
     private final TreeMap<Long, Held> held = new TreeMap<>();
     private long highestSeen;
@@ -155,6 +156,7 @@ final class Applier {
         this.anomalies = anomalies;
         this.clients = new ClientTable(znodes, acl);
         this.predictor = new ResultPredictor(znodes);
+        this.recent = new RecentWrites(config.recentWritesMessages(), ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES);
         this.epoch = state.epoch();
         this.appliedSeq = state.appliedSeq();
         this.highestSeen = state.appliedSeq();
@@ -186,6 +188,15 @@ final class Applier {
     /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
     void read(Channel from, Message.Read read) {
         submit(from, () -> onRead(from, read));
+    }
+
+    /**
+     * A repeater taking over asks, with a RETRANSMIT on its connection, for the writes this duplicate applied in
+     * {@code request.fromSeq()..toSeq()}: it gets those still held ({@link RecentWrites}), as SEQUENCED in seq order, then
+     * a STATUS that ends the answer. Any thread; never blocks.
+     */
+    void recentWritesRequested(Channel from, Message.Retransmit request) {
+        execute(() -> onRecentWritesRequested(from, request));
     }
 
     /** The repeater fenced this duplicate. Any thread; never blocks. */
@@ -302,7 +313,15 @@ final class Applier {
 
     private void handle(Channel from, Message.Sequenced message) throws InterruptedException {
         boolean stalled = false;
+        boolean attempted = false;
         while (mode == DuplicateState.ACTIVE) {
+            if (attempted && message.seq() == appliedSeq) {
+                // An attempt whose answer was lost did apply it (before a newer repeater's epoch was recorded, if one
+                // was: that check comes after this one).
+                recent.applied(message);
+                send(from, ack());
+                return;
+            }
             if (message.epoch() < epoch) {
                 LOG.warn("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})", duplicateId,
                         message.seq(), message.epoch(), epoch);
@@ -322,7 +341,9 @@ final class Applier {
                 stalled = true;
                 stall(message.seq());
             }
+            attempted = true;
             if (apply(message)) {
+                recent.applied(message);
                 return;
             }
             // The state was read again: evaluate the message again.
@@ -591,7 +612,9 @@ final class Applier {
         clients.clear(); // a lost attempt may have changed a record, and the tree
         predictor.forget();
         switch (code) {
-            case BADVERSION, NONODE, NODEEXISTS ->
+            case BADVERSION -> LOG.info("Duplicate {}: seq {}: the state znode changed under the plugin (a new repeater"
+                    + " claiming its epoch, or another writer); reading it again", duplicateId, seq);
+            case NONODE, NODEEXISTS ->
                     LOG.warn("Duplicate {}: seq {}: a bookkeeping znode changed under the plugin ({}); reading it again",
                             duplicateId, seq, code);
             case CONNECTIONLOSS, OPERATIONTIMEOUT, REQUESTTIMEOUT, THROTTLEDOP, SESSIONMOVED -> {
@@ -799,6 +822,23 @@ final class Applier {
     private void onTick() {
         requestRetransmitIfNeeded();
         expireWaitingReads();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Recovery by a new repeater.
+
+    private void onRecentWritesRequested(Channel to, Message.Retransmit request) {
+        if (!to.isActive()) {
+            return;
+        }
+        List<Message.Sequenced> held = recent.range(request.fromSeq(), Math.min(request.toSeq(), appliedSeq));
+        LOG.info("Duplicate {}: a repeater taking over (epoch {}) asks for applied writes {}..{}; sending {}",
+                duplicateId, request.epoch(), request.fromSeq(), request.toSeq(), held.isEmpty() ? "none (none held)"
+                        : held.get(0).seq() + ".." + held.get(held.size() - 1).seq());
+        for (Message.Sequenced write : held) {
+            to.write(write, to.voidPromise());
+        }
+        to.writeAndFlush(new Message.Status(duplicateId, epoch, appliedSeq, snapshot.state()), to.voidPromise());
     }
 
     // ---------------------------------------------------------------------------------------------

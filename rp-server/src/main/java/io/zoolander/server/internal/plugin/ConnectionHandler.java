@@ -20,15 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * One connection to the plugin, on Netty's event loop. The first message must be HELLO (anything else: ERROR
  * UNEXPECTED_MESSAGE and the connection is closed, after a linger in which whatever else arrives is discarded); it is
- * answered with STATUS. Then a REPEATER may send SEQUENCED (and ERROR, of which FENCED matters), a CLIENT, whose HELLO
- * id is its client id in decimal, gets its REPLYs here and may send READ; any role may say HELLO only to get STATUS
- * (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays open. Messages are
- * handed to the {@link Applier}; nothing here waits.
+ * answered with STATUS. Then a REPEATER may send SEQUENCED, RETRANSMIT (a repeater taking over asks for the writes
+ * this duplicate applied recently: {@link Applier#recentWritesRequested}) and ERROR (of which FENCED matters), a
+ * CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here and may send READ; any role may say HELLO
+ * only to get STATUS (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays
+ * open. Messages are handed to the {@link Applier}; nothing here waits.
  *
  * <p>A role the plugin authenticates (see {@link AccessControl}) gets CHALLENGE instead of STATUS; the next message
  * must be an AUTH that verifies for a principal allowed in that role, and only then is the peer registered and
- * answered with STATUS. Anything else (a SEQUENCED before AUTH included) is answered with ERROR UNAUTHENTICATED or
- * UNAUTHORIZED, and the connection is closed without applying anything.
+ * answered with STATUS. Anything else (a SEQUENCED or RETRANSMIT before AUTH included) is answered with ERROR
+ * UNAUTHENTICATED or UNAUTHORIZED, and the connection is closed without applying anything.
  */
 final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
@@ -74,6 +75,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         }
         if (message instanceof Message.Sequenced sequenced && role == Role.REPEATER) {
             applier.sequenced(ctx.channel(), sequenced);
+        } else if (message instanceof Message.Retransmit request && role == Role.REPEATER) {
+            applier.recentWritesRequested(ctx.channel(), request);
         } else if (message instanceof Message.Read read && role == Role.CLIENT) {
             applier.read(ctx.channel(), read);
         } else if (message instanceof Message.Error error) {

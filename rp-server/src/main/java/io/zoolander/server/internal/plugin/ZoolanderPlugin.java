@@ -90,7 +90,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
                 sec.link());
         server = srv;
         PluginEndpoint published = new PluginEndpoint(cfg.duplicateId(), context.serverId(), cfg.advertisedHost(),
-                srv.localAddress().getPort());
+                cfg.advertisedPort() != 0 ? cfg.advertisedPort() : srv.localAddress().getPort());
         retrying(deadline, () -> {
             publishEndpoint(zk, znodes, published, sec.acl());
             return null;

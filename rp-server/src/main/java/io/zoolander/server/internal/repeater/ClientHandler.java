@@ -202,6 +202,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** A newer repeater exists: says so and closes the connection, so the client moves on to the next one. Any thread. */
+  void deposed() {
+    Channels.errorAndClose(channel, Message.Error.of(ErrorCode.STALE_EPOCH, core.staleMessage()));
+  }
+
   /** Refuses a request with an application ERROR; the connection stays open. Any thread. */
   void refuse(ErrorCode code, long requestId, long retryAfterMillis, String message) {
     channel.writeAndFlush(new Message.Error(code, requestId, retryAfterMillis, message));

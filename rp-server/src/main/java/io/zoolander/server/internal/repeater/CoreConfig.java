@@ -10,6 +10,7 @@ import java.util.OptionalLong;
  * @param fixedEpoch the configured epoch, empty to take the highest epoch found plus one
  * @param znodes where Zoolander's znodes are: application paths under the base path are refused
  * @param juteMaxBufferBytes the duplicates' {@code jute.maxbuffer}: larger writes are refused
+ * @param pluginAckTimeoutMillis how long a plugin connection may leave sent writes unacknowledged before it is dropped
  */
 public record CoreConfig(
     String clientHost,
@@ -19,4 +20,5 @@ public record CoreConfig(
     OptionalLong fixedEpoch,
     int clientIoThreads,
     Znodes znodes,
-    int juteMaxBufferBytes) {}
+    int juteMaxBufferBytes,
+    long pluginAckTimeoutMillis) {}

@@ -60,6 +60,8 @@ final class DuplicateLink {
   private int failures;
   private ScheduledFuture<?> retry;
   private ScheduledFuture<?> handshakeTimer;
+  /** When the plugin was last heard from on this connection, or (if later) when writes became outstanding. */
+  private long heardOrOwedSinceNanos;
 
   // Read by other threads.
   private volatile ConnectionState state = ConnectionState.WAITING_FOR_ENDPOINT;
@@ -247,6 +249,7 @@ final class DuplicateLink {
     if (ch != channel || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
       return; // an old, fenced or closed connection
     }
+    heardOrOwedSinceNanos = System.nanoTime();
     if (state == ConnectionState.HANDSHAKING) {
       if (m instanceof Message.Status s) {
         onStatus(s);
@@ -400,6 +403,9 @@ final class DuplicateLink {
     if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
       return;
     }
+    if (cursor == ackedSeq) {
+      heardOrOwedSinceNanos = System.nanoTime(); // the first write owed: its ACK is due from now
+    }
     raw.write(frames.retainedDuplicate(), raw.voidPromise());
     cursor = lastSeq;
     dirty = true;
@@ -412,10 +418,30 @@ final class DuplicateLink {
     }
   }
 
+  /**
+   * Drops a streaming connection that has owed acknowledgements, hearing nothing from the plugin, for longer than the
+   * ack timeout: its other end is likely gone without a goodbye (half-open). Connecting again resumes it from its
+   * applied seq, or waits until it can be reached.
+   */
+  void checkAcks(long nowNanos, long timeoutNanos) {
+    if (state == ConnectionState.STREAMING && cursor > ackedSeq && nowNanos - heardOrOwedSinceNanos > timeoutNanos) {
+      LOG.warn("duplicate {}: nothing heard for {} ms while seq {}..{} await its ACK; dropping the connection to {}",
+          id, TimeUnit.NANOSECONDS.toMillis(nowNanos - heardOrOwedSinceNanos), ackedSeq + 1, cursor,
+          target.map(PluginEndpoint::address).orElse("?"));
+      Channel ch = channel;
+      detach();
+      ch.close();
+      reconnectLater();
+    }
+  }
+
   /** Sends from the log after {@link #cursor} while the connection takes it; resumed when it drains. */
   private void pump() {
     RetransmissionLog log = core.log();
     long last = log.lastSeq();
+    if (cursor == ackedSeq && cursor < last) {
+      heardOrOwedSinceNanos = System.nanoTime();
+    }
     while (cursor < last && channel.isWritable()) {
       ByteBuf frame = log.get(cursor + 1);
       if (frame == null) {

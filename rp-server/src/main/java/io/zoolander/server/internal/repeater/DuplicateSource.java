@@ -26,6 +26,22 @@ public interface DuplicateSource extends AutoCloseable {
   BookkeepingState readState(long timeoutMillis) throws Exception;
 
   /**
+   * Claims {@code epoch} at this duplicate: records it as the highest accepted epoch in the bookkeeping state, by a
+   * conditional update of the state read (created if absent, with applied seq 0), blocking. From then on the plugin
+   * refuses every write of an older epoch (its version-checked multi fails, it reads the state again and sees the
+   * epoch), so the applied seq returned is final for older repeaters: nothing they sent can be applied here after it.
+   *
+   * @param timeoutMillis bound on the whole claim
+   * @return the state as claimed, and the plugin's endpoint if one is published
+   * @throws EpochTakenException if the duplicate already holds {@code epoch} or a higher one
+   * @throws Exception if it cannot be claimed in time, or the state is not a bookkeeping record
+   */
+  Claim claim(long epoch, long timeoutMillis) throws Exception;
+
+  /** What a repeater learns at a duplicate where it claimed its epoch. */
+  record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}
+
+  /**
    * Starts reporting the endpoint: {@code listener} is called on every change (appearance, change, disappearance),
    * the first time once the endpoint is known; it must not block.
    */

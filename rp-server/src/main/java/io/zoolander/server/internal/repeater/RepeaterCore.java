@@ -26,10 +26,12 @@ import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.server.repeater.Takeover;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
+import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
 import io.zoolander.wire.internal.Codec;
@@ -37,7 +39,10 @@ import io.zoolander.wire.internal.WriteChecks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -45,6 +50,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -115,6 +121,7 @@ public final class RepeaterCore implements AutoCloseable {
   private Bootstrap pluginBootstrap;
   private boolean started;
   private boolean closed;
+  private volatile Takeover takeover;
 
   // Confined to the sequencer loop (set before it starts).
   private RetransmissionLog log;
@@ -181,43 +188,51 @@ public final class RepeaterCore implements AutoCloseable {
   }
 
   private void startUp() throws IOException, InterruptedException, TimeoutException {
-    List<BookkeepingState> states = readStates();
-    long maxEpoch = 0;
-    long maxApplied = 0;
-    for (int i = 0; i < states.size(); i++) {
-      BookkeepingState s = states.get(i);
-      maxEpoch = Math.max(maxEpoch, s.epoch());
-      maxApplied = Math.max(maxApplied, s.appliedSeq());
-      links.get(i).initialAck(s.appliedSeq());
-    }
-    long chosen = config.fixedEpoch().orElse(maxEpoch + 1);
-    if (chosen <= maxEpoch) {
-      throw new IllegalStateException("configured epoch " + chosen + " is not above the highest epoch found in the"
-          + " duplicates' state, " + maxEpoch + ": a newer repeater has run; configure a higher epoch or none");
-    }
-    log = new RetransmissionLog(config.logCapacityMessages(), maxApplied + 1);
-    pauseAtUnacked = Math.max(1, (long) config.logCapacityMessages()
-        * RepeaterSettings.CLIENT_PAUSE_UNACKED_PERCENT / 100);
-    resumeAtUnacked = (long) config.logCapacityMessages() * RepeaterSettings.CLIENT_RESUME_UNACKED_PERCENT / 100;
-    highestAckedLive = maxApplied;
-    epoch = chosen;
-    nextSeq = maxApplied + 1;
-    LOG.info("repeater epoch {}, next seq {}, duplicates {}", epoch, nextSeq, states);
-
+    long startNanos = System.nanoTime();
+    long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(config.startTimeoutMillis());
     events = Executors.newSingleThreadExecutor(new DefaultThreadFactory("zoolander-repeater-events", true));
     sequencerGroup = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-repeater-sequencer", true));
     loop = sequencerGroup.next();
-    clientGroup = new NioEventLoopGroup(config.clientIoThreads(),
-        new DefaultThreadFactory("zoolander-repeater-clients", true));
-    clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     pluginBootstrap = new Bootstrap()
         .group(loop)
         .channel(NioSocketChannel.class)
         .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, RepeaterSettings.PLUGIN_CONNECT_TIMEOUT_MILLIS)
+        .option(ChannelOption.SO_SNDBUF, RepeaterSettings.PLUGIN_SOCKET_SEND_BUFFER_BYTES)
         .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(
             RepeaterSettings.PLUGIN_WRITE_LOW_WATER_MARK_BYTES, RepeaterSettings.PLUGIN_WRITE_HIGH_WATER_MARK_BYTES));
 
+    List<DuplicateSource.Claim> claims = claimEpoch(deadline);
+    long claimedNanos = System.nanoTime();
+    Map<Integer, Long> applied = new LinkedHashMap<>();
+    long maxApplied = 0;
+    for (int i = 0; i < claims.size(); i++) {
+      long appliedSeq = claims.get(i).state().appliedSeq();
+      links.get(i).initialAck(appliedSeq);
+      applied.put(links.get(i).id(), appliedSeq);
+      maxApplied = Math.max(maxApplied, appliedSeq);
+    }
+    List<Message.Sequenced> recovered = Recovery.recover(applied, config.logCapacityMessages(),
+        (duplicateId, from, to) -> fetchRecentWrites(claims, duplicateId, from, to, deadline));
+    List<ByteBuf> frames = encodeRecovered(recovered);
+    long firstSeq = maxApplied + 1 - frames.size();
+    log = new RetransmissionLog(config.logCapacityMessages(), firstSeq);
+    frames.forEach(log::append);
+    pauseAtUnacked = Math.max(1, (long) config.logCapacityMessages()
+        * RepeaterSettings.CLIENT_PAUSE_UNACKED_PERCENT / 100);
+    resumeAtUnacked = (long) config.logCapacityMessages() * RepeaterSettings.CLIENT_RESUME_UNACKED_PERCENT / 100;
+    highestAckedLive = maxApplied;
+    nextSeq = maxApplied + 1;
+    long doneNanos = System.nanoTime();
+    takeover = new Takeover(epoch, applied, firstSeq, maxApplied,
+        TimeUnit.NANOSECONDS.toMillis(claimedNanos - startNanos), TimeUnit.NANOSECONDS.toMillis(doneNanos - claimedNanos));
+    LOG.info("repeater epoch {}, next seq {}: claimed at every duplicate in {} ms (applied seqs {}); recovered {} writes"
+        + " ({}..{}) for the duplicates behind in {} ms", epoch, nextSeq, takeover.claimMillis(), applied,
+        takeover.recoveredWrites(), firstSeq, maxApplied, takeover.recoveryMillis());
+
+    clientGroup = new NioEventLoopGroup(config.clientIoThreads(),
+        new DefaultThreadFactory("zoolander-repeater-clients", true));
+    clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     ServerBootstrap server = new ServerBootstrap()
         .group(clientGroup)
         .channel(NioServerSocketChannel.class)
@@ -240,6 +255,14 @@ public final class RepeaterCore implements AutoCloseable {
     }
     serverChannel = bound.channel();
     LOG.info("repeater listening for clients on {}", serverChannel.localAddress());
+    long checkMillis = Math.max(10, config.pluginAckTimeoutMillis() / 4);
+    loop.scheduleWithFixedDelay(() -> {
+      long now = System.nanoTime();
+      long timeout = TimeUnit.MILLISECONDS.toNanos(config.pluginAckTimeoutMillis());
+      for (DuplicateLink link : links) {
+        link.checkAcks(now, timeout);
+      }
+    }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
 
     for (DuplicateLink link : links) {
       try {
@@ -260,40 +283,139 @@ public final class RepeaterCore implements AutoCloseable {
     }
   }
 
-  /** Reads every duplicate's state in parallel, within the start timeout. */
-  private List<BookkeepingState> readStates() throws IOException, InterruptedException, TimeoutException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.startTimeoutMillis());
-    ExecutorService readers = Executors.newFixedThreadPool(sources.size(),
-        new DefaultThreadFactory("zoolander-repeater-state-reader", true));
+  /**
+   * Reads every duplicate's state, chooses an epoch above all of them (or the configured one) and claims it at every
+   * duplicate. If another repeater claimed that epoch first somewhere, tries the next one (after a random pause, so
+   * two repeaters starting together do not keep colliding), unless the epoch is configured.
+   *
+   * @return each duplicate's claim, in configuration order
+   */
+  private List<DuplicateSource.Claim> claimEpoch(long deadline)
+      throws IOException, InterruptedException, TimeoutException {
+    List<BookkeepingState> states;
     try {
-      List<java.util.concurrent.Future<BookkeepingState>> futures = new ArrayList<>();
-      for (DuplicateSource source : sources) {
-        futures.add(readers.submit(() -> source.readState(config.startTimeoutMillis())));
+      states = onEveryDuplicate("read the state of", deadline, source -> source.readState(remainingMillis(deadline)));
+    } catch (EpochTakenException e) {
+      throw new IllegalStateException(e); // reading claims nothing
+    }
+    long maxEpoch = states.stream().mapToLong(BookkeepingState::epoch).max().orElse(0);
+    long chosen = config.fixedEpoch().orElse(maxEpoch + 1);
+    if (chosen <= maxEpoch) {
+      throw new IllegalStateException("configured epoch " + chosen + " is not above the highest epoch found in the"
+          + " duplicates' state, " + maxEpoch + ": a newer repeater has run; configure a higher epoch or none");
+    }
+    while (true) {
+      long claiming = chosen;
+      try {
+        List<DuplicateSource.Claim> claims = onEveryDuplicate("claim epoch " + claiming + " at", deadline,
+            source -> source.claim(claiming, remainingMillis(deadline)));
+        epoch = claiming;
+        return claims;
+      } catch (EpochTakenException e) {
+        if (config.fixedEpoch().isPresent()) {
+          throw new IllegalStateException("configured epoch " + claiming + ": " + e.getMessage(), e);
+        }
+        LOG.warn("{}; claiming a higher epoch", e.getMessage());
+        chosen = Math.max(claiming, e.heldEpoch()) + 1;
+        if (System.nanoTime() - deadline > 0) {
+          throw new TimeoutException("no epoch could be claimed at every duplicate within "
+              + config.startTimeoutMillis() + " ms: other repeaters keep starting");
+        }
+        Thread.sleep(ThreadLocalRandom.current().nextLong(RepeaterSettings.CLAIM_RETRY_PAUSE_MAX_MILLIS) + 1);
       }
-      List<BookkeepingState> states = new ArrayList<>();
+    }
+  }
+
+  /** Asks a duplicate's plugin for its recent writes; nothing if it has no endpoint or cannot answer in time. */
+  private List<Message.Sequenced> fetchRecentWrites(List<DuplicateSource.Claim> claims, int duplicateId, long from,
+      long to, long deadline) throws InterruptedException {
+    for (int i = 0; i < links.size(); i++) {
+      if (links.get(i).id() != duplicateId) {
+        continue;
+      }
+      Optional<PluginEndpoint> endpoint = claims.get(i).endpoint();
+      if (endpoint.isEmpty()) {
+        LOG.warn("duplicate {} publishes no plugin endpoint: cannot recover writes {}..{} from it", duplicateId, from,
+            to);
+        return List.of();
+      }
+      try {
+        return Recovery.fetch(pluginBootstrap, endpoint.get(), epoch, from, to,
+            Math.min(RepeaterSettings.RECOVERY_FETCH_TIMEOUT_MILLIS, Math.max(1, remainingMillis(deadline))));
+      } catch (IOException | TimeoutException e) {
+        LOG.warn("cannot recover writes {}..{} from duplicate {}: {}", from, to, duplicateId, e.getMessage());
+        return List.of();
+      }
+    }
+    return List.of();
+  }
+
+  /**
+   * Encodes the recovered writes under this repeater's epoch. A write that no longer fits in a frame (impossible
+   * unless the frame limit shrank) ends the run there: only the writes after it are kept.
+   */
+  private List<ByteBuf> encodeRecovered(List<Message.Sequenced> recovered) {
+    List<ByteBuf> frames = new ArrayList<>(recovered.size());
+    for (Message.Sequenced write : recovered) {
+      ByteBuf frame = encodeAlone(write.seq(), write.clientId(), write.requestId(), write.ops());
+      if (frame == null) {
+        LOG.error("recovered write {} exceeds {} bytes as a frame: the writes up to it are not recovered", write.seq(),
+            RepeaterSettings.MAX_FRAME_BYTES);
+        frames.forEach(ByteBuf::release);
+        frames.clear();
+      } else {
+        frames.add(frame);
+      }
+    }
+    return frames;
+  }
+
+  @FunctionalInterface
+  private interface SourceCall<T> {
+    T call(DuplicateSource source) throws Exception;
+  }
+
+  /** Runs {@code call} on every duplicate's source in parallel, before {@code deadline}; results in source order. */
+  private <T> List<T> onEveryDuplicate(String what, long deadline, SourceCall<T> call)
+      throws IOException, InterruptedException, TimeoutException, EpochTakenException {
+    ExecutorService callers = Executors.newFixedThreadPool(sources.size(),
+        new DefaultThreadFactory("zoolander-repeater-start", true));
+    try {
+      List<java.util.concurrent.Future<T>> futures = new ArrayList<>();
+      for (DuplicateSource source : sources) {
+        futures.add(callers.submit(() -> call.call(source)));
+      }
+      List<T> results = new ArrayList<>();
       for (int i = 0; i < futures.size(); i++) {
         DuplicateSource source = sources.get(i);
         try {
-          states.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+          results.add(futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
         } catch (java.util.concurrent.TimeoutException e) {
-          throw new TimeoutException("the state of duplicate " + source.duplicateId() + " at "
-              + source.connectString() + " could not be read within " + config.startTimeoutMillis() + " ms");
+          throw new TimeoutException("could not " + what + " duplicate " + source.duplicateId() + " at "
+              + source.connectString() + " within " + config.startTimeoutMillis() + " ms");
         } catch (ExecutionException e) {
           Throwable cause = e.getCause();
           if (cause instanceof TimeoutException t) {
             throw t;
           }
+          if (cause instanceof EpochTakenException t) {
+            throw t;
+          }
           if (cause instanceof IllegalStateException ise) {
             throw ise;
           }
-          throw new IOException("cannot read the state of duplicate " + source.duplicateId() + " at "
+          throw new IOException("could not " + what + " duplicate " + source.duplicateId() + " at "
               + source.connectString() + ": " + cause, cause);
         }
       }
-      return states;
+      return results;
     } finally {
-      readers.shutdownNow();
+      callers.shutdownNow();
     }
+  }
+
+  private static long remainingMillis(long deadline) {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
   }
 
   /**
@@ -414,6 +536,11 @@ public final class RepeaterCore implements AutoCloseable {
     return epoch;
   }
 
+  /** How this repeater took over at start; null before. */
+  public Takeover takeover() {
+    return takeover;
+  }
+
   /** The seq the next write gets, or -1 before start. */
   public long nextSeq() {
     return nextSeq;
@@ -425,6 +552,22 @@ public final class RepeaterCore implements AutoCloseable {
 
   boolean isClosing() {
     return closing;
+  }
+
+  /** How many sequenced writes the retransmission log holds now (asked of the sequencer thread); -1 if stopped. */
+  public int logSize() {
+    EventLoop l = loop;
+    if (l == null) {
+      return -1;
+    }
+    try {
+      return l.submit(() -> log.size()).get(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
+      return -1;
+    }
   }
 
   public List<DuplicateView> duplicates() {
@@ -503,7 +646,7 @@ public final class RepeaterCore implements AutoCloseable {
       return;
     }
     long seq = log.nextSeq();
-    ByteBuf frame = encode(seq, write);
+    ByteBuf frame = encode(seq, write.clientId(), write.requestId(), write.ops());
     if (frame == null) { // refused before the handoff already (refusal): a safety net
       from.refuse(ErrorCode.TOO_LARGE, write.requestId(), 0, WriteChecks.tooLarge(
           WriteChecks.sequencedFrameBytes(write.ops()), RepeaterSettings.MAX_FRAME_BYTES));
@@ -583,16 +726,16 @@ public final class RepeaterCore implements AutoCloseable {
    * Appends {@code SEQUENCED(epoch, seq, write)} as a whole frame, length prefix included, to the run, and returns a
    * slice of it holding its own reference (for the log). Null if the frame would be too large.
    */
-  private ByteBuf encode(long seq, Message.Write write) {
+  private ByteBuf encode(long seq, long clientId, long requestId, List<Op> ops) {
     if (run == null) {
-      run = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(write)); // grows with the run: a lone write stays small
+      run = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(ops)); // grows with the run: a lone write stays small
       runFirstSeq = seq;
       runLastSeq = seq - 1;
     }
     int start = run.writerIndex();
     try {
       run.writeInt(0);
-      Codec.encode(new Message.Sequenced(epoch, seq, write.clientId(), write.requestId(), write.ops()), run);
+      Codec.encode(new Message.Sequenced(epoch, seq, clientId, requestId, ops), run);
     } catch (RuntimeException e) {
       run.writerIndex(start);
       throw e;
@@ -604,6 +747,28 @@ public final class RepeaterCore implements AutoCloseable {
     }
     run.setInt(start, frameBytes - WireSettings.LENGTH_FIELD_BYTES);
     return run.retainedSlice(start, frameBytes);
+  }
+
+  /**
+   * Encodes one SEQUENCED frame in a buffer of its own: recovered writes go to the log before any streaming and are
+   * sent from it, never offered as a run. Null if the frame would be too large.
+   */
+  private ByteBuf encodeAlone(long seq, long clientId, long requestId, List<Op> ops) {
+    ByteBuf frame = ByteBufAllocator.DEFAULT.ioBuffer(sizeHint(ops));
+    try {
+      frame.writeInt(0);
+      Codec.encode(new Message.Sequenced(epoch, seq, clientId, requestId, ops), frame);
+    } catch (RuntimeException e) {
+      frame.release();
+      throw e;
+    }
+    int frameBytes = frame.readableBytes();
+    if (frameBytes > RepeaterSettings.MAX_FRAME_BYTES) {
+      frame.release();
+      return null;
+    }
+    frame.setInt(0, frameBytes - WireSettings.LENGTH_FIELD_BYTES);
+    return frame;
   }
 
   /** Offers the run, if any, to every link and lets it go: the log's slices keep its memory until they are trimmed. */
@@ -624,9 +789,9 @@ public final class RepeaterCore implements AutoCloseable {
     }
   }
 
-  private static int sizeHint(Message.Write write) {
+  private static int sizeHint(List<Op> ops) {
     long hint = 64;
-    for (Op op : write.ops()) {
+    for (Op op : ops) {
       hint += 16 + op.path().length();
       if (op instanceof Op.Create c) {
         hint += c.data().length;
@@ -702,12 +867,17 @@ public final class RepeaterCore implements AutoCloseable {
       return;
     }
     deposed = true;
-    LOG.warn("repeater epoch {} deposed: duplicate {} reports {}; refusing every WRITE with STALE_EPOCH", epoch,
-        duplicateId, reason);
+    LOG.warn("repeater epoch {} deposed: duplicate {} reports {}; no longer listening, closing every client connection"
+        + " (clients move to the next repeater they know) and refusing every WRITE with STALE_EPOCH", epoch, duplicateId,
+        reason);
     for (DuplicateLink link : links) {
       link.shutdown();
     }
     log.clear();
+    serverChannel.close();
+    for (ClientHandler client : clientHandlers) {
+      client.deposed();
+    }
     notifyListener(() -> listener.deposed(duplicateId, reason));
   }
 

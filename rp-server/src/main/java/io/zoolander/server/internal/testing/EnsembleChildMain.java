@@ -35,7 +35,10 @@ public final class EnsembleChildMain {
         ZoolanderPeerMain.main(args);
     }
 
-    /** Makes this JVM exit when its parent dies: standard input reaches end-of-file, or the parent process exits. */
+    /**
+     * Makes this JVM exit (as described above) when the JVM that started it dies: when standard input reaches
+     * end-of-file or the parent process exits.
+     */
     static void exitWithParent() {
         watchStdin(System.in);
         ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> exit("parent process exited")));

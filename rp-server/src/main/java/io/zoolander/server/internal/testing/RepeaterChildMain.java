@@ -3,9 +3,8 @@ package io.zoolander.server.internal.testing;
 import io.zoolander.server.cli.ZoolanderCommand;
 
 /**
- * Entry point of a repeater in a child JVM (the benchmark's): {@code zoolander repeater} with the given arguments,
- * which never outlives the JVM that started it (see {@link EnsembleChildMain}: the parent holds the child's standard
- * input).
+ * Entry point of the child JVM of a {@link io.zoolander.server.testing.RepeaterProcess}: runs {@code zoolander
+ * repeater} and, like {@link EnsembleChildMain}, never outlives the JVM that started it.
  */
 public final class RepeaterChildMain {
 
@@ -13,13 +12,10 @@ public final class RepeaterChildMain {
     }
 
     /**
-     * @param args the arguments of {@code zoolander repeater}, e.g. {@code --config repeater.properties}
+     * @param args the arguments of {@code zoolander}, e.g. {@code repeater --config repeater.properties}
      */
     public static void main(String[] args) {
         EnsembleChildMain.exitWithParent();
-        String[] command = new String[args.length + 1];
-        command[0] = "repeater";
-        System.arraycopy(args, 0, command, 1, args.length);
-        ZoolanderCommand.main(command);
+        ZoolanderCommand.main(args);
     }
 }

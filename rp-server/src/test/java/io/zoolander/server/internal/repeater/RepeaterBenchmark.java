@@ -68,7 +68,8 @@ public final class RepeaterBenchmark {
     }
     RepeaterCore repeater = new RepeaterCore(
         new CoreConfig("127.0.0.1", 0, 65_536, 10_000, OptionalLong.empty(), 1, Znodes.defaults(),
-            RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES), sources, null);
+            RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES, RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS),
+        sources, null);
     repeater.start();
     try {
       while (!repeater.duplicates().stream().allMatch(v -> v.connectionState()

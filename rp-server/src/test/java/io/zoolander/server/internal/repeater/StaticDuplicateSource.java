@@ -31,6 +31,11 @@ final class StaticDuplicateSource implements DuplicateSource {
   }
 
   @Override
+  public Claim claim(long epoch, long timeoutMillis) {
+    return new Claim(new BookkeepingState(epoch, state.appliedSeq()), Optional.of(endpoint));
+  }
+
+  @Override
   public void watchEndpoint(Consumer<Optional<PluginEndpoint>> listener) {
     listener.accept(Optional.of(endpoint));
   }

@@ -1,0 +1,162 @@
+package io.zoolander.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zoolander.client.ReadPolicy;
+import io.zoolander.client.ZoolanderClient;
+import io.zoolander.server.internal.testing.Ports;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.Repeater;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.FaultProxy;
+import io.zoolander.server.testing.ZooKeeperEnsemble;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A seeded schedule of faults, one at a time, under steady write and read load, then a check of the recorded history
+ * (per-client order, read-your-writes, no acknowledged write lost, none applied twice) and of convergence. The faults:
+ * the leader of duplicate 1 killed and restarted (with one server, the whole duplicate down and back with its data;
+ * with three, a leader change), the repeater killed and replaced, a newer
+ * repeater started while the old one runs, duplicate 2 cut off from the repeater (drop, reset, half-open) or slowed
+ * down by the network, duplicate 3 slowed down by injected anomalies.
+ *
+ * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code chaos.durationSeconds} (default
+ * 20: the short version of the default suite; {@code -Pchaos} runs 600), {@code chaos.seed} (a number, or {@code
+ * random}; printed, so that a run can be replayed with {@code -Dchaos.seed=...}) and {@code chaos.serversOfFirst}
+ * (servers of duplicate 1: 1 by default, to keep the short version light; 3 with {@code -Pchaos}).
+ */
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
+class ChaosIT {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static final Duration ACK_TIMEOUT = Duration.ofSeconds(3);
+
+  private enum Fault { LEADER_KILL, REPEATER_KILL, REPEATER_SUPERSEDED, DROP, RESET, HALF_OPEN, NETWORK_DELAY, SLOW }
+
+  @Test
+  void aSeededScheduleOfFaultsKeepsTheHistoryAndConverges() throws Exception {
+    long duration = Long.getLong("chaos.durationSeconds", 20);
+    int serversOfFirst = Integer.getInteger("chaos.serversOfFirst", 1);
+    String seedProperty = System.getProperty("chaos.seed", "1");
+    long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
+    Random random = new Random(seed);
+    System.out.println("CHAOS seed " + seed + ", " + duration + " s, duplicate 1 of " + serversOfFirst
+        + " servers (replay with -Dchaos.seed=" + seed + ")");
+
+    int pluginPort = Ports.next();
+    List<InetSocketAddress> repeaters = List.of(new InetSocketAddress("127.0.0.1", Ports.next()),
+        new InetSocketAddress("127.0.0.1", Ports.next()));
+    List<String> events = new ArrayList<>();
+    List<ZoolanderClient> clients = new ArrayList<>();
+    try (FaultProxy link = FaultProxy.builder().target("127.0.0.1", pluginPort).start();
+        EmbeddedCluster cluster = EmbeddedCluster.builder()
+            .duplicates(3)
+            .serversOf(1, serversOfFirst)
+            .duplicateProperty(2, ZoolanderPluginConfig.PORT_KEY, Integer.toString(pluginPort))
+            .duplicateProperty(2, ZoolanderPluginConfig.ADVERTISED_PORT_KEY, Integer.toString(link.port()))
+            .startRepeater(false)
+            .start()) {
+      int current = 0;
+      Repeater repeater = startRepeater(cluster, repeaters.get(current));
+      for (int i = 0; i < 3; i++) {
+        clients.add(cluster.clientBuilder(repeaters).requestTimeoutMs(90_000).writeRetryMs(1_000)
+            .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1)).build());
+      }
+      SteadyLoad load = new SteadyLoad("/chaos", clients, 8, 1_000_000, Duration.ofSeconds(duration + 120)).start();
+      long start = System.nanoTime();
+      long end = start + TimeUnit.SECONDS.toNanos(duration);
+      ZooKeeperEnsemble first = cluster.duplicate(1);
+      while (System.nanoTime() < end) {
+        Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+        long holdMillis = 500 + random.nextInt(2_500);
+        long ackedBefore = load.acked();
+        long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        switch (fault) {
+          case LEADER_KILL -> {
+            int leader = first.awaitLeader(WAIT);
+            first.kill(leader);
+            Thread.sleep(holdMillis);
+            first.restart(leader);
+          }
+          case REPEATER_KILL, REPEATER_SUPERSEDED -> {
+            if (fault == Fault.REPEATER_KILL) {
+              repeater.close();
+            }
+            Thread.sleep(holdMillis / 4);
+            current = 1 - current;
+            Repeater old = repeater;
+            repeater = startRepeater(cluster, repeaters.get(current));
+            SteadyLoad.await("the old repeater deposed or closed", () -> old.isDeposed() || fault
+                == Fault.REPEATER_KILL, WAIT);
+            old.close(); // frees its port for a later takeover
+          }
+          case DROP, RESET, HALF_OPEN, NETWORK_DELAY -> {
+            switch (fault) {
+              case DROP -> link.drop();
+              case RESET -> link.reset();
+              case HALF_OPEN -> link.halfOpen();
+              default -> link.delay(Duration.ofMillis(20 + random.nextInt(200)));
+            }
+            Thread.sleep(holdMillis);
+            link.pass();
+          }
+          case SLOW -> {
+            cluster.injectAnomaly(3, "probability=1;delayMs=" + (2 + random.nextInt(8)) + ";applies=writes");
+            Thread.sleep(holdMillis);
+            cluster.clearAnomaly(3);
+          }
+        }
+        events.add(String.format("%d ms %s %d ms (+%d writes)", at, fault, holdMillis, load.acked() - ackedBefore));
+        // Some progress between faults, so that each one hits a moving system.
+        load.awaitAcked(load.acked() + 50, WAIT);
+      }
+      load.stop();
+      long stopped = System.nanoTime();
+      Repeater last = repeater;
+      assertThat(load.problems()).as("history; faults: %s", events).isEmpty();
+      assertThat(last.duplicates()).as("faults: %s", events).noneMatch(DuplicateView::fenced);
+      cluster.awaitConverged(last.nextSeq() - 1, WAIT);
+      for (int id : cluster.duplicateIds()) {
+        try (ZooKeeper zk = connect(cluster, id)) {
+          assertThat(load.problems(zk, cluster.znodes())).as("duplicate %d; faults: %s", id, events).isEmpty();
+        }
+      }
+      System.out.printf("CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
+              + " longest time without a write acknowledged %d ms, longest read %d ms; history and convergence"
+              + " checked%n", seed, events.size(), TimeUnit.NANOSECONDS.toSeconds(stopped - start),
+          String.join(", ", events), load.acked(), load.reads(), load.readFailures(),
+          load.longestAckGap(start, stopped).toMillis(), load.longestRead().toMillis());
+    } finally {
+      clients.forEach(ZoolanderClient::close);
+    }
+  }
+
+  private static Repeater startRepeater(EmbeddedCluster cluster, InetSocketAddress address) throws Exception {
+    return cluster.startRepeater(b -> b.clientListen(address.getHostString(), address.getPort())
+        .pluginAckTimeout(ACK_TIMEOUT));
+  }
+
+  private static ZooKeeper connect(EmbeddedCluster cluster, int duplicate) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(cluster.duplicate(duplicate).connectString(), 30_000, e -> {
+      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    if (!connected.await(30, TimeUnit.SECONDS)) {
+      zk.close();
+      throw new IllegalStateException("cannot connect to duplicate " + duplicate);
+    }
+    return zk;
+  }
+}
