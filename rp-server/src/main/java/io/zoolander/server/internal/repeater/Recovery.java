@@ -7,7 +7,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
@@ -101,21 +103,29 @@ final class Recovery {
   /**
    * Asks the plugin at {@code endpoint}, on a connection of its own, for the writes it applied in {@code
    * fromSeq..toSeq}: HELLO(REPEATER), then RETRANSMIT once the plugin answers STATUS; the plugin sends the SEQUENCED
-   * writes it holds in the range, then a STATUS.
+   * writes it holds in the range, then a STATUS. The connection is secured as the repeater's own plugin connections
+   * are: TLS if on, and a CHALLENGE answered with the repeater's credential (the plugin serves RETRANSMIT only to an
+   * authenticated REPEATER).
    *
+   * @param security the repeater's TLS and credential
    * @param epoch the repeater's new epoch, sent in the RETRANSMIT
    * @throws IOException if the plugin cannot be reached or answers otherwise
    * @throws TimeoutException if the answer does not end within {@code timeoutMillis}
    */
-  static List<Message.Sequenced> fetch(Bootstrap bootstrap, PluginEndpoint endpoint, long epoch, long fromSeq,
-      long toSeq, long timeoutMillis) throws IOException, InterruptedException, TimeoutException {
+  static List<Message.Sequenced> fetch(Bootstrap bootstrap, LinkSecurity security, PluginEndpoint endpoint,
+      long epoch, long fromSeq, long toSeq, long timeoutMillis)
+      throws IOException, InterruptedException, TimeoutException {
     CompletableFuture<List<Message.Sequenced>> answer = new CompletableFuture<>();
     ChannelFuture connecting = bootstrap.clone()
         .handler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel ch) {
+            if (security.tls() != null) {
+              security.tls().addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
+            }
             WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-            ch.pipeline().addLast(new FetchHandler(endpoint.duplicateId(), epoch, fromSeq, toSeq, answer));
+            ch.pipeline().addLast(new FetchHandler(endpoint.duplicateId(), epoch, fromSeq, toSeq,
+                security.credential(), answer));
           }
         })
         .connect(endpoint.host(), endpoint.port());
@@ -138,18 +148,23 @@ final class Recovery {
     }
   }
 
-  /** HELLO, then RETRANSMIT after the first STATUS; collects SEQUENCED until the second STATUS. */
+  /**
+   * HELLO (and AUTH if challenged), then RETRANSMIT after the first STATUS; collects SEQUENCED until the second
+   * STATUS.
+   */
   private static final class FetchHandler extends SimpleChannelInboundHandler<Message> {
     private final int duplicateId;
     private final long epoch;
     private final long fromSeq;
     private final long toSeq;
+    private final Credential credential;
     private final CompletableFuture<List<Message.Sequenced>> answer;
     private final List<Message.Sequenced> writes = new ArrayList<>();
     private boolean asked;
 
-    FetchHandler(int duplicateId, long epoch, long fromSeq, long toSeq,
+    FetchHandler(int duplicateId, long epoch, long fromSeq, long toSeq, Credential credential,
         CompletableFuture<List<Message.Sequenced>> answer) {
+      this.credential = credential;
       this.duplicateId = duplicateId;
       this.epoch = epoch;
       this.fromSeq = fromSeq;
@@ -171,6 +186,14 @@ final class Recovery {
           ctx.writeAndFlush(new Message.Retransmit(duplicateId, epoch, fromSeq, toSeq));
         } else {
           answer.complete(writes);
+        }
+      } else if (m instanceof Message.Challenge c && !asked) {
+        if (credential == null) {
+          answer.completeExceptionally(new IOException("the plugin requires authentication, but this repeater has"
+              + " no credential"));
+          ctx.close();
+        } else {
+          ctx.writeAndFlush(credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, c));
         }
       } else if (m instanceof Message.Sequenced s) {
         writes.add(s);

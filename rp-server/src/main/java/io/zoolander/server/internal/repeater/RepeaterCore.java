@@ -340,7 +340,7 @@ public final class RepeaterCore implements AutoCloseable {
         return List.of();
       }
       try {
-        return Recovery.fetch(pluginBootstrap, endpoint.get(), epoch, from, to,
+        return Recovery.fetch(pluginBootstrap, security, endpoint.get(), epoch, from, to,
             Math.min(RepeaterSettings.RECOVERY_FETCH_TIMEOUT_MILLIS, Math.max(1, remainingMillis(deadline))));
       } catch (IOException | TimeoutException e) {
         LOG.warn("cannot recover writes {}..{} from duplicate {}: {}", from, to, duplicateId, e.getMessage());
