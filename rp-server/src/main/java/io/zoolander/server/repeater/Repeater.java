@@ -63,13 +63,14 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Reads the duplicates' state, binds the client listener and starts following the plugins. Returns once clients can
-   * connect; plugin connections come up in the background (see {@link #duplicates()}).
+   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed), binds the client
+   * listener and starts following the plugins. Returns once clients can connect; plugin connections come up in the
+   * background (see {@link #duplicates()}).
    *
    * @throws IllegalStateException if already started or closed, if the configured epoch is not above every
-   *     duplicate's, or if a duplicate's state znode is not a bookkeeping record
-   * @throws TimeoutException if some duplicate's state cannot be read within the start timeout (every duplicate must
-   *     answer: a missed one could hold a higher epoch or seq)
+   *     duplicate's (or another repeater claimed it first), or if a duplicate's state znode is not a bookkeeping record
+   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start timeout (every
+   *     duplicate must answer: a missed one could hold a higher epoch or seq)
    * @throws IOException if a state cannot be read or the listener cannot be bound
    */
   public Repeater start() throws IOException, InterruptedException, TimeoutException {

@@ -462,6 +462,24 @@ class RepeaterTest {
   }
 
   @Test
+  void aConnectionOwingAcksThatHearsNothingIsDroppedAndResumed() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    plugins[0].autoAck = false; // applies, says nothing: as if the connection were dead on its side
+    Repeater repeater = startRepeater(b -> b.pluginAckTimeout(Duration.ofMillis(300)));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeAll(client, 0, 3);
+    awaitReceived(plugins[0], 3);
+    Eventually.await("duplicate 1 reconnected", () -> plugins[0].hellos.get() == 2, plugins[0]::toString);
+    Eventually.await("duplicate 1 resumed at its applied seq", () -> repeater.duplicate(1).ackedSeq() == 3
+        && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING, repeater::duplicates);
+    assertThat(plugins[0].appliedSeqs()).isEqualTo(range(1, 3));
+    // The others acknowledge: their connections stay.
+    assertThat(plugins[1].hellos.get()).isEqualTo(1);
+    assertThat(plugins[2].hellos.get()).isEqualTo(1);
+  }
+
+  @Test
   void aNewRepeaterRecoversFromTheMostAdvancedDuplicateWhatTheOthersMissed() throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     plugins[2].applyUpTo = 4; // duplicate 3 falls behind

@@ -165,11 +165,14 @@ public final class RepeaterCore implements AutoCloseable {
   // ------------------------------------------------------------------------------------------- lifecycle
 
   /**
-   * Reads every duplicate's state, fixes the epoch and the next seq, binds the client listener and starts following
-   * the duplicates' plugins. On failure everything started is closed again.
+   * Takes over: reads every duplicate's state, claims an epoch above all of them at every duplicate (which fences
+   * every older repeater), recovers from the most advanced duplicates the writes others missed ({@link Recovery}),
+   * binds the client listener and starts following the duplicates' plugins. On failure everything started is closed
+   * again.
    *
-   * @throws IllegalStateException if already started, or the configured epoch is not above every duplicate's epoch
-   * @throws TimeoutException if some duplicate's state cannot be read within the start timeout
+   * @throws IllegalStateException if already started, or the configured epoch is not above every duplicate's epoch or
+   *     was claimed by another repeater first
+   * @throws TimeoutException if some duplicate's state cannot be read or claimed within the start timeout
    * @throws IOException if a state cannot be read or the listener cannot be bound
    */
   public void start() throws IOException, InterruptedException, TimeoutException {

@@ -63,8 +63,8 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   }
 
   /**
-   * Opens a session, {@code sync}s (so a follower answers as up to date as the leader) and reads {@link
-   * Znodes#state()}; an absent znode is {@link BookkeepingState#INITIAL}.
+   * Opens a session (kept for the {@link #claim} that follows), {@code sync}s (so a follower answers as up to date as
+   * the leader) and reads {@link Znodes#state()}; an absent znode is {@link BookkeepingState#INITIAL}.
    */
   @Override
   public BookkeepingState readState(long timeoutMillis) throws Exception {
@@ -78,14 +78,20 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   }
 
   /**
-   * Opens a session, {@code sync}s, then reads the state and sets it to {@code (epoch, appliedSeq)} conditionally on
-   * the version read, again until no one changed it in between (a plugin applying a write, another repeater
-   * claiming); creates it (and the base path) if absent. Reads the endpoint in the same session.
+   * In the session {@link #readState} kept (or a new one), {@code sync}s, then reads the state and sets it to {@code
+   * (epoch, appliedSeq)} conditionally on the version read, again until no one changed it in between (a plugin
+   * applying a write, another repeater claiming); creates it (and the base path) if absent. Reads the endpoint in the
+   * same session, and closes it.
    */
   @Override
   public Claim claim(long epoch, long timeoutMillis) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     return inSession(timeoutMillis, false, zk -> {
       while (true) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new TimeoutException("the state of duplicate " + duplicateId + " at " + connectString
+              + " kept changing: epoch " + epoch + " not claimed within " + timeoutMillis + " ms");
+        }
         Stat stat = new Stat();
         BookkeepingState claimed;
         try {
