@@ -25,8 +25,8 @@ public final class ZoolanderCommand implements Runnable {
 
   public static void main(String[] args) {
     logDefaults();
-    if (args.length > 0 && args[0].equals("bench")) {
-      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the benchmark's progress.
+    if (args.length > 0 && (args[0].equals("bench") || args[0].equals("demo"))) {
+      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the progress and the table.
       setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
     }
     System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
