@@ -84,6 +84,7 @@ final class DocsChecks {
     boolean previousBlankOrCode = true;
     StringBuilder prose = new StringBuilder();
     List<Integer> proseLineStarts = new ArrayList<>();
+    List<Integer> proseLineNumbers = new ArrayList<>();
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i);
       if (FENCE.matcher(line).find()) {
@@ -110,6 +111,7 @@ final class DocsChecks {
       }
       previousBlankOrCode = line.isBlank();
       proseLineStarts.add(prose.length());
+      proseLineNumbers.add(i + 1);
       prose.append(line).append('\n');
     }
     Matcher m = INLINE_CODE.matcher(prose);
@@ -120,19 +122,20 @@ final class DocsChecks {
       }
       Matcher c = Pattern.compile("^(?:\\./zoolander|zoolander) (.*)$").matcher(code);
       if (c.matches()) {
-        int line = lineOf(proseLineStarts, m.start());
-        shown.add(new Shown(doc.name() + " (inline, prose line " + line + ")", code, shellWords(c.group(1)), false));
+        int line = proseLineNumbers.get(lineIndex(proseLineStarts, m.start()));
+        shown.add(new Shown(doc.name() + ":" + line + " (inline)", code, shellWords(c.group(1)), false));
       }
     }
     return shown;
   }
 
-  private static int lineOf(List<Integer> starts, int offset) {
+  /** The index of the line that holds {@code offset}, given where each line starts. */
+  private static int lineIndex(List<Integer> starts, int offset) {
     int line = 0;
     while (line + 1 < starts.size() && starts.get(line + 1) <= offset) {
       line++;
     }
-    return line + 1;
+    return line;
   }
 
   /** A shell line cut at {@code &&}, {@code ||}, {@code ;} and {@code |} outside quotes. */
@@ -266,8 +269,8 @@ final class DocsChecks {
     for (Doc doc : docs) {
       List<String> lines = doc.lines();
       for (int i = 0; i < lines.size(); i++) {
-        Matcher m = MARKER.matcher(lines.get(i));
-        if (!m.find() || !m.group(1).equals(name)) {
+        Matcher m = MARKER.matcher(lines.get(i).strip());
+        if (!m.matches() || !m.group(1).equals(name)) { // a marker is a line of its own, not a mention in prose
           continue;
         }
         List<Row> rows = tables.computeIfAbsent(m.group(2), k -> new ArrayList<>());
@@ -353,9 +356,9 @@ final class DocsChecks {
       if (place == null) {
         undocumentedScopes.computeIfAbsent(key.scope(), x -> new ArrayList<>()).add(key.key());
       } else if (row == null) {
-        problems.add(key.scope() + " accepts " + key.key() + " (default " + key.defaultValue() + ") but the"
-            + " configuration reference does not list it: add a row | `" + key.key() + "` | `" + key.defaultValue()
-            + "` | what it means | at " + place);
+        String defaultCell = key.defaultValue() == null ? "" : "`" + key.defaultValue() + "`";
+        problems.add(key.scope() + " accepts " + key.key() + " but the configuration reference does not list it: add"
+            + " a row | `" + key.key() + "` | " + defaultCell + " | what it means | at " + place);
       } else if (plain(key.defaultValue()) && row.cells().size() > 1 && codeSpans(row.cells().get(0)) == 1
           && !codeSpans(row.cells().get(1), key.defaultValue())) {
         problems.add(row.where() + ": " + key.key() + " defaults to `" + key.defaultValue() + "` in the code, but the"
