@@ -209,9 +209,12 @@ final class DocsChecks {
    * copies and runs), anything the real parser refuses (a missing required option, a value of the wrong type). An
    * inline mention like {@code zoolander server} may leave required options out.
    */
+  /** The command line whose subcommands and options the shown commands are looked up in (only read). */
+  private static final CommandLine STRUCTURE = ZoolanderCommand.commandLine();
+
   static List<String> check(Shown shown) {
     List<String> problems = new ArrayList<>();
-    CommandLine top = ZoolanderCommand.commandLine();
+    CommandLine top = STRUCTURE;
     CommandLine current = top;
     boolean subcommandSeen = false;
     List<String> args = shown.args();
