@@ -31,7 +31,7 @@ final class PredictCommand implements Callable<Integer> {
   @Option(
       names = "--rate",
       paramLabel = "PER_SEC",
-      description = "Arrivals per second every duplicate serves (default: 5% utilisation of one duplicate).")
+      description = "Arrivals per second every duplicate serves (default: 5%% utilisation of one duplicate).")
   Double arrivalRatePerSec;
 
   @Option(
@@ -53,7 +53,7 @@ final class PredictCommand implements Callable<Integer> {
 
   @Option(
       names = "--tradeoff",
-      description = "Also compare RP with replication for throughput for 1..32 nodes at 1%, 5% and 15% utilisation.")
+      description = "Also compare RP with replication for throughput for 1..32 nodes at 1%%, 5%% and 15%% utilisation.")
   boolean tradeoff;
 
   @Override

@@ -27,7 +27,7 @@ final class ServiceTimeOptions {
 
     @Option(
         names = "--example",
-        description = "Use the thesis-like ZooKeeper write distribution (1 ms normal body, 0.5% anomalies of ~100 ms).")
+        description = "Use the thesis-like ZooKeeper write distribution (1 ms normal body, 0.5%% anomalies of ~100 ms).")
     boolean example;
   }
 

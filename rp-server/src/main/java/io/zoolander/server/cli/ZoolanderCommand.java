@@ -51,11 +51,7 @@ public final class ZoolanderCommand implements Runnable {
 
   /** Runs the command; bad flags and bad files give one line on {@code err} and a non-zero exit code. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
-    CommandLine cli = new CommandLine(new ZoolanderCommand());
-    cli.getSubcommands().get("server").getCommandSpec().usageMessage()
-        .footer(ServerCommand.settingsHelp().toArray(String[]::new));
-    cli.getSubcommands().get("repeater").getCommandSpec().usageMessage()
-        .footer(RepeaterCommand.settingsHelp().toArray(String[]::new));
+    CommandLine cli = commandLine();
     cli.setOut(out);
     cli.setErr(err);
     cli.setParameterExceptionHandler(
@@ -74,5 +70,25 @@ public final class ZoolanderCommand implements Runnable {
           throw ex;
         });
     return cli.execute(args);
+  }
+
+  /**
+   * Parses {@code args} as {@link #execute} would, without running anything: the check that every {@code zoolander}
+   * command shown in the documentation still parses.
+   *
+   * @throws CommandLine.ParameterException naming the unknown subcommand or option, or the invalid value
+   */
+  static CommandLine.ParseResult parseOnly(String... args) {
+    return commandLine().parseArgs(args);
+  }
+
+  /** The command line of {@code zoolander}, its subcommands' help listing every setting of their files. */
+  static CommandLine commandLine() {
+    CommandLine cli = new CommandLine(new ZoolanderCommand());
+    cli.getSubcommands().get("server").getCommandSpec().usageMessage()
+        .footer(ServerCommand.settingsHelp().toArray(String[]::new));
+    cli.getSubcommands().get("repeater").getCommandSpec().usageMessage()
+        .footer(RepeaterCommand.settingsHelp().toArray(String[]::new));
+    return cli;
   }
 }
