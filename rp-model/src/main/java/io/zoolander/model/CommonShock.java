@@ -1,6 +1,7 @@
 package io.zoolander.model;
 
 import static io.zoolander.model.internal.Preconditions.checkNotNull;
+import static io.zoolander.model.internal.Preconditions.checkPairedSamples;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
 import java.util.Arrays;
@@ -47,29 +48,12 @@ public final class CommonShock implements AnomalyDependence {
    *     negative, NaN or infinite
    */
   public static CommonShock estimate(double[][] pairedServiceMs) {
-    checkNotNull(pairedServiceMs, "pairedServiceMs");
-    if (pairedServiceMs.length == 0) {
-      throw new IllegalArgumentException("pairedServiceMs must not be empty");
-    }
-    int columns = checkNotNull(pairedServiceMs[0], "pairedServiceMs[0]").length;
-    if (columns < 2) {
-      throw new IllegalArgumentException("pairedServiceMs needs at least 2 duplicates per row, had " + columns);
-    }
+    int columns = checkPairedSamples(pairedServiceMs, "pairedServiceMs");
     int rows = pairedServiceMs.length;
     double[][] sortedColumns = new double[columns][rows];
     for (int r = 0; r < rows; r++) {
-      double[] row = checkNotNull(pairedServiceMs[r], "pairedServiceMs[" + r + "]");
-      if (row.length != columns) {
-        throw new IllegalArgumentException(
-            "pairedServiceMs[" + r + "] has " + row.length + " duplicates, expected " + columns);
-      }
       for (int c = 0; c < columns; c++) {
-        double v = row[c];
-        if (!(v >= 0) || Double.isInfinite(v)) {
-          throw new IllegalArgumentException(
-              "pairedServiceMs[" + r + "][" + c + "] must be a finite latency >= 0, was " + v);
-        }
-        sortedColumns[c][r] = v;
+        sortedColumns[c][r] = pairedServiceMs[r][c];
       }
     }
     double[][] pairMinima = new double[columns * (columns - 1) / 2][];

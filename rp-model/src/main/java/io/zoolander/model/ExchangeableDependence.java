@@ -1,6 +1,7 @@
 package io.zoolander.model;
 
 import static io.zoolander.model.internal.Preconditions.checkNotNull;
+import static io.zoolander.model.internal.Preconditions.checkPairedSamples;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
 import java.util.Arrays;
@@ -234,29 +235,11 @@ public final class ExchangeableDependence implements AnomalyDependence {
       if (pairedServiceMs == null) {
         throw new IllegalStateException("pairedServiceMs is required");
       }
-      if (pairedServiceMs.length == 0) {
-        throw new IllegalArgumentException("pairedServiceMs must not be empty");
-      }
-      int columns = checkNotNull(pairedServiceMs[0], "pairedServiceMs[0]").length;
-      if (columns < 2) {
-        throw new IllegalArgumentException("pairedServiceMs needs at least 2 duplicates per row, had " + columns);
-      }
+      int columns = checkPairedSamples(pairedServiceMs, "pairedServiceMs");
       int rows = pairedServiceMs.length;
       double[][] orderStatistics = new double[columns][rows];
       for (int r = 0; r < rows; r++) {
-        double[] row = checkNotNull(pairedServiceMs[r], "pairedServiceMs[" + r + "]");
-        if (row.length != columns) {
-          throw new IllegalArgumentException(
-              "pairedServiceMs[" + r + "] has " + row.length + " duplicates, expected " + columns);
-        }
-        double[] sortedRow = row.clone();
-        for (int c = 0; c < columns; c++) {
-          double v = sortedRow[c];
-          if (!(v >= 0) || Double.isInfinite(v)) {
-            throw new IllegalArgumentException(
-                "pairedServiceMs[" + r + "][" + c + "] must be a finite latency >= 0, was " + v);
-          }
-        }
+        double[] sortedRow = pairedServiceMs[r].clone();
         Arrays.sort(sortedRow);
         for (int j = 0; j < columns; j++) {
           orderStatistics[j][r] = sortedRow[j];

@@ -67,4 +67,36 @@ public final class Preconditions {
     }
     return samples;
   }
+
+  /**
+   * Paired samples {@code samples[access][duplicate]}: at least one row, at least two duplicates per row, rows of
+   * equal length, every sample finite and {@code >= 0}.
+   *
+   * @return the number of duplicates per row
+   */
+  public static int checkPairedSamples(double[][] samples, String name) {
+    checkNotNull(samples, name);
+    if (samples.length == 0) {
+      throw new IllegalArgumentException(name + " must not be empty");
+    }
+    int columns = checkNotNull(samples[0], name + "[0]").length;
+    if (columns < 2) {
+      throw new IllegalArgumentException(name + " needs at least 2 duplicates per row, had " + columns);
+    }
+    for (int r = 0; r < samples.length; r++) {
+      double[] row = checkNotNull(samples[r], name + "[" + r + "]");
+      if (row.length != columns) {
+        throw new IllegalArgumentException(
+            name + "[" + r + "] has " + row.length + " duplicates, expected " + columns);
+      }
+      for (int c = 0; c < columns; c++) {
+        double v = row[c];
+        if (!(v >= 0) || Double.isInfinite(v)) {
+          throw new IllegalArgumentException(
+              name + "[" + r + "][" + c + "] must be a finite latency >= 0, was " + v);
+        }
+      }
+    }
+    return columns;
+  }
 }
