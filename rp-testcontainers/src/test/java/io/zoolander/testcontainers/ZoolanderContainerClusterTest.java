@@ -126,8 +126,10 @@ class ZoolanderContainerClusterTest {
       for (int i = 0; i < 60; i++) {
         if (i == 20) {
           cluster.killDuplicate(2); // docker kill: SIGKILL to its only server
+          assertThat(cluster.servers(2).get(0).isRunning()).isFalse();
         } else if (i == 40) {
           cluster.restartDuplicate(2); // same container, data and ports; catches up from the repeater's log
+          assertThat(cluster.servers(2).get(0).isHealthy()).isTrue();
         }
         String path = "/kill/n" + i;
         WriteResult written = client.create(path, bytes("v" + i)).get(30, TimeUnit.SECONDS);
