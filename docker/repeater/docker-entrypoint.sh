@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Entry point of the zoolander repeater image: writes the repeater's properties file from the environment (unless one
 # is mounted at $ZOOLANDER_CONF_DIR/repeater.properties) and runs `zoolander repeater`. Arguments are passed on to
-# `zoolander repeater`. The variables and their defaults: docker/README.md.
+# `zoolander repeater`. The variables and their defaults: docs/docker.md.
 set -euo pipefail
 
 cfg="$ZOOLANDER_CONF_DIR/repeater.properties"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Entry point of the zoolander server image: writes zoo.cfg from the environment (unless one is mounted at
 # $ZOO_CONF_DIR/zoo.cfg), writes myid, and runs `zoolander server`. Arguments are passed on to `zoolander server`.
-# The variables and their defaults: docker/README.md.
+# The variables and their defaults: docs/docker.md.
 set -euo pipefail
 
 cfg="$ZOO_CONF_DIR/zoo.cfg"
