@@ -118,7 +118,7 @@ public final class ZoolanderContainerCluster implements Startable {
     duplicates.values().forEach(servers -> servers.forEach(ZoolanderServerContainer::stop));
   }
 
-  /** A client builder set up with this cluster's repeater and duplicates and base path; the caller closes the client. */
+  /** A client builder set up with this cluster's repeater, duplicates and base path; the caller closes the client. */
   public ZoolanderClientBuilder clientBuilder() {
     ZoolanderClientBuilder builder = ZoolanderClient.builder()
         .basePath(config.znodes.basePath())

@@ -67,6 +67,9 @@ public final class ZoolanderImages {
         build(root, "repeater", SOURCE_REPEATER_TAG, baseImage));
   }
 
+  // withDockerfilePath is deprecated in favour of withDockerfile(Path), which makes the Dockerfile's own directory the
+  // context and pre-pulls its base image through Testcontainers; the images need the repository root as context.
+  @SuppressWarnings("deprecation")
   private static Future<String> build(Path root, String flavour, String tag, String baseImage) {
     Path jar = root.resolve(JAR_PATH);
     // The same context as `docker build -f docker/<flavour>/Dockerfile .` at the root, less what .dockerignore drops.

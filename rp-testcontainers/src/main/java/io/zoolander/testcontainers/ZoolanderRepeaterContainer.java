@@ -27,8 +27,8 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
     super(image);
     withNetworkMode("host");
     withEnv("ZOOLANDER_CLIENT_HOST", "127.0.0.1");
-    withCreateContainerCmdModifier(
-        cmd -> cmd.withHealthcheck(ZoolanderServerContainer.healthCheckEvery(ZoolanderServerContainer.HEALTH_INTERVAL)));
+    withCreateContainerCmdModifier(cmd -> cmd.withHealthcheck(
+        ZoolanderServerContainer.healthCheckEvery(ZoolanderServerContainer.HEALTH_INTERVAL)));
     waitingFor(Wait.forHealthcheck().withStartupTimeout(ZoolanderServerContainer.START_TIMEOUT));
   }
 
