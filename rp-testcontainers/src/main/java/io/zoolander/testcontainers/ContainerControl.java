@@ -2,7 +2,11 @@ package io.zoolander.testcontainers;
 
 import com.github.dockerjava.api.DockerClient;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
 import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.output.FrameConsumerResultCallback;
+import org.testcontainers.containers.output.OutputFrame;
 
 /** Kill and restart of one container, keeping it (and its data): what Testcontainers' stop/start does not do. */
 final class ContainerControl {
@@ -32,7 +36,20 @@ final class ContainerControl {
 
   static void restart(GenericContainer<?> container) {
     String id = requireCreated(container);
-    container.getDockerClient().startContainerCmd(id).exec();
+    DockerClient docker = container.getDockerClient();
+    // Testcontainers follows a container's output from its first start only: follow the new run's output too, from
+    // about now (docker logs counts in whole seconds, so a line or two of the old run may repeat).
+    int since = (int) Instant.now().getEpochSecond();
+    docker.startContainerCmd(id).exec();
+    if (!container.getLogConsumers().isEmpty()) {
+      FrameConsumerResultCallback callback = new FrameConsumerResultCallback();
+      for (Consumer<OutputFrame> consumer : container.getLogConsumers()) {
+        callback.addConsumer(OutputFrame.OutputType.STDOUT, consumer);
+        callback.addConsumer(OutputFrame.OutputType.STDERR, consumer);
+      }
+      docker.logContainerCmd(id).withFollowStream(true).withStdOut(true).withStdErr(true).withSince(since)
+          .exec(callback);
+    }
   }
 
   private static String requireCreated(GenericContainer<?> container) {
