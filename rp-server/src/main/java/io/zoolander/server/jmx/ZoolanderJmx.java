@@ -1,6 +1,7 @@
 package io.zoolander.server.jmx;
 
 import io.micrometer.core.instrument.Clock;
+import io.micrometer.core.instrument.config.NamingConvention;
 import io.micrometer.jmx.JmxConfig;
 import io.micrometer.jmx.JmxMeterRegistry;
 import javax.management.MalformedObjectNameException;
@@ -24,10 +25,12 @@ public final class ZoolanderJmx {
 
   /**
    * A registry that exports every meter as an MBean of the platform MBean server, in {@link #DOMAIN}: {@code
-   * io.zoolander:name=<name and tags>,type=<gauges|timers|counters|...>}. Close it to unregister them.
+   * io.zoolander:name=<meter name>.<tag>.<value>...,type=<gauges|timers|meters>}, tags in alphabetical order, e.g.
+   * {@code io.zoolander:name=zoolander.repeater.duplicate.lag.duplicate.1,type=gauges}. A timer's MBean has the count,
+   * mean, max and percentiles (p50 to p99.9) in milliseconds. Close the registry to unregister them.
    */
   public static JmxMeterRegistry newMeterRegistry() {
-    return new JmxMeterRegistry(new JmxConfig() {
+    JmxMeterRegistry registry = new JmxMeterRegistry(new JmxConfig() {
       @Override
       public String get(String key) {
         return null;
@@ -38,6 +41,8 @@ public final class ZoolanderJmx {
         return DOMAIN;
       }
     }, Clock.SYSTEM);
+    registry.config().namingConvention(NamingConvention.dot); // the documented names, not camel case
+    return registry;
   }
 
   private static ObjectName name(String name) {

@@ -19,7 +19,7 @@ import javax.management.MBeanServer;
  * The repeater's MBeans, {@link RepeaterMXBean} and {@link PredictorMXBean}, over its core. Operations that change the
  * repeater (fence, rejoin, admission targets) are added to the interfaces and implemented here. Internal.
  */
-public final class RepeaterConsole implements RepeaterMXBean, PredictorMXBean, AutoCloseable {
+public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
   private final RepeaterCore core;
   private final double tauMs;
   private final List<RegisteredMBean> registered = new ArrayList<>();
@@ -40,7 +40,8 @@ public final class RepeaterConsole implements RepeaterMXBean, PredictorMXBean, A
     try {
       console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.REPEATER, console, RepeaterMXBean.class,
           Map.of()));
-      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.PREDICTOR, console,
+      // A second object: the MXBean machinery maps one object to one name.
+      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.PREDICTOR, console.new Predictor(),
           PredictorMXBean.class, Map.of(
               "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
               "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
@@ -107,44 +108,45 @@ public final class RepeaterConsole implements RepeaterMXBean, PredictorMXBean, A
     return rows;
   }
 
-  // ------------------------------------------------------------------------------------------- PredictorMXBean
-
-  @Override
-  public double getTauMs() {
-    return tauMs;
-  }
-
-  @Override
-  public double getArrivalRatePerSec() {
-    return core.arrivalRatePerSec();
-  }
-
-  @Override
-  public int getLiveDuplicates() {
-    return core.liveDuplicates();
-  }
-
-  @Override
-  public double getPredictedSla() {
-    return predictSla(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec());
-  }
-
-  @Override
-  public double predictSla(int duplicates, double arrivalRatePerSec) {
-    return predictSlaAt(duplicates, arrivalRatePerSec, tauMs);
-  }
-
-  @Override
-  public double predictSlaAt(int duplicates, double arrivalRatePerSec, double tauMs) {
-    if (!(tauMs >= 0) || Double.isInfinite(tauMs)) {
-      throw new IllegalArgumentException("tauMs must be finite and >= 0, was " + tauMs);
+  /** The predictor MBean, over the same core. */
+  private final class Predictor implements PredictorMXBean {
+    @Override
+    public double getTauMs() {
+      return tauMs;
     }
-    SlaPrediction p = core.predict(duplicates, arrivalRatePerSec, tauMs);
-    return p == null ? Double.NaN : p.sla();
-  }
 
-  @Override
-  public double[] serviceTimeSamplesMs(int duplicateId) {
-    return core.serviceTimeSamplesMs(duplicateId);
+    @Override
+    public double getArrivalRatePerSec() {
+      return core.arrivalRatePerSec();
+    }
+
+    @Override
+    public int getLiveDuplicates() {
+      return core.liveDuplicates();
+    }
+
+    @Override
+    public double getPredictedSla() {
+      return predictSla(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec());
+    }
+
+    @Override
+    public double predictSla(int duplicates, double arrivalRatePerSec) {
+      return predictSlaAt(duplicates, arrivalRatePerSec, tauMs);
+    }
+
+    @Override
+    public double predictSlaAt(int duplicates, double arrivalRatePerSec, double tauMs) {
+      if (!(tauMs >= 0) || Double.isInfinite(tauMs)) {
+        throw new IllegalArgumentException("tauMs must be finite and >= 0, was " + tauMs);
+      }
+      SlaPrediction p = core.predict(duplicates, arrivalRatePerSec, tauMs);
+      return p == null ? Double.NaN : p.sla();
+    }
+
+    @Override
+    public double[] serviceTimeSamplesMs(int duplicateId) {
+      return core.serviceTimeSamplesMs(duplicateId);
+    }
   }
 }

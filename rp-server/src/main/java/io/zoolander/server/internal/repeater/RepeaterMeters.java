@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.jmx.MeterNames;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,11 +27,6 @@ public final class RepeaterMeters implements AutoCloseable {
   public static final long ARRIVAL_RATE_WINDOW_MS = 10_000;
   /** Samples of the running write count per window (one per second). */
   static final int ARRIVAL_RATE_SAMPLES = 10;
-  /** Percentiles every timer publishes (JMX shows percentiles, not histogram buckets). */
-  static final double[] PERCENTILES = {0.5, 0.9, 0.99, 0.999};
-  /** Range of the timers' histograms: bounds their memory; values outside are clamped. */
-  static final Duration MIN_EXPECTED_LATENCY = Duration.ofNanos(10_000);
-  static final Duration MAX_EXPECTED_LATENCY = Duration.ofSeconds(30);
 
   private final MeterRegistry registry;
   private final double slaTauMs;
@@ -95,10 +89,13 @@ public final class RepeaterMeters implements AutoCloseable {
         .register(registry)));
   }
 
-  /** A timer builder with Zoolander's percentiles and histogram range. */
+  /**
+   * A latency timer. It publishes no client-side percentiles or buckets of its own: the JMX registry's timers keep
+   * their percentiles already, and a registry that wants buckets adds them with a {@code MeterFilter}. Lean on the
+   * path that records.
+   */
   public static Timer.Builder latencyTimer(String name) {
-    return Timer.builder(name).publishPercentiles(PERCENTILES).minimumExpectedValue(MIN_EXPECTED_LATENCY)
-        .maximumExpectedValue(MAX_EXPECTED_LATENCY);
+    return Timer.builder(name);
   }
 
   /** The gauges over the core's state, once its links exist. */
