@@ -126,6 +126,9 @@ class JmxConsoleTest {
         // A duplicate down: its lag and the log grow with every write, its plugin MBean is gone; back, it catches up.
         cluster.killDuplicate(2);
         Await.until(WAIT, "duplicate 2's plugin MBean gone", () -> pluginNames(jmx, 2).isEmpty(), () -> "");
+        assertThat(meters.find(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauges())
+            .as("a stopped plugin's meters are removed, so its successor's replace them").isEmpty();
+        assertThat(meters.find(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "1").gauges()).hasSize(1);
         for (int i = 0; i < 5; i++) {
           assertThat(client.create("/jmx-down-" + i, new byte[0]).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
         }
@@ -142,6 +145,8 @@ class JmxConsoleTest {
         Await.until(WAIT, "duplicate 2 caught up", () -> (Long) row(jmx, 2).get("lag") == 0
             && logSize(jmx) == 0, () -> Arrays.toString(rows(jmx)));
         assertThat(jmx.getAttribute(pluginOf(jmx, 2), "AppliedSeq")).isEqualTo(lastSeq + 5);
+        assertThat(meters.get(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauge().value())
+            .isEqualTo(lastSeq + 5);
 
         // The meters behind the same numbers, and the documented names (docs and code must not drift).
         assertThat(meters.get(MeterNames.REPEATER_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauge().value())
