@@ -3,7 +3,6 @@ package io.zoolander.server.jmx;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.rmi.NoSuchObjectException;
 import java.rmi.registry.LocateRegistry;
@@ -105,12 +104,6 @@ public final class JmxConsole implements AutoCloseable {
       throw new IllegalStateException("console not started");
     }
     return url;
-  }
-
-  /** The port the registry and connector listen on. */
-  public synchronized InetSocketAddress boundAddress() {
-    JMXServiceURL u = serviceUrl();
-    return new InetSocketAddress(u.getHost(), u.getPort());
   }
 
   /** Stops the connector (closing its client connections) and the registry. Idempotent. */

@@ -68,18 +68,18 @@ public final class RepeaterMeters implements AutoCloseable {
         .register(registry));
   }
 
-  /** Keeps {@code meter} to remove it on {@link #close()}; for every meter of the repeater. */
+  /**
+   * Keeps {@code meter} to remove it on {@link #close()}: every meter of the repeater goes through here, the admission
+   * and batching meters too ({@code register(Counter.builder(...).register(meters.registry()))}).
+   */
   public <M extends Meter> M register(M meter) {
     registered.add(meter);
     return meter;
   }
 
+  /** The registry the repeater's meters go to. */
   public MeterRegistry registry() {
     return registry;
-  }
-
-  double slaTauMs() {
-    return slaTauMs;
   }
 
   Duplicate duplicate(int id) {
