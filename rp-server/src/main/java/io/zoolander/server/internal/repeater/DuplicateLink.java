@@ -84,7 +84,10 @@ final class DuplicateLink {
     return meters;
   }
 
-  /** Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip, no allocation. */
+  /**
+   * Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip, no allocation. Only
+   * the live stream ({@link #offer}) probes: a catch-up from the log would time the backlog, not the duplicate.
+   */
   private void probe(long lastSeq) {
     if (probeSeq == 0) {
       probeSeq = lastSeq;
@@ -474,9 +477,6 @@ final class DuplicateLink {
       }
       raw.write(frame.retainedDuplicate(), raw.voidPromise());
       cursor++;
-    }
-    if (cursor > ackedSeq) {
-      probe(cursor);
     }
     dirty = false;
     channel.flush();
