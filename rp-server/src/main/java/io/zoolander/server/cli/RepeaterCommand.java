@@ -3,6 +3,7 @@ package io.zoolander.server.cli;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterListener;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -40,6 +42,8 @@ final class RepeaterCommand implements Callable<Integer> {
       required = true,
       description = "The repeater's properties file: one key=value per line, # comments (settings below).")
   Path config;
+
+  @Mixin JmxOptions jmx;
 
   /** The help section listing every setting of the properties file, from {@link RepeaterConfig#SETTINGS}. */
   static List<String> settingsHelp() {
@@ -74,7 +78,9 @@ final class RepeaterCommand implements Callable<Integer> {
             stopped.countDown();
           }
         };
-    Repeater repeater = settings.toBuilder().listener(listener).build();
+    JmxOptions.Running console = jmx.start(out);
+    Repeater repeater = settings.toBuilder().listener(listener).meterRegistry(console.meters)
+        .mbeanServer(ManagementFactory.getPlatformMBeanServer()).build();
     Thread shutdownHook = new Thread(() -> {
       repeater.close();
       stopped.countDown();
@@ -99,6 +105,7 @@ final class RepeaterCommand implements Callable<Integer> {
       Thread.currentThread().interrupt();
     } finally {
       repeater.close();
+      console.close();
       try {
         Runtime.getRuntime().removeShutdownHook(shutdownHook);
       } catch (IllegalStateException e) {

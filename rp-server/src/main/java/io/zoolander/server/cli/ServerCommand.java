@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.micrometer.core.instrument.Metrics;
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.leader.PluginSettings;
 import io.zoolander.server.internal.leader.ZoolanderPeerConfig;
@@ -19,6 +20,7 @@ import org.apache.zookeeper.server.DatadirCleanupManager;
 import org.apache.zookeeper.server.admin.AdminServer.AdminServerException;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -47,6 +49,8 @@ final class ServerCommand implements Callable<Integer> {
       required = true,
       description = "The server's zoo.cfg: ZooKeeper's entries plus the zoolander.* settings below.")
   Path config;
+
+  @Mixin JmxOptions jmx;
 
   /** One documented zoo.cfg entry: key, default as text, meaning. */
   record Entry(String key, String defaultValue, String meaning) {}
@@ -162,8 +166,11 @@ final class ServerCommand implements Callable<Integer> {
     DatadirCleanupManager purge =
         new DatadirCleanupManager(parsed.getDataDir(), parsed.getDataLogDir(), parsed.getSnapRetainCount(),
             parsed.getPurgeInterval());
-    purge.start();
     PrintWriter out = spec.commandLine().getOut();
+    JmxOptions.Running console = jmx.start(out);
+    // The plugins meter into the global registry (ZooKeeper creates them from zoo.cfg, without a builder).
+    Metrics.addRegistry(console.meters);
+    purge.start();
     out.printf("zoolander server %d of duplicate %s starting; ZooKeeper clients connect to %s:%d%n",
         parsed.getServerId(), parsed.zoolanderProperties().get(ZoolanderPluginConfig.DUPLICATE_ID_KEY),
         parsed.getClientPortAddress().getHostString(), parsed.getClientPortAddress().getPort());
@@ -174,6 +181,8 @@ final class ServerCommand implements Callable<Integer> {
       throw new CliException("the server stopped: " + Help.oneLine(e));
     } finally {
       purge.shutdown();
+      Metrics.removeRegistry(console.meters);
+      console.close();
     }
     return 0;
   }

@@ -1,8 +1,12 @@
 package io.zoolander.server.repeater;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.zoolander.server.internal.jmx.RepeaterConsole;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.plugin.PluginSecurity;
@@ -23,6 +27,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.MBeanServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
@@ -53,9 +59,14 @@ import org.apache.zookeeper.data.ACL;
  */
 public final class Repeater implements AutoCloseable {
   private final RepeaterCore core;
+  private final MBeanServer mbeanServer;
+  private final double slaTauMs;
+  private RepeaterConsole console;
 
-  private Repeater(RepeaterCore core) {
+  private Repeater(RepeaterCore core, MBeanServer mbeanServer, double slaTauMs) {
     this.core = core;
+    this.mbeanServer = mbeanServer;
+    this.slaTauMs = slaTauMs;
   }
 
   public static Builder builder() {
@@ -72,15 +83,37 @@ public final class Repeater implements AutoCloseable {
    * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start timeout (every
    *     duplicate must answer: a missed one could hold a higher epoch or seq)
    * @throws IOException if a state cannot be read or the listener cannot be bound
+   * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds another repeater's
+   *     MBeans
    */
   public Repeater start() throws IOException, InterruptedException, TimeoutException {
     core.start();
+    if (mbeanServer != null) {
+      try {
+        synchronized (this) {
+          console = RepeaterConsole.register(mbeanServer, core, slaTauMs);
+        }
+      } catch (InstanceAlreadyExistsException e) {
+        core.close();
+        throw new IllegalStateException("the MBean server already holds a repeater's MBeans (" + e.getMessage()
+            + "): one repeater per MBean server", e);
+      }
+    }
     return this;
   }
 
-  /** Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes everything. Idempotent. */
+  /**
+   * Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes everything; unregisters
+   * its MBeans and removes its meters. Idempotent.
+   */
   @Override
   public void close() {
+    synchronized (this) {
+      if (console != null) {
+        console.close();
+        console = null;
+      }
+    }
     core.close();
   }
 
@@ -185,6 +218,9 @@ public final class Repeater implements AutoCloseable {
     private AccessControl access = AccessControl.none();
     private Credential credential;
     private byte[] zooKeeperAuth; // user:password, null without ZooKeeper ACLs
+    private MeterRegistry meterRegistry;
+    private MBeanServer mbeanServer;
+    private double slaTauMs = RepeaterSettings.DEFAULT_SLA_TAU_MS;
 
     private Builder() {}
 
@@ -367,6 +403,40 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Where the repeater's meters go ({@code zoolander.repeater.*}, {@link io.zoolander.server.jmx.MeterNames},
+     * {@code docs/operations.md}); default: none. They are removed from the registry when the repeater closes.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
+      return this;
+    }
+
+    /**
+     * Registers the repeater's MBeans ({@link io.zoolander.server.jmx.RepeaterMXBean}, {@link
+     * io.zoolander.server.jmx.PredictorMXBean}) in {@code mbeanServer} from {@link Repeater#start()} until {@link
+     * Repeater#close()} (default: no MBeans). The {@code zoolander repeater} command uses the platform MBean server.
+     */
+    public Builder mbeanServer(MBeanServer mbeanServer) {
+      this.mbeanServer = Objects.requireNonNull(mbeanServer, "mbeanServer must not be null");
+      return this;
+    }
+
+    /**
+     * The bound of the predicted-SLA meter and of the predictor MBean's questions (default {@value
+     * RepeaterSettings#DEFAULT_SLA_TAU_MS} ms).
+     *
+     * @throws IllegalArgumentException unless positive and finite
+     */
+    public Builder slaTau(Duration tau) {
+      Objects.requireNonNull(tau, "slaTau must not be null");
+      if (tau.isNegative() || tau.isZero()) {
+        throw new IllegalArgumentException("slaTau must be positive, was " + tau);
+      }
+      this.slaTauMs = tau.toNanos() / 1e6;
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -394,7 +464,10 @@ public final class Repeater implements AutoCloseable {
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
-      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
+      RepeaterMeters meters = new RepeaterMeters(
+          meterRegistry != null ? meterRegistry : new CompositeMeterRegistry(), slaTauMs);
+      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
+          meters), mbeanServer, slaTauMs);
     }
 
     private static long positiveMillis(Duration d, String name) {

@@ -34,6 +34,12 @@ public final class RepeaterSettings {
   /** How long {@link Repeater#start()} waits for every duplicate's bookkeeping state, in milliseconds. */
   public static final long DEFAULT_START_TIMEOUT_MILLIS = 30_000;
 
+  /**
+   * Default bound (ms) of the predicted-SLA meter and of the JMX predictor's "what if" question: the client SDK's
+   * default for its observed-SLA meter.
+   */
+  public static final double DEFAULT_SLA_TAU_MS = 5;
+
   /** Threads that read and decode client connections (sequencing itself runs on one more, dedicated thread). */
   public static final int DEFAULT_CLIENT_IO_THREADS = 1;
 

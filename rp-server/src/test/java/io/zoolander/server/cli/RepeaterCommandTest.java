@@ -1,20 +1,32 @@
 package io.zoolander.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
+import io.zoolander.server.Await;
+import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.wire.Znodes;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -26,6 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 class RepeaterCommandTest {
   private static final Pattern STARTED =
       Pattern.compile("repeater listening on 127\\.0\\.0\\.1:(\\d+), epoch (\\d+), next seq (\\d+), duplicates 1=(.*)");
+  private static final Pattern JMX_STARTED = Pattern.compile(
+      "JMX console at (service:jmx:rmi://127\\.0\\.0\\.1:(\\d+)/jndi/rmi://127\\.0\\.0\\.1:(\\d+)/jmxrmi)\n"
+          + STARTED.pattern());
 
   private static ZooKeeperEnsemble ensemble;
 
@@ -50,17 +65,27 @@ class RepeaterCommandTest {
     final AtomicInteger exit = new AtomicInteger(-1);
     final Thread thread;
 
-    Running(Path config) {
-      thread = new Thread(() -> exit.set(ZoolanderCommand.execute(new String[] {"repeater", "--config",
-          config.toString()}, new PrintWriter(out, true), new PrintWriter(err, true))), "repeater-command");
+    Running(Path config, String... more) {
+      String[] args = new String[3 + more.length];
+      args[0] = "repeater";
+      args[1] = "--config";
+      args[2] = config.toString();
+      System.arraycopy(more, 0, args, 3, more.length);
+      thread = new Thread(() -> exit.set(ZoolanderCommand.execute(args, new PrintWriter(out, true),
+          new PrintWriter(err, true))), "repeater-command");
       thread.start();
     }
 
     /** Waits for the start line and returns its match. */
     Matcher awaitStarted() throws InterruptedException {
+      return awaitStarted(STARTED);
+    }
+
+    /** Waits until the whole output matches {@code expected} and returns the match. */
+    Matcher awaitStarted(Pattern expected) throws InterruptedException {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (System.nanoTime() < deadline) {
-        Matcher m = STARTED.matcher(out.toString().strip());
+        Matcher m = expected.matcher(out.toString().strip());
         if (m.matches()) {
           return m;
         }
@@ -104,6 +129,45 @@ class RepeaterCommandTest {
     assertThat(command.awaitExit()).isZero();
     assertThat(command.out.toString()).endsWith("repeater stopped\n");
     assertThat(command.err.toString()).isEmpty();
+  }
+
+  @Test
+  void servesJmxOnTheJmxPort() throws Exception {
+    Running command = new Running(config(), "--jmx-port", "0");
+    Matcher started = command.awaitStarted(JMX_STARTED);
+    long epoch = Long.parseLong(started.group(5));
+    JMXServiceURL url = new JMXServiceURL(started.group(1));
+    ObjectName appliedSeq =
+        new ObjectName(ZoolanderJmx.DOMAIN + ":name=zoolander.repeater.duplicate.applied.seq.duplicate.1,type=gauges");
+    try (JMXConnector connector = JMXConnectorFactory.connect(url);
+        ZoolanderClient client = ZoolanderClient.builder()
+            .repeater("127.0.0.1", Integer.parseInt(started.group(4)))
+            .duplicate(ensemble.connectString())
+            .build()) {
+      MBeanServerConnection jmx = connector.getMBeanServerConnection();
+      assertThat(jmx.getAttribute(ZoolanderJmx.REPEATER, "Epoch")).isEqualTo(epoch);
+      assertThat(jmx.getAttribute(new ObjectName(ZoolanderJmx.DOMAIN
+          + ":name=zoolander.repeater.epoch,type=gauges"), "Value")).isEqualTo((double) epoch);
+      WriteResult created = client.create("/through-jmx", new byte[] {1}).get(30, TimeUnit.SECONDS);
+      assertThat(created.succeeded()).isTrue();
+      Await.until(Duration.ofSeconds(30), "the applied-seq meter shows seq " + created.seq(),
+          () -> value(jmx, appliedSeq).equals((double) created.seq()), () -> "");
+      assertThat(jmx.getAttribute(ZoolanderJmx.REPEATER, "NextSeq")).isEqualTo(created.seq() + 1);
+    }
+    command.thread.interrupt();
+    assertThat(command.awaitExit()).isZero();
+    MBeanServer platform = ManagementFactory.getPlatformMBeanServer();
+    assertThat(platform.isRegistered(ZoolanderJmx.REPEATER)).isFalse();
+    assertThat(platform.isRegistered(appliedSeq)).isFalse();
+    assertThatThrownBy(() -> JMXConnectorFactory.connect(url).close()).isInstanceOf(IOException.class);
+  }
+
+  private static Object value(MBeanServerConnection jmx, ObjectName gauge) {
+    try {
+      return jmx.getAttribute(gauge, "Value");
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   @Test

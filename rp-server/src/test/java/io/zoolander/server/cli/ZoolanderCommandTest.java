@@ -192,6 +192,29 @@ class ZoolanderCommandTest {
     assertServerError(base + "\n" + quorum + "\n" + plugin, "myid");
   }
 
+  @Test
+  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
+  void serverJmxSettingsAreCheckedBeforeTheServerStarts() throws IOException {
+    Path data = Files.createDirectories(dir.resolve("data"));
+    Files.writeString(data.resolve("myid"), "1\n");
+    Path cfg = dir.resolve("zoo.cfg");
+    Files.writeString(cfg, String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
+        "clientPort=" + freePort(), "admin.enableServer=false", "standaloneEnabled=false",
+        "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
+        "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(), "zoolander.duplicateId=1") + "\n");
+    Run outOfRange = run("server", "--config", cfg.toString(), "--jmx-port", "70000");
+    assertThat(outOfRange.exit()).isEqualTo(1);
+    assertThat(outOfRange.err()).isEqualTo("zoolander: --jmx-port must be in 0..65535, was 70000\n");
+    assertThat(outOfRange.out()).isEmpty();
+    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      Run busy = run("server", "--config", cfg.toString(), "--jmx-port", Integer.toString(taken.getLocalPort()));
+      assertThat(busy.exit()).isEqualTo(1);
+      assertThat(busy.err()).startsWith("zoolander: cannot serve JMX on 127.0.0.1:" + taken.getLocalPort() + ": ")
+          .endsWith("\n");
+      assertThat(busy.err().strip()).doesNotContain("\n");
+    }
+  }
+
   private static int freePort() throws IOException {
     try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();

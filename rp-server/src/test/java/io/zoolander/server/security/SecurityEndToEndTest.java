@@ -4,8 +4,10 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
+import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
@@ -67,6 +69,7 @@ class SecurityEndToEndTest {
   private Path zkPassword;
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new HashMap<>();
   private Repeater repeater;
+  private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
   @BeforeAll
   void start() throws Exception {
@@ -126,7 +129,8 @@ class SecurityEndToEndTest {
         .tls(serverTls)
         .access(AccessControl.builder().secretsFile(repeaterSecrets).allow(Role.CLIENT, "writer-1", "writer-cert")
             .build())
-        .credential(Credential.secretFile("repeater", repeaterSecret));
+        .credential(Credential.secretFile("repeater", repeaterSecret))
+        .meterRegistry(meters);
     duplicates.forEach((id, e) -> builder.duplicate(id, e.connectString()));
     // The repeater claims its epoch in every state znode: once the plugins protect them, only with their identity.
     awaitStateProtected();
@@ -164,6 +168,7 @@ class SecurityEndToEndTest {
     }
     Map<Integer, Long> applied = appliedSeqs();
     TreeDigest before = digest(1);
+    double authFailuresBefore = securityFailures("auth");
 
     // An SDK client with a trusted certificate but no credential: its write is refused.
     try (ZoolanderClient anonymous = client(clientTls, null)) {
@@ -175,6 +180,8 @@ class SecurityEndToEndTest {
     // A wrong secret, an unknown principal, a known principal that may not write.
     assertRepeaterRefuses(new Message.Auth("writer-1", new byte[32]), ErrorCode.UNAUTHENTICATED);
     assertRepeaterRefuses(new Message.Auth("nobody", new byte[32]), ErrorCode.UNAUTHENTICATED);
+    // The SDK client without a credential (it may try more than once) and the two wrong AUTHs.
+    assertThat(securityFailures("auth") - authFailuresBefore).isGreaterThanOrEqualTo(3);
     try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
       peer.send(Message.Hello.of(Role.CLIENT, "42"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
@@ -220,6 +227,7 @@ class SecurityEndToEndTest {
         .trustPem(ca.caPem())
         .build();
     PluginEndpoint endpoint = endpoint(2);
+    double tlsFailuresBefore = securityFailures("tls");
     for (TlsSettings tls : List.of(noCertificate, otherCa)) {
       for (String[] target : List.of(new String[] {"127.0.0.1", "" + repeater.boundAddress().getPort()},
           new String[] {endpoint.host(), "" + endpoint.port()})) {
@@ -230,6 +238,8 @@ class SecurityEndToEndTest {
         }
       }
     }
+    assertThat(securityFailures("tls") - tlsFailuresBefore).as("the two handshakes the repeater refused")
+        .isEqualTo(2);
     // The SDK does not get connected either.
     assertThatThrownBy(() -> ZoolanderClient.builder()
         .repeater("127.0.0.1", repeater.boundAddress().getPort())
@@ -326,6 +336,10 @@ class SecurityEndToEndTest {
     try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
       assertThat(writer.writeAll(List.of(Op.create("/after-intruder", new byte[0]))).join().succeeded()).isTrue();
     }
+  }
+
+  private double securityFailures(String kind) {
+    return meters.get(MeterNames.REPEATER_SECURITY_FAILURES).tag(MeterNames.TAG_KIND, kind).counter().count();
   }
 
   private void assertRepeaterRefuses(Message.Auth auth, ErrorCode expected) throws InterruptedException {

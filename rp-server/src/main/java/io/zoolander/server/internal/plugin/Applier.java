@@ -93,6 +93,7 @@ final class Applier {
     private final int duplicateId;
     private final Znodes znodes;
     private final List<ACL> acl;
+    private final PluginMeters meters;
     private final OwnSession session;
     private final Peers peers;
     private final SessionRenewal renewal;
@@ -140,13 +141,18 @@ final class Applier {
      */
     Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
             AnomalyInjector anomalies, BookkeepingState state, int stateVersion) {
-        this(config, session, peers, renewal, anomalies, state, stateVersion, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        this(config, session, peers, renewal, anomalies, state, stateVersion, ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                PluginMeters.none());
     }
 
-    /** @param acl the ACL of every znode a write creates (the plugin's identity writes, see PluginSecurity) */
+    /**
+     * @param acl the ACL of every znode a write creates (the plugin's identity writes, see PluginSecurity)
+     * @param meters where the time of each write's multi goes
+     */
     Applier(ZoolanderPluginConfig config, OwnSession session, Peers peers, SessionRenewal renewal,
-            AnomalyInjector anomalies, BookkeepingState state, int stateVersion, List<ACL> acl) {
+            AnomalyInjector anomalies, BookkeepingState state, int stateVersion, List<ACL> acl, PluginMeters meters) {
         this.acl = acl;
+        this.meters = meters;
         this.config = config;
         this.duplicateId = config.duplicateId();
         this.znodes = config.znodes();
@@ -407,7 +413,9 @@ final class Applier {
                 throw new IllegalArgumentException("the write exceeds jute.maxbuffer=" + BinaryInputArchive.maxBuffer
                         + " bytes as one ZooKeeper request");
             }
+            long startNanos = System.nanoTime();
             List<org.apache.zookeeper.OpResult> done = zk.multi(multi);
+            meters.applied(System.nanoTime() - startNanos);
             results = ZkOps.succeeded(znodes, done);
             advance(next, ZkOps.stateVersion(done));
             clients.updated(message.clientId(), record, ZkOps.clientVersion(done));

@@ -14,6 +14,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.WirePipeline;
@@ -50,12 +51,15 @@ final class PluginServer implements AutoCloseable {
      */
     static PluginServer start(String host, int port, int duplicateId, Supplier<Snapshot> status, Applier applier,
             Peers peers) throws IOException, InterruptedException {
-        return start(host, port, duplicateId, status, applier, peers, LinkSecurity.NONE);
+        return start(host, port, duplicateId, status, applier, peers, LinkSecurity.NONE, PluginMeters.none());
     }
 
-    /** As {@link #start(String, int, int, Supplier, Applier, Peers)}, with TLS and access control. */
+    /**
+     * As {@link #start(String, int, int, Supplier, Applier, Peers)}, with TLS and access control; refused TLS
+     * handshakes and authentications are counted in {@code meters}.
+     */
     static PluginServer start(String host, int port, int duplicateId, Supplier<Snapshot> status, Applier applier,
-            Peers peers, LinkSecurity security) throws IOException, InterruptedException {
+            Peers peers, LinkSecurity security, PluginMeters meters) throws IOException, InterruptedException {
         EventLoopGroup group = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-plugin-io-" + duplicateId,
                 true));
         ChannelGroup channels = new DefaultChannelGroup("zoolander-plugin-" + duplicateId, GlobalEventExecutor.INSTANCE);
@@ -70,10 +74,11 @@ final class PluginServer implements AutoCloseable {
                             channels.add(ch);
                             if (security.tls() != null) {
                                 security.tls().addServerHandler(ch.pipeline());
+                                ch.pipeline().addLast(new HandshakeFailures(meters::tlsFailure));
                             }
                             WirePipeline.install(ch.pipeline());
                             ch.pipeline().addLast(new ConnectionHandler(duplicateId, status, applier, peers,
-                                    new ServerAuth(security.access())));
+                                    new ServerAuth(security.access(), meters::authFailure)));
                         }
                     })
                     .bind(host, port).await();

@@ -1,7 +1,12 @@
 package io.zoolander.server.internal.plugin;
 
+import io.micrometer.core.instrument.Metrics;
 import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
+import io.zoolander.server.internal.jmx.PluginConsole;
+import io.zoolander.server.internal.jmx.RegisteredMBean;
+import io.zoolander.server.jmx.PluginMXBean;
+import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
@@ -10,10 +15,13 @@ import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
+import java.lang.management.ManagementFactory;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.management.InstanceAlreadyExistsException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
@@ -51,6 +59,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     private volatile PluginServer server;
     private volatile PluginEndpoint endpoint;
     private volatile boolean stopped;
+    private volatile PluginMeters meters;
+    private volatile RegisteredMBean mbean;
 
     /** A plugin for one leadership term, configured when it starts. */
     public ZoolanderPlugin() {
@@ -84,10 +94,14 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         anomalies = injector;
         injector.watch(zk);
         Peers peers = new Peers();
-        Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl());
+        PluginMeters pluginMeters = new PluginMeters(Metrics.globalRegistry, cfg.duplicateId(), context.serverId());
+        meters = pluginMeters;
+        pluginMeters.watch(this);
+        Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl(),
+                pluginMeters);
         applier = app;
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers,
-                sec.link());
+                sec.link(), pluginMeters);
         server = srv;
         PluginEndpoint published = new PluginEndpoint(cfg.duplicateId(), context.serverId(), cfg.advertisedHost(),
                 cfg.advertisedPort() != 0 ? cfg.advertisedPort() : srv.localAddress().getPort());
@@ -96,6 +110,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             return null;
         });
         endpoint = published;
+        registerMBean(cfg.duplicateId(), context.serverId());
         LOG.info("Duplicate {}: plugin active on server {} (ZooKeeper epoch {}) at {}; repeater epoch {}, applied seq"
                 + " {}, base path {}", cfg.duplicateId(), context.serverId(), context.epoch(), published.address(),
                 state.epoch(), state.appliedSeq(), znodes.basePath());
@@ -105,6 +120,14 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     public void stop() {
         stopped = true;
         endpoint = null;
+        RegisteredMBean registered = mbean;
+        if (registered != null) {
+            registered.close();
+        }
+        PluginMeters pluginMeters = meters;
+        if (pluginMeters != null) {
+            pluginMeters.close();
+        }
         PluginServer srv = server;
         if (srv != null) {
             srv.close(STOP_STEP_TIMEOUT_MS);
@@ -126,6 +149,21 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             Snapshot last = snapshot();
             LOG.info("Duplicate {}: plugin stopped at applied seq {} (epoch {})", cfg.duplicateId(), last.appliedSeq(),
                     last.epoch());
+        }
+    }
+
+    /**
+     * Registers {@link PluginMXBean} in the platform MBean server. Servers of one duplicate in one JVM (tests) have
+     * distinct ids; if a name is taken anyway (two clusters in one JVM), the later plugin goes without.
+     */
+    private void registerMBean(int duplicateId, long serverId) {
+        PluginConsole console = new PluginConsole(this, serverId);
+        try {
+            mbean = RegisteredMBean.register(ManagementFactory.getPlatformMBeanServer(),
+                    ZoolanderJmx.plugin(duplicateId, serverId), console, PluginMXBean.class, Map.of());
+        } catch (InstanceAlreadyExistsException e) {
+            LOG.info("Duplicate {}: no plugin MBean on server {}: {} is registered already", duplicateId, serverId,
+                    e.getMessage());
         }
     }
 

@@ -68,11 +68,31 @@ final class DuplicateLink {
   private volatile long ackedSeq;
   private volatile boolean fenced;
   private volatile String fenceReason;
+  private final RepeaterMeters.Duplicate meters;
+  // The ACK-latency probe: the last seq of one run sent and when; 0 while none is outstanding (seqs start at 1).
+  private long probeSeq;
+  private long probeSentNanos;
 
   DuplicateLink(RepeaterCore core, DuplicateSource source) {
     this.core = core;
     this.source = source;
     this.id = source.duplicateId();
+    this.meters = core.meters().duplicate(id);
+  }
+
+  RepeaterMeters.Duplicate meters() {
+    return meters;
+  }
+
+  /**
+   * Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip, no allocation. Only
+   * the live stream ({@link #offer}) probes: a catch-up from the log would time the backlog, not the duplicate.
+   */
+  private void probe(long lastSeq) {
+    if (probeSeq == 0) {
+      probeSeq = lastSeq;
+      probeSentNanos = System.nanoTime();
+    }
   }
 
   int id() {
@@ -207,6 +227,7 @@ final class DuplicateLink {
 
   /** Forgets the current connection (the caller closes it if needed); its late events are ignored. */
   private void detach() {
+    probeSeq = 0; // a new connection starts from a STATUS: its round trips are not this one's
     channel = null;
     raw = null;
     dirty = false;
@@ -349,6 +370,10 @@ final class DuplicateLink {
   }
 
   private void acked(long appliedSeq) {
+    if (probeSeq != 0 && appliedSeq >= probeSeq) {
+      meters.ackLatency(System.nanoTime() - probeSentNanos);
+      probeSeq = 0;
+    }
     if (appliedSeq > ackedSeq) {
       ackedSeq = appliedSeq;
       core.trim();
@@ -409,6 +434,7 @@ final class DuplicateLink {
     raw.write(frames.retainedDuplicate(), raw.voidPromise());
     cursor = lastSeq;
     dirty = true;
+    probe(lastSeq);
   }
 
   void flushIfDirty() {

@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.repeater;
 
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -20,7 +21,9 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.plugin.RequestSize;
+import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
@@ -110,6 +113,7 @@ public final class RepeaterCore implements AutoCloseable {
   private final RepeaterListener listener;
   private final List<DuplicateSource> sources;
   private final List<DuplicateLink> links;
+  private final RepeaterMeters meters;
   private final Object lifecycle = new Object();
 
   private EventLoopGroup sequencerGroup;
@@ -139,6 +143,7 @@ public final class RepeaterCore implements AutoCloseable {
   // Shared with other threads.
   private volatile long epoch = -1;
   private volatile long nextSeq = -1;
+  private volatile long sequencedSince = -1; // nextSeq at start: the write count is nextSeq - sequencedSince
   private volatile boolean deposed;
   private volatile boolean closing;
   private volatile boolean clientsPaused;
@@ -151,7 +156,15 @@ public final class RepeaterCore implements AutoCloseable {
   /** @param security TLS on both sides, who may write, and the credential shown to plugins */
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
       LinkSecurity security) {
+    this(config, sources, listener, security,
+        new RepeaterMeters(new CompositeMeterRegistry(), RepeaterSettings.DEFAULT_SLA_TAU_MS));
+  }
+
+  /** @param meters where the repeater's meters go; closed with the repeater (its meters are removed) */
+  public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
+      LinkSecurity security, RepeaterMeters meters) {
     this.security = security;
+    this.meters = meters;
     this.config = config;
     this.sources = List.copyOf(sources);
     this.listener = listener == null ? new RepeaterListener() {} : listener;
@@ -160,6 +173,7 @@ public final class RepeaterCore implements AutoCloseable {
       list.add(new DuplicateLink(this, source));
     }
     this.links = List.copyOf(list);
+    meters.registerGauges(this, links);
   }
 
   // ------------------------------------------------------------------------------------------- lifecycle
@@ -246,9 +260,11 @@ public final class RepeaterCore implements AutoCloseable {
             clients.add(ch);
             if (security.tls() != null) {
               security.tls().addServerHandler(ch.pipeline());
+              ch.pipeline().addLast(new HandshakeFailures(meters::tlsFailure));
             }
             WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-            ch.pipeline().addLast(new ClientHandler(RepeaterCore.this, new ServerAuth(security.access())));
+            ch.pipeline().addLast(new ClientHandler(RepeaterCore.this,
+                new ServerAuth(security.access(), meters::authFailure)));
           }
         });
     ChannelFuture bound = server.bind(config.clientHost(), config.clientPort()).await();
@@ -266,6 +282,13 @@ public final class RepeaterCore implements AutoCloseable {
         link.checkAcks(now, timeout);
       }
     }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+
+    long firstNextSeq = nextSeq;
+    long sampleMillis = RepeaterMeters.ARRIVAL_RATE_WINDOW_MS / RepeaterMeters.ARRIVAL_RATE_SAMPLES;
+    meters.sampleArrivals(System.nanoTime(), 0);
+    loop.scheduleAtFixedRate(() -> meters.sampleArrivals(System.nanoTime(), nextSeq - firstNextSeq), sampleMillis,
+        sampleMillis, TimeUnit.MILLISECONDS);
+    sequencedSince = firstNextSeq;
 
     for (DuplicateLink link : links) {
       try {
@@ -435,6 +458,7 @@ public final class RepeaterCore implements AutoCloseable {
       closed = true;
     }
     closing = true;
+    meters.close();
     if (serverChannel != null) {
       serverChannel.close().awaitUninterruptibly(RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
     }
@@ -571,6 +595,60 @@ public final class RepeaterCore implements AutoCloseable {
     } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
       return -1;
     }
+  }
+
+  /** Writes sequenced since start (0 before). */
+  long sequencedWrites() {
+    long since = sequencedSince;
+    return since < 0 ? 0 : nextSeq - since;
+  }
+
+  /** How many duplicates are fenced. */
+  public int fencedCount() {
+    int fenced = 0;
+    for (DuplicateLink link : links) {
+      fenced += link.fenced() ? 1 : 0;
+    }
+    return fenced;
+  }
+
+  /** How many duplicates are not fenced. */
+  public int liveDuplicates() {
+    return links.size() - fencedCount();
+  }
+
+  /** The meters and the predictor's inputs. */
+  public RepeaterMeters meters() {
+    return meters;
+  }
+
+  /** Writes sequenced per second, measured over the last {@link RepeaterMeters#ARRIVAL_RATE_WINDOW_MS}. */
+  public double arrivalRatePerSec() {
+    return meters.arrivalRatePerSec();
+  }
+
+  /** The ACK latencies (ms) the predictor holds for duplicate {@code duplicateId}, oldest first. */
+  public double[] serviceTimeSamplesMs(int duplicateId) {
+    for (DuplicateLink link : links) {
+      if (link.id() == duplicateId) {
+        return link.meters().samplesMs();
+      }
+    }
+    throw new IllegalArgumentException("no duplicate " + duplicateId);
+  }
+
+  /**
+   * The SLA at {@code tauMs} rp-model predicts for {@code duplicates} duplicates at {@code arrivalRatePerSec}, from the
+   * ACK latencies of the duplicates that are not fenced ({@link SlaWhatIf}); null before any was measured.
+   */
+  public SlaPrediction predict(int duplicates, double arrivalRatePerSec, double tauMs) {
+    List<double[]> samples = new ArrayList<>();
+    for (DuplicateLink link : links) {
+      if (!link.fenced()) {
+        samples.add(link.meters().samplesMs());
+      }
+    }
+    return SlaWhatIf.predict(samples, duplicates, arrivalRatePerSec, tauMs);
   }
 
   public List<DuplicateView> duplicates() {

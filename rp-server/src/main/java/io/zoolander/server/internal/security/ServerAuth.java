@@ -14,11 +14,18 @@ import java.util.Optional;
  */
 public final class ServerAuth {
   private final AccessControl access;
+  private final Runnable onFailure;
   private Message.Hello hello;
   private Message.Challenge challenge;
 
   public ServerAuth(AccessControl access) {
+    this(access, () -> { });
+  }
+
+  /** @param onFailure runs once for every handshake that ends refused (it feeds a security-failures meter) */
+  public ServerAuth(AccessControl access, Runnable onFailure) {
     this.access = access;
+    this.onFailure = onFailure;
   }
 
   /**
@@ -53,11 +60,17 @@ public final class ServerAuth {
   public AccessControl.Decision finish(Channel channel, Message m) {
     Message.Challenge sent = challenge;
     challenge = null;
-    if (!(m instanceof Message.Auth auth)) {
-      return new AccessControl.Decision(null, ErrorCode.UNAUTHENTICATED,
+    AccessControl.Decision decision;
+    if (m instanceof Message.Auth auth) {
+      Optional<String> certificate = TlsSettings.peerPrincipal(channel);
+      decision = access.verify(hello, sent, auth, certificate);
+    } else {
+      decision = new AccessControl.Decision(null, ErrorCode.UNAUTHENTICATED,
           "authentication required: expected AUTH in answer to CHALLENGE, got " + m.getClass().getSimpleName());
     }
-    Optional<String> certificate = TlsSettings.peerPrincipal(channel);
-    return access.verify(hello, sent, auth, certificate);
+    if (!decision.ok()) {
+      onFailure.run();
+    }
+    return decision;
   }
 }

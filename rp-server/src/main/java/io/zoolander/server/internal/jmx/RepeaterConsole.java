@@ -1,0 +1,152 @@
+package io.zoolander.server.internal.jmx;
+
+import io.zoolander.model.SlaPrediction;
+import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.jmx.DuplicateInfo;
+import io.zoolander.server.jmx.PredictorMXBean;
+import io.zoolander.server.jmx.RepeaterMXBean;
+import io.zoolander.server.jmx.ZoolanderJmx;
+import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.wire.PluginEndpoint;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.MBeanServer;
+
+/**
+ * The repeater's MBeans, {@link RepeaterMXBean} and {@link PredictorMXBean}, over its core. Operations that change the
+ * repeater (fence, rejoin, admission targets) are added to the interfaces and implemented here. Internal.
+ */
+public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
+  private final RepeaterCore core;
+  private final double tauMs;
+  private final List<RegisteredMBean> registered = new ArrayList<>();
+
+  private RepeaterConsole(RepeaterCore core, double tauMs) {
+    this.core = core;
+    this.tauMs = tauMs;
+  }
+
+  /**
+   * Registers the repeater's MBeans ({@link ZoolanderJmx#REPEATER}, {@link ZoolanderJmx#PREDICTOR}) in {@code server}.
+   *
+   * @throws InstanceAlreadyExistsException if another repeater's are registered there
+   */
+  public static RepeaterConsole register(MBeanServer server, RepeaterCore core, double tauMs)
+      throws InstanceAlreadyExistsException {
+    RepeaterConsole console = new RepeaterConsole(core, tauMs);
+    try {
+      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.REPEATER, console, RepeaterMXBean.class,
+          Map.of()));
+      // A second object: the MXBean machinery maps one object to one name.
+      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.PREDICTOR, console.new Predictor(),
+          PredictorMXBean.class, Map.of(
+              "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
+              "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
+              "serviceTimeSamplesMs", new String[] {"duplicateId"})));
+    } catch (InstanceAlreadyExistsException | RuntimeException e) {
+      console.close();
+      throw e;
+    }
+    return console;
+  }
+
+  @Override
+  public void close() {
+    registered.forEach(RegisteredMBean::close);
+    registered.clear();
+  }
+
+  // ------------------------------------------------------------------------------------------- RepeaterMXBean
+
+  @Override
+  public long getEpoch() {
+    return core.epoch();
+  }
+
+  @Override
+  public long getNextSeq() {
+    return core.nextSeq();
+  }
+
+  @Override
+  public int getLogSize() {
+    return core.logSize();
+  }
+
+  @Override
+  public boolean isDeposed() {
+    return core.isDeposed();
+  }
+
+  @Override
+  public String getClientAddress() {
+    try {
+      InetSocketAddress a = core.boundAddress();
+      return a.getHostString() + ":" + a.getPort();
+    } catch (IllegalStateException e) {
+      return "";
+    }
+  }
+
+  @Override
+  public int getFencedDuplicates() {
+    return core.fencedCount();
+  }
+
+  @Override
+  public List<DuplicateInfo> getDuplicates() {
+    long lastSeq = core.nextSeq() - 1;
+    List<DuplicateInfo> rows = new ArrayList<>();
+    for (DuplicateView d : core.duplicates()) {
+      rows.add(new DuplicateInfo(d.id(), d.fenced() ? "FENCED" : d.connectionState().name(), d.ackedSeq(),
+          Math.max(0, lastSeq - d.ackedSeq()), d.endpoint().map(PluginEndpoint::address).orElse(""),
+          d.connectString(), d.fenceReason().orElse("")));
+    }
+    return rows;
+  }
+
+  /** The predictor MBean, over the same core. */
+  private final class Predictor implements PredictorMXBean {
+    @Override
+    public double getTauMs() {
+      return tauMs;
+    }
+
+    @Override
+    public double getArrivalRatePerSec() {
+      return core.arrivalRatePerSec();
+    }
+
+    @Override
+    public int getLiveDuplicates() {
+      return core.liveDuplicates();
+    }
+
+    @Override
+    public double getPredictedSla() {
+      return predictSla(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec());
+    }
+
+    @Override
+    public double predictSla(int duplicates, double arrivalRatePerSec) {
+      return predictSlaAt(duplicates, arrivalRatePerSec, tauMs);
+    }
+
+    @Override
+    public double predictSlaAt(int duplicates, double arrivalRatePerSec, double tauMs) {
+      if (!(tauMs >= 0) || Double.isInfinite(tauMs)) {
+        throw new IllegalArgumentException("tauMs must be finite and >= 0, was " + tauMs);
+      }
+      SlaPrediction p = core.predict(duplicates, arrivalRatePerSec, tauMs);
+      return p == null ? Double.NaN : p.sla();
+    }
+
+    @Override
+    public double[] serviceTimeSamplesMs(int duplicateId) {
+      return core.serviceTimeSamplesMs(duplicateId);
+    }
+  }
+}

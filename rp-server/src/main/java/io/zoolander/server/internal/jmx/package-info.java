@@ -1,0 +1,2 @@
+/** The MBean implementations behind {@link io.zoolander.server.jmx}. Internal. */
+package io.zoolander.server.internal.jmx;
