@@ -3,6 +3,7 @@ package io.zoolander.server.repeater;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.plugin.PluginSecurity;
@@ -21,8 +22,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.zoolander.client.Ticker;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
@@ -160,6 +164,30 @@ public final class Repeater implements AutoCloseable {
     throw new IllegalArgumentException("no duplicate " + duplicateId);
   }
 
+  /**
+   * Admission control as of its last control period, empty when it is off ({@link Builder#admission}).
+   */
+  public Optional<AdmissionState> admission() {
+    AdmissionController controller = core.admission();
+    return controller == null ? Optional.empty() : Optional.of(controller.state());
+  }
+
+  /**
+   * Changes admission control's target at run time, from its next control period on.
+   *
+   * @param targetSla the fraction of writes to be first acknowledged within tau, in (0, 1)
+   * @param tauMs the bound, in milliseconds, positive
+   * @throws IllegalArgumentException if either is out of range
+   * @throws IllegalStateException if admission control is off
+   */
+  public void admissionTarget(double targetSla, double tauMs) {
+    AdmissionController controller = core.admission();
+    if (controller == null) {
+      throw new IllegalStateException("admission control is off: build the repeater with Builder.admission(...)");
+    }
+    controller.target(targetSla, tauMs);
+  }
+
   private static long started(long value) {
     if (value < 0) {
       throw new IllegalStateException("repeater not started");
@@ -185,6 +213,8 @@ public final class Repeater implements AutoCloseable {
     private AccessControl access = AccessControl.none();
     private Credential credential;
     private byte[] zooKeeperAuth; // user:password, null without ZooKeeper ACLs
+    private AdmissionSettings admission;
+    private MeterRegistry meterRegistry;
 
     private Builder() {}
 
@@ -367,6 +397,24 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Turns admission control on with these settings (default: off): WRITEs above the rate at which the duplicates
+     * keep the target SLA at tau are refused with ERROR OVERLOADED and a retry-after hint. See {@link
+     * AdmissionSettings}.
+     */
+    public Builder admission(AdmissionSettings settings) {
+      this.admission = Objects.requireNonNull(settings, "admission must not be null");
+      return this;
+    }
+
+    /**
+     * Where the repeater's meters go (admission control's {@code zoolander.repeater.admission.*}); default: none kept.
+     */
+    public Builder meterRegistry(MeterRegistry registry) {
+      this.meterRegistry = Objects.requireNonNull(registry, "meterRegistry must not be null");
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -394,7 +442,11 @@ public final class Repeater implements AutoCloseable {
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
-      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
+      RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential));
+      if (admission != null) {
+        core.admission(new AdmissionController(admission, sources.size(), Ticker.system(), meterRegistry));
+      }
+      return new Repeater(core);
     }
 
     private static long positiveMillis(Duration d, String name) {
