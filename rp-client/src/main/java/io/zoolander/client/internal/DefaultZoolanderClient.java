@@ -440,7 +440,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   /**
    * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint
-   * times a random factor in [1, 2), or fail once the retry budget is spent.
+   * times a random factor in [1, 2), or fail once the retry budget is spent. If every attempt so far was shed, the
+   * write goes again under a new request id: the plugins require a client's request ids to increase in the order they
+   * are sequenced, and later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
+   * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
    */
   private void onWriteShed(PeerLink from, PendingWrite w, Message.Error error) {
     metrics.writeShed();
@@ -457,7 +460,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     long hint = retryAfter(error);
-    scheduleWriteRetry(w, hint + ThreadLocalRandom.current().nextLong(hint));
+    if (w.retry != null) {
+      w.retry.cancel(false);
+    }
+    w.retry = loop.schedule(() -> {
+      if (writes.get(w.write.requestId()) != w) {
+        return;
+      }
+      if (w.shed == w.attempts) {
+        writes.remove(w.write.requestId());
+        w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+        writes.put(w.write.requestId(), w);
+      }
+      sendWrite(w);
+    }, hint + ThreadLocalRandom.current().nextLong(hint), TimeUnit.MILLISECONDS);
   }
 
   // ------------------------------------------------------------------ reads (event loop)
