@@ -142,12 +142,6 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
-    BenchSettings settings;
-    try {
-      settings = settings();
-    } catch (IllegalArgumentException | NullPointerException e) {
-      throw new CliException(e.getMessage());
-    }
     String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
     if (admission) {
       AdmissionBench.Settings admissionSettings;
@@ -158,6 +152,12 @@ final class BenchCommand implements Callable<Integer> {
       }
       new AdmissionBench(admissionSettings, console).run(command);
       return 0;
+    }
+    BenchSettings settings;
+    try {
+      settings = settings();
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new CliException(e.getMessage());
     }
     new Bench(settings, console).run(command);
     return 0;
