@@ -108,7 +108,7 @@ public final class AdmissionBench {
       String anomaly = String.format(Locale.ROOT, "probability=1;delayMs=%s;distribution=fixed;applies=writes",
           trim(settings.writeDelayMs()));
       cluster.injectAnomalyEverywhere(anomaly);
-      say("%d duplicates, every write stalled %s ms on each (capacity about %.0f writes/s); offered %.0f writes/s",
+      say("%d duplicates, every write stalled %s ms on each (capacity at most %.0f writes/s); offered %.0f writes/s",
           settings.duplicates(), trim(settings.writeDelayMs()), 1000 / settings.writeDelayMs(), settings.ratePerSec());
       rows.add(phase(cluster, "unprotected", null, b -> { }));
       AdmissionSettings admission = AdmissionSettings.builder().targetSla(settings.targetSla())
@@ -182,12 +182,12 @@ public final class AdmissionBench {
     long tauMicros = (long) (settings.tauMs() * 1000);
     StringBuilder b = new StringBuilder();
     b.append("`").append(commandLine).append("`\n\n");
-    b.append(String.format(Locale.ROOT, "%d duplicates, each write stalled %s ms on every duplicate (capacity about "
+    b.append(String.format(Locale.ROOT, "%d duplicates, each write stalled %s ms on every duplicate (capacity at most "
         + "%.0f writes/s); offered %.0f writes/s (Poisson) for %d s after %d s warm-up; tau %s ms, admission target "
         + "%s.%n%n", settings.duplicates(), trim(settings.writeDelayMs()), 1000 / settings.writeDelayMs(),
         settings.ratePerSec(), settings.seconds(), settings.warmupSeconds(), trim(settings.tauMs()),
         trim(settings.targetSla())));
-    b.append("| phase | issued | completed/s | failed (shed) | dropped | shed by repeater | p50 ms | p99 ms "
+    b.append("| phase | issued | answered/s | failed (shed) | dropped | shed by repeater | p50 ms | p99 ms "
         + "| completed within tau | within tau/s | repeater at the end |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Row r : rows) {
@@ -199,8 +199,9 @@ public final class AdmissionBench {
           r.shedByRepeater(), h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, within,
           h.getCountBetweenValues(0, tauMicros) / r.load().measuredSeconds(), r.admission()));
     }
-    b.append("\nLatency is from the intended send time to the first duplicate's reply, of the writes that "
-        + "completed; a shed write fails with THROTTLEDOP once the client's retry budget is spent (at once without "
+    b.append("\nanswered/s: writes answered (acknowledged or failed) per measured second. Latency is from the "
+        + "intended send time to the first duplicate's reply, of the writes that completed; a shed write fails "
+        + "with THROTTLEDOP once the client's retry budget is spent (at once without "
         + "retries).\n");
     return b.toString();
   }

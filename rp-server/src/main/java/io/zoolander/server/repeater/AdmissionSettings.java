@@ -252,7 +252,7 @@ public final class AdmissionSettings {
       return this;
     }
 
-    /** Largest change of the limit per period, as a fraction in (0, 1] (default {@value #DEFAULT_MAX_STEP_FRACTION}). */
+    /** Largest change of the limit per period, a fraction in (0, 1] (default {@value #DEFAULT_MAX_STEP_FRACTION}). */
     public Builder maxStepFraction(double fraction) {
       if (!(fraction > 0 && fraction <= 1)) {
         throw new IllegalArgumentException("maxStepFraction must be in (0, 1], was " + fraction);
@@ -261,7 +261,10 @@ public final class AdmissionSettings {
       return this;
     }
 
-    /** How far above the offered rate the limit may go, in [0, 10] (default {@value #DEFAULT_LIMIT_HEADROOM_FRACTION}). */
+    /**
+     * How far above the offered rate the limit may go, a fraction in [0, 10] (default {@value
+     * #DEFAULT_LIMIT_HEADROOM_FRACTION}).
+     */
     public Builder limitHeadroomFraction(double fraction) {
       if (!(fraction >= 0 && fraction <= 10)) {
         throw new IllegalArgumentException("limitHeadroomFraction must be in [0, 10], was " + fraction);

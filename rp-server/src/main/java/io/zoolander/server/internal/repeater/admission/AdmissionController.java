@@ -98,13 +98,14 @@ public final class AdmissionController {
         .description("WRITEs shed by admission control (ERROR OVERLOADED with a retry-after hint)").register(meters);
     gauge(meters, "zoolander.repeater.admission.rate.limit", "admitted rate limit, writes/s (+Inf: not limiting)",
         AdmissionState::rateLimitPerSec);
-    gauge(meters, "zoolander.repeater.admission.offered.rate", "WRITEs offered per second", 
+    gauge(meters, "zoolander.repeater.admission.offered.rate", "WRITEs offered per second",
         AdmissionState::offeredRatePerSec);
     gauge(meters, "zoolander.repeater.admission.predicted.sla", "the model's SLA at tau at the offered rate",
         AdmissionState::predictedSla);
     gauge(meters, "zoolander.repeater.admission.observed.sla", "fraction of recent writes first acked within tau",
         AdmissionState::observedSla);
-    publish(0, 0, Double.NaN, Double.NaN, Double.NaN, "not limiting: no control period yet");
+    this.state = new AdmissionState(targetSla, tauMs, false, limitPerSec, 0, 0, Double.NaN, Double.NaN, Double.NaN, 0,
+        0, "not limiting: no control period yet");
   }
 
   private int periods(long windowMs) {
@@ -288,12 +289,6 @@ public final class AdmissionController {
             Math.round(settings.controlPeriodMs() * offeredRate / limitPerSec)))
         : settings.minRetryAfterMs();
     state = new AdmissionState(target, tau, limiting, limitPerSec, offeredRate, admittedRate, observed, predicted,
-        modelMax, admittedTotal, shedTotal, why);
-  }
-
-  private void publish(double offeredRate, double admittedRate, double observed, double predicted, double modelMax,
-      String why) {
-    state = new AdmissionState(targetSla, tauMs, limiting, limitPerSec, offeredRate, admittedRate, observed, predicted,
         modelMax, admittedTotal, shedTotal, why);
   }
 
