@@ -54,7 +54,7 @@ class AdmissionIT {
       List<CompletableFuture<WriteResult>> writes = new ArrayList<>();
       ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
       try (ZoolanderClient client = cluster.clientBuilder().writeRetryMs(120_000).requestTimeoutMs(120_000)
-          .retryBudget(RetryBudget.builder().maxShedWriteRetries(10).build()).meterRegistry(clientMeters).build()) {
+          .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build()).meterRegistry(clientMeters).build()) {
         AtomicInteger next = new AtomicInteger();
         CompletableFuture<Void> offered = new CompletableFuture<>();
         ScheduledFuture<?> load = pacer.scheduleAtFixedRate(() -> {

@@ -6,8 +6,9 @@ package io.zoolander.client;
  *
  * <ul>
  *   <li><b>Shed writes.</b> A write the repeater refuses with {@code OVERLOADED} (admission control, or a full log)
- *       was not sequenced; the client sends it again after the refusal's retry-after hint times a random factor in
- *       [1, 2) (jitter, so shed clients do not come back together), at most {@link #maxShedWriteRetries()} times.
+ *       was not sequenced; the client sends it again after the refusal's retry-after hint, doubled at each further
+ *       refusal of the same write (at most {@link #MAX_SHED_BACKOFF_MS}), times a random factor in [1, 2) (jitter, so
+ *       shed clients do not come back together), at most {@link #maxShedWriteRetries()} times.
  *       Then the write fails with a {@link ZoolanderException} whose {@code code()} is {@code THROTTLEDOP} and whose
  *       {@code errorCode()} is {@code OVERLOADED}: it was applied nowhere, and may be retried later by the
  *       application. The request timeout bounds the whole too.
@@ -19,6 +20,8 @@ package io.zoolander.client;
  * </ul>
  */
 public final class RetryBudget {
+  /** Longest wait before resending a shed write, before jitter, in milliseconds. */
+  public static final long MAX_SHED_BACKOFF_MS = 5_000;
   /** Default most resends of one write refused with OVERLOADED. */
   public static final int DEFAULT_MAX_SHED_WRITE_RETRIES = 8;
   /** Default tokens a read deposits: retries may add at most this fraction to the reads sent. */

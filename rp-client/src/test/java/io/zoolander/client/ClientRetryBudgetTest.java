@@ -63,7 +63,7 @@ class ClientRetryBudgetTest {
   }
 
   @Test
-  void aShedWriteIsSentAgainAfterTheHintAndSucceeds() throws Exception {
+  void aShedWriteIsSentAgainAfterTheDoublingHintAndSucceeds() throws Exception {
     long hintMs = 60;
     List<Long> arrivals = new CopyOnWriteArrayList<>();
     AtomicInteger refusals = new AtomicInteger();
@@ -88,7 +88,8 @@ class ClientRetryBudgetTest {
       }
       for (int i = 1; i < arrivals.size(); i++) {
         assertThat(TimeUnit.NANOSECONDS.toMillis(arrivals.get(i) - arrivals.get(i - 1)))
-            .as("resend %d waited at least the hint", i).isGreaterThanOrEqualTo(hintMs);
+            .as("resend %d waited at least the hint, doubled per earlier refusal", i)
+            .isGreaterThanOrEqualTo(hintMs << (i - 1));
       }
       assertThat(meters.counter("zoolander.client.write.shed").count()).isEqualTo(3);
     }

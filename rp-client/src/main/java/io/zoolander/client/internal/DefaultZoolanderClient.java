@@ -15,6 +15,7 @@ import io.zoolander.client.Peer;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ReplyListener;
+import io.zoolander.client.RetryBudget;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
@@ -439,8 +440,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   /**
-   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint
-   * times a random factor in [1, 2), or fail once the retry budget is spent. If every attempt so far was shed, the
+   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint,
+   * doubled at each further refusal of this write (a full log's hint is short, and the overload may last), times a
+   * random factor in [1, 2); or fail once the retry budget is spent. If every attempt so far was shed, the
    * write goes again under a new request id: the plugins require a client's request ids to increase in the order they
    * are sequenced, and later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
    * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
@@ -459,7 +461,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
           null));
       return;
     }
-    long hint = retryAfter(error);
+    long backoff = Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
     if (w.retry != null) {
       w.retry.cancel(false);
     }
@@ -473,7 +475,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
         writes.put(w.write.requestId(), w);
       }
       sendWrite(w);
-    }, hint + ThreadLocalRandom.current().nextLong(hint), TimeUnit.MILLISECONDS);
+    }, backoff + ThreadLocalRandom.current().nextLong(backoff), TimeUnit.MILLISECONDS);
   }
 
   // ------------------------------------------------------------------ reads (event loop)
