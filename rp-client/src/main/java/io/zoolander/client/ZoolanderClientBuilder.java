@@ -46,6 +46,7 @@ public final class ZoolanderClientBuilder {
   private MeterRegistry meterRegistry;
   private double slaTauMs = DEFAULT_SLA_TAU_MS;
   private TlsSettings tls;
+  private RetryBudget retryBudget = RetryBudget.defaults();
   private Credential credential;
 
   ZoolanderClientBuilder() {}
@@ -207,7 +208,17 @@ public final class ZoolanderClientBuilder {
             meterRegistry != null ? meterRegistry : new CompositeMeterRegistry(),
             slaTauMs,
             tls,
-            credential));
+            credential,
+            retryBudget));
+  }
+
+  /**
+   * How much shed writes and timed-out reads are retried (default {@link RetryBudget#defaults()}): see {@link
+   * RetryBudget}.
+   */
+  public ZoolanderClientBuilder retryBudget(RetryBudget retryBudget) {
+    this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget must not be null");
+    return this;
   }
 
   private static long positive(long value, String name) {

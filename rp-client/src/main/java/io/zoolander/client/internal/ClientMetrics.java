@@ -21,6 +21,8 @@ final class ClientMetrics {
   private final Counter readRetries;
   private final Counter writeRetries;
   private final Counter inconsistencies;
+  private final Counter shedWrites;
+  private final Counter readRetriesDenied;
   private final Timer writeLatency;
   private final long tauNanos;
   private final boolean[] withinTau = new boolean[SLA_WINDOW];
@@ -50,6 +52,11 @@ final class ClientMetrics {
     readRetries = Counter.builder("zoolander.client.retries").tag("op", "read")
         .description("Requests sent again: reads asked of another duplicate, writes re-sent").register(registry);
     writeRetries = Counter.builder("zoolander.client.retries").tag("op", "write").register(registry);
+    shedWrites = Counter.builder("zoolander.client.write.shed")
+        .description("Refusals of a write with OVERLOADED (shed by the repeater); each is retried within the retry "
+            + "budget").register(registry);
+    readRetriesDenied = Counter.builder("zoolander.client.read.retries.denied")
+        .description("Read retries not sent: the retry budget had no token").register(registry);
     inconsistencies = Counter.builder("zoolander.client.inconsistencies")
         .description("Replies for the same seq that differ between duplicates").register(registry);
     writeLatency = Timer.builder("zoolander.client.write.latency").description("Time to the first reply of a write")
@@ -83,6 +90,14 @@ final class ClientMetrics {
 
   void writeRetry() {
     writeRetries.increment();
+  }
+
+  void writeShed() {
+    shedWrites.increment();
+  }
+
+  void readRetryDenied() {
+    readRetriesDenied.increment();
   }
 
   void inconsistency() {

@@ -2,6 +2,7 @@ package io.zoolander.client.internal;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.zoolander.client.ReadPolicy;
+import io.zoolander.client.RetryBudget;
 import io.zoolander.client.Ticker;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.TlsSettings;
@@ -14,6 +15,7 @@ import java.util.List;
  *
  * @param tls TLS for every connection, null for plaintext
  * @param credential how the client proves who it is when challenged, null for none
+ * @param retryBudget how much shed writes and timed-out reads are retried
  */
 public record ClientSettings(
     long clientId,
@@ -30,4 +32,5 @@ public record ClientSettings(
     MeterRegistry meterRegistry,
     double slaTauMs,
     TlsSettings tls,
-    Credential credential) {}
+    Credential credential,
+    RetryBudget retryBudget) {}

@@ -15,6 +15,7 @@ import io.zoolander.client.Peer;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ReplyListener;
+import io.zoolander.client.RetryBudget;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
@@ -39,6 +40,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -67,6 +69,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final DuplicateRanking ranking;
   private final AdaptiveConcurrency concurrency;
   private final ClientMetrics metrics;
+  /** Read retries draw on it (event loop only). */
+  private final ReadRetryTokens readRetries;
   private final AtomicLong nextRequestId = new AtomicLong();
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
@@ -88,6 +92,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     this.ranking = new DuplicateRanking(n);
     this.concurrency = new AdaptiveConcurrency(settings.readPolicy(), n, settings.ticker());
     this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
+    this.readRetries = new ReadRetryTokens(settings.retryBudget(), settings.ticker());
     this.repeater =
         new PeerLink("repeater", settings.clientId(), loop, false, settings.sessionTimeoutMs(), this::onMessage,
             this::onState, settings.tls(), settings.credential());
@@ -323,6 +328,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     final Map<Integer, List<io.zoolander.wire.OpResult>> repliesByDuplicate = new HashMap<>();
     WriteResult first;
     int attempts;
+    /** Attempts refused with OVERLOADED (not sequenced). */
+    int shed;
     ScheduledFuture<?> retry;
     ScheduledFuture<?> deadline;
 
@@ -421,7 +428,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     switch (error.code()) {
-      case OVERLOADED -> scheduleWriteRetry(w, retryAfter(error));
+      case OVERLOADED -> onWriteShed(from, w, error);
       case UNAUTHENTICATED, UNAUTHORIZED -> failWrite(w, new ZoolanderException(KeeperException.Code.NOAUTH,
           error.code(), from.name() + " refused the write: " + error.message(), null));
       case DUPLICATE_REQUEST -> failWrite(w, new ZoolanderException(KeeperException.Code.SYSTEMERROR, error.code(),
@@ -430,6 +437,45 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       default -> LOG.debug("{} answered write {} with {}: {}; waiting for other replies or the retry", from.name(),
           w.write.requestId(), error.code(), error.message());
     }
+  }
+
+  /**
+   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint,
+   * doubled at each further refusal of this write (a full log's hint is short, and the overload may last), times a
+   * random factor in [1, 2); or fail once the retry budget is spent. If every attempt so far was shed, the
+   * write goes again under a new request id: the plugins require a client's request ids to increase in the order they
+   * are sequenced, and later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
+   * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
+   */
+  private void onWriteShed(PeerLink from, PendingWrite w, Message.Error error) {
+    metrics.writeShed();
+    w.shed++;
+    int budget = settings.retryBudget().maxShedWriteRetries();
+    if (w.shed > budget) {
+      boolean appliedNowhere = w.shed == w.attempts; // every attempt was refused before sequencing
+      failWrite(w, new ZoolanderException(
+          appliedNowhere ? KeeperException.Code.THROTTLEDOP : KeeperException.Code.CONNECTIONLOSS, ErrorCode.OVERLOADED,
+          "write " + w.write.requestId() + " shed by " + from.name() + " " + w.shed + " times, the retry budget ("
+              + budget + " retries) is spent; " + (appliedNowhere ? "it was applied nowhere"
+                  : "an earlier attempt, resent after no reply, may have been applied") + ": " + error.message(),
+          null));
+      return;
+    }
+    long backoff = Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
+    if (w.retry != null) {
+      w.retry.cancel(false);
+    }
+    w.retry = loop.schedule(() -> {
+      if (writes.get(w.write.requestId()) != w) {
+        return;
+      }
+      if (w.shed == w.attempts) {
+        writes.remove(w.write.requestId());
+        w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+        writes.put(w.write.requestId(), w);
+      }
+      sendWrite(w);
+    }, backoff + ThreadLocalRandom.current().nextLong(backoff), TimeUnit.MILLISECONDS);
   }
 
   // ------------------------------------------------------------------ reads (event loop)
@@ -448,6 +494,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     final List<ScheduledFuture<?>> timers = new ArrayList<>();
     boolean failed;
     boolean answered;
+    /** Retries the retry budget withheld. */
+    int retriesDenied;
+    /** Whether any attempt was sent: later sends are retries. */
+    boolean sent;
 
     PendingRead(long requestId, ReadKind kind, String path, long minSeq, CompletableFuture<T> future,
         Function<Message.ReadReply, T> result, long startNanos) {
@@ -471,9 +521,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     reads.put(r.requestId, r);
+    readRetries.deposit();
     r.timers.add(loop.schedule(() -> finishReadUnanswered(r, new ZoolanderException(
         KeeperException.Code.OPERATIONTIMEOUT, "read of " + r.path + " not answered within "
-            + settings.requestTimeoutMs() + " ms by a duplicate that applied seq " + r.minSeq)),
+            + settings.requestTimeoutMs() + " ms by a duplicate that applied seq " + r.minSeq
+            + (r.retriesDenied > 0 ? " (the client's retry budget withheld " + r.retriesDenied + " retries)" : ""))),
         settings.requestTimeoutMs(), TimeUnit.MILLISECONDS));
     ReadPolicy policy = settings.readPolicy();
     int fanOut = policy.mode() == ReadPolicy.Mode.HEDGED ? 1 : concurrency.current();
@@ -497,6 +549,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       if (plugins.get(index).send(read)) {
         metrics.readRequestSent();
         r.tried.add(index);
+        r.sent = true;
         r.sentNanos.put(index, settings.ticker().nanoTime());
         r.timers.add(loop.schedule(() -> onReadAttemptTimeout(r, index), settings.readAttemptTimeoutMs(),
             TimeUnit.MILLISECONDS));
@@ -532,17 +585,33 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       maybeForgetRead(r);
       return;
     }
-    metrics.readRetry();
-    if (!sendToNext(r) && r.outstanding() == 0) {
+    if (!retryToNext(r) && r.outstanding() == 0) {
       retryReadRound(r, retryAfterMs);
     }
+  }
+
+  /**
+   * Sends the read again, to the best-ranked connected duplicate not yet tried, if the retry budget has a token; false
+   * if there is no such duplicate or no token.
+   */
+  private boolean retryToNext(PendingRead<?> r) {
+    if (ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)).isEmpty()) {
+      return false;
+    }
+    if (!readRetries.tryRetry()) {
+      metrics.readRetryDenied();
+      r.retriesDenied++;
+      return false;
+    }
+    metrics.readRetry();
+    return sendToNext(r);
   }
 
   private void retryReadRound(PendingRead<?> r, long delayMs) {
     r.timers.add(loop.schedule(() -> {
       if (!r.answered && reads.get(r.requestId) == r) {
         r.tried.clear();
-        if (!sendToNext(r)) {
+        if (!(r.sent ? retryToNext(r) : sendToNext(r))) { // not sent yet: no duplicate was ready at the start
           retryReadRound(r, Math.min(1_000, delayMs * 2));
         }
       }

@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.bench.AdmissionBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
 import java.io.PrintWriter;
@@ -35,8 +36,25 @@ final class BenchCommand implements Callable<Integer> {
       + "warm-up, 1 s per system in 2 rounds, 10 keys, heap phase 2 s at 300/s (explicit flags still win).")
   boolean quick;
 
-  @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4).")
+  @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4;"
+      + " --admission: 2).")
   Integer duplicates;
+
+  @Option(names = "--admission", description = "Instead: writes offered above capacity (every duplicate's writes "
+      + "stalled by the anomaly injector), without and with the repeater's admission control; prints the table and "
+      + "writes admission.md into --out. Uses --duplicates, --rate (default: 200), --seconds (default: 10; --quick: "
+      + "3), --warmup-seconds (default: 2; --quick: 1), --seed, --out and the --admission-* options.")
+  boolean admission;
+
+  @Option(names = "--admission-tau-ms", description = "With --admission: the SLA's tau in ms (default: 50).")
+  Double admissionTauMs;
+
+  @Option(names = "--admission-target", description = "With --admission: the target SLA (default: 0.95).")
+  Double admissionTarget;
+
+  @Option(names = "--admission-write-delay-ms", description = "With --admission: the stall of every write on every "
+      + "duplicate, which sets capacity to at most 1000/delay writes/s (default: 10).")
+  Double admissionWriteDelayMs;
 
   @Option(names = "--servers-per-duplicate", paramLabel = "N",
       description = "ZooKeeper servers per duplicate: 1, 3 or 5 (default: 1). Plain clients talk to the leader.")
@@ -124,15 +142,40 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
+    String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    if (admission) {
+      AdmissionBench.Settings admissionSettings;
+      try {
+        admissionSettings = admissionSettings();
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage());
+      }
+      new AdmissionBench(admissionSettings, console).run(command);
+      return 0;
+    }
     BenchSettings settings;
     try {
       settings = settings();
     } catch (IllegalArgumentException | NullPointerException e) {
       throw new CliException(e.getMessage());
     }
-    String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
     new Bench(settings, console).run(command);
     return 0;
+  }
+
+  private AdmissionBench.Settings admissionSettings() {
+    return new AdmissionBench.Settings(
+        duplicates != null ? duplicates : AdmissionBench.Settings.DEFAULT_DUPLICATES,
+        rate != null ? rate : AdmissionBench.Settings.DEFAULT_RATE_PER_SEC,
+        seconds != null ? seconds : quick ? AdmissionBench.Settings.QUICK_SECONDS
+            : AdmissionBench.Settings.DEFAULT_SECONDS,
+        warmupSeconds != null ? warmupSeconds : quick ? AdmissionBench.Settings.QUICK_WARMUP_SECONDS
+            : AdmissionBench.Settings.DEFAULT_WARMUP_SECONDS,
+        admissionTauMs != null ? admissionTauMs : AdmissionBench.Settings.DEFAULT_TAU_MS,
+        admissionTarget != null ? admissionTarget : AdmissionBench.Settings.DEFAULT_TARGET_SLA,
+        admissionWriteDelayMs != null ? admissionWriteDelayMs : AdmissionBench.Settings.DEFAULT_WRITE_DELAY_MS,
+        out,
+        seed != null ? seed : 1);
   }
 
   private BenchSettings settings() {

@@ -3,6 +3,7 @@ package io.zoolander.server.cli;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.plugin.PluginSecurity;
+import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.AccessControl;
@@ -49,6 +50,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
  * @param security the security entries ({@code tls.*}, {@code auth.*}, {@code zookeeper.*}) as written, validated;
  *     empty when off
+ * @param admission admission control from the {@code admission.*} entries ({@link AdmissionKeys}); null when off
  */
 record RepeaterConfig(
     String clientHost,
@@ -61,7 +63,8 @@ record RepeaterConfig(
     OptionalLong epoch,
     int clientIoThreads,
     int juteMaxBuffer,
-    Map<String, String> security) {
+    Map<String, String> security,
+    AdmissionSettings admission) {
 
   static final String CLIENT_HOST = "clientHost";
   static final String CLIENT_PORT = "clientPort";
@@ -124,6 +127,7 @@ record RepeaterConfig(
   /** {@code base}, then the security settings: TLS, who may write, the credential shown to plugins. */
   private static List<Setting> withSecurity(List<Setting> base) {
     List<Setting> all = new ArrayList<>(base);
+    all.addAll(AdmissionKeys.SETTINGS);
     SecurityKeys.TLS.forEach(k -> all.add(setting(k)));
     all.add(setting(SecurityKeys.SECRETS_FILE));
     all.add(new Setting(SecurityKeys.AUTH_ALLOW_CLIENT, "(anyone may write)", "Comma-separated principals allowed to "
@@ -251,8 +255,9 @@ record RepeaterConfig(
     } catch (IllegalArgumentException e) {
       throw new CliException(source + ": " + e.getMessage());
     }
+    AdmissionSettings admission = AdmissionKeys.parse(values, p::error);
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, security);
+        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, security, admission);
   }
 
   /**
@@ -305,6 +310,9 @@ record RepeaterConfig(
             .juteMaxBuffer(juteMaxBuffer);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
+    if (admission != null) {
+      builder.admission(admission);
+    }
     LinkSecurity link = security(security);
     if (link.tls() != null) {
       builder.tls(link.tls());
@@ -328,8 +336,10 @@ record RepeaterConfig(
 
   private static String knownKeys() {
     return SETTINGS.stream().map(Setting::key)
-        .filter(k -> !k.startsWith("tls.") && !k.startsWith("auth.") && !k.startsWith("zookeeper."))
-        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.*, zookeeper.* (--help lists them)";
+        .filter(k -> !k.startsWith("tls.") && !k.startsWith("auth.") && !k.startsWith("zookeeper.")
+            && !k.startsWith(AdmissionKeys.PREFIX))
+        .collect(Collectors.joining(", ")) + ", and the security keys tls.*, auth.*, zookeeper.* and the admission "
+        + "control keys admission.* (--help lists them)";
   }
 
   private static String where(String source, int line) {

@@ -47,6 +47,18 @@ public final class MeterNames {
   public static final String REPEATER_SECURITY_FAILURES = "zoolander.repeater.security.failures";
   /** Prefix of the admission-control meters (admission decisions, shed writes). */
   public static final String REPEATER_ADMISSION_PREFIX = "zoolander.repeater.admission.";
+  /** Counter: WRITEs admission control let through. */
+  public static final String REPEATER_ADMISSION_ADMITTED = REPEATER_ADMISSION_PREFIX + "admitted";
+  /** Counter: WRITEs admission control shed (ERROR OVERLOADED with a retry-after hint). */
+  public static final String REPEATER_ADMISSION_SHED = REPEATER_ADMISSION_PREFIX + "shed";
+  /** Gauge: the admitted rate limit, writes/s (+Inf while not limiting). */
+  public static final String REPEATER_ADMISSION_RATE_LIMIT = REPEATER_ADMISSION_PREFIX + "rate.limit";
+  /** Gauge: WRITEs offered per second. */
+  public static final String REPEATER_ADMISSION_OFFERED_RATE = REPEATER_ADMISSION_PREFIX + "offered.rate";
+  /** Gauge: the model's SLA at the admission tau and the offered rate. */
+  public static final String REPEATER_ADMISSION_PREDICTED_SLA = REPEATER_ADMISSION_PREFIX + "predicted.sla";
+  /** Gauge: fraction of recent writes first acknowledged within the admission tau. */
+  public static final String REPEATER_ADMISSION_OBSERVED_SLA = REPEATER_ADMISSION_PREFIX + "observed.sla";
   /** Prefix of the adaptive-batching meters (batch sizes, batching interval). */
   public static final String REPEATER_BATCH_PREFIX = "zoolander.repeater.batch.";
 
@@ -77,6 +89,10 @@ public final class MeterNames {
   public static final String CLIENT_INCONSISTENCIES = "zoolander.client.inconsistencies";
   /** Timer: time to the first reply of a write. */
   public static final String CLIENT_WRITE_LATENCY = "zoolander.client.write.latency";
+  /** Counter: writes the repeater shed (ERROR OVERLOADED), each resent after the hint or failed. */
+  public static final String CLIENT_WRITE_SHED = "zoolander.client.write.shed";
+  /** Counter: read retries the client's retry budget refused. */
+  public static final String CLIENT_READ_RETRIES_DENIED = "zoolander.client.read.retries.denied";
   /** Gauge: the current degree of concurrency C. */
   public static final String CLIENT_READ_CONCURRENCY = "zoolander.client.read.concurrency";
   /** Gauge, tag {@code tauMs}: the fraction of the client's recent operations completed within tau. */

@@ -2,11 +2,13 @@ package io.zoolander.server.repeater;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.zoolander.client.Ticker;
 import io.zoolander.server.internal.jmx.RepeaterConsole;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.RepeaterMeters;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.plugin.PluginSecurity;
@@ -25,8 +27,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 import org.apache.zookeeper.ZooDefs;
@@ -193,6 +197,30 @@ public final class Repeater implements AutoCloseable {
     throw new IllegalArgumentException("no duplicate " + duplicateId);
   }
 
+  /**
+   * Admission control as of its last control period, empty when it is off ({@link Builder#admission}).
+   */
+  public Optional<AdmissionState> admission() {
+    AdmissionController controller = core.admission();
+    return controller == null ? Optional.empty() : Optional.of(controller.state());
+  }
+
+  /**
+   * Changes admission control's target at run time, from its next control period on.
+   *
+   * @param targetSla the fraction of writes to be first acknowledged within tau, in (0, 1)
+   * @param tauMs the bound, in milliseconds, positive
+   * @throws IllegalArgumentException if either is out of range
+   * @throws IllegalStateException if admission control is off
+   */
+  public void admissionTarget(double targetSla, double tauMs) {
+    AdmissionController controller = core.admission();
+    if (controller == null) {
+      throw new IllegalStateException("admission control is off: build the repeater with Builder.admission(...)");
+    }
+    controller.target(targetSla, tauMs);
+  }
+
   private static long started(long value) {
     if (value < 0) {
       throw new IllegalStateException("repeater not started");
@@ -221,6 +249,7 @@ public final class Repeater implements AutoCloseable {
     private MeterRegistry meterRegistry;
     private MBeanServer mbeanServer;
     private double slaTauMs = RepeaterSettings.DEFAULT_SLA_TAU_MS;
+    private AdmissionSettings admission;
 
     private Builder() {}
 
@@ -404,11 +433,21 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Where the repeater's meters go ({@code zoolander.repeater.*}, {@link io.zoolander.server.jmx.MeterNames},
+     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's included, {@link io.zoolander.server.jmx.MeterNames},
      * {@code docs/operations.md}); default: none. They are removed from the registry when the repeater closes.
      */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
+      return this;
+    }
+
+    /**
+     * Turns admission control on with these settings (default: off): WRITEs above the rate at which the duplicates
+     * keep the target SLA at tau are refused with ERROR OVERLOADED and a retry-after hint. See {@link
+     * AdmissionSettings}.
+     */
+    public Builder admission(AdmissionSettings settings) {
+      this.admission = Objects.requireNonNull(settings, "admission must not be null");
       return this;
     }
 
@@ -464,10 +503,15 @@ public final class Repeater implements AutoCloseable {
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
-      RepeaterMeters meters = new RepeaterMeters(
-          meterRegistry != null ? meterRegistry : new CompositeMeterRegistry(), slaTauMs);
-      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
-          meters), mbeanServer, slaTauMs);
+      MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
+      RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
+          new RepeaterMeters(registry, slaTauMs));
+      if (admission != null) {
+        AdmissionController controller = new AdmissionController(admission, sources.size(), Ticker.system(), registry);
+        controller.meters().forEach(core.meters()::register);
+        core.admission(controller);
+      }
+      return new Repeater(core, mbeanServer, slaTauMs);
     }
 
     private static long positiveMillis(Duration d, String name) {

@@ -3,6 +3,7 @@ package io.zoolander.server.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.RepeaterSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,7 +62,7 @@ class RepeaterConfigTest {
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
         Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
-        4000, 9000, OptionalLong.of(42), 2, 4_194_304, Map.of()));
+        4000, 9000, OptionalLong.of(42), 2, 4_194_304, Map.of(), null));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -83,7 +84,9 @@ class RepeaterConfigTest {
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
         + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, and the security keys tls.*, auth.*,"
-        + " zookeeper.* (--help lists them))"},
+        + " zookeeper.* and the admission control keys admission.* (--help lists them))"},
+    {"admission.enabled=yes", "admission.enabled: must be true or false, was 'yes'"},
+    {"admission.tauMs=5", "admission.tauMs: admission control is off: set admission.enabled=true or remove this line"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
     {"=7000", "a line starts with '=': the key is missing"},
     {"clientHost=", "clientHost has no value"},
@@ -112,6 +115,27 @@ class RepeaterConfigTest {
     assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", badLine))
         .isInstanceOf(CliException.class)
         .hasMessage("r.properties line 2: " + message);
+  }
+
+  @Test
+  void admissionKeysAreReadAndValidated() {
+    RepeaterConfig c = parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.targetSla=0.99",
+        "admission.tauMs=12.5", "admission.controlPeriodMs=50", "admission.integralGain=0.25",
+        "admission.minRetryAfterMs=5", "admission.maxRetryAfterMs=200");
+    assertThat(c.admission().targetSla()).isEqualTo(0.99);
+    assertThat(c.admission().tauMs()).isEqualTo(12.5);
+    assertThat(c.admission().controlPeriodMs()).isEqualTo(50);
+    assertThat(c.admission().integralGain()).isEqualTo(0.25);
+    assertThat(c.admission().minRetryAfterMs()).isEqualTo(5);
+    assertThat(c.admission().maxRetryAfterMs()).isEqualTo(200);
+    assertThat(c.admission().slaWindowMs()).isEqualTo(AdmissionSettings.DEFAULT_SLA_WINDOW_MS);
+    assertThat(parse("duplicate.1=127.0.0.1:2181").admission()).isNull();
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.targetSla=1"))
+        .isInstanceOf(CliException.class)
+        .hasMessage("r.properties line 3: admission.targetSla: targetSla must be in (0, 1), was 1.0");
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.burstMs=x"))
+        .isInstanceOf(CliException.class)
+        .hasMessage("r.properties line 3: admission.burstMs: not an integer: 'x'");
   }
 
   @Test

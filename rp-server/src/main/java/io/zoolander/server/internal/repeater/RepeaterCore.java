@@ -23,6 +23,7 @@ import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.plugin.RequestSize;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
@@ -126,6 +127,8 @@ public final class RepeaterCore implements AutoCloseable {
   private boolean started;
   private boolean closed;
   private volatile Takeover takeover;
+  /** Sheds WRITEs above the admitted rate; null when admission control is off. Set before start. */
+  private AdmissionController admission;
 
   // Confined to the sequencer loop (set before it starts).
   private RetransmissionLog log;
@@ -174,6 +177,24 @@ public final class RepeaterCore implements AutoCloseable {
     }
     this.links = List.copyOf(list);
     meters.registerGauges(this, links);
+  }
+
+  /**
+   * Turns admission control on (before {@link #start()}): WRITEs above the rate it admits are refused with OVERLOADED
+   * and its retry-after hint.
+   */
+  public void admission(AdmissionController controller) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("admission control must be set before start");
+      }
+      this.admission = controller;
+    }
+  }
+
+  /** The admission controller, null when admission control is off. */
+  public AdmissionController admission() {
+    return admission;
   }
 
   // ------------------------------------------------------------------------------------------- lifecycle
@@ -282,6 +303,10 @@ public final class RepeaterCore implements AutoCloseable {
         link.checkAcks(now, timeout);
       }
     }, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+    if (admission != null) {
+      loop.scheduleAtFixedRate(admission::tick, admission.periodNanos(), admission.periodNanos(),
+          TimeUnit.NANOSECONDS);
+    }
 
     long firstNextSeq = nextSeq;
     long sampleMillis = RepeaterMeters.ARRIVAL_RATE_WINDOW_MS / RepeaterMeters.ARRIVAL_RATE_SAMPLES;
@@ -721,6 +746,11 @@ public final class RepeaterCore implements AutoCloseable {
       from.refuse(ErrorCode.STALE_EPOCH, write.requestId(), 0, staleMessage());
       return;
     }
+    if (admission != null && !admission.tryAdmit()) {
+      from.refuse(ErrorCode.OVERLOADED, write.requestId(), admission.retryAfterMs(), "admission control: the"
+          + " duplicates would miss the target SLA at tau at the offered write rate; retry after the hint");
+      return;
+    }
     if (!makeRoom()) {
       from.refuse(ErrorCode.OVERLOADED, write.requestId(), RepeaterSettings.OVERLOADED_RETRY_AFTER_MILLIS,
           "the retransmission log is full of writes no duplicate has acknowledged");
@@ -734,6 +764,9 @@ public final class RepeaterCore implements AutoCloseable {
       return;
     }
     log.append(frame);
+    if (admission != null) {
+      admission.sequenced(seq);
+    }
     nextSeq = seq + 1;
     runLastSeq = seq;
     if (run.readableBytes() >= MAX_RUN_BYTES) {
@@ -935,6 +968,9 @@ public final class RepeaterCore implements AutoCloseable {
       if (!link.fenced()) {
         lowest = Math.min(lowest, link.ackedSeq());
         highest = Math.max(highest, link.ackedSeq());
+        if (admission != null) {
+          admission.acked(i, link.ackedSeq());
+        }
       }
     }
     highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;

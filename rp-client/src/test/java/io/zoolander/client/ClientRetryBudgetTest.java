@@ -1,0 +1,151 @@
+package io.zoolander.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.OpResult;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The client's reaction to shed writes (back off by the hint, bounded) and its read retry budget, on real sockets. */
+@Timeout(60)
+class ClientRetryBudgetTest {
+  private FakePeers peers;
+  private FakePeers.Peer repeater;
+  private FakePeers.Peer one;
+  private SimpleMeterRegistry meters;
+
+  @BeforeEach
+  void start() throws Exception {
+    peers = new FakePeers();
+    repeater = peers.repeater();
+    one = peers.plugin(1);
+    meters = new SimpleMeterRegistry();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    peers.close();
+  }
+
+  /** One duplicate only: a timed-out read has nowhere else to go. */
+  private ZoolanderClientBuilder builder() {
+    return ZoolanderClient.builder()
+        .clientId(9)
+        .repeater("127.0.0.1", repeater.port())
+        .duplicateAt("127.0.0.1", one.port())
+        .meterRegistry(meters)
+        .connectTimeoutMs(10_000);
+  }
+
+  private static ZoolanderException failure(CompletableFuture<?> f) throws Exception {
+    try {
+      f.get(30, TimeUnit.SECONDS);
+      throw new AssertionError("expected a failure");
+    } catch (ExecutionException e) {
+      assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
+      return (ZoolanderException) e.getCause();
+    }
+  }
+
+  @Test
+  void aShedWriteIsSentAgainAfterTheDoublingHintAndSucceeds() throws Exception {
+    long hintMs = 60;
+    List<Long> arrivals = new CopyOnWriteArrayList<>();
+    AtomicInteger refusals = new AtomicInteger();
+    repeater.onMessage = (p, m) -> {
+      Message.Write w = (Message.Write) m;
+      arrivals.add(System.nanoTime());
+      if (refusals.getAndIncrement() < 3) {
+        p.send(new Message.Error(ErrorCode.OVERLOADED, w.requestId(), hintMs, "admission control"));
+      } else {
+        p.send(new Message.Reply(w.clientId(), w.requestId(), 11, 1, List.of(new OpResult.Created("/a"))));
+      }
+    };
+    try (ZoolanderClient client = builder().build()) {
+      WriteResult result = client.create("/a", new byte[0]).get(20, TimeUnit.SECONDS);
+      assertThat(result.seq()).isEqualTo(11);
+      List<Message.Write> sent = repeater.received(Message.Write.class);
+      // Each resend under a new, higher request id: the refused attempts were not sequenced, and the plugins need a
+      // client's request ids to increase in sequencing order.
+      assertThat(sent).hasSize(4).allMatch(w -> w.ops().equals(sent.get(0).ops()));
+      for (int i = 1; i < sent.size(); i++) {
+        assertThat(sent.get(i).requestId()).isGreaterThan(sent.get(i - 1).requestId());
+      }
+      for (int i = 1; i < arrivals.size(); i++) {
+        assertThat(TimeUnit.NANOSECONDS.toMillis(arrivals.get(i) - arrivals.get(i - 1)))
+            .as("resend %d waited at least the hint, doubled per earlier refusal", i)
+            .isGreaterThanOrEqualTo(hintMs << (i - 1));
+      }
+      assertThat(meters.counter("zoolander.client.write.shed").count()).isEqualTo(3);
+    }
+  }
+
+  @Test
+  void aWriteShedBeyondTheBudgetFailsAsThrottledAndAppliedNowhere() throws Exception {
+    repeater.onMessage = (p, m) -> p.send(new Message.Error(ErrorCode.OVERLOADED, ((Message.Write) m).requestId(), 5,
+        "admission control"));
+    try (ZoolanderClient client = builder().retryBudget(RetryBudget.builder().maxShedWriteRetries(2).build())
+        .build()) {
+      ZoolanderException e = failure(client.create("/a", new byte[0]));
+      assertThat(e.code()).isEqualTo(KeeperException.Code.THROTTLEDOP);
+      assertThat(e.errorCode()).contains(ErrorCode.OVERLOADED);
+      assertThat(e.getMessage()).contains("retry budget (2 retries) is spent").contains("applied nowhere");
+      assertThat(repeater.received(Message.Write.class)).hasSize(3);
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+
+  @Test
+  void readRetriesToTheOnlyDuplicateAreBoundedByTheBudget() throws Exception {
+    int reads = 10;
+    // Never answers: without a budget each read would be re-sent every attempt timeout until its request timeout
+    // (20 times each here).
+    one.onMessage = (p, m) -> { };
+    RetryBudget budget = RetryBudget.builder().readRetryRatio(0.2).minReadRetriesPerSec(0).build();
+    try (ZoolanderClient client = builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget)
+        .build()) {
+      List<CompletableFuture<Boolean>> futures = new ArrayList<>();
+      for (int i = 0; i < reads; i++) {
+        futures.add(client.exists("/r" + i));
+      }
+      List<ZoolanderException> failures = new ArrayList<>();
+      for (CompletableFuture<Boolean> f : futures) {
+        failures.add(failure(f));
+      }
+      assertThat(failures).allMatch(e -> e.code() == KeeperException.Code.OPERATIONTIMEOUT);
+      assertThat(failures).anyMatch(e -> e.getMessage().contains("retry budget withheld"));
+      // One initial token plus 0.2 per read: at most 3 retries on top of the 10 first attempts.
+      int sent = one.received(Message.Read.class).size();
+      assertThat(sent).isBetween(reads, reads + 3);
+      assertThat(meters.counter("zoolander.client.read.retries.denied").count()).isPositive();
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+
+  @Test
+  void theBudgetValidatesItsSettingsNamingThem() {
+    assertThatThrownBy(() -> RetryBudget.builder().maxShedWriteRetries(-1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxShedWriteRetries");
+    assertThatThrownBy(() -> RetryBudget.builder().readRetryRatio(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readRetryRatio");
+    assertThatThrownBy(() -> RetryBudget.builder().maxReadRetryTokens(0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxReadRetryTokens");
+    assertThatThrownBy(() -> ZoolanderClient.builder().retryBudget(null))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("retryBudget");
+  }
+}
