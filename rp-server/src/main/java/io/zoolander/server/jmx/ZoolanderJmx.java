@@ -15,6 +15,8 @@ public final class ZoolanderJmx {
   public static final ObjectName REPEATER = name(DOMAIN + ":type=Repeater");
   /** The repeater's SLA predictor: {@link PredictorMXBean}. */
   public static final ObjectName PREDICTOR = name(DOMAIN + ":type=Predictor");
+  /** The repeater's admission control, while it is on: {@link AdmissionMXBean}. */
+  public static final ObjectName ADMISSION = name(DOMAIN + ":type=Admission");
 
   private ZoolanderJmx() {}
 

@@ -12,6 +12,7 @@ import io.zoolander.model.Deployment;
 import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.server.Await;
+import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ServerMode;
@@ -57,7 +58,9 @@ class JmxConsoleTest {
     try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).serverMode(ServerMode.IN_PROCESS)
             .startRepeater(false).start();
         JmxConsole console = JmxConsole.builder().port(0).build().start()) {
-      Repeater repeater = cluster.startRepeater(b -> b.meterRegistry(meters).mbeanServer(platform));
+      // Admission control on, with a target so loose it never limits: its MBean and meters are part of the console.
+      Repeater repeater = cluster.startRepeater(b -> b.meterRegistry(meters).mbeanServer(platform)
+          .admission(AdmissionSettings.builder().targetSla(0.01).tauMs(10_000).build()));
       assertThat(console.serviceUrl().toString())
           .matches("service:jmx:rmi://127\\.0\\.0\\.1:\\d+/jndi/rmi://127\\.0\\.0\\.1:\\d+/jmxrmi");
       try (JMXConnector connector = JMXConnectorFactory.connect(console.serviceUrl());
@@ -123,6 +126,27 @@ class JmxConsoleTest {
           assertThat(op.getSignature()[0].getName()).isEqualTo("duplicates"); // what JConsole labels the field
         });
 
+        // Admission control: its state as of the last control period, and a new target from the next one on.
+        ObjectName a = ZoolanderJmx.ADMISSION;
+        assertThat((Double) jmx.getAttribute(a, "TargetSla")).isEqualTo(0.01);
+        assertThat((Double) jmx.getAttribute(a, "TauMs")).isEqualTo(10_000.0);
+        assertThat((Boolean) jmx.getAttribute(a, "Limiting")).isFalse();
+        assertThat((Long) jmx.getAttribute(a, "Shed")).isZero();
+        Await.until(WAIT, "admission counted the writes", () -> attribute(jmx, a, "Admitted") instanceof Long n && n >= WRITES,
+            () -> "admitted " + attribute(jmx, a, "Admitted"));
+        jmx.invoke(a, "setTarget", new Object[] {0.5, 2_000.0}, new String[] {"double", "double"});
+        Await.until(WAIT, "the new target in effect", () -> Double.valueOf(0.5).equals(attribute(jmx, a, "TargetSla"))
+            && Double.valueOf(2_000.0).equals(attribute(jmx, a, "TauMs")), () -> "target " + attribute(jmx, a, "TargetSla"));
+        assertThat(repeater.admission().orElseThrow().targetSla()).isEqualTo(0.5);
+        assertThatThrownBy(() -> jmx.invoke(a, "setTarget", new Object[] {1.5, 2_000.0},
+            new String[] {"double", "double"})).isInstanceOf(RuntimeMBeanException.class).cause()
+            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("targetSla");
+        assertThat((Double) jmx.getAttribute(a, "TargetSla")).isEqualTo(0.5);
+        assertThat(jmx.getMBeanInfo(a).getOperations()).anySatisfy(op -> {
+          assertThat(op.getName()).isEqualTo("setTarget");
+          assertThat(op.getSignature()[0].getName()).isEqualTo("targetSla");
+        });
+
         // A duplicate down: its lag and the log grow with every write, its plugin MBean is gone; back, it catches up.
         cluster.killDuplicate(2);
         Await.until(WAIT, "duplicate 2's plugin MBean gone", () -> pluginNames(jmx, 2).isEmpty(), () -> "");
@@ -167,6 +191,7 @@ class JmxConsoleTest {
       repeater.close();
       assertThat(platform.isRegistered(ZoolanderJmx.REPEATER)).isFalse();
       assertThat(platform.isRegistered(ZoolanderJmx.PREDICTOR)).isFalse();
+      assertThat(platform.isRegistered(ZoolanderJmx.ADMISSION)).isFalse();
       assertThat(meters.getMeters().stream().map(Meter::getId).map(Meter.Id::getName))
           .noneMatch(name -> name.startsWith("zoolander.repeater."));
     }
@@ -179,6 +204,14 @@ class JmxConsoleTest {
       d.duplicate(EmpiricalLatency.of(s));
     }
     return DistributionModel.create().predict(d.build(), tauMs).sla();
+  }
+
+  private static Object attribute(MBeanServerConnection jmx, ObjectName name, String attribute) {
+    try {
+      return jmx.getAttribute(name, attribute);
+    } catch (Exception e) {
+      return e.toString();
+    }
   }
 
   private static CompositeData[] rows(MBeanServerConnection jmx) {

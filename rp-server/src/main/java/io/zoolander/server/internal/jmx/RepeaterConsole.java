@@ -2,6 +2,8 @@ package io.zoolander.server.internal.jmx;
 
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.jmx.AdmissionMXBean;
 import io.zoolander.server.jmx.DuplicateInfo;
 import io.zoolander.server.jmx.PredictorMXBean;
 import io.zoolander.server.jmx.RepeaterMXBean;
@@ -46,6 +48,11 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
               "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
               "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
               "serviceTimeSamplesMs", new String[] {"duplicateId"})));
+      AdmissionController admission = core.admission();
+      if (admission != null) {
+        console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.ADMISSION, new Admission(admission),
+            AdmissionMXBean.class, Map.of("setTarget", new String[] {"targetSla", "tauMs"})));
+      }
     } catch (InstanceAlreadyExistsException | RuntimeException e) {
       console.close();
       throw e;
@@ -147,6 +154,75 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     @Override
     public double[] serviceTimeSamplesMs(int duplicateId) {
       return core.serviceTimeSamplesMs(duplicateId);
+    }
+  }
+
+  /** The admission MBean, over the controller. */
+  private static final class Admission implements AdmissionMXBean {
+    private final AdmissionController controller;
+
+    Admission(AdmissionController controller) {
+      this.controller = controller;
+    }
+
+    @Override
+    public double getTargetSla() {
+      return controller.state().targetSla();
+    }
+
+    @Override
+    public double getTauMs() {
+      return controller.state().tauMs();
+    }
+
+    @Override
+    public boolean isLimiting() {
+      return controller.state().limiting();
+    }
+
+    @Override
+    public double getRateLimitPerSec() {
+      return controller.state().rateLimitPerSec();
+    }
+
+    @Override
+    public double getOfferedRatePerSec() {
+      return controller.state().offeredRatePerSec();
+    }
+
+    @Override
+    public double getAdmittedRatePerSec() {
+      return controller.state().admittedRatePerSec();
+    }
+
+    @Override
+    public double getObservedSla() {
+      return controller.state().observedSla();
+    }
+
+    @Override
+    public double getPredictedSla() {
+      return controller.state().predictedSla();
+    }
+
+    @Override
+    public long getAdmitted() {
+      return controller.state().admitted();
+    }
+
+    @Override
+    public long getShed() {
+      return controller.state().shed();
+    }
+
+    @Override
+    public String getLastDecision() {
+      return controller.state().lastDecision();
+    }
+
+    @Override
+    public void setTarget(double targetSla, double tauMs) {
+      controller.target(targetSla, tauMs);
     }
   }
 }
