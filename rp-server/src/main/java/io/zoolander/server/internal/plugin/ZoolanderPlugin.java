@@ -86,6 +86,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         Peers peers = new Peers();
         Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl());
         applier = app;
+        if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
+            app.fenced("a state transfer was interrupted while installing (" + znodes.transferMarker() + " is present):"
+                    + " the data root is neither the old one nor the new one until a state transfer completes");
+        }
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers,
                 sec.link());
         server = srv;
