@@ -28,8 +28,9 @@ import org.apache.zookeeper.data.Stat;
  * conditional setData or delete compares the data version, and a sequential create names its znode after the parent's
  * child version. So the install reproduces them exactly: a znode of data version {@code v} is created and then set
  * {@code v} times (empty data, the last time its data), and a parent whose child version {@code c} exceeds its
- * {@code k} children gets {@code c - k} creates and deletes of a padding child (ZooKeeper 3.9 counts creates of
- * children in the child version, not deletes). The cost is one ZooKeeper op per version step, batched in multis.
+ * {@code k} children gets {@code (c - k) / 2} creates and deletes of a padding child: ZooKeeper 3.9 reports the child
+ * version as creates plus deletes of children ({@code DataNode.copyStat}: twice the creates minus the children), so a
+ * padding pair adds two. The cost is one ZooKeeper op per version step, batched in multis.
  */
 final class StateTransfer {
 
@@ -315,12 +316,17 @@ final class StateTransfer {
           batches.add(Op.setData(path, node.data(), -1), node.data().length);
         }
       }
-      // Raise child versions: ZooKeeper counts creates of children in it, not deletes.
+      // Raise child versions: each create and each delete of a child counts one.
       for (Message.TransferChunk.Node node : nodes) {
         if (node.path().startsWith(znodes.clients() + "/")) {
           continue;
         }
-        int pads = node.cversion() - children.getOrDefault(node.path(), 0);
+        int excess = node.cversion() - children.getOrDefault(node.path(), 0);
+        if (excess < 0 || excess % 2 != 0) {
+          throw new IllegalArgumentException(node.path() + " has child version " + node.cversion() + " with "
+              + children.getOrDefault(node.path(), 0) + " children: not creates plus deletes of children");
+        }
+        int pads = excess / 2;
         String pad = node.path() + "/" + PAD_CHILD;
         for (int i = 0; i < pads; i++) {
           batches.add(Op.create(pad, EMPTY, acl, CreateMode.PERSISTENT), 0);
