@@ -589,6 +589,13 @@ final class DuplicateLink {
 
   /** The log evicted {@code seq}: a streaming connection that has not been sent it can never be; fence it now. */
   void evicted(long seq) {
+    Transfer t = transfer;
+    if (t != null && seq > (t.snapshotSeq >= 0 ? t.snapshotSeq : t.holdSeq)) {
+      transferFailed("the full log evicted seq " + seq + ", which it needs after the snapshot"
+          + (t.snapshotSeq >= 0 ? " at seq " + t.snapshotSeq : "") + ": more writes were sequenced during the"
+          + " transfer than the log holds (raise the repeater's logCapacity)");
+      return;
+    }
     if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
       fence("it fell behind: seq " + seq + " was evicted from the full log before it could be sent", false);
     }
