@@ -85,9 +85,8 @@ public enum ErrorCode {
   UNAUTHORIZED(110, false),
 
   /**
-   * A state transfer was refused because the snapshot of the healthy duplicate exceeds the configured limit (the
-   * plugin setting {@code zoolander.plugin.transferMaxBytes}); {@code requestId} is the transfer id. The duplicate that
-   * was to rejoin stays fenced.
+   * A state transfer was refused because the snapshot of the healthy duplicate exceeds the plugin's limit (64 MiB of
+   * paths and data); {@code requestId} is the transfer id. The duplicate that was to rejoin stays fenced.
    */
   TRANSFER_TOO_LARGE(111, false),
   /**

@@ -35,7 +35,7 @@ import org.apache.zookeeper.data.Stat;
 final class StateTransfer {
 
   /** Snapshot bytes (paths and data) a transfer may hold; over it the transfer is refused (TRANSFER_TOO_LARGE). */
-  static final long MAX_BYTES = 256L * 1024 * 1024;
+  static final long MAX_BYTES = 64L * 1024 * 1024;
   /** A chunk is closed once it holds this many bytes of paths and data (a larger znode travels alone). */
   static final int CHUNK_BYTES = 256 * 1024;
   /** Most ops in one multi of an install. */
