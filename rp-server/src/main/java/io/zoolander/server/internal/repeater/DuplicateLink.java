@@ -456,8 +456,8 @@ final class DuplicateLink {
       return;
     }
     transfer = null;
+    fence("state transfer " + t.id + " failed: " + reason, false); // before the caller hears of it
     core.transferEnded(t, reason);
-    fence("state transfer " + t.id + " failed: " + reason, false);
   }
 
   /** The operator fences this duplicate: it is sent nothing more and serves no reads, until rejoined. */
