@@ -49,7 +49,7 @@ class StateTransferIT {
    * Small, so that a duplicate that is down misses more than the log holds within a second or two of full load, yet
    * large enough to hold what the lighter load sequences during a transfer, as the log must.
    */
-  private static final int LOG_CAPACITY = 1_000;
+  private static final int LOG_CAPACITY = 600;
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final int CLIENTS = 2;
   private static final int PAYLOAD_BYTES = 500;

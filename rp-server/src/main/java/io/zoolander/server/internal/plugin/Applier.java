@@ -990,6 +990,7 @@ final class Applier {
     // Fencing.
 
     private void onFenced(String reason) {
+        install = null; // a transfer in progress is abandoned: the next one starts from its first chunk
         if (mode == DuplicateState.FENCED) {
             return;
         }
