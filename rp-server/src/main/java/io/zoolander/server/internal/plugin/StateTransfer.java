@@ -273,6 +273,26 @@ final class StateTransfer {
       if (!complete) {
         throw new IllegalStateException("the snapshot is incomplete");
       }
+      // Checked before anything changes: each parent's children, and the padding its child version needs.
+      Map<String, Integer> children = new HashMap<>();
+      for (Message.TransferChunk.Node node : nodes) {
+        String path = node.path();
+        if (!path.equals(znodes.dataRoot()) && !path.startsWith(znodes.clients() + "/")) {
+          children.merge(path.substring(0, path.lastIndexOf('/')), 1, Integer::sum);
+        }
+      }
+      Map<String, Integer> pads = new HashMap<>();
+      for (Message.TransferChunk.Node node : nodes) {
+        if (node.path().startsWith(znodes.clients() + "/")) {
+          continue;
+        }
+        int excess = node.cversion() - children.getOrDefault(node.path(), 0);
+        if (excess < 0 || excess % 2 != 0) {
+          throw new IllegalArgumentException(node.path() + " has child version " + node.cversion() + " with "
+              + children.getOrDefault(node.path(), 0) + " children: not creates plus deletes of children");
+        }
+        pads.put(node.path(), excess / 2);
+      }
       try {
         zk.create(znodes.transferMarker(), Long.toString(transferId).getBytes(java.nio.charset.StandardCharsets.UTF_8),
             acl, CreateMode.PERSISTENT);
@@ -300,12 +320,8 @@ final class StateTransfer {
         batches.add(Op.delete(znodes.clients() + "/" + child, -1), 0);
       }
       // Create, parents first, each at its data version.
-      Map<String, Integer> children = new HashMap<>();
       for (Message.TransferChunk.Node node : nodes) {
         String path = node.path();
-        if (!path.equals(znodes.dataRoot()) && !path.startsWith(znodes.clients() + "/")) {
-          children.merge(path.substring(0, path.lastIndexOf('/')), 1, Integer::sum);
-        }
         int version = node.version();
         batches.add(Op.create(path, version == 0 ? node.data() : EMPTY, acl, CreateMode.PERSISTENT),
             version == 0 ? node.data().length : 0);
@@ -317,18 +333,9 @@ final class StateTransfer {
         }
       }
       // Raise child versions: each create and each delete of a child counts one.
-      for (Message.TransferChunk.Node node : nodes) {
-        if (node.path().startsWith(znodes.clients() + "/")) {
-          continue;
-        }
-        int excess = node.cversion() - children.getOrDefault(node.path(), 0);
-        if (excess < 0 || excess % 2 != 0) {
-          throw new IllegalArgumentException(node.path() + " has child version " + node.cversion() + " with "
-              + children.getOrDefault(node.path(), 0) + " children: not creates plus deletes of children");
-        }
-        int pads = excess / 2;
-        String pad = node.path() + "/" + PAD_CHILD;
-        for (int i = 0; i < pads; i++) {
+      for (Map.Entry<String, Integer> padding : pads.entrySet()) {
+        String pad = padding.getKey() + "/" + PAD_CHILD;
+        for (int i = 0; i < padding.getValue(); i++) {
           batches.add(Op.create(pad, EMPTY, acl, CreateMode.PERSISTENT), 0);
           batches.add(Op.delete(pad, -1), 0);
         }

@@ -191,6 +191,16 @@ class StateTransferTest {
         ZooDefs.Ids.OPEN_ACL_UNSAFE, BookkeepingState.INITIAL, 0, TIMEOUT_MS))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("incomplete");
     assertThat(stale.exists(ZNODES.transferMarker(), false)).isNull();
+
+    // A child version that creates and deletes of children cannot produce is refused before anything changes.
+    create(stale, root + "/kept", "kept");
+    StateTransfer.Install odd = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 5);
+    assertThat(odd.add(new Message.TransferChunk(5, 1, 1, 1, 1, 0, true,
+        List.of(new Message.TransferChunk.Node(root, new byte[0], 0, 1))))).isTrue();
+    assertThatThrownBy(() -> odd.install(stale, ZooDefs.Ids.OPEN_ACL_UNSAFE, BookkeepingState.INITIAL, 0, TIMEOUT_MS))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("child version 1 with 0 children");
+    assertThat(stale.exists(ZNODES.transferMarker(), false)).isNull();
+    assertThat(stale.exists(root + "/kept", false)).isNotNull();
   }
 
   // -------------------------------------------------------------------------------------------------
