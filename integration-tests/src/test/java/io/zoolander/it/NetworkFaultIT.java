@@ -78,7 +78,8 @@ class NetworkFaultIT {
       return;
     }
     cluster.killRepeater();
-    repeater = cluster.startRepeater(b -> b.logCapacity(LOG_CAPACITY).pluginAckTimeout(ACK_TIMEOUT));
+    // These tests show the fencing itself: no automatic state transfer (StateTransferIT shows that).
+    repeater = cluster.startRepeater(b -> b.logCapacity(LOG_CAPACITY).pluginAckTimeout(ACK_TIMEOUT).autoRejoin(false));
     repeaterLogIsSmall = true;
   }
 

@@ -85,6 +85,22 @@ public enum ErrorCode {
   UNAUTHORIZED(110, false),
 
   /**
+   * A state transfer was refused because the snapshot of the healthy duplicate exceeds the plugin's limit (64 MiB of
+   * paths and data); {@code requestId} is the transfer id. The duplicate that was to rejoin stays fenced.
+   */
+  TRANSFER_TOO_LARGE(111, false),
+  /**
+   * A state transfer failed: the snapshot could not be read or installed (a ZooKeeper failure, a chunk out of order, a
+   * path outside the data root, the source lost); {@code requestId} is the transfer id. The duplicate stays fenced.
+   */
+  TRANSFER_FAILED(112, false),
+  /**
+   * The duplicate is rejoining (a state transfer is installing its data, or it is still catching up with the stream
+   * after one) and serves no reads: try another duplicate. Clients treat it as any duplicate that cannot answer now.
+   */
+  REJOINING(113, false),
+
+  /**
    * The request is too large: an op's data over {@link WireSettings#MAX_DATA_BYTES}, more than {@link
    * WireSettings#MAX_OPS_PER_MESSAGE} ops, a ZooKeeper request over the duplicates' {@code jute.maxbuffer}, or a
    * SEQUENCED frame over the maximum frame size. Refused before sequencing: applied nowhere.

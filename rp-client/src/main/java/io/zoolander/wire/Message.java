@@ -301,6 +301,87 @@ public sealed interface Message {
   }
 
   /**
+   * Repeater to a healthy plugin: take a consistent snapshot of this duplicate's data root and client records, between
+   * two applied writes, and send it back on this connection as {@link TransferChunk}s, for the state transfer that
+   * brings duplicate {@code targetDuplicateId} back. A plugin that cannot answers ERROR (TRANSFER_TOO_LARGE,
+   * TRANSFER_FAILED) with {@code requestId = transferId}.
+   *
+   * @param transferId names the transfer in its chunks and errors ({@code >= 0})
+   * @param targetDuplicateId the duplicate the snapshot is for (for logs)
+   */
+  record TransferRequest(long transferId, int targetDuplicateId) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public TransferRequest {
+      atLeast(transferId, 0, "transferId");
+      atLeast(targetDuplicateId, 0, "targetDuplicateId");
+    }
+  }
+
+  /**
+   * One bounded piece of a state transfer's snapshot: from the healthy plugin to the repeater, which relays it to the
+   * plugin of the duplicate that rejoins. The chunks of one transfer carry the same header and consecutive {@code
+   * index}es from 0; the {@code last} one completes it. Parents come before their children.
+   *
+   * @param transferId the transfer ({@link TransferRequest#transferId()})
+   * @param sourceDuplicateId the duplicate the snapshot was taken of
+   * @param epoch the source's recorded epoch at the snapshot
+   * @param appliedSeq the seq the snapshot is the state after: the rejoining duplicate follows the stream from the next
+   * @param catchUpToSeq the rejoining duplicate serves no reads until it has applied this seq ({@code >= appliedSeq};
+   *     the repeater sets it to its last sequenced seq when it relays the last chunk)
+   * @param index the chunk's position in the transfer, from 0
+   * @param last whether this chunk completes the snapshot
+   * @param nodes the znodes of this chunk
+   */
+  record TransferChunk(long transferId, int sourceDuplicateId, long epoch, long appliedSeq, long catchUpToSeq,
+      int index, boolean last, List<Node> nodes) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public TransferChunk {
+      atLeast(transferId, 0, "transferId");
+      atLeast(sourceDuplicateId, 0, "sourceDuplicateId");
+      atLeast(epoch, 0, "epoch");
+      atLeast(appliedSeq, 0, "appliedSeq");
+      atLeast(catchUpToSeq, appliedSeq, "catchUpToSeq");
+      atLeast(index, 0, "index");
+      nodes = list(nodes, "nodes", 0, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
+    }
+
+    /** The same chunk with another {@link #catchUpToSeq()}. */
+    public TransferChunk withCatchUpToSeq(long seq) {
+      return new TransferChunk(transferId, sourceDuplicateId, epoch, appliedSeq, seq, index, last, nodes);
+    }
+
+    /**
+     * One znode of the snapshot: its full path (under the data root or the client records' parent), its data, and
+     * the data version and child version it has at the source, which the rejoining duplicate reproduces.
+     */
+    public record Node(String path, byte[] data, int version, int cversion) {
+      /** @throws IllegalArgumentException if a field is invalid; the message names it */
+      public Node {
+        checkPath(path, "path", false);
+        checkData(data, "data");
+        atLeast(version, 0, "version");
+        atLeast(cversion, 0, "cversion");
+      }
+
+      @Override
+      public boolean equals(Object o) {
+        return o instanceof Node n && n.path.equals(path) && Arrays.equals(n.data, data) && n.version == version
+            && n.cversion == cversion;
+      }
+
+      @Override
+      public int hashCode() {
+        return Objects.hash(path, Arrays.hashCode(data), version, cversion);
+      }
+
+      @Override
+      public String toString() {
+        return "Node[" + path + ", " + data.length + " bytes, version " + version + ", cversion " + cversion + "]";
+      }
+    }
+  }
+
+  /**
    * Any direction: a frame was rejected (protocol codes; the sender then closes the connection) or a request was
    * refused (application codes). Its layout is frozen, so a peer of any protocol version can read it.
    *

@@ -33,6 +33,9 @@ public final class WireSettings {
   /** Most ops in one WRITE or SEQUENCED message (one atomic multi), and most results in one REPLY. */
   public static final int MAX_OPS_PER_MESSAGE = 1000;
 
+  /** Most znodes in one state-transfer chunk ({@link Message.TransferChunk}). */
+  public static final int MAX_TRANSFER_NODES_PER_CHUNK = 10_000;
+
   /** Longest HELLO id, in UTF-8 bytes. */
   public static final int MAX_ID_BYTES = 256;
 

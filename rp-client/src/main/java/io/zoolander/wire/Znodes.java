@@ -65,6 +65,15 @@ public record Znodes(String basePath) {
     return basePath + "/anomaly";
   }
 
+  /**
+   * Present while a state transfer installs a snapshot in this duplicate: created before the data root is replaced,
+   * deleted in the same multi as the state update that ends the install. A plugin that finds it at start knows an
+   * install was interrupted and starts fenced.
+   */
+  public String transferMarker() {
+    return basePath + "/transfer";
+  }
+
   /** The znode path of an application path ({@code "/"} is the data root itself). */
   public String toZnode(String applicationPath) {
     return applicationPath.equals("/") ? dataRoot() : dataRoot() + applicationPath;

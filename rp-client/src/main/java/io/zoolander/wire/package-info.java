@@ -38,6 +38,11 @@
  * <tr><td>11</td><td>CHALLENGE</td><td>bytes nonce (32)</td><td>an authenticating server, after HELLO</td></tr>
  * <tr><td>12</td><td>AUTH</td><td>string principal, bytes proof (32, or empty for a TLS certificate)</td>
  *     <td>a peer, in answer to CHALLENGE</td></tr>
+ * <tr><td>15</td><td>TRANSFER_REQUEST</td><td>long transferId, int targetDuplicateId</td><td>the repeater, to a
+ *     healthy plugin (state transfer)</td></tr>
+ * <tr><td>16</td><td>TRANSFER_CHUNK</td><td>long transferId, int sourceDuplicateId, long epoch, long appliedSeq, long
+ *     catchUpToSeq, int index, byte last, int count, then per znode: string path, bytes data, int version, int
+ *     cversion</td><td>the healthy plugin to the repeater, relayed to the plugin that rejoins</td></tr>
  * </table>
  *
  * <p>CHALLENGE and AUTH exist only when authentication is configured ({@link io.zoolander.wire.AccessControl}):

@@ -246,6 +246,13 @@ final class WireTestSupport {
     m.add(new Message.Auth("writer-1", filled(WireSettings.PROOF_BYTES, 9)));
     m.add(new Message.Auth(repeat("p", WireSettings.MAX_PRINCIPAL_BYTES), filled(WireSettings.PROOF_BYTES, 3)));
     m.add(new Message.Auth("", new byte[0]));
+    m.add(new Message.TransferRequest(0, 0));
+    m.add(new Message.TransferRequest(Long.MAX_VALUE, Integer.MAX_VALUE));
+    m.add(new Message.TransferChunk(1, 2, 3, 40, 40, 0, true, List.of()));
+    m.add(new Message.TransferChunk(Long.MAX_VALUE, 1, 7, 100, 250, 3, false, List.of(
+        new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 12),
+        new Message.TransferChunk.Node("/zoolander/data/a✋", filled(300, 5), Integer.MAX_VALUE, 0),
+        new Message.TransferChunk.Node("/zoolander/clients/7", filled(40, 1), 3, 0))));
     for (ErrorCode code : ErrorCode.values()) {
       m.add(Message.Error.of(code, "because " + code));
     }

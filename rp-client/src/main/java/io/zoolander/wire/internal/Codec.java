@@ -38,6 +38,9 @@ public final class Codec {
   /** Sent only when authentication is configured: a peer without it never sees one. */
   static final int CHALLENGE = 11;
   static final int AUTH = 12;
+  /** State transfer: a healthy plugin's snapshot, asked for and relayed by the repeater. */
+  static final int TRANSFER_REQUEST = 15;
+  static final int TRANSFER_CHUNK = 16;
 
   // Op types.
   static final int OP_CREATE = 1;
@@ -56,6 +59,8 @@ public final class Codec {
   private static final int MIN_OP_BYTES = 1 + 4 + 4;
   /** Smallest encoded result: type only (DELETED, CHECKED). */
   private static final int MIN_RESULT_BYTES = 1;
+  /** Smallest encoded transfer node: a one-byte path, empty data, two versions. */
+  private static final int MIN_TRANSFER_NODE_BYTES = 4 + 1 + 4 + 4 + 4;
   /** Smallest encoded child name: length and one byte. */
   private static final int MIN_CHILD_BYTES = 4 + 1;
 
@@ -74,6 +79,8 @@ public final class Codec {
       case ERROR: return "ERROR";
       case CHALLENGE: return "CHALLENGE";
       case AUTH: return "AUTH";
+      case TRANSFER_REQUEST: return "TRANSFER_REQUEST";
+      case TRANSFER_CHUNK: return "TRANSFER_CHUNK";
       default: return "type " + type;
     }
   }
@@ -91,6 +98,12 @@ public final class Codec {
       hint += 16 * r.results().size();
     } else if (m instanceof Message.ReadReply r) {
       hint += r.data().length + 16 * r.children().size();
+    } else if (m instanceof Message.TransferChunk c) {
+      long bytes = 0;
+      for (Message.TransferChunk.Node n : c.nodes()) {
+        bytes += 16 + n.path().length() + n.data().length;
+      }
+      hint += (int) Math.min(bytes, Integer.MAX_VALUE - 256);
     }
     return hint;
   }
@@ -185,6 +198,26 @@ public final class Codec {
       out.writeByte(AUTH);
       writeString(out, a.principal());
       writeBytes(out, a.proof());
+    } else if (m instanceof Message.TransferRequest t) {
+      out.writeByte(TRANSFER_REQUEST);
+      out.writeLong(t.transferId());
+      out.writeInt(t.targetDuplicateId());
+    } else if (m instanceof Message.TransferChunk c) {
+      out.writeByte(TRANSFER_CHUNK);
+      out.writeLong(c.transferId());
+      out.writeInt(c.sourceDuplicateId());
+      out.writeLong(c.epoch());
+      out.writeLong(c.appliedSeq());
+      out.writeLong(c.catchUpToSeq());
+      out.writeInt(c.index());
+      out.writeByte(c.last() ? 1 : 0);
+      out.writeInt(c.nodes().size());
+      for (Message.TransferChunk.Node n : c.nodes()) {
+        writeString(out, n.path());
+        writeBytes(out, n.data());
+        out.writeInt(n.version());
+        out.writeInt(n.cversion());
+      }
     } else {
       throw new IllegalStateException("unhandled message " + m.getClass().getName()); // sealed: unreachable
     }
@@ -342,6 +375,12 @@ public final class Codec {
               in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
               in.readBytes("proof", WireSettings.PROOF_BYTES));
           break;
+        case TRANSFER_REQUEST:
+          m = new Message.TransferRequest(in.readLong("transferId"), in.readInt("targetDuplicateId"));
+          break;
+        case TRANSFER_CHUNK:
+          m = readTransferChunk(in);
+          break;
         default:
           throw new WireException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type " + type
               + " (protocol version " + version + ")");
@@ -367,6 +406,30 @@ public final class Codec {
     } catch (WireException | IllegalArgumentException e) {
       return null;
     }
+  }
+
+  /** TRANSFER_CHUNK: from servers only, so anything invalid is malformed. */
+  private static Message.TransferChunk readTransferChunk(FrameReader in) {
+    long transferId = in.readLong("transferId");
+    int source = in.readInt("sourceDuplicateId");
+    long epoch = in.readLong("epoch");
+    long appliedSeq = in.readLong("appliedSeq");
+    long catchUpToSeq = in.readLong("catchUpToSeq");
+    int index = in.readInt("index");
+    int last = in.readUnsignedByte("last");
+    if (last > 1) {
+      throw new IllegalArgumentException("last: must be 0 or 1, was " + last);
+    }
+    int count = in.readCount("nodes", MIN_TRANSFER_NODE_BYTES, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
+    List<Message.TransferChunk.Node> nodes = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      nodes.add(new Message.TransferChunk.Node(
+          in.readString("path", Integer.MAX_VALUE),
+          in.readBytes("data", WireSettings.MAX_DATA_BYTES),
+          in.readInt("version"),
+          in.readInt("cversion")));
+    }
+    return new Message.TransferChunk(transferId, source, epoch, appliedSeq, catchUpToSeq, index, last == 1, nodes);
   }
 
   /** The ops of a SEQUENCED: from the repeater, which sequences only valid writes, so anything invalid is malformed. */

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 
@@ -178,6 +179,40 @@ public final class Repeater implements AutoCloseable {
     return core.logSize();
   }
 
+  /**
+   * Brings duplicate {@code duplicateId} back by <em>state transfer</em>, then follows the stream: the repeater asks
+   * the most advanced healthy duplicate's plugin for a snapshot of its data root and client records, taken between two
+   * applied writes, and relays it in bounded chunks to the duplicate's plugin, which replaces its own with it
+   * (reproducing data versions and child versions) and records the snapshot's applied seq; the repeater then streams to
+   * it from that seq on, out of the log, which keeps the writes after the snapshot meanwhile. The duplicate serves no
+   * reads (ERROR {@code REJOINING}, which clients take as "ask another duplicate") from the first chunk until it has
+   * applied what was sequenced when the snapshot arrived. For a fenced duplicate, a duplicate brought back empty or
+   * stale, or one fenced by {@link #fence}; a duplicate already rejoining gets the same transfer. See {@code
+   * docs/operations.md}.
+   *
+   * @return completes once the duplicate is streamed to again; fails (IllegalStateException) if no other duplicate is
+   *     streaming, the snapshot is over the plugin's limit (TRANSFER_TOO_LARGE), a connection is lost, the log no
+   *     longer holds the writes after the snapshot, or {@link RepeaterSettings#TRANSFER_TIMEOUT_MILLIS} passes; the
+   *     duplicate then stays fenced
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  public CompletableFuture<Void> rejoin(int duplicateId) {
+    return core.rejoin(duplicateId);
+  }
+
+  /**
+   * Fences duplicate {@code duplicateId} for the operator: the repeater sends it nothing more (and does not rejoin it
+   * by itself), tells its plugin, which then refuses reads (ERROR {@code FENCED}: clients ask another duplicate), and
+   * no longer holds the log for it. A state transfer in progress to it is abandoned. {@link #rejoin} brings it back.
+   * Returns once the repeater has fenced it; fencing a fenced duplicate does nothing.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   * @throws IllegalStateException if the repeater is not started
+   */
+  public void fence(int duplicateId) {
+    core.fence(duplicateId);
+  }
+
   /** A snapshot of every duplicate, in configuration order. */
   public List<DuplicateView> duplicates() {
     return core.duplicates();
@@ -241,6 +276,7 @@ public final class Repeater implements AutoCloseable {
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
+    private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
     private RepeaterListener listener;
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
@@ -476,6 +512,18 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Whether a duplicate that comes back needing writes the log no longer holds (brought back empty or stale, or cut
+     * off too long), or whose plugin reports it is fenced, rejoins by state transfer by itself, as {@link
+     * Repeater#rejoin} does (default {@value RepeaterSettings#DEFAULT_AUTO_REJOIN}). A slow duplicate fenced because
+     * the full log evicted what it had not been sent, one fenced by {@link Repeater#fence}, and one whose transfer
+     * failed stay fenced until {@link Repeater#rejoin}.
+     */
+    public Builder autoRejoin(boolean autoRejoin) {
+      this.autoRejoin = autoRejoin;
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -502,7 +550,7 @@ public final class Repeater implements AutoCloseable {
       duplicates.forEach((id, connectString) ->
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
-          clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
+          clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis, autoRejoin);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
           new RepeaterMeters(registry, slaTauMs));

@@ -26,6 +26,13 @@ public interface RepeaterListener {
    */
   default void deposed(int duplicateId, String reason) {}
 
+  /** A fenced or rejoining duplicate installed a state transfer and is streamed to again (it serves reads again once
+   * caught up). */
+  default void duplicateRejoined(Rejoin rejoin) {}
+
+  /** A state transfer failed: the duplicate stays fenced ({@link #duplicateFenced} reports it too). */
+  default void rejoinFailed(int duplicateId, String reason) {}
+
   /** A plugin sent an ERROR that is neither STALE_EPOCH nor FENCED (those are reported above). */
   default void pluginError(int duplicateId, ErrorCode code, String message) {}
 }

@@ -60,6 +60,15 @@ public final class RepeaterSettings {
   /** First delay before reconnecting to a plugin after a failure, in milliseconds; doubled on each failure. */
   public static final long RECONNECT_BACKOFF_MIN_MILLIS = 50;
 
+  /** Bound on a whole state transfer, from the rejoin call to streaming again; past it the duplicate stays fenced. */
+  public static final long TRANSFER_TIMEOUT_MILLIS = 120_000;
+
+  /** Pause between an automatic fencing and the state transfer it starts (so the fencing is reported first). */
+  public static final long AUTO_REJOIN_DELAY_MILLIS = 100;
+
+  /** Whether the repeater rejoins a duplicate that comes back needing writes the log no longer holds (default). */
+  public static final boolean DEFAULT_AUTO_REJOIN = true;
+
   /** Largest delay between reconnection attempts to a plugin, in milliseconds. */
   public static final long RECONNECT_BACKOFF_MAX_MILLIS = 2_000;
 

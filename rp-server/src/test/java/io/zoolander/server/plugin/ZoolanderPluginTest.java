@@ -13,6 +13,7 @@ import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.EpochTakenException;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
+import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
@@ -446,6 +447,93 @@ class ZoolanderPluginTest {
         assertThat(factory.plugin().orElseThrow().state()).isEqualTo(DuplicateState.STOPPED);
         assertThat(factory.plugin().orElseThrow().endpoint()).isEmpty();
         assertThat(zk.exists(znodes.endpoint(), false)).as("the endpoint ends with the plugin's session").isNull();
+    }
+
+    /**
+     * A state transfer through real plugins: two in this JVM under two base paths of the shared duplicate (the test
+     * moves the snapshot's paths from one base to the other, as every duplicate of a deployment shares one). The source
+     * snapshots its tree at its applied seq; the rejoining plugin serves no reads (REJOINING) from the first chunk until
+     * it has applied the seq the last chunk names, replaces its stale tree, and then applies the stream, conditional
+     * writes included, exactly as the source does.
+     */
+    @Test
+    void aStateTransferReplacesTheTreeAndTheRejoiningPluginServesNoReadsUntilCaughtUp() throws Exception {
+        Znodes from = new Znodes("/st/source");
+        Znodes to = new Znodes("/st/target");
+        ZoolanderPluginFactory sourceFactory = new ZoolanderPluginFactory();
+        ZoolanderPluginFactory targetFactory = new ZoolanderPluginFactory();
+        LeaderPlugin source = sourceFactory.newPlugin();
+        LeaderPlugin target = targetFactory.newPlugin();
+        try {
+            source.start(TestLeaderContext.of(ensemble, 1, Map.of(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "1",
+                    ZoolanderPluginConfig.BASE_PATH_KEY, from.basePath())));
+            target.start(TestLeaderContext.of(ensemble, 1, Map.of(ZoolanderPluginConfig.DUPLICATE_ID_KEY, "2",
+                    ZoolanderPluginConfig.BASE_PATH_KEY, to.basePath())));
+            ZoolanderPluginView targetView = targetFactory.plugin().orElseThrow();
+            try (FakePeer toSource = FakePeer.hello(sourceFactory.plugin().orElseThrow().endpoint().orElseThrow(),
+                            Role.REPEATER, "repeater");
+                    FakePeer toTarget = FakePeer.hello(targetView.endpoint().orElseThrow(), Role.REPEATER, "repeater");
+                    FakePeer client = FakePeer.hello(targetView.endpoint().orElseThrow(), Role.CLIENT, "5")) {
+                List<Message.Sequenced> writes = List.of(
+                        new Message.Sequenced(4, 1, 5, 1, List.of(Op.create("/a", utf8("a")))),
+                        new Message.Sequenced(4, 2, 5, 2, List.of(Op.setData("/a", utf8("a2"), 0))),
+                        new Message.Sequenced(4, 3, 5, 3, List.of(Op.createSequential("/a/s-", utf8("s")))));
+                writes.forEach(toSource::send);
+                long acked = 0;
+                while (acked < 3) { // an ACK per write or per burst, each within FakePeer.WAIT
+                    acked = toSource.nextOf(Message.Ack.class).appliedSeq();
+                }
+                toTarget.send(new Message.Sequenced(4, 1, 6, 1, List.of(Op.create("/stale", utf8("old")))));
+                assertThat(toTarget.next(Message.Ack.class).appliedSeq()).isEqualTo(1);
+                client.send(new Message.Read(5, 10, ReadKind.GET_DATA, "/stale", 0));
+                assertThat(client.nextOf(Message.ReadReply.class).code()).isEqualTo(Code.OK);
+
+                toSource.send(new Message.TransferRequest(1, 2));
+                Message.TransferChunk snapshot = toSource.next(Message.TransferChunk.class);
+                assertThat(snapshot.last()).isTrue();
+                assertThat(snapshot.appliedSeq()).isEqualTo(3);
+                assertThat(snapshot.epoch()).isEqualTo(4);
+                assertThat(snapshot.nodes()).extracting(Message.TransferChunk.Node::path).containsExactly(
+                        from.dataRoot(), from.toZnode("/a"), from.toZnode("/a/s-0000000000"), from.client(5));
+                List<Message.TransferChunk.Node> moved = snapshot.nodes().stream().map(n -> new Message.TransferChunk.Node(
+                        n.path().replace(from.basePath(), to.basePath()), n.data(), n.version(), n.cversion())).toList();
+
+                // The first chunk: from now on the target serves no reads.
+                toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 3, 0, false, moved.subList(0, 1)));
+                io.zoolander.server.Await.until(FakePeer.WAIT, "the target is installing",
+                        () -> targetView.state() == DuplicateState.CATCHING_UP, () -> "view: " + targetView.snapshot());
+                client.send(new Message.Read(5, 11, ReadKind.GET_DATA, "/stale", 0));
+                Message.Error refused = client.nextOf(Message.Error.class);
+                assertThat(refused.code()).isEqualTo(ErrorCode.REJOINING);
+                assertThat(refused.requestId()).isEqualTo(11);
+                // The last: installed at seq 3, but reads wait until seq 4, which the repeater sequenced meanwhile.
+                toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 4, 1, true, moved.subList(1, moved.size())));
+                assertThat(toTarget.nextOf(Message.Status.class)).isEqualTo(
+                        new Message.Status(2, 4, 3, DuplicateState.CATCHING_UP));
+                assertThat(zk.exists(to.toZnode("/stale"), false)).isNull();
+                assertThat(zk.exists(to.transferMarker(), false)).isNull();
+                client.send(new Message.Read(5, 12, ReadKind.GET_DATA, "/a", 0));
+                assertThat(client.nextOf(Message.Error.class).code()).isEqualTo(ErrorCode.REJOINING);
+
+                Message.Sequenced next = new Message.Sequenced(4, 4, 5, 4, List.of(Op.setData("/a", utf8("a3"), 1),
+                        Op.createSequential("/a/s-", utf8("t"))));
+                toSource.send(next);
+                toTarget.send(next);
+                assertThat(toSource.nextOf(Message.Ack.class).appliedSeq()).isEqualTo(4);
+                assertThat(toTarget.nextOf(Message.Ack.class).appliedSeq()).isEqualTo(4);
+                Message.Reply reply = client.nextOf(Message.Reply.class);
+                assertThat(reply.results()).containsExactly(new OpResult.DataSet(2), new OpResult.Created("/a/s-0000000001"));
+                client.send(new Message.Read(5, 13, ReadKind.GET_DATA, "/a", 4));
+                Message.ReadReply read = client.nextOf(Message.ReadReply.class);
+                assertThat(read.data()).isEqualTo(utf8("a3"));
+                assertThat(read.version()).isEqualTo(2);
+                assertThat(targetView.snapshot()).isEqualTo(new ZoolanderPluginView.Snapshot(4, 4, DuplicateState.ACTIVE));
+                assertThat(TreeDigest.of(zk, to)).isEqualTo(TreeDigest.of(zk, from));
+            }
+        } finally {
+            source.stop();
+            target.stop();
+        }
     }
 
     /**

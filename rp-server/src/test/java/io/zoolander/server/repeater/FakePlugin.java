@@ -55,6 +55,12 @@ final class FakePlugin implements AutoCloseable {
   final AtomicInteger misbehave = new AtomicInteger();
   /** Apply nothing beyond this seq (a duplicate falling behind; what it receives is recorded all the same). */
   volatile long applyUpTo = Long.MAX_VALUE;
+  /** TRANSFER_REQUESTs received (this plugin as the source of a state transfer). */
+  final List<Message.TransferRequest> transferRequests = Collections.synchronizedList(new ArrayList<>());
+  /** TRANSFER_CHUNKs received (this plugin rejoining). */
+  final List<Message.TransferChunk> chunks = Collections.synchronizedList(new ArrayList<>());
+  /** Answer TRANSFER_REQUEST with ERROR(TRANSFER_TOO_LARGE) instead of a snapshot. */
+  volatile boolean refuseTransfer;
   /** Stop reading the connection after this many SEQUENCED messages (a stalled duplicate). */
   volatile int stopReadingAfter = Integer.MAX_VALUE;
 
@@ -169,6 +175,29 @@ final class FakePlugin implements AutoCloseable {
         }
         ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, durable.appliedSeq.get(),
             DuplicateState.ACTIVE));
+      } else if (m instanceof Message.TransferRequest t) {
+        transferRequests.add(t);
+        if (refuseTransfer) {
+          ctx.writeAndFlush(Message.Error.forRequest(ErrorCode.TRANSFER_TOO_LARGE, t.transferId(), "too large"));
+          return;
+        }
+        // A snapshot in two chunks: the state at this duplicate's applied seq.
+        long seq = durable.appliedSeq.get();
+        ctx.write(new Message.TransferChunk(t.transferId(), duplicateId, durable.epoch, seq, seq, 0, false,
+            List.of(new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 1))));
+        ctx.writeAndFlush(new Message.TransferChunk(t.transferId(), duplicateId, durable.epoch, seq, seq, 1, true,
+            List.of(new Message.TransferChunk.Node("/zoolander/data/a", new byte[] {1, 2, 3}, 4, 0))));
+      } else if (m instanceof Message.TransferChunk c) {
+        chunks.add(c);
+        if (c.last()) { // installed: the duplicate is now at the snapshot's seq
+          synchronized (durable.applied) {
+            durable.applied.clear();
+          }
+          durable.epoch = Math.max(durable.epoch, c.epoch());
+          durable.appliedSeq.set(c.appliedSeq());
+          ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, c.appliedSeq(),
+              DuplicateState.CATCHING_UP));
+        }
       } else if (m instanceof Message.Error e) {
         errors.add(e);
       }

@@ -11,6 +11,18 @@ final class RecordingListener implements RepeaterListener {
   final List<String> fenced = Collections.synchronizedList(new ArrayList<>());
   final List<String> deposed = Collections.synchronizedList(new ArrayList<>());
   final List<String> pluginErrors = Collections.synchronizedList(new ArrayList<>());
+  final List<Rejoin> rejoins = Collections.synchronizedList(new ArrayList<>());
+  final List<String> rejoinFailures = Collections.synchronizedList(new ArrayList<>());
+
+  @Override
+  public void duplicateRejoined(Rejoin rejoin) {
+    rejoins.add(rejoin);
+  }
+
+  @Override
+  public void rejoinFailed(int duplicateId, String reason) {
+    rejoinFailures.add(duplicateId + ": " + reason);
+  }
 
   @Override
   public void duplicateChanged(DuplicateView duplicate) {
@@ -34,6 +46,7 @@ final class RecordingListener implements RepeaterListener {
 
   @Override
   public String toString() {
-    return "fenced " + fenced + ", deposed " + deposed + ", plugin errors " + pluginErrors;
+    return "fenced " + fenced + ", deposed " + deposed + ", plugin errors " + pluginErrors + ", rejoins " + rejoins
+        + ", failed rejoins " + rejoinFailures;
   }
 }

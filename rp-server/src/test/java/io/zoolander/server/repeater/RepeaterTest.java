@@ -590,6 +590,96 @@ class RepeaterTest {
     assertThat(repeater.nextSeq()).isEqualTo(1);
   }
 
+  // ------------------------------------------------------------------------------------------- state transfer
+
+  @Test
+  void anOperatorFencesADuplicateAndRejoinsItByStateTransferFromTheMostAdvancedOne() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> b.logCapacity(64));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 10, 1, 2, 3);
+
+    repeater.fence(3);
+    assertThat(repeater.duplicate(3).fenced()).isTrue();
+    assertThat(repeater.duplicate(3).fenceReason()).hasValue("fenced by the operator");
+    Eventually.await("duplicate 3 told FENCED", () -> plugins[2].errors.stream()
+        .anyMatch(e -> e.code() == ErrorCode.FENCED), plugins[2]::toString);
+    plugins[1].applyUpTo = 15; // duplicate 2 lags: duplicate 1 is the most advanced
+    writePaced(repeater, client, 10, 10, 1);
+    assertThat(plugins[2].receivedSeqs()).isEqualTo(range(1, 10)); // nothing sent to a fenced duplicate
+
+    repeater.rejoin(3).get(10, TimeUnit.SECONDS);
+    assertThat(plugins[0].transferRequests).extracting(Message.TransferRequest::targetDuplicateId).containsExactly(3);
+    assertThat(plugins[1].transferRequests).isEmpty();
+    assertThat(plugins[2].chunks).extracting(Message.TransferChunk::index).containsExactly(0, 1);
+    Message.TransferChunk last = plugins[2].chunks.get(1);
+    assertThat(last.sourceDuplicateId()).isEqualTo(1);
+    assertThat(last.appliedSeq()).isEqualTo(20);
+    assertThat(last.catchUpToSeq()).as("set by the repeater to its last seq").isEqualTo(20);
+    assertThat(plugins[2].chunks.get(0).catchUpToSeq()).isEqualTo(20);
+    Eventually.await("rejoin reported", () -> listener.rejoins.size() == 1, listener::toString);
+    Rejoin rejoin = listener.rejoins.get(0);
+    assertThat(rejoin).isEqualTo(new Rejoin(3, 1, 20, 2, "/zoolander/data".length() + "/zoolander/data/a".length() + 3,
+        2, rejoin.millis(), false));
+    assertThat(repeater.duplicate(3).fenced()).isFalse();
+    assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.STREAMING);
+
+    writePaced(repeater, client, 20, 5, 1, 3); // then it follows the stream from the snapshot's seq
+    assertThat(plugins[2].appliedSeqs()).isEqualTo(range(21, 25));
+    assertThat(repeater.rejoin(3).get(10, TimeUnit.SECONDS)).as("rejoining a streaming duplicate transfers again")
+        .isNull();
+    assertThat(plugins[0].transferRequests).hasSize(2);
+  }
+
+  @Test
+  void aDuplicateThatComesBackNeedingWhatTheLogNoLongerHoldsRejoinsByItself() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> b.logCapacity(8).autoRejoin(true));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 5, 1, 2, 3);
+    plugins[1].dropConnection();
+    plugins[1].close(); // duplicate 2 is down while the log moves on
+    writePaced(repeater, client, 5, 20, 1, 3);
+    FakePlugin back = publishedPlugin(2, plugins[1].durable);
+
+    Eventually.await("duplicate 2 rejoined", () -> listener.rejoins.size() == 1, listener::toString);
+    assertThat(listener.fenced).hasSize(1);
+    assertThat(listener.fenced.get(0)).startsWith("2: ").contains("which the log no longer holds");
+    Rejoin rejoin = listener.rejoins.get(0);
+    assertThat(rejoin.duplicateId()).isEqualTo(2);
+    assertThat(rejoin.automatic()).isTrue();
+    assertThat(rejoin.snapshotSeq()).isEqualTo(25);
+    writePaced(repeater, client, 25, 3, 1, 2, 3);
+    assertThat(back.appliedSeqs()).isEqualTo(range(26, 28));
+  }
+
+  @Test
+  void aFailedTransferLeavesTheDuplicateFencedAndUnknownIdsAreRefused() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> b.autoRejoin(true));
+    awaitStreaming(repeater, 1, 2, 3);
+    assertThatThrownBy(() -> repeater.rejoin(4)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("no duplicate 4");
+    assertThatThrownBy(() -> repeater.fence(0)).isInstanceOf(IllegalArgumentException.class);
+
+    plugins[0].refuseTransfer = true;
+    plugins[1].refuseTransfer = true;
+    repeater.fence(3);
+    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
+        IllegalStateException.class).hasMessageContaining("TRANSFER_TOO_LARGE");
+    assertThat(repeater.duplicate(3).fenced()).isTrue();
+    assertThat(repeater.duplicate(3).fenceReason().orElseThrow()).contains("state transfer 1 failed");
+    assertThat(plugins[2].chunks).isEmpty();
+
+    repeater.fence(2);
+    repeater.fence(1);
+    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
+        IllegalStateException.class).hasMessageContaining("no other duplicate is streaming");
+    assertThat(listener.rejoins).as("nothing rejoined by itself after an operator's fence or a failure").isEmpty();
+  }
+
   // ------------------------------------------------------------------------------------------- helpers
 
   private void awaitRejected(TestClient c) {
@@ -620,6 +710,7 @@ class RepeaterTest {
         .basePath(base)
         .sessionTimeout(Duration.ofSeconds(4))
         .startTimeout(Duration.ofSeconds(10))
+        .autoRejoin(false) // these tests show fencing; those of rejoining turn it on
         .listener(listener);
     for (int d = 1; d <= DUPLICATES; d++) {
       builder.duplicate(d, ENSEMBLES.get(d - 1).connectString());

@@ -114,6 +114,10 @@ final class Applier {
     private final RecentWrites recent;
     private DuplicateState mode = DuplicateState.ACTIVE;
     private final TreeMap<Long, Held> held = new TreeMap<>();
+    /** The state transfer being received, or null. */
+    private StateTransfer.Install install;
+    /** After a state transfer: reads are refused (REJOINING) until this seq is applied. */
+    private long rejoinUntil = -1;
     private long highestSeen;
     private long gapEpoch;
     private Channel gapChannel;
@@ -205,6 +209,19 @@ final class Applier {
         execute(() -> onRecentWritesRequested(from, request));
     }
 
+    /**
+     * The repeater asks for a snapshot of this duplicate for a state transfer: it is read between two applies and sent
+     * back on {@code from} as TRANSFER_CHUNKs. Any thread; never blocks.
+     */
+    void transferRequested(Channel from, Message.TransferRequest request) {
+        execute(() -> onTransferRequested(from, request));
+    }
+
+    /** A chunk of a state transfer to this duplicate, relayed by the repeater. Any thread; never blocks. */
+    void transferChunk(Channel from, Message.TransferChunk chunk) {
+        submit(from, () -> onTransferChunk(from, chunk));
+    }
+
     /** The repeater fenced this duplicate. Any thread; never blocks. */
     void fenced(String reason) {
         execute(() -> onFenced(reason));
@@ -289,7 +306,8 @@ final class Applier {
         if (stopped) {
             return;
         }
-        DuplicateState reported = mode == DuplicateState.ACTIVE && gapOpen() ? DuplicateState.CATCHING_UP : mode;
+        DuplicateState reported = install != null || (mode == DuplicateState.ACTIVE && (gapOpen() || rejoining()))
+                ? DuplicateState.CATCHING_UP : mode;
         Snapshot last = snapshot;
         if (last.epoch() != epoch || last.appliedSeq() != appliedSeq || last.state() != reported) {
             snapshot = new Snapshot(epoch, appliedSeq, reported);
@@ -300,7 +318,7 @@ final class Applier {
     // Writes.
 
     private void onSequenced(Channel from, Message.Sequenced message) throws InterruptedException {
-        if (mode != DuplicateState.ACTIVE) {
+        if (mode != DuplicateState.ACTIVE || install != null) {
             LOG.debug("Duplicate {} is {}: ignoring seq {}", duplicateId, mode, message.seq());
             return;
         }
@@ -850,9 +868,137 @@ final class Applier {
     }
 
     // ---------------------------------------------------------------------------------------------
+    // State transfer.
+
+    /** After a state transfer, until the duplicate has applied what the repeater had sequenced when it ended. */
+    private boolean rejoining() {
+        return appliedSeq < rejoinUntil;
+    }
+
+    /** The source side: a snapshot at the current applied seq, read between two applies, sent in chunks. */
+    private void onTransferRequested(Channel to, Message.TransferRequest request) throws InterruptedException {
+        if (mode != DuplicateState.ACTIVE || gapOpen() || install != null || rejoining()) {
+            send(to, Message.Error.forRequest(ErrorCode.TRANSFER_FAILED, request.transferId(), "duplicate "
+                    + duplicateId + " is " + snapshot.state() + " at seq " + appliedSeq + ": not a source for a state"
+                    + " transfer"));
+            return;
+        }
+        long start = System.nanoTime();
+        StateTransfer.Snapshot taken;
+        try {
+            taken = StateTransfer.read(session.zk(), znodes, new BookkeepingState(epoch, appliedSeq),
+                    StateTransfer.MAX_BYTES, config.sessionTimeoutMs());
+        } catch (StateTransfer.TooLargeException e) {
+            LOG.warn("Duplicate {}: state transfer {} for duplicate {} refused: {}", duplicateId, request.transferId(),
+                    request.targetDuplicateId(), e.getMessage());
+            send(to, Message.Error.forRequest(ErrorCode.TRANSFER_TOO_LARGE, request.transferId(), e.getMessage()));
+            return;
+        } catch (KeeperException e) {
+            LOG.warn("Duplicate {}: state transfer {}: cannot read the snapshot: {}", duplicateId,
+                    request.transferId(), e.toString());
+            send(to, Message.Error.forRequest(ErrorCode.TRANSFER_FAILED, request.transferId(),
+                    "duplicate " + duplicateId + " cannot read its snapshot: " + e.getMessage()));
+            return;
+        }
+        List<Message.TransferChunk> chunks = StateTransfer.chunks(request.transferId(), duplicateId, taken);
+        LOG.info("Duplicate {}: state transfer {} for duplicate {}: snapshot at seq {} (epoch {}), {} znodes, {} bytes,"
+                + " read in {} ms; sending {} chunks", duplicateId, request.transferId(), request.targetDuplicateId(),
+                appliedSeq, epoch, taken.nodes().size(), taken.bytes(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), chunks.size());
+        if (!to.isActive()) {
+            return;
+        }
+        for (Message.TransferChunk chunk : chunks) {
+            to.write(chunk, to.voidPromise()); // bounded by StateTransfer.MAX_BYTES
+        }
+        to.flush();
+    }
+
+    /** The receiving side: collects the chunks, then replaces the data root and the state, and follows from there. */
+    private void onTransferChunk(Channel from, Message.TransferChunk chunk) throws InterruptedException {
+        if (chunk.index() == 0) {
+            if (install != null) {
+                LOG.warn("Duplicate {}: state transfer {} abandoned for transfer {}", duplicateId,
+                        install.transferId(), chunk.transferId());
+            }
+            install = new StateTransfer.Install(znodes, StateTransfer.MAX_BYTES, chunk.transferId());
+            held.clear();
+            highestSeen = appliedSeq;
+            while (!waiting.isEmpty()) {
+                WaitingRead w = waiting.poll();
+                send(w.channel(), rejoiningError(w.read().requestId()));
+            }
+            LOG.info("Duplicate {}: receiving state transfer {} from duplicate {} (snapshot at seq {}); serving no reads"
+                    + " until it is installed and caught up", duplicateId, chunk.transferId(), chunk.sourceDuplicateId(),
+                    chunk.appliedSeq());
+        } else if (install == null || install.transferId() != chunk.transferId()) {
+            send(from, Message.Error.forRequest(ErrorCode.TRANSFER_FAILED, chunk.transferId(), "duplicate "
+                    + duplicateId + " has no state transfer " + chunk.transferId() + " in progress"));
+            return;
+        }
+        StateTransfer.Install current = install;
+        try {
+            if (!current.add(chunk)) {
+                return;
+            }
+        } catch (StateTransfer.TooLargeException e) {
+            install = null;
+            transferFailed(from, chunk.transferId(), ErrorCode.TRANSFER_TOO_LARGE, e.getMessage());
+            return;
+        } catch (IllegalArgumentException e) {
+            install = null;
+            transferFailed(from, chunk.transferId(), ErrorCode.TRANSFER_FAILED, e.getMessage());
+            return;
+        }
+        long start = System.nanoTime();
+        Message.TransferChunk header = current.header();
+        try {
+            ZooKeeper zk = session.zk();
+            Stat stat = new Stat();
+            BookkeepingState recorded = BookkeepingState.decode(zk.getData(znodes.state(), false, stat));
+            BookkeepingState next = new BookkeepingState(Math.max(recorded.epoch(), header.epoch()),
+                    header.appliedSeq());
+            int version = current.install(zk, acl, next, stat.getVersion(), config.sessionTimeoutMs());
+            install = null;
+            mode = DuplicateState.ACTIVE;
+            clients.clear();
+            predictor.forget();
+            recent.clear();
+            epoch = next.epoch();
+            appliedSeq = next.appliedSeq();
+            highestSeen = appliedSeq;
+            stateVersion = version;
+            rejoinUntil = header.catchUpToSeq();
+            failures = 0;
+            publish();
+            LOG.info("Duplicate {}: state transfer {} installed: {} znodes, {} bytes from duplicate {} in {} ms; now at"
+                    + " seq {} (epoch {}), serving reads again once seq {} is applied", duplicateId,
+                    current.transferId(), current.znodes(), current.bytes(), header.sourceDuplicateId(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), appliedSeq, epoch, rejoinUntil);
+            send(from, new Message.Status(duplicateId, epoch, appliedSeq, snapshot.state()));
+        } catch (KeeperException | IllegalArgumentException e) {
+            install = null;
+            transferFailed(from, chunk.transferId(), ErrorCode.TRANSFER_FAILED,
+                    "installing the snapshot failed: " + e);
+        }
+    }
+
+    private void transferFailed(Channel to, long transferId, ErrorCode code, String reason) {
+        LOG.error("Duplicate {}: state transfer {} failed: {}", duplicateId, transferId, reason);
+        onFenced("state transfer " + transferId + " failed: " + reason);
+        send(to, Message.Error.forRequest(code, transferId, "duplicate " + duplicateId + ": " + reason));
+    }
+
+    private Message.Error rejoiningError(long requestId) {
+        return Message.Error.forRequest(ErrorCode.REJOINING, requestId, "duplicate " + duplicateId + " is rejoining"
+                + " after a state transfer (at seq " + appliedSeq + "): it serves no reads until caught up");
+    }
+
+    // ---------------------------------------------------------------------------------------------
     // Fencing.
 
     private void onFenced(String reason) {
+        install = null; // a transfer in progress is abandoned: the next one starts from its first chunk
         if (mode == DuplicateState.FENCED) {
             return;
         }
@@ -876,8 +1022,10 @@ final class Applier {
     // Reads.
 
     private void onRead(Channel from, Message.Read read) {
-        if (mode == DuplicateState.FENCED) {
+        if (mode == DuplicateState.FENCED && install == null) {
             send(from, fencedError(read.requestId()));
+        } else if (install != null || rejoining()) {
+            send(from, rejoiningError(read.requestId()));
         } else if (read.minSeq() <= appliedSeq) {
             issueRead(from, read);
         } else if (config.readWaitMs() == 0 || waiting.size() >= config.maxWaitingReads()) {

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * One connection to the plugin, on Netty's event loop. The first message must be HELLO (anything else: ERROR
  * UNEXPECTED_MESSAGE and the connection is closed, after a linger in which whatever else arrives is discarded); it is
  * answered with STATUS. Then a REPEATER may send SEQUENCED, RETRANSMIT (a repeater taking over asks for the writes
- * this duplicate applied recently: {@link Applier#recentWritesRequested}) and ERROR (of which FENCED matters), a
+ * this duplicate applied recently: {@link Applier#recentWritesRequested}), TRANSFER_REQUEST and TRANSFER_CHUNK (a
+ * state transfer, from this duplicate or to it: {@link StateTransfer}) and ERROR (of which FENCED matters), a
  * CLIENT, whose HELLO id is its client id in decimal, gets its REPLYs here and may send READ; any role may say HELLO
  * only to get STATUS (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays
  * open. Messages are handed to the {@link Applier}; nothing here waits.
@@ -77,6 +78,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
             applier.sequenced(ctx.channel(), sequenced);
         } else if (message instanceof Message.Retransmit request && role == Role.REPEATER) {
             applier.recentWritesRequested(ctx.channel(), request);
+        } else if (message instanceof Message.TransferRequest request && role == Role.REPEATER) {
+            applier.transferRequested(ctx.channel(), request);
+        } else if (message instanceof Message.TransferChunk chunk && role == Role.REPEATER) {
+            applier.transferChunk(ctx.channel(), chunk);
         } else if (message instanceof Message.Read read && role == Role.CLIENT) {
             applier.read(ctx.channel(), read);
         } else if (message instanceof Message.Error error) {

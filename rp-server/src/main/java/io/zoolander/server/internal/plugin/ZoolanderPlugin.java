@@ -100,6 +100,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl(),
                 pluginMeters);
         applier = app;
+        if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
+            app.fenced("a state transfer was interrupted while installing (" + znodes.transferMarker() + " is present):"
+                    + " the data root is neither the old one nor the new one until a state transfer completes");
+        }
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers,
                 sec.link(), pluginMeters);
         server = srv;

@@ -62,6 +62,8 @@ final class DuplicateLink {
   private ScheduledFuture<?> handshakeTimer;
   /** When the plugin was last heard from on this connection, or (if later) when writes became outstanding. */
   private long heardOrOwedSinceNanos;
+  /** The state transfer bringing this duplicate back, or null. */
+  private Transfer transfer;
 
   // Read by other threads.
   private volatile ConnectionState state = ConnectionState.WAITING_FOR_ENDPOINT;
@@ -111,6 +113,16 @@ final class DuplicateLink {
     return fenced;
   }
 
+  /** The state transfer bringing this duplicate back, or null. On the loop. */
+  Transfer transfer() {
+    return transfer;
+  }
+
+  /** Whether the connection streams the sequence (a possible source of a state transfer). On the loop. */
+  boolean streaming() {
+    return state == ConnectionState.STREAMING && channel != null;
+  }
+
   /** The duplicate's applied seq as read at start: it holds the log's trim until it acks more. */
   void initialAck(long appliedSeq) {
     ackedSeq = appliedSeq;
@@ -137,6 +149,11 @@ final class DuplicateLink {
       return;
     }
     LOG.info("duplicate {}: plugin endpoint {}", id, endpoint.map(PluginEndpoint::address).orElse("(none)"));
+    if (transfer != null && channel != null) {
+      transferFailed("its plugin moved to " + endpoint.map(PluginEndpoint::address).orElse("(none)")
+          + " during the transfer");
+    }
+    core.linkLost(this);
     target = endpoint;
     cancelRetry();
     failures = 0;
@@ -200,6 +217,11 @@ final class DuplicateLink {
   private void lost(String why) {
     LOG.info("duplicate {}: connection to {} {}", id, target.map(PluginEndpoint::address).orElse("?"), why);
     detach();
+    if (transfer != null) {
+      transferFailed("the connection to its plugin was lost during the transfer");
+      return;
+    }
+    core.linkLost(this);
     reconnectLater();
   }
 
@@ -246,6 +268,11 @@ final class DuplicateLink {
 
   /** Closing or deposed: close the connection and stop following the endpoint. */
   void shutdown() {
+    if (transfer != null) {
+      Transfer t = transfer;
+      transfer = null;
+      core.transferEnded(t, "the repeater stopped");
+    }
     cancelRetry();
     if (channel != null) {
       Channel ch = channel;
@@ -289,6 +316,8 @@ final class DuplicateLink {
     }
     if (m instanceof Message.Ack a) {
       onAck(a);
+    } else if (m instanceof Message.TransferChunk c) {
+      core.relayChunk(this, c);
     } else if (m instanceof Message.Retransmit r) {
       onRetransmit(r);
     } else if (m instanceof Message.Error e) {
@@ -297,7 +326,7 @@ final class DuplicateLink {
       if (s.epoch() > core.epoch()) {
         core.depose(id, "STATUS with epoch " + s.epoch());
       } else if (s.state() == DuplicateState.FENCED) {
-        fence("its plugin reports it is fenced");
+        fence("its plugin reports it is fenced", true);
       } else {
         acked(s.appliedSeq());
       }
@@ -320,8 +349,10 @@ final class DuplicateLink {
   }
 
   private void onStatus(Message.Status s) {
-    handshakeTimer.cancel(false);
-    handshakeTimer = null;
+    if (handshakeTimer != null) {
+      handshakeTimer.cancel(false);
+      handshakeTimer = null;
+    }
     if (s.duplicateId() != id) {
       String why = "STATUS from duplicate " + s.duplicateId() + " on the connection to duplicate " + id;
       LOG.error("duplicate {}: {}; reconnecting", id, why);
@@ -335,29 +366,127 @@ final class DuplicateLink {
       core.depose(id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + core.epoch() + ")");
       return;
     }
+    if (transfer != null) {
+      onStatusWhileRejoining(s);
+      return;
+    }
     if (fenced) {
       // A new plugin of a fenced duplicate: tell it too.
       sendFencedAndClose(fenceReason);
       return;
     }
     if (s.state() == DuplicateState.FENCED) {
-      fence("its plugin reports it is fenced");
+      fence("its plugin reports it is fenced", true);
       return;
     }
     acked(s.appliedSeq());
+    resume(s.appliedSeq());
+  }
+
+  /** Streams from {@code appliedSeq} on: from the log, or fenced if the log no longer holds what follows. */
+  private void resume(long appliedSeq) {
     RetransmissionLog log = core.log();
-    switch (log.resume(s.appliedSeq())) {
+    switch (log.resume(appliedSeq)) {
       case UP_TO_DATE, FROM_LOG -> {
-        cursor = s.appliedSeq();
+        cursor = appliedSeq;
         failures = 0;
         setState(ConnectionState.STREAMING);
         LOG.info("duplicate {}: streaming from seq {} (sequenced up to {})", id, cursor + 1, log.lastSeq());
         pump();
       }
-      case GONE -> fence("it has applied seq " + s.appliedSeq() + " and needs " + (s.appliedSeq() + 1)
-          + ", which the log no longer holds (it holds " + describeLog() + ")");
-      case AHEAD -> fence("it has applied seq " + s.appliedSeq() + ", beyond this repeater's last seq "
-          + log.lastSeq() + ": another repeater has written to it");
+      case GONE -> fence("it has applied seq " + appliedSeq + " and needs " + (appliedSeq + 1)
+          + ", which the log no longer holds (it holds " + describeLog() + ")", true);
+      case AHEAD -> fence("it has applied seq " + appliedSeq + ", beyond this repeater's last seq "
+          + log.lastSeq() + ": another repeater has written to it", false);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------- state transfer
+
+  /**
+   * Starts bringing this duplicate back by state transfer: no longer fenced, it is connected afresh; its plugin's
+   * STATUS makes the repeater ask the source for the snapshot, whose chunks are relayed here; the STATUS after the
+   * install resumes the stream from the snapshot's seq.
+   */
+  void beginRejoin(Transfer t) {
+    transfer = t;
+    fenced = false;
+    fenceReason = null;
+    cancelRetry();
+    failures = 0;
+    if (channel != null) {
+      Channel old = channel;
+      detach();
+      old.close();
+    }
+    if (target.isPresent()) {
+      connect();
+    } else {
+      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+    }
+    core.notifyChanged(view());
+  }
+
+  private void onStatusWhileRejoining(Message.Status s) {
+    Transfer t = transfer;
+    if (!t.requested) {
+      t.requested = true;
+      LOG.info("duplicate {}: plugin at seq {} ({}); asking duplicate {} for a snapshot (state transfer {})", id,
+          s.appliedSeq(), s.state(), t.source.id(), t.id);
+      if (!t.source.send(new Message.TransferRequest(t.id, id))) {
+        transferFailed("the source duplicate " + t.source.id() + " is no longer streaming");
+      }
+      return;
+    }
+    if (!t.relayedLast) {
+      return; // a STATUS the plugin sent for another reason
+    }
+    if (s.state() == DuplicateState.FENCED || s.appliedSeq() != t.snapshotSeq) {
+      transferFailed("after the install its plugin reports seq " + s.appliedSeq() + " (" + s.state()
+          + "), not the snapshot's seq " + t.snapshotSeq);
+      return;
+    }
+    transfer = null;
+    ackedSeq = s.appliedSeq();
+    resume(s.appliedSeq());
+    if (fenced) {
+      core.transferEnded(t, "the log no longer holds the writes after the snapshot: " + fenceReason);
+    } else {
+      core.transferEnded(t, null);
+    }
+  }
+
+  /** Relays a chunk of the transfer to this duplicate's plugin; false if it cannot be sent. */
+  boolean relay(Message.TransferChunk chunk) {
+    return send(chunk);
+  }
+
+  /** Sends {@code m} on the current connection, if it is up; false otherwise. */
+  boolean send(Message m) {
+    if (channel == null || raw == null) {
+      return false;
+    }
+    channel.writeAndFlush(m, channel.voidPromise());
+    return true;
+  }
+
+  /** The transfer to this duplicate failed: it is fenced again (and not rejoined automatically). */
+  void transferFailed(String reason) {
+    Transfer t = transfer;
+    if (t == null) {
+      return;
+    }
+    transfer = null;
+    fence("state transfer " + t.id + " failed: " + reason, false); // before the caller hears of it
+    core.transferEnded(t, reason);
+  }
+
+  /** The operator fences this duplicate: it is sent nothing more and serves no reads, until rejoined. */
+  void fenceByOperator() {
+    if (transfer != null) {
+      transferFailed("fenced by the operator");
+    } else {
+      fence("fenced by the operator", false);
     }
   }
 
@@ -390,7 +519,7 @@ final class DuplicateLink {
       case NOTHING -> LOG.debug("duplicate {}: RETRANSMIT {}..{} of nothing sequenced yet", id, r.fromSeq(),
           r.toSeq());
       case GONE -> fence("it asked to retransmit seq " + r.fromSeq() + ".." + r.toSeq() + ", which the log no longer"
-          + " holds (it holds " + describeLog() + ")");
+          + " holds (it holds " + describeLog() + ")", true);
       case SERVE -> {
         // Seqs after the cursor have not been sent on this connection yet: the stream brings them in order.
         long to = Math.min(r.toSeq(), cursor);
@@ -407,7 +536,8 @@ final class DuplicateLink {
   private void onError(Message.Error e) {
     switch (e.code()) {
       case STALE_EPOCH -> core.depose(id, "STALE_EPOCH: " + e.message());
-      case FENCED -> fence("its plugin reports FENCED: " + e.message());
+      case FENCED -> fence("its plugin reports FENCED: " + e.message(), true);
+      case TRANSFER_TOO_LARGE, TRANSFER_FAILED -> core.transferError(this, e);
       default -> {
         LOG.warn("duplicate {}: plugin sent ERROR {}: {}", id, e.code(), e.message());
         core.notifyPluginError(id, e.code(), e.message());
@@ -457,6 +587,7 @@ final class DuplicateLink {
       Channel ch = channel;
       detach();
       ch.close();
+      core.linkLost(this);
       reconnectLater();
     }
   }
@@ -472,7 +603,7 @@ final class DuplicateLink {
       ByteBuf frame = log.get(cursor + 1);
       if (frame == null) {
         fence("it needs seq " + (cursor + 1) + ", which the full log evicted before it could be sent (it holds "
-            + describeLog() + ")");
+            + describeLog() + ")", false);
         return;
       }
       raw.write(frame.retainedDuplicate(), raw.voidPromise());
@@ -484,14 +615,26 @@ final class DuplicateLink {
 
   /** The log evicted {@code seq}: a streaming connection that has not been sent it can never be; fence it now. */
   void evicted(long seq) {
+    Transfer t = transfer;
+    if (t != null && seq > (t.snapshotSeq >= 0 ? t.snapshotSeq : t.holdSeq)) {
+      transferFailed("the full log evicted seq " + seq + ", which it needs after the snapshot"
+          + (t.snapshotSeq >= 0 ? " at seq " + t.snapshotSeq : "") + ": more writes were sequenced during the"
+          + " transfer than the log holds (raise the repeater's logCapacity)");
+      return;
+    }
     if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
-      fence("it fell behind: seq " + seq + " was evicted from the full log before it could be sent");
+      fence("it fell behind: seq " + seq + " was evicted from the full log before it could be sent", false);
     }
   }
 
   // ------------------------------------------------------------------------------------------- fencing
 
-  private void fence(String reason) {
+  /**
+   * @param rejoinable whether the repeater may rejoin it by itself ({@link RepeaterCore#autoRejoin}): a duplicate that
+   *     came back needing writes the log no longer holds, or whose plugin reports it is fenced; not a slow consumer
+   *     (a transfer would not make it faster), nor one fenced by the operator or after a failed transfer
+   */
+  private void fence(String reason, boolean rejoinable) {
     if (fenced) {
       return;
     }
@@ -506,6 +649,10 @@ final class DuplicateLink {
     }
     core.trim(); // a fenced duplicate no longer holds the log
     core.notifyFenced(view(), reason);
+    core.linkLost(this);
+    if (rejoinable) {
+      core.autoRejoinLater(this);
+    }
   }
 
   private void sendFencedAndClose(String reason) {

@@ -29,6 +29,7 @@ import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
+import io.zoolander.server.repeater.Rejoin;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.Takeover;
 import io.zoolander.wire.BookkeepingState;
@@ -48,6 +49,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -151,6 +153,9 @@ public final class RepeaterCore implements AutoCloseable {
   private volatile boolean closing;
   private volatile boolean clientsPaused;
   private final Set<ClientHandler> clientHandlers = ConcurrentHashMap.newKeySet();
+  /** State transfers in progress, by id; confined to the sequencer loop. */
+  private final Map<Long, Transfer> transfers = new LinkedHashMap<>();
+  private long nextTransferId = 1;
 
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
     this(config, sources, listener, LinkSecurity.NONE);
@@ -573,6 +578,205 @@ public final class RepeaterCore implements AutoCloseable {
     }
   }
 
+  // ------------------------------------------------------------------------------------------- state transfer
+
+  /**
+   * Brings a duplicate back by state transfer (see {@link io.zoolander.server.repeater.Repeater#rejoin}).
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  public CompletableFuture<Void> rejoin(int duplicateId) {
+    DuplicateLink link = link(duplicateId);
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    EventLoop l = loop;
+    if (l == null || log == null) {
+      done.completeExceptionally(new IllegalStateException("repeater not started"));
+      return done;
+    }
+    try {
+      l.execute(() -> startRejoin(link, done, false));
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(new IllegalStateException("repeater is closed"));
+    }
+    return done;
+  }
+
+  /**
+   * Fences a duplicate for the operator (see {@link io.zoolander.server.repeater.Repeater#fence}); returns once done.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   * @throws IllegalStateException if the repeater is not started
+   */
+  public void fence(int duplicateId) {
+    DuplicateLink link = link(duplicateId);
+    if (loop == null || log == null) {
+      throw new IllegalStateException("repeater not started");
+    }
+    onLoopAndWait(link::fenceByOperator);
+  }
+
+  private DuplicateLink link(int duplicateId) {
+    for (DuplicateLink link : links) {
+      if (link.id() == duplicateId) {
+        return link;
+      }
+    }
+    throw new IllegalArgumentException("duplicateId: no duplicate " + duplicateId);
+  }
+
+  boolean autoRejoin() {
+    return config.autoRejoin();
+  }
+
+  /** A duplicate was fenced in a way a state transfer repairs: rejoin it shortly, if configured to. */
+  void autoRejoinLater(DuplicateLink link) {
+    if (!config.autoRejoin() || stopped()) {
+      return;
+    }
+    LOG.info("duplicate {}: rejoining it by state transfer in {} ms (automatic)", link.id(),
+        RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS);
+    loop.schedule(() -> {
+      if (link.fenced() && link.transfer() == null && !stopped()) {
+        startRejoin(link, new CompletableFuture<>(), true);
+      }
+    }, RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  private void startRejoin(DuplicateLink target, CompletableFuture<Void> done, boolean automatic) {
+    if (stopped()) {
+      done.completeExceptionally(new IllegalStateException("the repeater is closing or deposed"));
+      return;
+    }
+    Transfer running = target.transfer();
+    if (running != null) {
+      running.future.whenComplete((v, e) -> {
+        if (e == null) {
+          done.complete(null);
+        } else {
+          done.completeExceptionally(e);
+        }
+      });
+      return;
+    }
+    DuplicateLink source = null;
+    for (DuplicateLink link : links) {
+      if (link != target && !link.fenced() && link.transfer() == null && link.streaming()
+          && (source == null || link.ackedSeq() > source.ackedSeq())) {
+        source = link;
+      }
+    }
+    if (source == null) {
+      String why = "no other duplicate is streaming: there is no healthy duplicate to take a snapshot of";
+      LOG.warn("duplicate {}: cannot rejoin: {}", target.id(), why);
+      done.completeExceptionally(new IllegalStateException("duplicate " + target.id() + " cannot rejoin: " + why));
+      notifyListener(() -> listener.rejoinFailed(target.id(), why));
+      return;
+    }
+    Transfer t = new Transfer(nextTransferId++, source, target, done, automatic, source.ackedSeq());
+    transfers.put(t.id, t);
+    t.timeout = loop.schedule(() -> {
+      if (transfers.get(t.id) == t) {
+        t.target.transferFailed("not done within " + RepeaterSettings.TRANSFER_TIMEOUT_MILLIS + " ms");
+      }
+    }, RepeaterSettings.TRANSFER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    LOG.info("duplicate {}: rejoining by state transfer {} from duplicate {} (acked seq {}){}", target.id(), t.id,
+        source.id(), source.ackedSeq(), automatic ? " (automatic)" : "");
+    target.beginRejoin(t);
+    trim();
+  }
+
+  /** A chunk of a snapshot from {@code from}: relayed to the transfer's target; the last one says how far to catch up. */
+  void relayChunk(DuplicateLink from, Message.TransferChunk chunk) {
+    Transfer t = transfers.get(chunk.transferId());
+    if (t == null || t.source != from) {
+      return; // of a transfer that ended
+    }
+    if (chunk.index() == 0) {
+      t.snapshotSeq = chunk.appliedSeq();
+    }
+    t.chunks++;
+    t.znodes += chunk.nodes().size();
+    for (Message.TransferChunk.Node node : chunk.nodes()) {
+      t.bytes += node.path().length() + node.data().length;
+    }
+    Message.TransferChunk out = chunk;
+    if (chunk.last()) {
+      t.relayedLast = true;
+      out = chunk.withCatchUpToSeq(Math.max(chunk.appliedSeq(), nextSeq - 1));
+    }
+    if (!t.target.relay(out)) {
+      t.target.transferFailed("the connection to its plugin was lost during the transfer");
+    }
+  }
+
+  /** An ERROR about a transfer (its request id) from its source or target: the transfer failed. */
+  void transferError(DuplicateLink from, Message.Error error) {
+    Transfer t = transfers.get(error.requestId());
+    if (t == null || (t.source != from && t.target != from)) {
+      LOG.warn("duplicate {}: {} about no transfer in progress: {}", from.id(), error.code(), error.message());
+      return;
+    }
+    t.target.transferFailed((from == t.source ? "the source duplicate " + from.id() : "its plugin") + " answered "
+        + error.code() + ": " + error.message());
+  }
+
+  /** {@code link}'s connection is gone or fenced: the transfers it was the source of cannot finish. */
+  void linkLost(DuplicateLink link) {
+    for (Transfer t : List.copyOf(transfers.values())) {
+      if (t.source == link) {
+        t.target.transferFailed("the source duplicate " + link.id() + " stopped streaming during the transfer");
+      }
+    }
+  }
+
+  /** A transfer ended, done ({@code failure} null) or failed; its link has let it go. */
+  void transferEnded(Transfer t, String failure) {
+    transfers.remove(t.id);
+    if (t.timeout != null) {
+      t.timeout.cancel(false);
+    }
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t.startNanos);
+    if (failure == null) {
+      Rejoin rejoin = new Rejoin(t.target.id(), t.source.id(), t.snapshotSeq, t.znodes, t.bytes, t.chunks, millis,
+          t.automatic);
+      LOG.info("duplicate {} rejoined by state transfer {} from duplicate {} in {} ms: snapshot at seq {}, {} znodes,"
+          + " {} bytes in {} chunks; streaming from there", t.target.id(), t.id, t.source.id(), millis,
+          t.snapshotSeq, t.znodes, t.bytes, t.chunks);
+      completeLater(t.future, null);
+      notifyListener(() -> listener.duplicateRejoined(rejoin));
+    } else {
+      LOG.warn("duplicate {}: state transfer {} from duplicate {} failed after {} ms: {}", t.target.id(), t.id,
+          t.source.id(), millis, failure);
+      completeLater(t.future, new IllegalStateException("duplicate " + t.target.id() + ": state transfer failed: "
+          + failure));
+      notifyListener(() -> listener.rejoinFailed(t.target.id(), failure));
+    }
+    if (log != null) {
+      trim();
+    }
+  }
+
+  /** Completes a caller's future off the sequencer loop, so that its callbacks never run there. */
+  private void completeLater(CompletableFuture<Void> future, Throwable failure) {
+    Runnable complete = () -> {
+      if (failure == null) {
+        future.complete(null);
+      } else {
+        future.completeExceptionally(failure);
+      }
+    };
+    ExecutorService executor = events;
+    if (executor == null) {
+      complete.run();
+      return;
+    }
+    try {
+      executor.execute(complete);
+    } catch (RejectedExecutionException e) {
+      complete.run(); // closing
+    }
+  }
+
   // ------------------------------------------------------------------------------------------- views
 
   public InetSocketAddress boundAddress() {
@@ -965,7 +1169,10 @@ public final class RepeaterCore implements AutoCloseable {
     long highest = -1;
     for (int i = 0; i < links.size(); i++) {
       DuplicateLink link = links.get(i);
-      if (!link.fenced()) {
+      Transfer transfer = link.transfer();
+      if (transfer != null) {
+        lowest = Math.min(lowest, transfer.holdSeq); // the writes after the snapshot are streamed to it next
+      } else if (!link.fenced()) {
         lowest = Math.min(lowest, link.ackedSeq());
         highest = Math.max(highest, link.ackedSeq());
         if (admission != null) {
