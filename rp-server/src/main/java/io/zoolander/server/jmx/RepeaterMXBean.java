@@ -26,4 +26,29 @@ public interface RepeaterMXBean {
 
   /** Every duplicate, in configuration order: id, state, applied seq, lag, endpoint. */
   List<DuplicateInfo> getDuplicates();
+
+  /**
+   * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses reads (clients ask
+   * another duplicate) until {@link #unfence} or {@link #rejoin}. Fencing a fenced duplicate does nothing.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  void fence(int duplicateId);
+
+  /**
+   * Brings a fenced duplicate back and waits for it (at most two minutes): a state transfer from the most advanced
+   * duplicate, then it follows the stream. The only way back that is safe whatever the duplicate missed.
+   *
+   * @return what happened, in words
+   * @throws IllegalStateException if the transfer failed or took longer (the duplicate stays fenced)
+   */
+  String unfence(int duplicateId);
+
+  /**
+   * Starts a rejoin of duplicate {@code duplicateId} by state transfer and returns at once; watch its row in {@link
+   * #getDuplicates()} (or {@link #unfence} to wait for it).
+   *
+   * @return that it started, in words
+   */
+  String rejoin(int duplicateId);
 }

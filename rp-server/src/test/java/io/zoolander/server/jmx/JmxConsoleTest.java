@@ -185,6 +185,34 @@ class JmxConsoleTest {
             .filter(name -> name.startsWith("zoolander.")).collect(Collectors.toCollection(TreeSet::new));
         assertThat(registered).isEqualTo(documentedMeters());
         assertThat(constants()).isEqualTo(documentedMeters());
+
+        // Fence, unfence (waits for the state transfer) and rejoin (returns at once), as an operator would.
+        jmx.invoke(r, "fence", new Object[] {2}, new String[] {"int"});
+        assertThat(row(jmx, 2).get("state")).isEqualTo("FENCED");
+        assertThat((String) row(jmx, 2).get("fenceReason")).isNotEmpty();
+        assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isEqualTo(1);
+        Await.until(WAIT, "duplicate 2's plugin fenced", () -> "FENCED".equals(pluginState(jmx, 2)),
+            () -> "plugin state " + pluginState(jmx, 2));
+        assertThat(client.create("/jmx-fenced", new byte[0]).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+        long fencedSeq = lastSeq + 6;
+        assertThat(row(jmx, 2).get("appliedSeq")).isEqualTo(lastSeq + 5); // sent nothing while fenced
+        assertThat((Integer) jmx.getAttribute(r, "LogSize")).isZero(); // the log no longer waits for it
+        String unfenced = (String) jmx.invoke(r, "unfence", new Object[] {2}, new String[] {"int"});
+        assertThat(unfenced).contains("rejoined");
+        assertThat(row(jmx, 2).get("state")).isEqualTo("STREAMING");
+        assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isZero();
+        Await.until(WAIT, "duplicate 2 applied the write made while it was fenced",
+            () -> Long.valueOf(fencedSeq).equals(pluginApplied(jmx, 2)), () -> "applied " + pluginApplied(jmx, 2));
+        jmx.invoke(r, "fence", new Object[] {2}, new String[] {"int"});
+        assertThat((String) jmx.invoke(r, "rejoin", new Object[] {2}, new String[] {"int"})).contains("started");
+        Await.until(WAIT, "duplicate 2 streaming again after rejoin", () -> "STREAMING".equals(row(jmx, 2).get("state")),
+            () -> Arrays.toString(rows(jmx)));
+        cluster.awaitConverged(WAIT);
+        assertThatThrownBy(() -> jmx.invoke(r, "fence", new Object[] {9}, new String[] {"int"}))
+            .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("no duplicate 9");
+        assertThat(jmx.getMBeanInfo(r).getOperations()).extracting(op -> op.getName())
+            .containsExactlyInAnyOrder("fence", "unfence", "rejoin");
       } finally {
         Metrics.removeRegistry(meters);
       }
@@ -204,6 +232,22 @@ class JmxConsoleTest {
       d.duplicate(EmpiricalLatency.of(s));
     }
     return DistributionModel.create().predict(d.build(), tauMs).sla();
+  }
+
+  private static Object pluginState(MBeanServerConnection jmx, int duplicateId) {
+    try {
+      return attribute(jmx, pluginOf(jmx, duplicateId), "State");
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static Object pluginApplied(MBeanServerConnection jmx, int duplicateId) {
+    try {
+      return attribute(jmx, pluginOf(jmx, duplicateId), "AppliedSeq");
+    } catch (InterruptedException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static Object attribute(MBeanServerConnection jmx, ObjectName name, String attribute) {

@@ -14,14 +14,20 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 
 /**
- * The repeater's MBeans, {@link RepeaterMXBean} and {@link PredictorMXBean}, over its core. Operations that change the
- * repeater (fence, rejoin, admission targets) are added to the interfaces and implemented here. Internal.
+ * The repeater's MBeans, {@link RepeaterMXBean}, {@link PredictorMXBean} and (with admission control on) {@link
+ * AdmissionMXBean}, over its core. Internal.
  */
 public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
+  /** How long {@link #unfence} waits for the state transfer: as long as a transfer may take. */
+  private static final long UNFENCE_TIMEOUT_MS = 120_000;
+
   private final RepeaterCore core;
   private final double tauMs;
   private final List<RegisteredMBean> registered = new ArrayList<>();
@@ -41,7 +47,8 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     RepeaterConsole console = new RepeaterConsole(core, tauMs);
     try {
       console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.REPEATER, console, RepeaterMXBean.class,
-          Map.of()));
+          Map.of("fence", new String[] {"duplicateId"}, "unfence", new String[] {"duplicateId"},
+              "rejoin", new String[] {"duplicateId"})));
       // A second object: the MXBean machinery maps one object to one name.
       console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.PREDICTOR, console.new Predictor(),
           PredictorMXBean.class, Map.of(
@@ -113,6 +120,34 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
           d.connectString(), d.fenceReason().orElse("")));
     }
     return rows;
+  }
+
+  @Override
+  public void fence(int duplicateId) {
+    core.fence(duplicateId);
+  }
+
+  @Override
+  public String unfence(int duplicateId) {
+    try {
+      core.rejoin(duplicateId).get(UNFENCE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      return "duplicate " + duplicateId + " rejoined by state transfer and is streamed to";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while duplicate " + duplicateId + " rejoined", e);
+    } catch (ExecutionException e) {
+      // Only the message crosses JMX: a JMX client without our jars cannot load our exception classes.
+      throw new IllegalStateException("duplicate " + duplicateId + " did not rejoin: " + e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("duplicate " + duplicateId + " did not rejoin within " + UNFENCE_TIMEOUT_MS
+          + " ms; its row in Duplicates shows where it is");
+    }
+  }
+
+  @Override
+  public String rejoin(int duplicateId) {
+    core.rejoin(duplicateId);
+    return "rejoin of duplicate " + duplicateId + " started; its row in Duplicates shows its progress";
   }
 
   /** The predictor MBean, over the same core. */
