@@ -1,5 +1,7 @@
 package io.zoolander.server.repeater;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.zoolander.server.internal.repeater.BatchingController;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
@@ -181,6 +183,8 @@ public final class Repeater implements AutoCloseable {
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private RepeaterListener listener;
+    private BatchingPolicy batching = BatchingPolicy.adaptive();
+    private MeterRegistry batchingMeters;
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
     private Credential credential;
@@ -367,6 +371,25 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long sequenced writes are held before they are flushed to the duplicates, each of which applies the writes it
+     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#adaptive()}).
+     */
+    public Builder batching(BatchingPolicy policy) {
+      this.batching = Objects.requireNonNull(policy, "batching must not be null");
+      return this;
+    }
+
+    /**
+     * As {@link #batching(BatchingPolicy)}, recording the batch sizes, the current interval and the batch latency in
+     * {@code registry} ({@code zoolander.repeater.batch.*}, see {@code docs/operations.md}).
+     */
+    public Builder batching(BatchingPolicy policy, MeterRegistry registry) {
+      batching(policy);
+      this.batchingMeters = Objects.requireNonNull(registry, "registry must not be null");
+      return this;
+    }
+
     /** Hears about duplicate state changes, fencing and deposition (default: none). */
     public Builder listener(RepeaterListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -394,7 +417,8 @@ public final class Repeater implements AutoCloseable {
           sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis);
-      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential)));
+      return new Repeater(new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
+          new BatchingController(batching, System::nanoTime, batchingMeters)));
     }
 
     private static long positiveMillis(Duration d, String name) {

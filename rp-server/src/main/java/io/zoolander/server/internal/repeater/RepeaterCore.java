@@ -106,6 +106,7 @@ public final class RepeaterCore implements AutoCloseable {
   static final int MAX_RUN_BYTES = 64 * 1024;
 
   private final CoreConfig config;
+  private final BatchingController batching;
   private final LinkSecurity security;
   private final RepeaterListener listener;
   private final List<DuplicateSource> sources;
@@ -151,6 +152,13 @@ public final class RepeaterCore implements AutoCloseable {
   /** @param security TLS on both sides, who may write, and the credential shown to plugins */
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
       LinkSecurity security) {
+    this(config, sources, listener, security, BatchingController.none());
+  }
+
+  /** @param batching how long to hold sequenced writes before flushing them to the plugins (see BatchingPolicy) */
+  public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
+      LinkSecurity security, BatchingController batching) {
+    this.batching = batching;
     this.security = security;
     this.config = config;
     this.sources = List.copyOf(sources);
@@ -808,7 +816,12 @@ public final class RepeaterCore implements AutoCloseable {
   private void scheduleFlush() {
     if (!flushScheduled) {
       flushScheduled = true;
-      loop.execute(flushTask);
+      long waitNanos = batching.intervalNanos();
+      if (waitNanos == 0) {
+        loop.execute(flushTask);
+      } else {
+        loop.schedule(flushTask, waitNanos, TimeUnit.NANOSECONDS); // the writes until then go as one batch
+      }
     }
   }
 
@@ -818,6 +831,7 @@ public final class RepeaterCore implements AutoCloseable {
     for (int i = 0; i < links.size(); i++) {
       links.get(i).flushIfDirty();
     }
+    batching.flushed(log.lastSeq());
   }
 
   // ------------------------------------------------------------------------------------------- for links (on loop)
@@ -860,6 +874,7 @@ public final class RepeaterCore implements AutoCloseable {
       }
     }
     highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;
+    batching.acked(highest);
     log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
     resumeClientsIfCaughtUp();
   }
