@@ -1,9 +1,13 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -121,9 +125,22 @@ final class BenchCommand implements Callable<Integer> {
       + "(default: a new temporary directory, printed).")
   Path out;
 
+  @Option(names = "--batching", description = "Instead of the comparison above: compare the repeater's batching "
+      + "policies (none, fixed 1 ms, fixed 5 ms, adaptive) on write-only open-loop load at each --batching-rates "
+      + "rate, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds (default 10; --quick "
+      + "1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
+  boolean batching;
+
+  @Option(names = "--batching-rates", split = ",", paramLabel = "PER_SEC,...",
+      description = "Offered write rates of --batching (default: 200,3000; --quick: 100,400).")
+  List<Double> batchingRates;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
+    if (batching) {
+      return runBatching(console);
+    }
     BenchSettings settings;
     try {
       settings = settings();
@@ -132,6 +149,32 @@ final class BenchCommand implements Callable<Integer> {
     }
     String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
     new Bench(settings, console).run(command);
+    return 0;
+  }
+
+  private Integer runBatching(PrintWriter console) throws Exception {
+    BatchingBench bench;
+    try {
+      bench = new BatchingBench(duplicates == null ? 2 : duplicates, true,
+          batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 3000.0),
+          BatchingBench.standardPolicies(), Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 10),
+          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+    List<BatchingBench.Row> rows = bench.run(line -> {
+      console.println(line);
+      console.flush();
+    });
+    String table = BatchingBench.markdown(rows);
+    console.println();
+    console.print(table);
+    console.flush();
+    if (out != null) {
+      Files.createDirectories(out);
+      Files.writeString(out.resolve("batching.md"), "`zoolander " + String.join(" ",
+          spec.commandLine().getParseResult().originalArgs()) + "`\n\n" + table, StandardCharsets.UTF_8);
+    }
     return 0;
   }
 

@@ -23,6 +23,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -41,8 +42,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The plugin's state machine: applies SEQUENCED writes one at a time, in seq order, on one dedicated thread, and
- * serves reads in between. Everything it does with ZooKeeper goes through the plugin's own session; Netty's event
+ * The plugin's state machine: applies SEQUENCED writes in seq order, on one dedicated thread, and serves reads in
+ * between. Consecutive writes waiting together (received in one read, or queued while the applier was busy) are
+ * applied as batches, one ZooKeeper multi each ({@link Batch}), with the same outcome per write as the rules below. Everything it does with ZooKeeper goes through the plugin's own session; Netty's event
  * loops only hand messages over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
  *
  * <p>The rules are those of {@code docs/architecture.md}. For {@code SEQUENCED(epoch, seq)} against the recorded
@@ -101,6 +103,8 @@ final class Applier {
     private final AnomalyInjector anomalies;
     private final ScheduledExecutorService executor;
     private final AtomicInteger queued = new AtomicInteger();
+    /** SEQUENCED received and not yet taken by the applier: everything there when it starts is one run of batches. */
+    private final ConcurrentLinkedQueue<Received> inbox = new ConcurrentLinkedQueue<>();
     private final Set<Channel> paused = ConcurrentHashMap.newKeySet();
     private volatile Snapshot snapshot;
     private volatile boolean stopped;
@@ -127,6 +131,9 @@ final class Applier {
     private long lastStalledSeq = -1;
 
     private record Held(Channel from, Message.Sequenced message) {
+    }
+
+    private record Received(Channel from, List<Message.Sequenced> messages) {
     }
 
     private record WaitingRead(Channel channel, Message.Read read, long deadlineNanos) {
@@ -185,7 +192,7 @@ final class Applier {
 
     /** A repeater sent {@code message} on {@code from}. Any thread; never blocks. */
     void sequenced(Channel from, Message.Sequenced message) {
-        submit(from, () -> onSequenced(from, List.of(message)));
+        sequenced(from, List.of(message));
     }
 
     /**
@@ -193,7 +200,8 @@ final class Applier {
      * consecutive ones among them are applied as batches ({@link Batch}). Any thread; never blocks.
      */
     void sequenced(Channel from, List<Message.Sequenced> messages) {
-        submit(from, () -> onSequenced(from, messages));
+        inbox.add(new Received(from, messages));
+        submit(from, this::drainInbox);
     }
 
     /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
@@ -303,6 +311,25 @@ final class Applier {
 
     // ---------------------------------------------------------------------------------------------
     // Writes.
+
+    /**
+     * Takes every SEQUENCED received so far (while the applier was busy, several reads' worth may have queued up), so
+     * consecutive writes from one connection go into one batch however they arrived; later drain tasks find the inbox
+     * empty.
+     */
+    private void drainInbox() throws InterruptedException {
+        Received first = inbox.poll();
+        while (first != null) {
+            List<Message.Sequenced> run = new ArrayList<>(first.messages());
+            Received next = inbox.poll();
+            while (next != null && next.from() == first.from()) {
+                run.addAll(next.messages());
+                next = inbox.poll();
+            }
+            onSequenced(first.from(), run);
+            first = next;
+        }
+    }
 
     private void onSequenced(Channel from, List<Message.Sequenced> messages) throws InterruptedException {
         if (mode != DuplicateState.ACTIVE) {
