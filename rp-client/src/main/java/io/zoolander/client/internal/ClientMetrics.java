@@ -21,6 +21,7 @@ final class ClientMetrics {
   private final Counter readRetries;
   private final Counter writeRetries;
   private final Counter inconsistencies;
+  private final Counter plannedSlowness;
   private final Timer writeLatency;
   private final long tauNanos;
   private final boolean[] withinTau = new boolean[SLA_WINDOW];
@@ -52,6 +53,9 @@ final class ClientMetrics {
     writeRetries = Counter.builder("zoolander.client.retries").tag("op", "write").register(registry);
     inconsistencies = Counter.builder("zoolander.client.inconsistencies")
         .description("Replies for the same seq that differ between duplicates").register(registry);
+    plannedSlowness = Counter.builder("zoolander.client.read.plannedSlowness")
+        .description("Planned-slowness announcements received (starts and ends): a duplicate doing background work is"
+            + " left out of the read set").register(registry);
     writeLatency = Timer.builder("zoolander.client.write.latency").description("Time to the first reply of a write")
         .publishPercentileHistogram().register(registry);
     Gauge.builder("zoolander.client.read.concurrency", concurrency, AdaptiveConcurrency::current)
@@ -87,6 +91,10 @@ final class ClientMetrics {
 
   void inconsistency() {
     inconsistencies.increment();
+  }
+
+  void plannedSlowness() {
+    plannedSlowness.increment();
   }
 
   void writeCompleted(long latencyNanos) {

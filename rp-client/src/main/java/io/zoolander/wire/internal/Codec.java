@@ -38,6 +38,8 @@ public final class Codec {
   /** Sent only when authentication is configured: a peer without it never sees one. */
   static final int CHALLENGE = 11;
   static final int AUTH = 12;
+  /** Plugin to clients only. */
+  static final int PLANNED_SLOWNESS = 13;
 
   // Op types.
   static final int OP_CREATE = 1;
@@ -172,6 +174,10 @@ public final class Codec {
       out.writeLong(s.epoch());
       out.writeLong(s.appliedSeq());
       out.writeByte(s.state().code());
+    } else if (m instanceof Message.PlannedSlowness p) {
+      out.writeByte(PLANNED_SLOWNESS);
+      out.writeInt(p.duplicateId());
+      out.writeLong(p.maxDurationMs());
     } else if (m instanceof Message.Error e) {
       out.writeByte(ERROR);
       out.writeInt(e.code().code());
@@ -333,6 +339,9 @@ public final class Codec {
           break;
         case ERROR:
           m = readError(in);
+          break;
+        case PLANNED_SLOWNESS:
+          m = new Message.PlannedSlowness(in.readInt("duplicateId"), in.readLong("maxDurationMs"));
           break;
         case CHALLENGE:
           m = new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));

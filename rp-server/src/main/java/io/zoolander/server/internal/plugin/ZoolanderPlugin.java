@@ -51,6 +51,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     private volatile PluginServer server;
     private volatile PluginEndpoint endpoint;
     private volatile boolean stopped;
+    private volatile Peers peers;
+    private volatile PlannedSlowness slowness;
 
     /** A plugin for one leadership term, configured when it starts. */
     public ZoolanderPlugin() {
@@ -83,9 +85,13 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         AnomalyInjector injector = new AnomalyInjector(cfg.duplicateId(), znodes.anomaly());
         anomalies = injector;
         injector.watch(zk);
-        Peers peers = new Peers();
+        PlannedSlowness announcer = new PlannedSlowness(cfg.duplicateId(),
+                PlannedSlowness.maxDurationMs(context.properties()), System::nanoTime);
+        Peers peers = new Peers(announcer::clientConnected);
         Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl());
         applier = app;
+        this.peers = peers;
+        slowness = announcer;
         PluginServer srv = PluginServer.start(cfg.host(), cfg.port(), cfg.duplicateId(), app::snapshot, app, peers,
                 sec.link());
         server = srv;
@@ -168,6 +174,16 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             return 0;
         }
         return injector.clientRequestDelayMs(sessionId, xid, write);
+    }
+
+    /** Planned slowness: the server's snapshot starts or ends; the clients are told (see {@link PlannedSlowness}). */
+    @Override
+    public void backgroundWork(String what, boolean started) {
+        PlannedSlowness announcer = slowness;
+        Peers connected = peers;
+        if (announcer != null && connected != null && !stopped) {
+            announcer.backgroundWork(what, started, connected.clients());
+        }
     }
 
     @Override
