@@ -3,6 +3,8 @@ package io.zoolander.server.cli;
 import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
+import io.zoolander.server.bench.PlannedSlownessBench;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -135,11 +137,21 @@ final class BenchCommand implements Callable<Integer> {
       description = "Offered write rates of --batching (default: 200,3000; --quick: 100,400).")
   List<Double> batchingRates;
 
+  @Option(names = "--planned-slowness", description = "Instead of the comparison above: read tails with frequent "
+      + "ZooKeeper snapshots (snapCount " + PlannedSlownessBench.SNAP_COUNT + ", " + PlannedSlownessBench.KEYS
+      + " znodes), without and with the plugins announcing them to clients (docs/benchmarks.md). Uses --duplicates "
+      + "(default 2), --rate (default 500), --read-fraction (default 0.5), --seconds (default 20; --quick 2) and "
+      + "--warmup-seconds (default 2; --quick 1); writes planned-slowness.md into --out if given.")
+  boolean plannedSlowness;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
     if (batching) {
       return runBatching(console);
+    }
+    if (plannedSlowness) {
+      return runPlannedSlowness(console);
     }
     BenchSettings settings;
     try {
@@ -166,16 +178,36 @@ final class BenchCommand implements Callable<Integer> {
       console.println(line);
       console.flush();
     });
-    String table = BatchingBench.markdown(rows);
+    writeTable(console, BatchingBench.markdown(rows), "batching.md");
+    return 0;
+  }
+
+  private Integer runPlannedSlowness(PrintWriter console) throws Exception {
+    PlannedSlownessBench bench;
+    try {
+      bench = new PlannedSlownessBench(duplicates == null ? 2 : duplicates, rate == null ? 500 : rate,
+          readFraction == null ? 0.5 : readFraction, Duration.ofSeconds(seconds != null ? seconds : quick ? 2 : 20),
+          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+    List<PlannedSlownessBench.Row> rows = bench.run(line -> {
+      console.println(line);
+      console.flush();
+    });
+    writeTable(console, PlannedSlownessBench.markdown(rows), "planned-slowness.md");
+    return 0;
+  }
+
+  private void writeTable(PrintWriter console, String table, String file) throws IOException {
     console.println();
     console.print(table);
     console.flush();
     if (out != null) {
       Files.createDirectories(out);
-      Files.writeString(out.resolve("batching.md"), "`zoolander " + String.join(" ",
+      Files.writeString(out.resolve(file), "`zoolander " + String.join(" ",
           spec.commandLine().getParseResult().originalArgs()) + "`\n\n" + table, StandardCharsets.UTF_8);
     }
-    return 0;
   }
 
   private BenchSettings settings() {
