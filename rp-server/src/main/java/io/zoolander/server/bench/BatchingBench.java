@@ -93,6 +93,13 @@ public final class BatchingBench {
         }
         CompletableFuture.allOf(created.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
       }
+      // JVM warm-up (as long as a run's), discarded: otherwise the first policy measured pays for compiling every hot
+      // path.
+      try (ZoolanderClient client = cluster.clientBuilder().build()) {
+        OpenLoopLoad.builder().ratePerSec(rates.get(rates.size() - 1)).duration(warmup.plus(duration))
+            .warmup(Duration.ZERO).maxAccesses(MAX_ACCESSES_PER_RUN).maxOutstanding(MAX_OUTSTANDING).seed(1).build()
+            .run(i -> client.setData("/k" + (i % KEYS), value, -1));
+      }
       for (double rate : rates) {
         for (BatchingPolicy policy : policies) {
           cluster.killRepeater();
