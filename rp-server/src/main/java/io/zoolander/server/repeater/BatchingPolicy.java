@@ -161,8 +161,9 @@ public final class BatchingPolicy {
   public String toString() {
     return kind == Kind.FIXED
         ? (intervalMicros == 0 ? "none" : "fixed " + intervalMicros + " us")
-        : String.format(Locale.ROOT, "adaptive (step %d us, max %d us, backoff x%.2f, accelerate x%.2f, tolerance %.2f)",
-            stepMicros, maxIntervalMicros, backoffFactor, accelerateFactor, tolerance);
+        : String.format(Locale.ROOT,
+            "adaptive (step %d us, max %d us, backoff x%.2f, accelerate x%.2f, tolerance %.2f)", stepMicros,
+            maxIntervalMicros, backoffFactor, accelerateFactor, tolerance);
   }
 
   private static void range(String name, long value, long min, long max) {

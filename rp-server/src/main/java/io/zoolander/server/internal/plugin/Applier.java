@@ -44,8 +44,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The plugin's state machine: applies SEQUENCED writes in seq order, on one dedicated thread, and serves reads in
  * between. Consecutive writes waiting together (received in one read, or queued while the applier was busy) are
- * applied as batches, one ZooKeeper multi each ({@link Batch}), with the same outcome per write as the rules below. Everything it does with ZooKeeper goes through the plugin's own session; Netty's event
- * loops only hand messages over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
+ * applied as batches, one ZooKeeper multi each ({@link Batch}), with the same outcome per write as the rules below.
+ * Everything it does with ZooKeeper goes through the plugin's own session; Netty's event loops only hand messages
+ * over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
  *
  * <p>The rules are those of {@code docs/architecture.md}. For {@code SEQUENCED(epoch, seq)} against the recorded
  * {@code (state.epoch, appliedSeq)}:
@@ -491,7 +492,8 @@ final class Applier {
         } catch (IllegalArgumentException e) {
             return 0; // refused by the ZooKeeper client's own validation: the one-at-a-time path fails it alone
         }
-        BookkeepingState next = new BookkeepingState(Math.max(run.get(0).epoch(), epoch), run.get(run.size() - 1).seq());
+        BookkeepingState next = new BookkeepingState(Math.max(run.get(0).epoch(), epoch),
+                run.get(run.size() - 1).seq());
         advance(next, ZkOps.stateVersion(done));
         for (int i = 0; i < batch.clientIds().size(); i++) {
             long clientId = batch.clientIds().get(i);

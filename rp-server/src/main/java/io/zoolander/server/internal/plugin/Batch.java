@@ -56,9 +56,9 @@ final class Batch {
 
     /**
      * @param known the record of every client of {@code run}, as the applier knows it
-     * @return how many leading writes of {@code run} may go into a batch: it stops before a write that repeats a request
-     *     already applied (by the record, or earlier in the run) and before one whose paths ZooKeeper would refuse;
-     *     those take the applier's one-at-a-time path
+     * @return how many leading writes of {@code run} may go into a batch: it stops before a write that repeats a
+     *     request already applied (by the record, or earlier in the run) and before one whose paths ZooKeeper would
+     *     refuse; those take the applier's one-at-a-time path
      */
     static int admissible(Znodes znodes, List<Message.Sequenced> run, Map<Long, ClientTable.Known> known) {
         Map<Long, Long> highest = new HashMap<>();
