@@ -191,11 +191,6 @@ final class Applier {
         return duplicateRequests;
     }
 
-    /** A repeater sent {@code message} on {@code from}. Any thread; never blocks. */
-    void sequenced(Channel from, Message.Sequenced message) {
-        sequenced(from, List.of(message));
-    }
-
     /**
      * A repeater sent {@code messages} on {@code from}, in this order, together (one read of its connection): the
      * consecutive ones among them are applied as batches ({@link Batch}). Any thread; never blocks.
