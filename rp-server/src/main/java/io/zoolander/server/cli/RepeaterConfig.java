@@ -124,7 +124,7 @@ record RepeaterConfig(
               "The duplicates' jute.maxbuffer in bytes (" + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES + ".."
                   + Integer.MAX_VALUE + "; ZooKeeper's default unless the servers set it): a write too large for one "
                   + "ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced."),
-          new Setting(BATCHING, "none",
+          new Setting(BATCHING, "adaptive",
               "How long sequenced writes are held before they go to the duplicates, each of which applies the writes "
                   + "it receives together as one ZooKeeper multi: 'adaptive' (the interval follows the write latency, "
                   + "0.." + BatchingPolicy.DEFAULT_ADAPTIVE_MAX_INTERVAL_MICROS + " us), 'none' (flush at once), or a "
@@ -234,7 +234,7 @@ record RepeaterConfig(
         MAX_CLIENT_IO_THREADS);
     int juteMaxBuffer = (int) p.integer(JUTE_MAX_BUFFER, RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
         RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES, Integer.MAX_VALUE);
-    BatchingPolicy batching = BatchingPolicy.none();
+    BatchingPolicy batching = BatchingPolicy.adaptive();
     if (values.containsKey(BATCHING)) {
       try {
         batching = BatchingPolicy.parse(values.get(BATCHING));

@@ -183,7 +183,7 @@ public final class Repeater implements AutoCloseable {
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private RepeaterListener listener;
-    private BatchingPolicy batching = BatchingPolicy.none();
+    private BatchingPolicy batching = BatchingPolicy.adaptive();
     private MeterRegistry batchingMeters;
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
@@ -373,7 +373,7 @@ public final class Repeater implements AutoCloseable {
 
     /**
      * How long sequenced writes are held before they are flushed to the duplicates, each of which applies the writes it
-     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#none()}: see docs/benchmarks.md).
+     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#adaptive()}: see docs/benchmarks.md).
      */
     public Builder batching(BatchingPolicy policy) {
       this.batching = Objects.requireNonNull(policy, "batching must not be null");
