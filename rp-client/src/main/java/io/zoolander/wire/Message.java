@@ -227,6 +227,32 @@ public sealed interface Message {
   }
 
   /**
+   * Plugin to its clients: planned slowness. The duplicate's server is starting background work that slows it down
+   * (a ZooKeeper snapshot, a log roll), so clients leave it out of the read set until the work ends: a second
+   * announcement with {@code maxDurationMs == 0}, or {@code maxDurationMs} after this one, whichever comes first (so a
+   * lost end cannot keep the duplicate out for good).
+   *
+   * @param maxDurationMs how long the work may last at most, 1 to {@link WireSettings#MAX_PLANNED_SLOWNESS_MS}; 0: it
+   *     ended
+   */
+  record PlannedSlowness(int duplicateId, long maxDurationMs) implements Message {
+    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    public PlannedSlowness {
+      atLeast(duplicateId, 0, "duplicateId");
+      atLeast(maxDurationMs, 0, "maxDurationMs");
+      if (maxDurationMs > WireSettings.MAX_PLANNED_SLOWNESS_MS) {
+        throw new IllegalArgumentException("maxDurationMs: must be at most " + WireSettings.MAX_PLANNED_SLOWNESS_MS
+            + ", was " + maxDurationMs);
+      }
+    }
+
+    /** Whether this announces the end of the work. */
+    public boolean ended() {
+      return maxDurationMs == 0;
+    }
+  }
+
+  /**
    * Server to a peer that said HELLO in a role the server authenticates: prove who you are by answering {@link Auth}.
    * Sent only when authentication is configured (see {@link AccessControl}); a server without it never sends one.
    *

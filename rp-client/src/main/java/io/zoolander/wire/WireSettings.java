@@ -57,4 +57,7 @@ public final class WireSettings {
    * would reset the connection and could destroy the ERROR in flight.
    */
   public static final long ERROR_LINGER_MILLIS = 2_000;
+
+  /** Longest planned slowness a plugin may announce ({@link Message.PlannedSlowness}), in milliseconds. */
+  public static final long MAX_PLANNED_SLOWNESS_MS = 600_000;
 }

@@ -122,7 +122,7 @@ class MalformedFrameTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 13, 99, 127, 128, 255}) // 11 and 12 are CHALLENGE and AUTH
+  @ValueSource(ints = {0, 99, 127, 128, 255}) // 11, 12 and 13 are CHALLENGE, AUTH and PLANNED_SLOWNESS
   void unknownTypeIsRejected(int type) {
     Message.Error error = rejects(Raw.frame(type).i64(1).build(), ErrorCode.UNKNOWN_MESSAGE_TYPE);
     assertThat(error.message()).contains("unknown message type " + type);

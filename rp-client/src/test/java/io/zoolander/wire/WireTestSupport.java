@@ -242,6 +242,8 @@ final class WireTestSupport {
       m.add(new Message.Status(1, 2, 3, state));
     }
     m.add(new Message.Status(Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, DuplicateState.ACTIVE));
+    m.add(new Message.PlannedSlowness(3, 0));
+    m.add(new Message.PlannedSlowness(Integer.MAX_VALUE, WireSettings.MAX_PLANNED_SLOWNESS_MS));
     m.add(new Message.Challenge(filled(WireSettings.NONCE_BYTES, 7)));
     m.add(new Message.Auth("writer-1", filled(WireSettings.PROOF_BYTES, 9)));
     m.add(new Message.Auth(repeat("p", WireSettings.MAX_PRINCIPAL_BYTES), filled(WireSettings.PROOF_BYTES, 3)));

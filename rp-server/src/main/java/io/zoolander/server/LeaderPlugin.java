@@ -62,4 +62,17 @@ public interface LeaderPlugin {
     default long clientRequestDelayMs(long sessionId, int xid, boolean write) {
         return 0;
     }
+
+    /**
+     * The leader's ZooKeeper server starts ({@code started == true}) or has finished background work that slows it
+     * down: a snapshot of its data tree, which ZooKeeper takes on its own thread after rolling its transaction log every
+     * {@code snapCount} transactions or so. Zoolander's plugin announces it to its clients (planned slowness), which
+     * read from other duplicates meanwhile. Called on the thread doing the work, while the plugin runs; must be quick
+     * and must not block. An exception is logged and ignored. Default: nothing.
+     *
+     * @param what what the work is, for logs (e.g. "snapshot")
+     * @param started true when the work starts, false when it ends (failed or not)
+     */
+    default void backgroundWork(String what, boolean started) {
+    }
 }

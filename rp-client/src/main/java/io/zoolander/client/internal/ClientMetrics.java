@@ -23,6 +23,7 @@ final class ClientMetrics {
   private final Counter inconsistencies;
   private final Counter shedWrites;
   private final Counter readRetriesDenied;
+  private final Counter plannedSlowness;
   private final Timer writeLatency;
   private final long tauNanos;
   private final boolean[] withinTau = new boolean[SLA_WINDOW];
@@ -59,6 +60,9 @@ final class ClientMetrics {
         .description("Read retries not sent: the retry budget had no token").register(registry);
     inconsistencies = Counter.builder("zoolander.client.inconsistencies")
         .description("Replies for the same seq that differ between duplicates").register(registry);
+    plannedSlowness = Counter.builder("zoolander.client.read.plannedSlowness")
+        .description("Planned-slowness announcements received (starts and ends): a duplicate doing background work is"
+            + " left out of the read set").register(registry);
     writeLatency = Timer.builder("zoolander.client.write.latency").description("Time to the first reply of a write")
         .publishPercentileHistogram().register(registry);
     Gauge.builder("zoolander.client.read.concurrency", concurrency, AdaptiveConcurrency::current)
@@ -102,6 +106,10 @@ final class ClientMetrics {
 
   void inconsistency() {
     inconsistencies.increment();
+  }
+
+  void plannedSlowness() {
+    plannedSlowness.increment();
   }
 
   void writeCompleted(long latencyNanos) {

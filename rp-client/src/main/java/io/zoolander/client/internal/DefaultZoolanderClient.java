@@ -67,6 +67,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final List<PeerLink> plugins = new ArrayList<>();
   private final List<EndpointWatcher> watchers = new ArrayList<>();
   private final DuplicateRanking ranking;
+  private final PlannedSlownessTable slowness;
   private final AdaptiveConcurrency concurrency;
   private final ClientMetrics metrics;
   /** Read retries draw on it (event loop only). */
@@ -90,6 +91,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     this.loop = group.next();
     int n = settings.duplicates().size();
     this.ranking = new DuplicateRanking(n);
+    this.slowness = new PlannedSlownessTable(n, settings.ticker());
     this.concurrency = new AdaptiveConcurrency(settings.readPolicy(), n, settings.ticker());
     this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
     this.readRetries = new ReadRetryTokens(settings.retryBudget(), settings.ticker());
@@ -544,7 +546,13 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   /** Sends the read to the best-ranked connected duplicate not yet tried; false if there is none. */
   private boolean sendToNext(PendingRead<?> r) {
-    for (int index : ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i))) {
+    List<Integer> candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)
+        && !slowness.isSlow(i));
+    if (candidates.isEmpty()) {
+      // Every duplicate left is busy with announced background work: slow beats unanswered.
+      candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i));
+    }
+    for (int index : candidates) {
       Message.Read read = new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
       if (plugins.get(index).send(read)) {
         metrics.readRequestSent();
@@ -794,6 +802,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       }
     } else if (message instanceof Message.Error error) {
       onError(from, error);
+    } else if (message instanceof Message.PlannedSlowness announcement) {
+      int index = plugins.indexOf(from);
+      if (index >= 0) {
+        slowness.announced(index, announcement);
+        metrics.plannedSlowness();
+      }
     }
   }
 

@@ -38,6 +38,8 @@ public final class Codec {
   /** Sent only when authentication is configured: a peer without it never sees one. */
   static final int CHALLENGE = 11;
   static final int AUTH = 12;
+  /** Plugin to clients only. */
+  static final int PLANNED_SLOWNESS = 13;
   /** State transfer: a healthy plugin's snapshot, asked for and relayed by the repeater. */
   static final int TRANSFER_REQUEST = 15;
   static final int TRANSFER_CHUNK = 16;
@@ -79,6 +81,7 @@ public final class Codec {
       case ERROR: return "ERROR";
       case CHALLENGE: return "CHALLENGE";
       case AUTH: return "AUTH";
+      case PLANNED_SLOWNESS: return "PLANNED_SLOWNESS";
       case TRANSFER_REQUEST: return "TRANSFER_REQUEST";
       case TRANSFER_CHUNK: return "TRANSFER_CHUNK";
       default: return "type " + type;
@@ -185,6 +188,10 @@ public final class Codec {
       out.writeLong(s.epoch());
       out.writeLong(s.appliedSeq());
       out.writeByte(s.state().code());
+    } else if (m instanceof Message.PlannedSlowness p) {
+      out.writeByte(PLANNED_SLOWNESS);
+      out.writeInt(p.duplicateId());
+      out.writeLong(p.maxDurationMs());
     } else if (m instanceof Message.Error e) {
       out.writeByte(ERROR);
       out.writeInt(e.code().code());
@@ -366,6 +373,9 @@ public final class Codec {
           break;
         case ERROR:
           m = readError(in);
+          break;
+        case PLANNED_SLOWNESS:
+          m = new Message.PlannedSlowness(in.readInt("duplicateId"), in.readLong("maxDurationMs"));
           break;
         case CHALLENGE:
           m = new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));

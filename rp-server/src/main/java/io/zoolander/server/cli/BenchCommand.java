@@ -1,10 +1,16 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.server.bench.AdmissionBench;
+import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
+import io.zoolander.server.bench.PlannedSlownessBench;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -139,6 +145,23 @@ final class BenchCommand implements Callable<Integer> {
       + "(default: a new temporary directory, printed).")
   Path out;
 
+  @Option(names = "--batching", description = "Instead of the comparison above: compare the repeater's batching "
+      + "policies (none, fixed 1 ms, fixed 5 ms, adaptive) on write-only open-loop load at each --batching-rates "
+      + "rate, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds (default 10; --quick "
+      + "1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
+  boolean batching;
+
+  @Option(names = "--batching-rates", split = ",", paramLabel = "PER_SEC,...",
+      description = "Offered write rates of --batching (default: 200,3000; --quick: 100,400).")
+  List<Double> batchingRates;
+
+  @Option(names = "--planned-slowness", description = "Instead of the comparison above: read tails with frequent "
+      + "ZooKeeper snapshots (snapCount " + PlannedSlownessBench.SNAP_COUNT + ", " + PlannedSlownessBench.KEYS
+      + " znodes), without and with the plugins announcing them to clients (docs/benchmarks.md). Uses --duplicates "
+      + "(default 2), --rate (default 500), --read-fraction (default 0.5), --seconds (default 20; --quick 2) and "
+      + "--warmup-seconds (default 2; --quick 1); writes planned-slowness.md into --out if given.")
+  boolean plannedSlowness;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
@@ -152,6 +175,12 @@ final class BenchCommand implements Callable<Integer> {
       }
       new AdmissionBench(admissionSettings, console).run(command);
       return 0;
+    }
+    if (batching) {
+      return runBatching(console);
+    }
+    if (plannedSlowness) {
+      return runPlannedSlowness(console);
     }
     BenchSettings settings;
     try {
@@ -176,6 +205,52 @@ final class BenchCommand implements Callable<Integer> {
         admissionWriteDelayMs != null ? admissionWriteDelayMs : AdmissionBench.Settings.DEFAULT_WRITE_DELAY_MS,
         out,
         seed != null ? seed : 1);
+  }
+
+  private Integer runBatching(PrintWriter console) throws Exception {
+    BatchingBench bench;
+    try {
+      bench = new BatchingBench(duplicates == null ? 2 : duplicates, true,
+          batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 3000.0),
+          BatchingBench.standardPolicies(), Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 10),
+          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+    List<BatchingBench.Row> rows = bench.run(line -> {
+      console.println(line);
+      console.flush();
+    });
+    writeTable(console, BatchingBench.markdown(rows), "batching.md");
+    return 0;
+  }
+
+  private Integer runPlannedSlowness(PrintWriter console) throws Exception {
+    PlannedSlownessBench bench;
+    try {
+      bench = new PlannedSlownessBench(duplicates == null ? 2 : duplicates, rate == null ? 500 : rate,
+          readFraction == null ? 0.5 : readFraction, Duration.ofSeconds(seconds != null ? seconds : quick ? 2 : 20),
+          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+    } catch (IllegalArgumentException e) {
+      throw new CliException(e.getMessage());
+    }
+    List<PlannedSlownessBench.Row> rows = bench.run(line -> {
+      console.println(line);
+      console.flush();
+    });
+    writeTable(console, PlannedSlownessBench.markdown(rows), "planned-slowness.md");
+    return 0;
+  }
+
+  private void writeTable(PrintWriter console, String table, String file) throws IOException {
+    console.println();
+    console.print(table);
+    console.flush();
+    if (out != null) {
+      Files.createDirectories(out);
+      Files.writeString(out.resolve(file), "`zoolander " + String.join(" ",
+          spec.commandLine().getParseResult().originalArgs()) + "`\n\n" + table, StandardCharsets.UTF_8);
+    }
   }
 
   private BenchSettings settings() {

@@ -4,6 +4,7 @@ import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.plugin.PluginSecurity;
 import io.zoolander.server.repeater.AdmissionSettings;
+import io.zoolander.server.repeater.BatchingPolicy;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.AccessControl;
@@ -48,6 +49,7 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param epoch a fixed epoch, empty for the highest found plus one
  * @param clientIoThreads threads reading client connections
  * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
+ * @param batching how long sequenced writes are held before they are flushed to the duplicates
  * @param security the security entries ({@code tls.*}, {@code auth.*}, {@code zookeeper.*}) as written, validated;
  *     empty when off
  * @param admission admission control from the {@code admission.*} entries ({@link AdmissionKeys}); null when off
@@ -63,6 +65,7 @@ record RepeaterConfig(
     OptionalLong epoch,
     int clientIoThreads,
     int juteMaxBuffer,
+    BatchingPolicy batching,
     Map<String, String> security,
     AdmissionSettings admission) {
 
@@ -76,6 +79,7 @@ record RepeaterConfig(
   static final String EPOCH = "epoch";
   static final String CLIENT_IO_THREADS = "clientIoThreads";
   static final String JUTE_MAX_BUFFER = "juteMaxBuffer";
+  static final String BATCHING = "batching";
   static final String ZOOKEEPER_USER = "zookeeper.user";
   static final String ZOOKEEPER_PASSWORD_FILE = "zookeeper.passwordFile";
 
@@ -122,7 +126,12 @@ record RepeaterConfig(
           new Setting(JUTE_MAX_BUFFER, Integer.toString(RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES),
               "The duplicates' jute.maxbuffer in bytes (" + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES + ".."
                   + Integer.MAX_VALUE + "; ZooKeeper's default unless the servers set it): a write too large for one "
-                  + "ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.")));
+                  + "ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced."),
+          new Setting(BATCHING, "adaptive",
+              "How long sequenced writes are held before they go to the duplicates, each of which applies the writes "
+                  + "it receives together as one ZooKeeper multi: 'adaptive' (the interval follows the write latency, "
+                  + "0.." + BatchingPolicy.DEFAULT_ADAPTIVE_MAX_INTERVAL_MICROS + " us), 'none' (flush at once), or a "
+                  + "fixed interval in microseconds (0.." + BatchingPolicy.MAX_INTERVAL_MICROS + ").")));
 
   /** {@code base}, then the security settings: TLS, who may write, the credential shown to plugins. */
   private static List<Setting> withSecurity(List<Setting> base) {
@@ -229,6 +238,14 @@ record RepeaterConfig(
         MAX_CLIENT_IO_THREADS);
     int juteMaxBuffer = (int) p.integer(JUTE_MAX_BUFFER, RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
         RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES, Integer.MAX_VALUE);
+    BatchingPolicy batching = BatchingPolicy.adaptive();
+    if (values.containsKey(BATCHING)) {
+      try {
+        batching = BatchingPolicy.parse(values.get(BATCHING));
+      } catch (IllegalArgumentException e) {
+        throw p.error(BATCHING, e.getMessage());
+      }
+    }
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (e.getKey().startsWith(DUPLICATE_PREFIX)) {
@@ -257,7 +274,7 @@ record RepeaterConfig(
     }
     AdmissionSettings admission = AdmissionKeys.parse(values, p::error);
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, security, admission);
+        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, security, admission);
   }
 
   /**
@@ -307,7 +324,8 @@ record RepeaterConfig(
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
             .clientIoThreads(clientIoThreads)
-            .juteMaxBuffer(juteMaxBuffer);
+            .juteMaxBuffer(juteMaxBuffer)
+            .batching(batching);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     if (admission != null) {

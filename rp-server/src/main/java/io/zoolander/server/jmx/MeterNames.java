@@ -61,6 +61,12 @@ public final class MeterNames {
   public static final String REPEATER_ADMISSION_OBSERVED_SLA = REPEATER_ADMISSION_PREFIX + "observed.sla";
   /** Prefix of the adaptive-batching meters (batch sizes, batching interval). */
   public static final String REPEATER_BATCH_PREFIX = "zoolander.repeater.batch.";
+  /** Distribution summary: sequenced writes flushed to the duplicates together. */
+  public static final String REPEATER_BATCH_SIZE = REPEATER_BATCH_PREFIX + "size";
+  /** Timer: from a batch's flush to the first ACK covering it (what the adaptive interval reacts to). */
+  public static final String REPEATER_BATCH_LATENCY = REPEATER_BATCH_PREFIX + "latency";
+  /** Gauge: the current batching interval, in microseconds. */
+  public static final String REPEATER_BATCH_INTERVAL = REPEATER_BATCH_PREFIX + "interval";
 
   // ------------------------------------------------------------------------------------------- plugin
 
@@ -93,6 +99,8 @@ public final class MeterNames {
   public static final String CLIENT_WRITE_SHED = "zoolander.client.write.shed";
   /** Counter: read retries the client's retry budget refused. */
   public static final String CLIENT_READ_RETRIES_DENIED = "zoolander.client.read.retries.denied";
+  /** Counter: planned-slowness announcements received from plugins (starts and ends). */
+  public static final String CLIENT_READ_PLANNED_SLOWNESS = "zoolander.client.read.plannedSlowness";
   /** Gauge: the current degree of concurrency C. */
   public static final String CLIENT_READ_CONCURRENCY = "zoolander.client.read.concurrency";
   /** Gauge, tag {@code tauMs}: the fraction of the client's recent operations completed within tau. */

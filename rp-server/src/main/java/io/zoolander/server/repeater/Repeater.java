@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.zoolander.client.Ticker;
 import io.zoolander.server.internal.jmx.RepeaterConsole;
+import io.zoolander.server.internal.repeater.BatchingController;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
@@ -278,6 +279,7 @@ public final class Repeater implements AutoCloseable {
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
     private RepeaterListener listener;
+    private BatchingPolicy batching = BatchingPolicy.adaptive();
     private TlsSettings tls;
     private AccessControl access = AccessControl.none();
     private Credential credential;
@@ -469,11 +471,20 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's included, {@link io.zoolander.server.jmx.MeterNames},
+     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's and batching's included, {@link io.zoolander.server.jmx.MeterNames},
      * {@code docs/operations.md}); default: none. They are removed from the registry when the repeater closes.
      */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
+      return this;
+    }
+
+    /**
+     * How long sequenced writes are held before they are flushed to the duplicates, each of which applies the writes it
+     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#adaptive()}: see docs/benchmarks.md).
+     */
+    public Builder batching(BatchingPolicy policy) {
+      this.batching = Objects.requireNonNull(policy, "batching must not be null");
       return this;
     }
 
@@ -552,11 +563,14 @@ public final class Repeater implements AutoCloseable {
       CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
           clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis, autoRejoin);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
+      RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
+      BatchingController batchingController = new BatchingController(batching, System::nanoTime, registry);
+      batchingController.meters().forEach(meters::register);
       RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
-          new RepeaterMeters(registry, slaTauMs));
+          meters, batchingController);
       if (admission != null) {
         AdmissionController controller = new AdmissionController(admission, sources.size(), Ticker.system(), registry);
-        controller.meters().forEach(core.meters()::register);
+        controller.meters().forEach(meters::register);
         core.admission(controller);
       }
       return new Repeater(core, mbeanServer, slaTauMs);

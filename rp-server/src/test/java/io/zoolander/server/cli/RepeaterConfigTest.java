@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.repeater.BatchingPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,11 +59,12 @@ class RepeaterConfigTest {
         "startTimeoutMs=9000",
         "epoch=42",
         "clientIoThreads=2",
-        "juteMaxBuffer=4194304") + "\n");
+        "juteMaxBuffer=4194304",
+        "batching=1000") + "\n");
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
         Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
-        4000, 9000, OptionalLong.of(42), 2, 4_194_304, Map.of(), null));
+        4000, 9000, OptionalLong.of(42), 2, 4_194_304, BatchingPolicy.fixed(1000), Map.of(), null));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -73,6 +75,8 @@ class RepeaterConfigTest {
     {"clientPort=70000", "clientPort: must be in 0..65535, was 70000"},
     {"clientPort=-1", "clientPort: must be in 0..65535, was -1"},
     {"logCapacity=0", "logCapacity: must be in 1..16777216, was 0"},
+    {"batching=fast", "batching: batching must be 'adaptive', 'none' or an interval in microseconds, not 'fast'"},
+    {"batching=-1", "batching: intervalMicros must be in [0, 100000], was -1"},
     {"logCapacity=1e6", "logCapacity: not an integer: '1e6'"},
     {"sessionTimeoutMs=0", "sessionTimeoutMs: must be in 1..3600000, was 0"},
     {"startTimeoutMs=10s", "startTimeoutMs: not an integer: '10s'"},
@@ -83,8 +87,8 @@ class RepeaterConfigTest {
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, and the security keys tls.*, auth.*,"
-        + " zookeeper.* and the admission control keys admission.* (--help lists them))"},
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, and the"
+        + " security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists them))"},
     {"admission.enabled=yes", "admission.enabled: must be true or false, was 'yes'"},
     {"admission.tauMs=5", "admission.tauMs: admission control is off: set admission.enabled=true or remove this line"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},

@@ -19,6 +19,7 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WirePipeline;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -84,6 +85,14 @@ final class FakePeer implements AutoCloseable {
 
     void send(Message message) {
         channel.writeAndFlush(message).syncUninterruptibly();
+    }
+
+    /** Sends {@code messages} with one flush, as the repeater sends a handoff's frames: one buffer, one read. */
+    void sendTogether(List<? extends Message> messages) {
+        for (Message message : messages) {
+            channel.write(message, channel.voidPromise());
+        }
+        channel.flush();
     }
 
     /** @return the next message received, which must be of {@code type}, waiting at most {@link #WAIT} */

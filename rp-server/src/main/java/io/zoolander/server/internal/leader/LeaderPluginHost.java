@@ -124,6 +124,19 @@ public final class LeaderPluginHost {
         }
     }
 
+    /** Tells the running plugin about background work of its server ({@link LeaderPlugin#backgroundWork}). */
+    public void backgroundWork(String what, boolean started) {
+        LeaderPlugin plugin = serving;
+        if (plugin == null) {
+            return;
+        }
+        try {
+            plugin.backgroundWork(what, started);
+        } catch (RuntimeException e) {
+            LOG.warn("Leader plugin failed on background work '{}' {}", what, started ? "starting" : "ending", e);
+        }
+    }
+
     private synchronized void serve(Term term, LeaderPlugin plugin) {
         if (active == term) {
             serving = plugin;

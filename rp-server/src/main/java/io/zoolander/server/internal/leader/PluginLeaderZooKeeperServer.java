@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.leader;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -32,6 +33,10 @@ import org.slf4j.LoggerFactory;
  *       ZooKeeper's connection threads); the plugin may have it held for a while first ({@link ClientRequestDelays},
  *       the anomaly injector's path for plain ZooKeeper clients). Requests forwarded by followers enter through
  *       {@code submitLearnerRequest} and are never held.</li>
+ *   <li>{@link #takeSnapshot(boolean, boolean)}: ZooKeeper's {@code SyncRequestProcessor} rolls the log and calls
+ *       {@code takeSnapshot()} on a "Snapshot Thread" of its own every {@code snapCount} transactions or so (and
+ *       {@code loadData} at start); the plugin hears when it starts and ends ({@link LeaderPlugin#backgroundWork}),
+ *       to announce planned slowness to its clients.</li>
  * </ul>
  */
 final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
@@ -62,6 +67,16 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
     @Override
     public void submitRequest(Request si) {
         delays.submit(si);
+    }
+
+    @Override
+    public File takeSnapshot(boolean syncSnap, boolean isSevere) throws IOException {
+        pluginHost.backgroundWork("snapshot", true);
+        try {
+            return super.takeSnapshot(syncSnap, isSevere);
+        } finally {
+            pluginHost.backgroundWork("snapshot", false);
+        }
     }
 
     @Override

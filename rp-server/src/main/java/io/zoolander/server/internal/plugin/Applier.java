@@ -8,12 +8,14 @@ import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +23,7 @@ import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -39,9 +42,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The plugin's state machine: applies SEQUENCED writes one at a time, in seq order, on one dedicated thread, and
- * serves reads in between. Everything it does with ZooKeeper goes through the plugin's own session; Netty's event
- * loops only hand messages over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
+ * The plugin's state machine: applies SEQUENCED writes in seq order, on one dedicated thread, and serves reads in
+ * between. Consecutive writes waiting together (received in one read, or queued while the applier was busy) are
+ * applied as batches, one ZooKeeper multi each ({@link Batch}), with the same outcome per write as the rules below.
+ * Everything it does with ZooKeeper goes through the plugin's own session; Netty's event loops only hand messages
+ * over ({@link #sequenced}, {@link #read}, {@link #fenced}) and never wait for ZooKeeper.
  *
  * <p>The rules are those of {@code docs/architecture.md}. For {@code SEQUENCED(epoch, seq)} against the recorded
  * {@code (state.epoch, appliedSeq)}:
@@ -100,6 +105,8 @@ final class Applier {
     private final AnomalyInjector anomalies;
     private final ScheduledExecutorService executor;
     private final AtomicInteger queued = new AtomicInteger();
+    /** SEQUENCED received and not yet taken by the applier: everything there when it starts is one run of batches. */
+    private final ConcurrentLinkedQueue<Received> inbox = new ConcurrentLinkedQueue<>();
     private final Set<Channel> paused = ConcurrentHashMap.newKeySet();
     private volatile Snapshot snapshot;
     private volatile boolean stopped;
@@ -127,8 +134,12 @@ final class Applier {
     private final PriorityQueue<WaitingRead> waiting =
             new PriorityQueue<>(Comparator.comparingLong((WaitingRead w) -> w.read().minSeq()));
     private int failures;
+    private long lastStalledSeq = -1;
 
     private record Held(Channel from, Message.Sequenced message) {
+    }
+
+    private record Received(Channel from, List<Message.Sequenced> messages) {
     }
 
     private record WaitingRead(Channel channel, Message.Read read, long deadlineNanos) {
@@ -190,9 +201,13 @@ final class Applier {
         return duplicateRequests;
     }
 
-    /** A repeater sent {@code message} on {@code from}. Any thread; never blocks. */
-    void sequenced(Channel from, Message.Sequenced message) {
-        submit(from, () -> onSequenced(from, message));
+    /**
+     * A repeater sent {@code messages} on {@code from}, in this order, together (one read of its connection): the
+     * consecutive ones among them are applied as batches ({@link Batch}). Any thread; never blocks.
+     */
+    void sequenced(Channel from, List<Message.Sequenced> messages) {
+        inbox.add(new Received(from, messages));
+        submit(from, this::drainInbox);
     }
 
     /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
@@ -317,13 +332,33 @@ final class Applier {
     // ---------------------------------------------------------------------------------------------
     // Writes.
 
-    private void onSequenced(Channel from, Message.Sequenced message) throws InterruptedException {
+    /**
+     * Takes every SEQUENCED received so far (while the applier was busy, several reads' worth may have queued up), so
+     * consecutive writes from one connection go into one batch however they arrived; later drain tasks find the inbox
+     * empty.
+     */
+    private void drainInbox() throws InterruptedException {
+        Received first = inbox.poll();
+        while (first != null) {
+            List<Message.Sequenced> run = new ArrayList<>(first.messages());
+            Received next = inbox.poll();
+            while (next != null && next.from() == first.from()) {
+                run.addAll(next.messages());
+                next = inbox.poll();
+            }
+            onSequenced(first.from(), run);
+            first = next;
+        }
+    }
+
+    private void onSequenced(Channel from, List<Message.Sequenced> messages) throws InterruptedException {
         if (mode != DuplicateState.ACTIVE || install != null) {
-            LOG.debug("Duplicate {} is {}: ignoring seq {}", duplicateId, mode, message.seq());
+            LOG.debug("Duplicate {} is {}: ignoring seq {}..{}", duplicateId, mode, messages.get(0).seq(),
+                    messages.get(messages.size() - 1).seq());
             return;
         }
         long before = appliedSeq;
-        handle(from, message);
+        applyRun(from, messages);
         drainHeld();
         if (appliedSeq > before) {
             Message.Ack ack = ack();
@@ -374,8 +409,182 @@ final class Applier {
         }
     }
 
+    // ---------------------------------------------------------------------------------------------
+    // Batches: consecutive writes received together, applied as one multi (see Batch).
+
+    /** Handles {@code messages} in order, the consecutive writes among them in batches. */
+    private void applyRun(Channel from, List<Message.Sequenced> messages) throws InterruptedException {
+        int i = 0;
+        while (i < messages.size() && mode == DuplicateState.ACTIVE) {
+            int end = batchEnd(messages, i);
+            int handled = end - i >= 2 ? applyBatch(from, messages.subList(i, end)) : 0;
+            if (handled > 0) {
+                i += handled;
+            } else if (handled == 0) {
+                handle(from, messages.get(i));
+                i++;
+            }
+            // handled < 0: the state was read again; evaluate from i again
+        }
+    }
+
+    /** @return the end (exclusive) of the writes from {@code start} that are next in seq, of one current epoch */
+    private int batchEnd(List<Message.Sequenced> messages, int start) {
+        Message.Sequenced first = messages.get(start);
+        if (first.seq() != appliedSeq + 1 || first.epoch() < epoch) {
+            return start;
+        }
+        int end = start + 1;
+        while (end < messages.size() && end - start < Batch.MAX_BATCH_WRITES
+                && messages.get(end).seq() == messages.get(end - 1).seq() + 1
+                && messages.get(end).epoch() == first.epoch()) {
+            end++;
+        }
+        return end;
+    }
+
+    /**
+     * Applies a leading part of {@code run} (at least two writes, the first at {@code appliedSeq + 1}) as one multi.
+     *
+     * @return how many writes were applied and replied to; 0 if the first write must be handled alone; negative if the
+     *     state was read again after a ZooKeeper failure and the writes must be evaluated again
+     */
+    private int applyBatch(Channel from, List<Message.Sequenced> run) throws InterruptedException {
+        for (Message.Sequenced write : run) {
+            stall(write.seq());
+        }
+        ZooKeeper zk = session.zk();
+        Map<Long, ClientTable.Known> known = new HashMap<>();
+        Map<String, Stat> stats;
+        ResultPredictor.BatchPrediction prediction;
+        try {
+            for (Message.Sequenced write : run) {
+                if (!known.containsKey(write.clientId())) {
+                    known.put(write.clientId(), clients.get(zk, write.clientId()));
+                }
+            }
+            run = run.subList(0, Batch.admissible(znodes, run, known));
+            if (run.size() < 2) {
+                return 0;
+            }
+            List<Op> all = new ArrayList<>();
+            for (Message.Sequenced write : run) {
+                all.addAll(write.ops());
+            }
+            stats = readStats(zk, predictor.statsNeeded(all));
+            prediction = predictor.predictEach(Batch.opsOf(run), stats);
+        } catch (KeeperException | IllegalArgumentException e) {
+            return 0; // the one-at-a-time path meets it again and recovers (or fences)
+        }
+        Batch batch = null;
+        int size = Math.min(run.size(), prediction.results().size()); // a write expected to fail goes alone
+        while (size >= 2) {
+            if (size < prediction.results().size() || size < run.size()) {
+                run = run.subList(0, size);
+                prediction = predictor.predictEach(Batch.opsOf(run), stats); // the tree after exactly these writes
+            }
+            BookkeepingState next = new BookkeepingState(Math.max(run.get(0).epoch(), epoch),
+                    run.get(run.size() - 1).seq());
+            batch = Batch.plan(znodes, acl, clients, run, known, prediction.results(), next, stateVersion);
+            if (batch.fits(BinaryInputArchive.maxBuffer)) {
+                break;
+            }
+            batch = null;
+            size /= 2; // too large for one request (jute.maxbuffer): halve
+        }
+        if (batch == null) {
+            return 0;
+        }
+        List<org.apache.zookeeper.OpResult> done;
+        try {
+            done = zk.multi(batch.multi());
+        } catch (KeeperException e) {
+            int failing = batch.writeOf(e.getResults());
+            if (failing < 0) {
+                return recoverBatch(e, batch.writes());
+            }
+            // An application op failed: nothing changed. The writes before it go as a smaller batch, it goes alone.
+            predictor.learn(stats);
+            LOG.debug("Duplicate {}: batch {}..{}: write seq {} fails; splitting", duplicateId, run.get(0).seq(),
+                    run.get(run.size() - 1).seq(), run.get(failing).seq());
+            return failing >= 2 ? applyBatch(from, run.subList(0, failing)) : 0;
+        } catch (IllegalArgumentException e) {
+            return 0; // refused by the ZooKeeper client's own validation: the one-at-a-time path fails it alone
+        }
+        BookkeepingState next = new BookkeepingState(Math.max(run.get(0).epoch(), epoch),
+                run.get(run.size() - 1).seq());
+        advance(next, ZkOps.stateVersion(done));
+        for (int i = 0; i < batch.clientIds().size(); i++) {
+            long clientId = batch.clientIds().get(i);
+            clients.updated(clientId, batch.record(clientId), Batch.clientVersion(done, i));
+        }
+        List<List<OpResult>> results = batch.results(znodes, done);
+        if (results.equals(batch.predicted())) {
+            predictor.applied(prediction.after());
+        } else {
+            predictor.forget();
+            LOG.error("Duplicate {}: batch {}..{}: the predicted results {} differ from the actual {}; correcting the"
+                    + " client records", duplicateId, run.get(0).seq(), run.get(run.size() - 1).seq(),
+                    batch.predicted(), results);
+            correctBatchRecords(zk, batch, known, results);
+        }
+        failures = 0;
+        for (int i = 0; i < run.size(); i++) {
+            recent.applied(run.get(i));
+            reply(run.get(i), run.get(i).seq(), results.get(i));
+        }
+        return run.size();
+    }
+
+    /**
+     * After a ZooKeeper failure applying a batch: as {@link #recover}, and every write of it that a lost attempt did
+     * apply gets the outcome its client record holds.
+     *
+     * @return -1: the writes must be evaluated again
+     */
+    private int recoverBatch(KeeperException e, List<Message.Sequenced> run) throws InterruptedException {
+        long before = appliedSeq;
+        recover(e, run.get(0));
+        for (Message.Sequenced write : run.subList(1, run.size())) {
+            if (write.seq() <= appliedSeq && write.seq() > before) {
+                replyFromRecord(write);
+            }
+        }
+        return -1;
+    }
+
+    /** As {@link #correctRecord}, for every client of a batch whose results were mispredicted. */
+    private void correctBatchRecords(ZooKeeper zk, Batch batch, Map<Long, ClientTable.Known> known,
+            List<List<OpResult>> results) throws InterruptedException {
+        Map<Long, ClientRecord> corrected = new LinkedHashMap<>();
+        for (int i = 0; i < batch.writes().size(); i++) {
+            Message.Sequenced write = batch.writes().get(i);
+            ClientRecord base = corrected.containsKey(write.clientId()) ? corrected.get(write.clientId())
+                    : known.get(write.clientId()).record();
+            corrected.put(write.clientId(), ClientTable.after(base, write.requestId(), write.seq(), results.get(i)));
+        }
+        for (Map.Entry<Long, ClientRecord> e : corrected.entrySet()) {
+            if (e.getValue().equals(batch.record(e.getKey()))) {
+                continue;
+            }
+            try {
+                ClientTable.Known current = clients.get(zk, e.getKey());
+                Stat stat = zk.setData(znodes.client(e.getKey()), e.getValue().encode(), current.version());
+                clients.updated(e.getKey(), e.getValue(), stat.getVersion());
+            } catch (KeeperException ex) {
+                LOG.warn("Duplicate {}: cannot correct the record of client {}: {}", duplicateId, e.getKey(),
+                        ex.code());
+                clients.clear();
+            }
+        }
+    }
+
     /** The anomaly injector hit the write {@code seq}: stall the applier, as a GC pause or an fsync stall would. */
     private void stall(long seq) throws InterruptedException {
+        if (seq <= lastStalledSeq) {
+            return; // stalled already, when a batch holding it was tried
+        }
+        lastStalledSeq = seq;
         long delayMs = anomalies.writeDelayMs(seq);
         if (delayMs > 0) {
             LOG.debug("Duplicate {}: injected anomaly: stalling {} ms before seq {}", duplicateId, delayMs, seq);

@@ -13,6 +13,8 @@ import io.zoolander.wire.WireException;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
     private final ServerAuth auth;
     private Role role; // null until HELLO (and, for a role that authenticates, until AUTH verifies)
     private boolean closing; // an ERROR that closes was sent: nothing more the peer sends counts
+    private final List<Message.Sequenced> received = new ArrayList<>();
 
     ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers) {
         this(duplicateId, status, applier, peers, new ServerAuth(AccessControl.none()));
@@ -75,8 +78,11 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
             return;
         }
         if (message instanceof Message.Sequenced sequenced && role == Role.REPEATER) {
-            applier.sequenced(ctx.channel(), sequenced);
-        } else if (message instanceof Message.Retransmit request && role == Role.REPEATER) {
+            received.add(sequenced); // handed over at the end of this read, together: see channelReadComplete
+            return;
+        }
+        handOverSequenced(ctx);
+        if (message instanceof Message.Retransmit request && role == Role.REPEATER) {
             applier.recentWritesRequested(ctx.channel(), request);
         } else if (message instanceof Message.TransferRequest request && role == Role.REPEATER) {
             applier.transferRequested(ctx.channel(), request);
@@ -89,6 +95,23 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
         } else {
             ctx.writeAndFlush(new Message.Error(ErrorCode.UNEXPECTED_MESSAGE, requestIdOf(message), 0,
                     "the plugin does not accept " + message.getClass().getSimpleName() + " from a " + role));
+        }
+    }
+
+    /**
+     * The SEQUENCED frames of one read (the repeater writes a handoff's frames as one buffer) go to the applier as one
+     * list, so it can apply consecutive writes as one batch ({@link Batch}).
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        handOverSequenced(ctx);
+        ctx.fireChannelReadComplete();
+    }
+
+    private void handOverSequenced(ChannelHandlerContext ctx) {
+        if (!received.isEmpty()) {
+            applier.sequenced(ctx.channel(), List.copyOf(received));
+            received.clear();
         }
     }
 

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Consumer;
 
 /**
  * The plugin's connected peers that it sends to unasked: repeaters (ACK) and clients (REPLY). Thread-safe: Netty's
@@ -15,6 +16,16 @@ final class Peers {
 
     private final Set<Channel> repeaters = ConcurrentHashMap.newKeySet();
     private final ConcurrentMap<Long, Channel> clients = new ConcurrentHashMap<>();
+    private final Consumer<Channel> clientAdded;
+
+    Peers() {
+        this(channel -> { });
+    }
+
+    /** @param clientAdded told of every client connection registered, on its event loop */
+    Peers(Consumer<Channel> clientAdded) {
+        this.clientAdded = clientAdded;
+    }
 
     void addRepeater(Channel channel) {
         repeaters.add(channel);
@@ -25,11 +36,17 @@ final class Peers {
     void addClient(long clientId, Channel channel) {
         clients.put(clientId, channel);
         channel.closeFuture().addListener(f -> clients.remove(clientId, channel));
+        clientAdded.accept(channel);
     }
 
     /** @return the live repeater connections */
     Collection<Channel> repeaters() {
         return Collections.unmodifiableSet(repeaters);
+    }
+
+    /** @return the live client connections */
+    Collection<Channel> clients() {
+        return Collections.unmodifiableCollection(clients.values());
     }
 
     /** @return the connection for {@code clientId}'s REPLYs, or null */

@@ -109,6 +109,41 @@ final class ResultPredictor {
      */
     Prediction predict(List<Op> ops, Map<String, Stat> stats) {
         Map<String, Node> tree = new HashMap<>();
+        return new Prediction(replay(ops, tree, stats), tree);
+    }
+
+    /**
+     * Predicts consecutive writes applied together in one multi (a batch, see {@link Batch}): each write sees the tree
+     * the writes before it leave.
+     *
+     * @param stats the stat of every znode {@link #statsNeeded} named for all the writes' ops together
+     * @return the results of each write, as many as could be predicted (the first write whose multi cannot succeed
+     *     as far as the known stats tell, and those after it, have none); {@link BatchPrediction#after} is the tree
+     *     after all the writes, valid only if every write was predicted
+     */
+    BatchPrediction predictEach(List<List<Op>> writes, Map<String, Stat> stats) {
+        Map<String, Node> tree = new HashMap<>();
+        List<List<OpResult>> results = new ArrayList<>(writes.size());
+        for (List<Op> ops : writes) {
+            List<OpResult> one = replay(ops, tree, stats);
+            if (one == null) {
+                break;
+            }
+            results.add(one);
+        }
+        return new BatchPrediction(results, new Prediction(null, tree));
+    }
+
+    /**
+     * The results of a batch's writes and the prediction whose {@link Prediction#after} {@link #applied} takes.
+     *
+     * @param results one list per write predicted, in order
+     */
+    record BatchPrediction(List<List<OpResult>> results, Prediction after) {
+    }
+
+    /** Replays {@code ops} on {@code tree}; null if the multi cannot succeed as far as the known stats tell. */
+    private List<OpResult> replay(List<Op> ops, Map<String, Node> tree, Map<String, Stat> stats) {
         List<OpResult> results = new ArrayList<>(ops.size());
         for (Op op : ops) {
             if (op instanceof Op.Create c) {
@@ -117,7 +152,7 @@ final class ResultPredictor {
                 String created = znode;
                 if (c.mode().isSequential()) {
                     if (parent == null) {
-                        return new Prediction(null, tree);
+                        return null;
                     }
                     created = znode + String.format(Locale.ENGLISH, "%010d", parent.cversion);
                 }
@@ -135,7 +170,7 @@ final class ResultPredictor {
                 } else if (node != null) {
                     version = node.version + 1;
                 } else {
-                    return new Prediction(null, tree);
+                    return null;
                 }
                 if (node != null) {
                     node.version = version;
@@ -150,7 +185,7 @@ final class ResultPredictor {
                 results.add(new OpResult.Checked());
             }
         }
-        return new Prediction(results, tree);
+        return results;
     }
 
     /** The multi of {@code prediction} applied and its results were as predicted: remember the nodes it changed. */

@@ -174,7 +174,7 @@ final class ZkOps {
         return out;
     }
 
-    private static OpResult toWire(Znodes znodes, org.apache.zookeeper.OpResult r) {
+    static OpResult toWire(Znodes znodes, org.apache.zookeeper.OpResult r) {
         if (r instanceof org.apache.zookeeper.OpResult.CreateResult c) {
             return new OpResult.Created(znodes.toApplicationPath(c.getPath()));
         } else if (r instanceof org.apache.zookeeper.OpResult.SetDataResult s) {

@@ -61,6 +61,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     private volatile boolean stopped;
     private volatile PluginMeters meters;
     private volatile RegisteredMBean mbean;
+    private volatile Peers peers;
+    private volatile PlannedSlowness slowness;
 
     /** A plugin for one leadership term, configured when it starts. */
     public ZoolanderPlugin() {
@@ -93,13 +95,17 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         AnomalyInjector injector = new AnomalyInjector(cfg.duplicateId(), znodes.anomaly());
         anomalies = injector;
         injector.watch(zk);
-        Peers peers = new Peers();
+        PlannedSlowness announcer = new PlannedSlowness(cfg.duplicateId(),
+                PlannedSlowness.maxDurationMs(context.properties()), System::nanoTime);
+        Peers peers = new Peers(announcer::clientConnected);
         PluginMeters pluginMeters = new PluginMeters(Metrics.globalRegistry, cfg.duplicateId(), context.serverId());
         meters = pluginMeters;
         pluginMeters.watch(this);
         Applier app = new Applier(cfg, own, peers, this::renewSession, injector, state, stat.getVersion(), sec.acl(),
                 pluginMeters);
         applier = app;
+        this.peers = peers;
+        slowness = announcer;
         if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
             app.fenced("a state transfer was interrupted while installing (" + znodes.transferMarker() + " is present):"
                     + " the data root is neither the old one nor the new one until a state transfer completes");
@@ -210,6 +216,16 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             return 0;
         }
         return injector.clientRequestDelayMs(sessionId, xid, write);
+    }
+
+    /** Planned slowness: the server's snapshot starts or ends; the clients are told (see {@link PlannedSlowness}). */
+    @Override
+    public void backgroundWork(String what, boolean started) {
+        PlannedSlowness announcer = slowness;
+        Peers connected = peers;
+        if (announcer != null && connected != null && !stopped) {
+            announcer.backgroundWork(what, started, connected.clients());
+        }
     }
 
     @Override

@@ -112,6 +112,7 @@ public final class RepeaterCore implements AutoCloseable {
   static final int MAX_RUN_BYTES = 64 * 1024;
 
   private final CoreConfig config;
+  private final BatchingController batching;
   private final LinkSecurity security;
   private final RepeaterListener listener;
   private final List<DuplicateSource> sources;
@@ -165,12 +166,17 @@ public final class RepeaterCore implements AutoCloseable {
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
       LinkSecurity security) {
     this(config, sources, listener, security,
-        new RepeaterMeters(new CompositeMeterRegistry(), RepeaterSettings.DEFAULT_SLA_TAU_MS));
+        new RepeaterMeters(new CompositeMeterRegistry(), RepeaterSettings.DEFAULT_SLA_TAU_MS),
+        BatchingController.none());
   }
 
-  /** @param meters where the repeater's meters go; closed with the repeater (its meters are removed) */
+  /**
+   * @param meters where the repeater's meters go; closed with the repeater (its meters are removed)
+   * @param batching how long to hold sequenced writes before flushing them to the plugins (see BatchingPolicy)
+   */
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener,
-      LinkSecurity security, RepeaterMeters meters) {
+      LinkSecurity security, RepeaterMeters meters, BatchingController batching) {
+    this.batching = batching;
     this.security = security;
     this.meters = meters;
     this.config = config;
@@ -1123,7 +1129,12 @@ public final class RepeaterCore implements AutoCloseable {
   private void scheduleFlush() {
     if (!flushScheduled) {
       flushScheduled = true;
-      loop.execute(flushTask);
+      long waitNanos = batching.intervalNanos();
+      if (waitNanos == 0) {
+        loop.execute(flushTask);
+      } else {
+        loop.schedule(flushTask, waitNanos, TimeUnit.NANOSECONDS); // the writes until then go as one batch
+      }
     }
   }
 
@@ -1133,6 +1144,7 @@ public final class RepeaterCore implements AutoCloseable {
     for (int i = 0; i < links.size(); i++) {
       links.get(i).flushIfDirty();
     }
+    batching.flushed(log.lastSeq());
   }
 
   // ------------------------------------------------------------------------------------------- for links (on loop)
@@ -1181,6 +1193,7 @@ public final class RepeaterCore implements AutoCloseable {
       }
     }
     highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;
+    batching.acked(highest);
     log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
     resumeClientsIfCaughtUp();
   }
