@@ -497,7 +497,9 @@ final class Applier {
         }
         List<org.apache.zookeeper.OpResult> done;
         try {
+            long startNanos = System.nanoTime();
             done = zk.multi(batch.multi());
+            meters.applied(System.nanoTime() - startNanos);
         } catch (KeeperException e) {
             int failing = batch.writeOf(e.getResults());
             if (failing < 0) {
