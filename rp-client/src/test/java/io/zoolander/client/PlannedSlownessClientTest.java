@@ -70,7 +70,7 @@ class PlannedSlownessClientTest {
   }
 
   private void awaitAnnouncements(int count) throws InterruptedException {
-    await(() -> meters.get("zoolander.client.read.plannedSlowness").counter().count() >= count);
+    await(() -> meters.get("zoolander.client.read.planned.slowness").counter().count() >= count);
   }
 
   private static void await(BooleanSupplier condition) throws InterruptedException {

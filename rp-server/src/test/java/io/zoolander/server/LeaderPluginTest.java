@@ -128,9 +128,11 @@ class LeaderPluginTest {
                 .startTimeout(WAIT);
     }
 
+    /** Waits until the plugin on {@code serverId} holds the leader znode and has recorded its start (it does so after). */
     private void awaitLeaderZnode(int serverId) throws InterruptedException {
-        Await.until(WAIT, LeaderZnodePluginFactory.LEADER_PATH + " holds " + serverId,
-                () -> new String(readLeaderZnode(), StandardCharsets.UTF_8).equals(Integer.toString(serverId)),
+        Await.until(WAIT, LeaderZnodePluginFactory.LEADER_PATH + " holds " + serverId + " and its plugin recorded start",
+                () -> new String(readLeaderZnode(), StandardCharsets.UTF_8).equals(Integer.toString(serverId))
+                        && PluginEvents.count(ensemble.dataDir(serverId), "start") >= 1,
                 this::diagnostics);
     }
 

@@ -60,7 +60,7 @@ final class ClientMetrics {
         .description("Read retries not sent: the retry budget had no token").register(registry);
     inconsistencies = Counter.builder("zoolander.client.inconsistencies")
         .description("Replies for the same seq that differ between duplicates").register(registry);
-    plannedSlowness = Counter.builder("zoolander.client.read.plannedSlowness")
+    plannedSlowness = Counter.builder("zoolander.client.read.planned.slowness")
         .description("Planned-slowness announcements received (starts and ends): a duplicate doing background work is"
             + " left out of the read set").register(registry);
     writeLatency = Timer.builder("zoolander.client.write.latency").description("Time to the first reply of a write")

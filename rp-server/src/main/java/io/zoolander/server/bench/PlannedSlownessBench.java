@@ -113,7 +113,7 @@ public final class PlannedSlownessBench {
         Histogram reads = r.classes().get(0).histogram();
         return new Row(announced, r.achievedRatePerSec(), reads.getValueAtPercentile(50),
             reads.getValueAtPercentile(99), reads.getValueAtPercentile(99.9), reads.getMaxValue(), r.failed(),
-            (long) meters.get("zoolander.client.read.plannedSlowness").counter().count());
+            (long) meters.get("zoolander.client.read.planned.slowness").counter().count());
       }
     }
   }

@@ -166,6 +166,9 @@ final class BenchCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
     String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    if ((admission ? 1 : 0) + (batching ? 1 : 0) + (plannedSlowness ? 1 : 0) > 1) {
+      throw new CliException("--admission, --batching and --planned-slowness are separate benchmarks: choose one");
+    }
     if (admission) {
       AdmissionBench.Settings admissionSettings;
       try {

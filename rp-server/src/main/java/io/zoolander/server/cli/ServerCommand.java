@@ -110,6 +110,11 @@ final class ServerCommand implements Callable<Integer> {
               "Most applied writes kept in memory (also at most " + ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES
                   + " bytes), so that a new repeater can recover from this duplicate the writes other duplicates"
                   + " missed when the old repeater died; 0 keeps none."),
+          new Entry(ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_KEY,
+              Long.toString(ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_DEFAULT),
+              "Planned slowness: the plugin tells its clients when its server starts a snapshot and when it ends, and"
+                  + " they read from other duplicates meanwhile; this bounds how long a client keeps it out if the end"
+                  + " is lost. 0 announces nothing."),
           new Entry(ZoolanderPeerMain.STOP_TIMEOUT_KEY, Long.toString(PluginSettings.DEFAULT_STOP_TIMEOUT.toMillis()),
               "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops.")));
 

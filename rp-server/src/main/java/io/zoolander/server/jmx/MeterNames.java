@@ -100,7 +100,7 @@ public final class MeterNames {
   /** Counter: read retries the client's retry budget refused. */
   public static final String CLIENT_READ_RETRIES_DENIED = "zoolander.client.read.retries.denied";
   /** Counter: planned-slowness announcements received from plugins (starts and ends). */
-  public static final String CLIENT_READ_PLANNED_SLOWNESS = "zoolander.client.read.plannedSlowness";
+  public static final String CLIENT_READ_PLANNED_SLOWNESS = "zoolander.client.read.planned.slowness";
   /** Gauge: the current degree of concurrency C. */
   public static final String CLIENT_READ_CONCURRENCY = "zoolander.client.read.concurrency";
   /** Gauge, tag {@code tauMs}: the fraction of the client's recent operations completed within tau. */

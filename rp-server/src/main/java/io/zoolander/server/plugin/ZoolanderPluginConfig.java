@@ -152,6 +152,14 @@ public record ZoolanderPluginConfig(
     /** Bound on the bytes of the applied writes kept (paths and data, estimated), whatever their count. */
     public static final long RECENT_WRITES_MAX_BYTES = 32L * 1024 * 1024;
 
+    /**
+     * Key of the longest background work (a snapshot) the plugin announces to clients as planned slowness, in ms; 0
+     * announces nothing.
+     */
+    public static final String PLANNED_SLOWNESS_MAX_MS_KEY = "zoolander.plugin.plannedSlownessMaxMs";
+    /** Default: a snapshot of a small tree takes well under a second. */
+    public static final long PLANNED_SLOWNESS_MAX_MS_DEFAULT = 5_000;
+
     /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
     public static final long MAX_TIMEOUT_MS = 3_600_000;
 

@@ -59,4 +59,12 @@ class BenchAdmissionCommandTest {
     assertThat(delay.exit()).isNotZero();
     assertThat(delay.err()).contains("admission write delay must be in (0, 1000] ms").hasLineCount(1);
   }
+
+  @Test
+  void theScenarioFlagsExcludeEachOther() {
+    Run both = run("bench", "--admission", "--batching");
+    assertThat(both.exit()).isNotZero();
+    assertThat(both.err().strip())
+        .isEqualTo("zoolander: --admission, --batching and --planned-slowness are separate benchmarks: choose one");
+  }
 }

@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.WireSettings;
 import java.util.Collection;
@@ -22,9 +23,8 @@ final class PlannedSlowness {
     private static final Logger LOG = LoggerFactory.getLogger(PlannedSlowness.class);
 
     /** Plugin setting: the longest background work announced, in ms; 0 announces nothing. */
-    static final String MAX_MS_KEY = "zoolander.plugin.plannedSlownessMaxMs";
-    /** Default of {@link #MAX_MS_KEY}: a snapshot of a small tree takes well under a second. */
-    static final long MAX_MS_DEFAULT = 5_000;
+    static final String MAX_MS_KEY = ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_KEY;
+    static final long MAX_MS_DEFAULT = ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_DEFAULT;
 
     private final int duplicateId;
     private final long maxDurationMs;
