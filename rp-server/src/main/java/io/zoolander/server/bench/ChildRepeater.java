@@ -2,6 +2,7 @@ package io.zoolander.server.bench;
 
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.internal.testing.RepeaterChildMain;
+import io.zoolander.server.internal.testing.ThisClassPath;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -71,7 +72,7 @@ final class ChildRepeater implements AutoCloseable {
         "-Djava.rmi.server.hostname=127.0.0.1",
         "-Dcom.sun.management.jmxremote.authenticate=false",
         "-Dcom.sun.management.jmxremote.ssl=false",
-        "-cp", System.getProperty("java.class.path"),
+        "-cp", ThisClassPath.absolute(),
         RepeaterChildMain.class.getName(), "repeater", "--config", config.toString()));
     Path stdout = dir.resolve("repeater.out");
     Process process = new ProcessBuilder(command)

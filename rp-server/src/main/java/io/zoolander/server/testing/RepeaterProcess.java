@@ -2,6 +2,7 @@ package io.zoolander.server.testing;
 
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.internal.testing.RepeaterChildMain;
+import io.zoolander.server.internal.testing.ThisClassPath;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
@@ -76,7 +77,7 @@ public final class RepeaterProcess implements AutoCloseable {
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(config.jvmArgs);
     command.add("-cp");
-    command.add(config.classpath != null ? config.classpath : System.getProperty("java.class.path"));
+    command.add(config.classpath != null ? config.classpath : ThisClassPath.absolute());
     command.add(RepeaterChildMain.class.getName());
     command.add("repeater");
     command.add("--config");

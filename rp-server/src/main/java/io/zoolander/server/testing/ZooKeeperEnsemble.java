@@ -5,6 +5,7 @@ import io.zoolander.server.internal.testing.EnsembleChildMain;
 import io.zoolander.server.internal.testing.FourLetterWords;
 import io.zoolander.server.internal.testing.InProcessPeer;
 import io.zoolander.server.internal.testing.Ports;
+import io.zoolander.server.internal.testing.ThisClassPath;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import io.zoolander.wire.Znodes;
@@ -104,7 +105,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
                 : Files.createDirectories(builder.baseDir.toAbsolutePath());
         this.deleteOnClose = builder.deleteOnClose;
         this.jvmArgs = List.copyOf(builder.jvmArgs);
-        this.classpath = builder.classpath != null ? builder.classpath : System.getProperty("java.class.path");
+        this.classpath = builder.classpath != null ? builder.classpath : ThisClassPath.absolute();
         this.startTimeout = builder.startTimeout;
         List<Server> list = new ArrayList<>();
         for (int id = 1; id <= builder.servers; id++) {
