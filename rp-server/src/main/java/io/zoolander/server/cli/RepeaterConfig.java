@@ -50,6 +50,8 @@ import org.apache.zookeeper.client.ConnectStringParser;
  * @param clientIoThreads threads reading client connections
  * @param juteMaxBuffer the duplicates' {@code jute.maxbuffer}, in bytes
  * @param batching how long sequenced writes are held before they are flushed to the duplicates
+ * @param autoRejoin whether a duplicate that comes back needing writes the log no longer holds rejoins by state
+ *     transfer by itself
  * @param security the security entries ({@code tls.*}, {@code auth.*}, {@code zookeeper.*}) as written, validated;
  *     empty when off
  * @param admission admission control from the {@code admission.*} entries ({@link AdmissionKeys}); null when off
@@ -66,6 +68,7 @@ record RepeaterConfig(
     int clientIoThreads,
     int juteMaxBuffer,
     BatchingPolicy batching,
+    boolean autoRejoin,
     Map<String, String> security,
     AdmissionSettings admission) {
 
@@ -80,6 +83,7 @@ record RepeaterConfig(
   static final String CLIENT_IO_THREADS = "clientIoThreads";
   static final String JUTE_MAX_BUFFER = "juteMaxBuffer";
   static final String BATCHING = "batching";
+  static final String AUTO_REJOIN = "autoRejoin";
   static final String ZOOKEEPER_USER = "zookeeper.user";
   static final String ZOOKEEPER_PASSWORD_FILE = "zookeeper.passwordFile";
 
@@ -131,7 +135,11 @@ record RepeaterConfig(
               "How long sequenced writes are held before they go to the duplicates, each of which applies the writes "
                   + "it receives together as one ZooKeeper multi: 'adaptive' (the interval follows the write latency, "
                   + "0.." + BatchingPolicy.DEFAULT_ADAPTIVE_MAX_INTERVAL_MICROS + " us), 'none' (flush at once), or a "
-                  + "fixed interval in microseconds (0.." + BatchingPolicy.MAX_INTERVAL_MICROS + ").")));
+                  + "fixed interval in microseconds (0.." + BatchingPolicy.MAX_INTERVAL_MICROS + ")."),
+          new Setting(AUTO_REJOIN, Boolean.toString(RepeaterSettings.DEFAULT_AUTO_REJOIN),
+              "Whether a duplicate that comes back needing writes the log no longer holds (or whose plugin reports "
+                  + "itself fenced) rejoins by state transfer by itself; 'false' leaves it fenced until an operator "
+                  + "rejoins it (JMX console or Repeater.rejoin).")));
 
   /** {@code base}, then the security settings: TLS, who may write, the credential shown to plugins. */
   private static List<Setting> withSecurity(List<Setting> base) {
@@ -246,6 +254,14 @@ record RepeaterConfig(
         throw p.error(BATCHING, e.getMessage());
       }
     }
+    boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
+    if (values.containsKey(AUTO_REJOIN)) {
+      String value = values.get(AUTO_REJOIN);
+      if (!value.equals("true") && !value.equals("false")) {
+        throw p.error(AUTO_REJOIN, "must be true or false, was '" + value + "'");
+      }
+      autoRejoin = Boolean.parseBoolean(value);
+    }
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (e.getKey().startsWith(DUPLICATE_PREFIX)) {
@@ -274,7 +290,7 @@ record RepeaterConfig(
     }
     AdmissionSettings admission = AdmissionKeys.parse(values, p::error);
     return new RepeaterConfig(clientHost, clientPort, duplicates, basePath, logCapacity, sessionTimeoutMs,
-        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, security, admission);
+        startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin, security, admission);
   }
 
   /**
@@ -325,7 +341,8 @@ record RepeaterConfig(
             .startTimeout(Duration.ofMillis(startTimeoutMs))
             .clientIoThreads(clientIoThreads)
             .juteMaxBuffer(juteMaxBuffer)
-            .batching(batching);
+            .batching(batching)
+            .autoRejoin(autoRejoin);
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     if (admission != null) {

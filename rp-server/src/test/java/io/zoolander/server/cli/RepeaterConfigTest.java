@@ -60,11 +60,12 @@ class RepeaterConfigTest {
         "epoch=42",
         "clientIoThreads=2",
         "juteMaxBuffer=4194304",
-        "batching=1000") + "\n");
+        "batching=1000",
+        "autoRejoin=false") + "\n");
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
         Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
-        4000, 9000, OptionalLong.of(42), 2, 4_194_304, BatchingPolicy.fixed(1000), Map.of(), null));
+        4000, 9000, OptionalLong.of(42), 2, 4_194_304, BatchingPolicy.fixed(1000), false, Map.of(), null));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -87,8 +88,10 @@ class RepeaterConfigTest {
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
     {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, and the"
-        + " security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists them))"},
+        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
+        + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
+        + " them))"},
+    {"autoRejoin=no", "autoRejoin: must be true or false, was 'no'"},
     {"admission.enabled=yes", "admission.enabled: must be true or false, was 'yes'"},
     {"admission.tauMs=5", "admission.tauMs: admission control is off: set admission.enabled=true or remove this line"},
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
