@@ -74,7 +74,10 @@ public final class MeterNames {
   public static final String PLUGIN_APPLIED_SEQ = "zoolander.plugin.applied.seq";
   /** Gauge, tags {@code duplicate, server}: the repeater epoch the plugin recorded. */
   public static final String PLUGIN_EPOCH = "zoolander.plugin.epoch";
-  /** Timer, tags {@code duplicate, server}: the ZooKeeper multi that applies one sequenced write, or one batch. */
+  /**
+   * Timer, tags {@code duplicate, server}, one sample per applied write: the ZooKeeper multi that applied it (a batch's
+   * multi counts once for each write in it).
+   */
   public static final String PLUGIN_APPLY_LATENCY = "zoolander.plugin.apply.latency";
   /** Counter, tags {@code duplicate, server, kind}: connections refused for TLS or authentication. */
   public static final String PLUGIN_SECURITY_FAILURES = "zoolander.plugin.security.failures";

@@ -34,7 +34,7 @@ final class PluginMeters implements AutoCloseable {
     this.tags = Tags.of(MeterNames.TAG_DUPLICATE, Integer.toString(duplicateId), MeterNames.TAG_SERVER,
         Long.toString(serverId));
     applyLatency = add(RepeaterMeters.latencyTimer(MeterNames.PLUGIN_APPLY_LATENCY).tags(tags)
-        .description("The ZooKeeper multi that applies one sequenced write, or one batch of them, with its bookkeeping").register(registry));
+        .description("Per applied write: the ZooKeeper multi that applied it with its bookkeeping (a batch's multi once per write in it)").register(registry));
     tlsFailures = add(Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES).tags(tags).tag(MeterNames.TAG_KIND, "tls")
         .description("Connections refused for TLS (a failed handshake) or authentication").register(registry));
     authFailures = add(Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES).tags(tags).tag(MeterNames.TAG_KIND, "auth")
