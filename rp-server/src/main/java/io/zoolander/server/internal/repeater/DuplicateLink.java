@@ -155,18 +155,7 @@ final class DuplicateLink {
     }
     core.linkLost(this);
     target = endpoint;
-    cancelRetry();
-    failures = 0;
-    if (channel != null) {
-      Channel old = channel;
-      detach();
-      old.close();
-    }
-    if (target.isPresent()) {
-      connect();
-    } else {
-      setState(ConnectionState.WAITING_FOR_ENDPOINT);
-    }
+    connectAfresh();
   }
 
   private void connect() {
@@ -412,6 +401,12 @@ final class DuplicateLink {
     transfer = t;
     fenced = false;
     fenceReason = null;
+    connectAfresh();
+    core.notifyChanged(view());
+  }
+
+  /** Drops the current connection, if any, and connects afresh to the target endpoint (or waits for one). */
+  private void connectAfresh() {
     cancelRetry();
     failures = 0;
     if (channel != null) {
@@ -424,7 +419,6 @@ final class DuplicateLink {
     } else {
       setState(ConnectionState.WAITING_FOR_ENDPOINT);
     }
-    core.notifyChanged(view());
   }
 
   private void onStatusWhileRejoining(Message.Status s) {
