@@ -351,6 +351,8 @@ class RepeaterTest {
       Eventually.await("duplicates 1 and 2 acked " + target, () -> repeater.duplicate(1).ackedSeq() == target
           && repeater.duplicate(2).ackedSeq() == target, repeater::duplicates);
     }
+    // The listener hears of the fence just after the duplicate's state shows it.
+    Eventually.await("the listener told of the fence", () -> !listener.fenced.isEmpty(), repeater::duplicates);
     assertThat(listener.fenced).singleElement().asString().startsWith("3: ").contains("evicted");
     assertThat(client.errors).isEmpty();
     assertThat(sent).isGreaterThan(16);
