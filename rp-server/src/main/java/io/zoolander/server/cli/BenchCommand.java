@@ -5,6 +5,7 @@ import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
 import io.zoolander.server.bench.PlannedSlownessBench;
+import io.zoolander.server.repeater.BatchingPolicy;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -146,14 +147,24 @@ final class BenchCommand implements Callable<Integer> {
   Path out;
 
   @Option(names = "--batching", description = "Instead of the comparison above: compare the repeater's batching "
-      + "policies (none, fixed 1 ms, fixed 5 ms, adaptive) on write-only open-loop load at each --batching-rates "
-      + "rate, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds (default 10; --quick "
-      + "1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
+      + "policies (--batching-policies) on write-only open-loop load at each --batching-rates rate, in "
+      + "--batching-rounds rounds, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds "
+      + "(default 5; --quick 1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
   boolean batching;
 
   @Option(names = "--batching-rates", split = ",", paramLabel = "PER_SEC,...",
       description = "Offered write rates of --batching (default: 200,3000; --quick: 100,400).")
   List<Double> batchingRates;
+
+  @Option(names = "--batching-policies", split = ",", paramLabel = "POLICY,...",
+      description = "Policies of --batching, each 'none', 'adaptive' or an interval in microseconds (default: "
+          + "none,1000,5000,adaptive).")
+  List<String> batchingPolicies;
+
+  @Option(names = "--batching-rounds", paramLabel = "N", description = "Runs of each policy at each rate of "
+      + "--batching, the order rotated each round; the table gives the medians and every run (default: 3; --quick: "
+      + "1).")
+  Integer batchingRounds;
 
   @Option(names = "--planned-slowness", description = "Instead of the comparison above: read tails with frequent "
       + "ZooKeeper snapshots (snapCount " + PlannedSlownessBench.SNAP_COUNT + ", " + PlannedSlownessBench.KEYS
@@ -215,7 +226,10 @@ final class BenchCommand implements Callable<Integer> {
     try {
       bench = new BatchingBench(duplicates == null ? 2 : duplicates, true,
           batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 3000.0),
-          BatchingBench.standardPolicies(), Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 10),
+          batchingPolicies == null ? BatchingBench.standardPolicies()
+              : batchingPolicies.stream().map(BatchingPolicy::parse).toList(),
+          batchingRounds != null ? batchingRounds : quick ? 1 : 3,
+          Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 5),
           Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());

@@ -38,10 +38,24 @@ class BenchScenariosTest {
     String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
     for (String policy : new String[] {"none", "fixed 1000 us", "fixed 5000 us", "adaptive"}) {
       assertThat(table).containsPattern("\\| 50 \\| " + policy + " \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|"
-          + " 0 \\| 0 \\|");
+          + " 0 \\| 0 \\| [0-9.]+ \\| [0-9.]+ \\|");
     }
   }
 
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void batchingRoundsRotateTheOrderAndReportMedians() throws Exception {
+    Run r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50",
+        "--batching-policies", "none,adaptive", "--batching-rounds", "2", "--seconds", "1", "--out", dir.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
+    String medians = table.substring(0, table.indexOf("Every run"));
+    String runs = table.substring(table.indexOf("Every run"));
+    assertThat(medians.lines().filter(l -> l.startsWith("| 50 |"))).hasSize(2);
+    // Each run's row starts with its round; the second round starts with the policy that ran last in the first.
+    assertThat(runs.lines().filter(l -> l.matches("\\| [12] \\| 50 \\| .*")).map(l -> l.split(" \\| ")[0] + " "
+        + l.split(" \\| ")[2])).containsExactly("| 1 none", "| 1 adaptive", "| 2 adaptive", "| 2 none");
+  }
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void plannedSlownessRunsWithoutAndWithAnnouncements() throws Exception {
@@ -60,5 +74,15 @@ class BenchScenariosTest {
     Run r = run("bench", "--batching", "--batching-rates", "0");
     assertThat(r.exit()).isNotZero();
     assertThat(r.err()).contains("rates must be positive");
+  }
+
+  @Test
+  void aBadPolicyOrRoundCountIsOneLine() {
+    Run policy = run("bench", "--batching", "--batching-policies", "none,soon");
+    assertThat(policy.exit()).isNotZero();
+    assertThat(policy.err()).contains("batching must be 'adaptive', 'none' or an interval in microseconds, not 'soon'");
+    Run rounds = run("bench", "--batching", "--batching-rounds", "0");
+    assertThat(rounds.exit()).isNotZero();
+    assertThat(rounds.err()).contains("rounds must be in 1..20, was 0");
   }
 }
