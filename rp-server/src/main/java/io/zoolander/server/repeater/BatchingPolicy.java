@@ -11,11 +11,15 @@ import java.util.Objects;
  * <ul>
  *   <li>{@link #none()}: flush after each burst of handoffs (interval 0): writes that arrive together still batch;</li>
  *   <li>{@link #fixed(long)}: always wait this many microseconds after the first write of a batch;</li>
- *   <li>{@link #adaptive()}: the interval follows the measured write latency, like Stout (Meyer et al., USENIX ATC
- *       2010): when the latency of recent batches (flush to first ACK) rises above its longer-term level by more than
- *       {@link #tolerance()}, back off (multiply the interval by {@link #backoffFactor()}, at least {@link
- *       #stepMicros()}); otherwise accelerate (multiply it by {@link #accelerateFactor()}, down to 0 below one step).
- *       Bounded by {@link #maxIntervalMicros()}.</li>
+ *   <li>{@link #adaptive()}: like Stout (McCullough, Dunagan, Wolman and Snoeren, USENIX ATC 2010), writes go at once
+ *       while the duplicates keep up and are batched when they do not. A write goes at once when some duplicate has
+ *       acknowledged every flush (it is idle); while every duplicate still owes an ACK (all are busy applying: what
+ *       they are sent now would wait in their inboxes anyway), writes are held for the current interval, and the ACK
+ *       that settles every flush sends them at once: the ACKs clock the flushes. The interval follows the measured
+ *       latency (flush to first ACK): when the latency of recent batches rises above its longer-term level by more
+ *       than {@link #tolerance()}, back off (multiply the interval by {@link #backoffFactor()}, up to {@link
+ *       #maxIntervalMicros()}); otherwise accelerate (multiply it by {@link #accelerateFactor()}, down to {@link
+ *       #minIntervalMicros()}).</li>
  * </ul>
  *
  * <p>Which default measures best is in {@code docs/benchmarks.md}; {@code docs/repeater.md} describes the mechanism.
@@ -26,8 +30,8 @@ public final class BatchingPolicy {
   public static final long MAX_INTERVAL_MICROS = 100_000;
   /** Adaptive: default upper bound of the interval, in microseconds. */
   public static final long DEFAULT_ADAPTIVE_MAX_INTERVAL_MICROS = 5_000;
-  /** Adaptive: default first interval after 0 when backing off, in microseconds. */
-  public static final long DEFAULT_ADAPTIVE_STEP_MICROS = 100;
+  /** Adaptive: default shortest interval (a hold while every duplicate is busy), in microseconds. */
+  public static final long DEFAULT_ADAPTIVE_MIN_INTERVAL_MICROS = 1_000;
   /** Adaptive: default factor the interval is multiplied by when latency rises. */
   public static final double DEFAULT_ADAPTIVE_BACKOFF_FACTOR = 2.0;
   /** Adaptive: default factor the interval is multiplied by when latency does not rise. */
@@ -47,17 +51,17 @@ public final class BatchingPolicy {
   private final Kind kind;
   private final long intervalMicros;
   private final long maxIntervalMicros;
-  private final long stepMicros;
+  private final long minIntervalMicros;
   private final double backoffFactor;
   private final double accelerateFactor;
   private final double tolerance;
 
-  private BatchingPolicy(Kind kind, long intervalMicros, long maxIntervalMicros, long stepMicros,
+  private BatchingPolicy(Kind kind, long intervalMicros, long maxIntervalMicros, long minIntervalMicros,
       double backoffFactor, double accelerateFactor, double tolerance) {
     this.kind = kind;
     this.intervalMicros = intervalMicros;
     this.maxIntervalMicros = maxIntervalMicros;
-    this.stepMicros = stepMicros;
+    this.minIntervalMicros = minIntervalMicros;
     this.backoffFactor = backoffFactor;
     this.accelerateFactor = accelerateFactor;
     this.tolerance = tolerance;
@@ -116,9 +120,9 @@ public final class BatchingPolicy {
     return kind;
   }
 
-  /** The interval of a fixed policy; the starting interval (0) of an adaptive one. In microseconds. */
+  /** The interval of a fixed policy; the starting (shortest) interval of an adaptive one. In microseconds. */
   public long intervalMicros() {
-    return kind == Kind.FIXED ? intervalMicros : 0;
+    return intervalMicros;
   }
 
   /** The largest interval, in microseconds. */
@@ -126,9 +130,9 @@ public final class BatchingPolicy {
     return maxIntervalMicros;
   }
 
-  /** Adaptive: the first interval after 0, in microseconds; below it, accelerating goes to 0. */
-  public long stepMicros() {
-    return stepMicros;
+  /** Adaptive: the shortest interval, in microseconds: accelerating stops there. */
+  public long minIntervalMicros() {
+    return minIntervalMicros;
   }
 
   public double backoffFactor() {
@@ -146,15 +150,15 @@ public final class BatchingPolicy {
   @Override
   public boolean equals(Object o) {
     return o instanceof BatchingPolicy p && kind == p.kind && intervalMicros == p.intervalMicros
-        && maxIntervalMicros == p.maxIntervalMicros && stepMicros == p.stepMicros
+        && maxIntervalMicros == p.maxIntervalMicros && minIntervalMicros == p.minIntervalMicros
         && Double.compare(backoffFactor, p.backoffFactor) == 0
         && Double.compare(accelerateFactor, p.accelerateFactor) == 0 && Double.compare(tolerance, p.tolerance) == 0;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(kind, intervalMicros, maxIntervalMicros, stepMicros, backoffFactor, accelerateFactor,
-        tolerance);
+    return Objects.hash(kind, intervalMicros, maxIntervalMicros, minIntervalMicros, backoffFactor,
+        accelerateFactor, tolerance);
   }
 
   @Override
@@ -162,7 +166,7 @@ public final class BatchingPolicy {
     return kind == Kind.FIXED
         ? (intervalMicros == 0 ? "none" : "fixed " + intervalMicros + " us")
         : String.format(Locale.ROOT,
-            "adaptive (step %d us, max %d us, backoff x%.2f, accelerate x%.2f, tolerance %.2f)", stepMicros,
+            "adaptive (min %d us, max %d us, backoff x%.2f, accelerate x%.2f, tolerance %.2f)", minIntervalMicros,
             maxIntervalMicros, backoffFactor, accelerateFactor, tolerance);
   }
 
@@ -175,7 +179,7 @@ public final class BatchingPolicy {
   /** Settings of an adaptive policy; each setter validates its argument. */
   public static final class Builder {
     private long maxIntervalMicros = DEFAULT_ADAPTIVE_MAX_INTERVAL_MICROS;
-    private long stepMicros = DEFAULT_ADAPTIVE_STEP_MICROS;
+    private long minIntervalMicros = DEFAULT_ADAPTIVE_MIN_INTERVAL_MICROS;
     private double backoffFactor = DEFAULT_ADAPTIVE_BACKOFF_FACTOR;
     private double accelerateFactor = DEFAULT_ADAPTIVE_ACCELERATE_FACTOR;
     private double tolerance = DEFAULT_ADAPTIVE_TOLERANCE;
@@ -190,9 +194,9 @@ public final class BatchingPolicy {
     }
 
     /** @param micros 1 to {@link #MAX_INTERVAL_MICROS} */
-    public Builder stepMicros(long micros) {
-      range("stepMicros", micros, 1, MAX_INTERVAL_MICROS);
-      this.stepMicros = micros;
+    public Builder minIntervalMicros(long micros) {
+      range("minIntervalMicros", micros, 1, MAX_INTERVAL_MICROS);
+      this.minIntervalMicros = micros;
       return this;
     }
 
@@ -223,14 +227,14 @@ public final class BatchingPolicy {
       return this;
     }
 
-    /** @throws IllegalStateException if the step exceeds the largest interval */
+    /** @throws IllegalStateException if the shortest interval exceeds the largest */
     public BatchingPolicy build() {
-      if (stepMicros > maxIntervalMicros) {
-        throw new IllegalStateException("stepMicros " + stepMicros + " must not exceed maxIntervalMicros "
-            + maxIntervalMicros);
+      if (minIntervalMicros > maxIntervalMicros) {
+        throw new IllegalStateException("minIntervalMicros " + minIntervalMicros
+            + " must not exceed maxIntervalMicros " + maxIntervalMicros);
       }
-      return new BatchingPolicy(Kind.ADAPTIVE, 0, maxIntervalMicros, stepMicros, backoffFactor, accelerateFactor,
-          tolerance);
+      return new BatchingPolicy(Kind.ADAPTIVE, minIntervalMicros, maxIntervalMicros, minIntervalMicros, backoffFactor,
+          accelerateFactor, tolerance);
     }
   }
 }

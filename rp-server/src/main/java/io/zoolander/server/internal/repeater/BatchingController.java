@@ -14,14 +14,22 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The repeater's batching interval (see {@link BatchingPolicy}): how long the sequencer waits after a handoff before
- * it flushes to the plugins. Internal; confined to the sequencer loop, except the meters.
+ * The repeater's batching interval (see {@link BatchingPolicy}): how long the sequencer holds writes after a handoff
+ * before it flushes them to the plugins. Internal; confined to the sequencer loop, except the meters.
  *
  * <p>Each flush is a batch: the controller remembers its last seq and when it went out, and the first ACK covering it
  * (from the fastest duplicate, as a plain write completes on the first reply) gives the batch's latency. An adaptive
  * policy compares the recent latency (a fast moving average) with its longer-term level (a slow one) after each
- * sample, as Stout does: above the level by more than the tolerance, it backs off (waits longer, so batches grow and
- * the duplicates' per-write cost falls); otherwise it accelerates (waits less, so a write waits less for company).
+ * sample, as Stout does: above the level by more than the tolerance, it backs off (may hold longer, so batches grow
+ * and the duplicates' per-write cost falls); otherwise it accelerates (holds less, so a write waits less for company).
+ *
+ * <p>An adaptive policy holds writes only while every duplicate still owes an ACK (all are busy: what they are sent now
+ * would wait in their inboxes anyway), for at most the interval, and the ACK that settles every flush ends the hold
+ * ({@link #releaseHeldWrites()}): the ACKs clock the flushes, as they clock TCP's sending. When some duplicate is idle
+ * a write goes at once, so at low load latency is that of no batching; busy duplicates get one batch per apply or per
+ * interval. Without that clock the back-off fed on itself: larger batches take longer to apply, which reads as rising
+ * latency, which held writes longer still (docs/benchmarks.md, run 4). The interval never falls below the policy's
+ * shortest: when the duplicates are busy the hold is what makes batches, and a hold of 0 there is no batching.
  *
  * <p>Meters, when a registry is given: {@code zoolander.repeater.batch.size} (writes per flush), {@code
  * zoolander.repeater.batch.interval} (the current interval, microseconds) and {@code zoolander.repeater.batch.latency}
@@ -40,7 +48,7 @@ public final class BatchingController {
   private final Ticker ticker;
   private final DistributionSummary sizes;
   private final Timer latencies;
-  private final long stepNanos;
+  private final long minNanos;
   private final long maxNanos;
   private long intervalNanos;
   private final List<Meter> meters = new ArrayList<>();
@@ -61,7 +69,7 @@ public final class BatchingController {
   public BatchingController(BatchingPolicy policy, Ticker ticker, MeterRegistry registry) {
     this.policy = Objects.requireNonNull(policy, "policy must not be null");
     this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
-    this.stepNanos = TimeUnit.MICROSECONDS.toNanos(policy.stepMicros());
+    this.minNanos = TimeUnit.MICROSECONDS.toNanos(policy.minIntervalMicros());
     this.maxNanos = TimeUnit.MICROSECONDS.toNanos(policy.maxIntervalMicros());
     this.intervalNanos = TimeUnit.MICROSECONDS.toNanos(policy.intervalMicros());
     this.intervalMicros = policy.intervalMicros();
@@ -94,9 +102,22 @@ public final class BatchingController {
     return policy;
   }
 
-  /** @return how long to wait before the next flush, in nanoseconds; 0 to flush after the current handoffs */
+  /** @return the current interval, in nanoseconds: a fixed policy's, or an adaptive policy's longest hold */
   public long intervalNanos() {
     return intervalNanos;
+  }
+
+  /**
+   * @return how long to hold the writes of a handoff before flushing them, in nanoseconds; 0 to flush after the current
+   *     handoffs. Fixed: the interval. Adaptive: 0 while every flush has been acknowledged, else the interval.
+   */
+  public long holdNanos() {
+    return policy.kind() == BatchingPolicy.Kind.ADAPTIVE && size == 0 ? 0 : intervalNanos;
+  }
+
+  /** @return whether writes held now should be flushed at once: adaptive, and every flush has been acknowledged */
+  public boolean releaseHeldWrites() {
+    return policy.kind() == BatchingPolicy.Kind.ADAPTIVE && size == 0;
   }
 
   /** The writes up to {@code lastSeq} were flushed to the plugins now. */
@@ -147,10 +168,9 @@ public final class BatchingController {
     recentNanos += RECENT_WEIGHT * (latencyNanos - recentNanos);
     levelNanos += LEVEL_WEIGHT * (latencyNanos - levelNanos);
     if (recentNanos > levelNanos * (1 + policy.tolerance())) {
-      intervalNanos = Math.min(maxNanos, Math.max(stepNanos, (long) (intervalNanos * policy.backoffFactor())));
+      intervalNanos = Math.min(maxNanos, (long) (intervalNanos * policy.backoffFactor()));
     } else {
-      long next = (long) (intervalNanos * policy.accelerateFactor());
-      intervalNanos = next < stepNanos ? 0 : next;
+      intervalNanos = Math.max(minNanos, (long) (intervalNanos * policy.accelerateFactor()));
     }
     intervalMicros = TimeUnit.NANOSECONDS.toMicros(intervalNanos);
   }

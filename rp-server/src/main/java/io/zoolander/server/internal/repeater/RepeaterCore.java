@@ -21,6 +21,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.plugin.RequestSize;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
@@ -140,6 +141,8 @@ public final class RepeaterCore implements AutoCloseable {
   private long runFirstSeq;
   private long runLastSeq;
   private boolean flushScheduled;
+  /** The timer of a flush that holds writes (a batching interval), or null. */
+  private ScheduledFuture<?> heldFlush;
   private final Runnable flushTask = this::flushDirty;
   /** The highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE} when all are fenced. */
   private long highestAckedLive;
@@ -1129,18 +1132,27 @@ public final class RepeaterCore implements AutoCloseable {
   private void scheduleFlush() {
     if (!flushScheduled) {
       flushScheduled = true;
-      long waitNanos = batching.intervalNanos();
-      if (waitNanos == 0) {
+      long holdNanos = batching.holdNanos();
+      if (holdNanos == 0) {
         loop.execute(flushTask);
       } else {
-        loop.schedule(flushTask, waitNanos, TimeUnit.NANOSECONDS); // the writes until then go as one batch
+        heldFlush = loop.schedule(flushTask, holdNanos, TimeUnit.NANOSECONDS); // the writes until then go together
       }
+    }
+  }
+
+  /** An ACK left no flush unacknowledged: under an adaptive policy the writes held for it go now, not at the timer. */
+  private void releaseHeldWrites() {
+    if (heldFlush != null && batching.releaseHeldWrites()) {
+      heldFlush.cancel(false);
+      flushDirty();
     }
   }
 
   /** Runs after the handoffs queued before it: one flush per plugin connection for all of them. */
   private void flushDirty() {
     flushScheduled = false;
+    heldFlush = null;
     for (int i = 0; i < links.size(); i++) {
       links.get(i).flushIfDirty();
     }
@@ -1194,6 +1206,7 @@ public final class RepeaterCore implements AutoCloseable {
     }
     highestAckedLive = lowest == Long.MAX_VALUE ? Long.MAX_VALUE : highest;
     batching.acked(highest);
+    releaseHeldWrites();
     log.trimThrough(lowest == Long.MAX_VALUE ? log.lastSeq() : lowest);
     resumeClientsIfCaughtUp();
   }

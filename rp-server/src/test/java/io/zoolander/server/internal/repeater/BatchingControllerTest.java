@@ -14,7 +14,7 @@ class BatchingControllerTest {
   private long now = 1_000_000_000L;
   private long seq;
 
-  private final BatchingPolicy adaptive = BatchingPolicy.builder().stepMicros(100).maxIntervalMicros(1_600)
+  private final BatchingPolicy adaptive = BatchingPolicy.builder().minIntervalMicros(100).maxIntervalMicros(1_600)
       .backoffFactor(2).accelerateFactor(0.5).tolerance(0.2).build();
 
   /** One batch of {@code writes}, flushed now and first acknowledged {@code latencyMicros} later. */
@@ -37,11 +37,12 @@ class BatchingControllerTest {
   }
 
   @Test
-  void steadyLatencyKeepsTheIntervalAtZero() {
+  void steadyLatencyKeepsTheIntervalAtItsShortest() {
     BatchingController controller = new BatchingController(adaptive, () -> now, null);
+    assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
     for (int i = 0; i < 200; i++) {
       batch(controller, 1, 800 + (i % 3) * 50); // +-10%: within the tolerance
-      assertThat(controller.intervalNanos()).isZero();
+      assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
     }
   }
 
@@ -51,17 +52,17 @@ class BatchingControllerTest {
     for (int i = 0; i < 50; i++) {
       batch(controller, 1, 500);
     }
-    batch(controller, 1, 5_000); // the recent average jumps above the level: back off by one step
-    assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
-    batch(controller, 1, 5_000);
+    batch(controller, 1, 5_000); // the recent average jumps above the level: back off
     assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(200));
+    batch(controller, 1, 5_000);
+    assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(400));
     for (int i = 0; i < 10; i++) {
       batch(controller, 1, 5_000);
     }
     assertThat(controller.intervalNanos()).as("bounded").isEqualTo(TimeUnit.MICROSECONDS.toNanos(1_600));
 
-    // Latency back at its old value: once the recent average falls below the (raised) level, accelerate to 0,
-    // never backing off on the way.
+    // Latency back at its old value: once the recent average falls below the (raised) level, accelerate to the
+    // shortest interval, never backing off on the way, and no further.
     long max = controller.intervalNanos();
     int samples = 0;
     while (controller.intervalNanos() == max && samples < 20) {
@@ -75,7 +76,7 @@ class BatchingControllerTest {
       assertThat(controller.intervalNanos()).isLessThanOrEqualTo(previous);
       previous = controller.intervalNanos();
     }
-    assertThat(controller.intervalNanos()).isZero();
+    assertThat(controller.intervalNanos()).isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
   }
 
   @Test
@@ -87,7 +88,48 @@ class BatchingControllerTest {
     for (int i = 0; i < 400; i++) {
       batch(controller, 1, 2_000);
     }
-    assertThat(controller.intervalNanos()).as("the level caught up; no more backing off").isZero();
+    assertThat(controller.intervalNanos()).as("the level caught up; no more backing off")
+        .isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
+  }
+
+  @Test
+  void anAdaptivePolicyHoldsWritesOnlyWhileTheFastestDuplicateOwesAnAck() {
+    BatchingController controller = new BatchingController(adaptive, () -> now, null);
+    for (int i = 0; i < 50; i++) {
+      batch(controller, 1, 500);
+    }
+    batch(controller, 1, 5_000);
+    batch(controller, 1, 5_000); // backed off: the hold is now 400 us
+    long interval = controller.intervalNanos();
+    assertThat(interval).isEqualTo(TimeUnit.MICROSECONDS.toNanos(400));
+
+    // Every flush acknowledged: a duplicate is idle, a write goes at once whatever the interval.
+    assertThat(controller.holdNanos()).isZero();
+    assertThat(controller.releaseHeldWrites()).isTrue();
+
+    controller.flushed(seq + 2);
+    controller.flushed(seq + 5);
+    assertThat(controller.holdNanos()).as("every duplicate owes an ACK: hold up to the interval").isEqualTo(interval);
+    assertThat(controller.releaseHeldWrites()).isFalse();
+    controller.acked(seq + 2);
+    assertThat(controller.releaseHeldWrites()).as("the later flush is still owed").isFalse();
+    assertThat(controller.holdNanos()).isEqualTo(controller.intervalNanos());
+    controller.acked(seq + 5);
+    assertThat(controller.releaseHeldWrites()).as("the ACK that settles every flush releases the held writes")
+        .isTrue();
+    assertThat(controller.holdNanos()).isZero();
+  }
+
+  @Test
+  void aFixedIntervalHoldsWhateverIsOwed() {
+    BatchingController fixed = new BatchingController(BatchingPolicy.fixed(1_000), () -> now, null);
+    assertThat(fixed.holdNanos()).isEqualTo(1_000_000);
+    fixed.flushed(1);
+    assertThat(fixed.holdNanos()).isEqualTo(1_000_000);
+    fixed.acked(1);
+    assertThat(fixed.holdNanos()).isEqualTo(1_000_000);
+    assertThat(fixed.releaseHeldWrites()).as("only the timer ends a fixed hold").isFalse();
+    assertThat(BatchingController.none().holdNanos()).isZero();
   }
 
   @Test
@@ -119,10 +161,10 @@ class BatchingControllerTest {
     for (int i = 0; i < 50; i++) {
       batch(controller, 2, 500);
     }
-    assertThat(registry.get("zoolander.repeater.batch.interval").gauge().value()).isZero();
+    assertThat(registry.get("zoolander.repeater.batch.interval").gauge().value()).isEqualTo(100);
     batch(controller, 2, 5_000);
     batch(controller, 2, 5_000);
-    assertThat(registry.get("zoolander.repeater.batch.interval").gauge().value()).isEqualTo(200);
+    assertThat(registry.get("zoolander.repeater.batch.interval").gauge().value()).isEqualTo(400);
     assertThat(registry.get("zoolander.repeater.batch.size").summary().mean()).isEqualTo(2);
   }
 
@@ -159,8 +201,12 @@ class BatchingControllerTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accelerateFactor");
     assertThatThrownBy(() -> BatchingPolicy.builder().tolerance(-0.1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tolerance");
-    assertThatThrownBy(() -> BatchingPolicy.builder().stepMicros(500).maxIntervalMicros(100).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("stepMicros");
+    assertThatThrownBy(() -> BatchingPolicy.builder().minIntervalMicros(500).maxIntervalMicros(100).build())
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("minIntervalMicros");
+    assertThatThrownBy(() -> BatchingPolicy.builder().minIntervalMicros(0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("minIntervalMicros");
+    assertThat(BatchingPolicy.adaptive().intervalMicros()).isEqualTo(BatchingPolicy.adaptive().minIntervalMicros())
+        .isEqualTo(BatchingPolicy.DEFAULT_ADAPTIVE_MIN_INTERVAL_MICROS);
     assertThatThrownBy(() -> BatchingPolicy.parse(null)).isInstanceOf(NullPointerException.class);
   }
 }
