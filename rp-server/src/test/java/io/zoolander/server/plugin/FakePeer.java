@@ -8,6 +8,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -93,6 +94,12 @@ final class FakePeer implements AutoCloseable {
             channel.write(message, channel.voidPromise());
         }
         channel.flush();
+    }
+
+    /** @return bytes written to this connection that have not yet gone to the socket (the peer stopped reading) */
+    long pendingWriteBytes() {
+        ChannelOutboundBuffer buffer = channel.unsafe().outboundBuffer();
+        return buffer == null ? 0 : buffer.totalPendingWriteBytes();
     }
 
     /** @return the next message received, which must be of {@code type}, waiting at most {@link #WAIT} */

@@ -126,6 +126,8 @@ final class Applier {
     /** After a state transfer: reads are refused (REJOINING) until this seq is applied. */
     private long rejoinUntil = -1;
     private long highestSeen;
+    /** The stale epoch last warned about, so that a deposed repeater's stream is one warning, not one per write. */
+    private long warnedStaleEpoch = -1;
     private long gapEpoch;
     private Channel gapChannel;
     private long requestedFrom = -1;
@@ -207,12 +209,12 @@ final class Applier {
      */
     void sequenced(Channel from, List<Message.Sequenced> messages) {
         inbox.add(new Received(from, messages));
-        submit(from, this::drainInbox);
+        submit(from, messages.size(), this::drainInbox);
     }
 
     /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
     void read(Channel from, Message.Read read) {
-        submit(from, () -> onRead(from, read));
+        submit(from, 1, () -> onRead(from, read));
     }
 
     /**
@@ -234,7 +236,7 @@ final class Applier {
 
     /** A chunk of a state transfer to this duplicate, relayed by the repeater. Any thread; never blocks. */
     void transferChunk(Channel from, Message.TransferChunk chunk) {
-        submit(from, () -> onTransferChunk(from, chunk));
+        submit(from, 1, () -> onTransferChunk(from, chunk));
     }
 
     /** The repeater fenced this duplicate. Any thread; never blocks. */
@@ -265,8 +267,13 @@ final class Applier {
     // ---------------------------------------------------------------------------------------------
     // Hand-over from other threads, with back-pressure on the connection that floods.
 
-    private void submit(Channel from, Task task) {
-        if (queued.incrementAndGet() >= config.maxQueuedMessages() && paused.add(from)) {
+    /**
+     * @param messages how many received messages {@code task} handles: the back-pressure threshold counts messages, and
+     *     one read of the connection can bring hundreds of SEQUENCED (counting it as one let a lagging duplicate queue
+     *     a thousand reads' worth and run out of memory)
+     */
+    private void submit(Channel from, int messages, Task task) {
+        if (queued.addAndGet(messages) >= config.maxQueuedMessages() && paused.add(from)) {
             from.config().setAutoRead(false);
             LOG.debug("Duplicate {}: {} messages queued, pausing reads from {}", duplicateId, queued.get(),
                     from.remoteAddress());
@@ -276,13 +283,13 @@ final class Applier {
                 try {
                     run(task);
                 } finally {
-                    if (queued.decrementAndGet() <= config.maxQueuedMessages() / 2 && !paused.isEmpty()) {
+                    if (queued.addAndGet(-messages) <= config.maxQueuedMessages() / 2 && !paused.isEmpty()) {
                         resumePaused();
                     }
                 }
             });
         } catch (RejectedExecutionException e) {
-            queued.decrementAndGet(); // stopping
+            queued.addAndGet(-messages); // stopping
         }
     }
 
@@ -382,8 +389,15 @@ final class Applier {
                 return;
             }
             if (message.epoch() < epoch) {
-                LOG.warn("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})", duplicateId,
-                        message.seq(), message.epoch(), epoch);
+                if (message.epoch() != warnedStaleEpoch) { // once per epoch: a deposed repeater's stream is long
+                    warnedStaleEpoch = message.epoch();
+                    LOG.warn("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {}); further writes of"
+                            + " that epoch are refused with no more warnings", duplicateId, message.seq(),
+                            message.epoch(), epoch);
+                } else {
+                    LOG.debug("Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})", duplicateId,
+                            message.seq(), message.epoch(), epoch);
+                }
                 send(from, Message.Error.forRequest(ErrorCode.STALE_EPOCH, message.seq(),
                         "epoch " + message.epoch() + " is older than duplicate " + duplicateId + "'s epoch " + epoch));
                 return;
