@@ -24,12 +24,13 @@ import java.util.function.ToDoubleFunction;
 /**
  * Repeater batching policies compared on one embedded deployment: for each offered write rate, in each of {@code
  * rounds} rounds, each policy (no waiting, fixed 1 ms and 5 ms, adaptive by default) in an order rotated by one per
- * round, so that no policy always runs first or last after the JVMs' warm-up. For each run a repeater with that policy
- * takes over and an open-loop Poisson load of {@code setData} writes runs through a new Zoolander client, latency
- * timed from the intended send time. Reported per run: achieved writes/s, p50, p99, p99.9, dropped arrivals (more
- * than {@code maxOutstanding} in flight), failures, and from the repeater's meters the mean writes per flush and the
- * mean flush-to-first-ACK time; then per rate and policy the median of the rounds. Bounded: each run by its duration
- * and an access count.
+ * round, so that no policy always runs first or last; before them, an unrecorded run of each policy at the highest
+ * rate warms up the JVMs. For each run a repeater with that policy takes over and an open-loop Poisson load of {@code
+ * setData} writes runs through a new Zoolander client, latency timed from the intended send time; after it the
+ * duplicates must converge (apply everything, same tree), so that no run inherits a backlog. Reported per run:
+ * achieved writes/s, p50, p99, p99.9, dropped arrivals (more than {@code maxOutstanding} in flight), failures, and from
+ * the repeater's meters the mean writes per flush and the mean flush-to-first-ACK time; then per rate and policy the
+ * median of the rounds. Bounded: each run by its duration and an access count, each convergence by a timeout.
  */
 public final class BatchingBench {
 
@@ -41,6 +42,8 @@ public final class BatchingBench {
   public static final int KEYS = 100;
   /** Data bytes per write. */
   public static final int VALUE_BYTES = 1_024;
+  /** How long the duplicates may take to apply everything after a run. */
+  static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(120);
 
   /**
    * One run, or the median of a policy's runs at one rate ({@code round} 0).
@@ -146,6 +149,9 @@ public final class BatchingBench {
       OpenLoopLoad load = OpenLoopLoad.builder().ratePerSec(rate).duration(duration).warmup(warmup)
           .maxAccesses(MAX_ACCESSES_PER_RUN).maxOutstanding(MAX_OUTSTANDING).seed(42L + round).build();
       OpenLoopLoad.Result r = load.run(i -> client.setData("/k" + (i % KEYS), value, -1));
+      // A duplicate still behind would carry its backlog into the next policy's run (or past the next repeater's
+      // recovered log): wait until every duplicate has applied everything, and checked the trees agree.
+      cluster.awaitConverged(CONVERGE_TIMEOUT);
       DistributionSummary sizes = registry.find(MeterNames.REPEATER_BATCH_SIZE).summary();
       Timer latencies = registry.find(MeterNames.REPEATER_BATCH_LATENCY).timer();
       return new Row(policy.toString(), round, rate, r.achievedRatePerSec(), r.histogram().getValueAtPercentile(50),
