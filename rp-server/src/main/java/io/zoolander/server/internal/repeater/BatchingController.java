@@ -27,15 +27,9 @@ import java.util.concurrent.TimeUnit;
  * would wait in their inboxes anyway), for at most the interval, and the ACK that settles every flush ends the hold
  * ({@link #releaseHeldWrites()}): the ACKs clock the flushes, as they clock TCP's sending. When some duplicate is idle
  * a write goes at once, so at low load latency is that of no batching; busy duplicates get one batch per apply or per
- * interval. A hold that runs out with every duplicate still owing an ACK counts as rising latency too: latency that
- * has settled at a high level (duplicates saturated for a while) stops rising, and without that signal the interval
- * would accelerate back to its shortest just when batching most pays. So the interval settles near the time one batch
- * takes to apply: longer holds run out less often, shorter ones more.
- *
- * <p>The interval never falls below the policy's shortest: it only applies while the duplicates are busy, where a hold
- * of 0 is no batching. Without the ACK clock (the first version) the back-off fed on itself: larger batches take
- * longer to apply, which reads as rising latency, which held writes longer still even when a duplicate was idle
- * (docs/benchmarks.md, run 4).
+ * interval. Without that clock the back-off fed on itself: larger batches take longer to apply, which reads as rising
+ * latency, which held writes longer still (docs/benchmarks.md, run 4). The interval never falls below the policy's
+ * shortest: when the duplicates are busy the hold is what makes batches, and a hold of 0 there is no batching.
  *
  * <p>Meters, when a registry is given: {@code zoolander.repeater.batch.size} (writes per flush), {@code
  * zoolander.repeater.batch.interval} (the current interval, microseconds) and {@code zoolander.repeater.batch.latency}
@@ -134,9 +128,6 @@ public final class BatchingController {
     if (sizes != null && flushedSeq >= 0) {
       sizes.record(lastSeq - flushedSeq);
     }
-    if (policy.kind() == BatchingPolicy.Kind.ADAPTIVE && size > 0) {
-      backOff(); // held for the whole interval and every duplicate still owes an ACK: they are falling behind
-    }
     flushedSeq = lastSeq;
     if (size == MAX_PENDING_FLUSHES) {
       head = (head + 1) % MAX_PENDING_FLUSHES;
@@ -177,15 +168,10 @@ public final class BatchingController {
     recentNanos += RECENT_WEIGHT * (latencyNanos - recentNanos);
     levelNanos += LEVEL_WEIGHT * (latencyNanos - levelNanos);
     if (recentNanos > levelNanos * (1 + policy.tolerance())) {
-      backOff();
+      intervalNanos = Math.min(maxNanos, (long) (intervalNanos * policy.backoffFactor()));
     } else {
       intervalNanos = Math.max(minNanos, (long) (intervalNanos * policy.accelerateFactor()));
-      intervalMicros = TimeUnit.NANOSECONDS.toMicros(intervalNanos);
     }
-  }
-
-  private void backOff() {
-    intervalNanos = Math.min(maxNanos, (long) (intervalNanos * policy.backoffFactor()));
     intervalMicros = TimeUnit.NANOSECONDS.toMicros(intervalNanos);
   }
 }

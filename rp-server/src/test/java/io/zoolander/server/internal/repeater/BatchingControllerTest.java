@@ -108,9 +108,8 @@ class BatchingControllerTest {
     assertThat(controller.releaseHeldWrites()).isTrue();
 
     controller.flushed(seq + 2);
-    controller.flushed(seq + 5); // its hold ran out with seq + 2 owed: backed off once more
-    assertThat(controller.holdNanos()).as("every duplicate owes an ACK: hold up to the interval")
-        .isEqualTo(2 * interval);
+    controller.flushed(seq + 5);
+    assertThat(controller.holdNanos()).as("every duplicate owes an ACK: hold up to the interval").isEqualTo(interval);
     assertThat(controller.releaseHeldWrites()).isFalse();
     controller.acked(seq + 2);
     assertThat(controller.releaseHeldWrites()).as("the later flush is still owed").isFalse();
@@ -119,30 +118,6 @@ class BatchingControllerTest {
     assertThat(controller.releaseHeldWrites()).as("the ACK that settles every flush releases the held writes")
         .isTrue();
     assertThat(controller.holdNanos()).isZero();
-  }
-
-  @Test
-  void aHoldThatRunsOutWithEveryAckStillOwedBacksOff() {
-    BatchingController controller = new BatchingController(adaptive, () -> now, null);
-    for (int i = 0; i < 50; i++) {
-      batch(controller, 1, 500); // steady: the interval stays at its shortest
-    }
-    long shortest = controller.intervalNanos();
-    controller.flushed(seq + 1); // a duplicate was idle: no hold, no signal
-    assertThat(controller.intervalNanos()).isEqualTo(shortest);
-    controller.flushed(seq + 2); // the hold ran out with seq + 1 still owed: the duplicates fall behind
-    assertThat(controller.intervalNanos()).isEqualTo(2 * shortest);
-    controller.flushed(seq + 3);
-    assertThat(controller.intervalNanos()).isEqualTo(4 * shortest);
-    for (int i = 0; i < 10; i++) {
-      controller.flushed(seq + 4 + i);
-    }
-    assertThat(controller.intervalNanos()).as("bounded").isEqualTo(TimeUnit.MICROSECONDS.toNanos(1_600));
-
-    BatchingController fixed = new BatchingController(BatchingPolicy.fixed(1_000), () -> now, null);
-    fixed.flushed(1);
-    fixed.flushed(2);
-    assertThat(fixed.intervalNanos()).as("a fixed interval ignores it").isEqualTo(1_000_000);
   }
 
   @Test
