@@ -20,6 +20,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.zoolander.wire.WireTestSupport.Raw;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -173,7 +174,7 @@ class WireNetworkTest {
     assertThat(received.poll(WAIT_SECONDS, TimeUnit.SECONDS))
         .isEqualTo(new Message.ReadReply(1, 2, 0, 0, Code.OK, utf8("/after"), 0, List.of()));
     assertThat(good.isActive()).isTrue();
-    assertThat(serverFailures).hasSize(4).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
+    assertThat(serverFailures(4)).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
     good.close().sync();
   }
 
@@ -186,7 +187,7 @@ class WireNetworkTest {
       byte[] received = errorInBytes(badClient(oversizedFrame(2 + round % 3)));
       assertThat(errorIn(received).code()).as("round " + round).isEqualTo(ErrorCode.FRAME_TOO_LARGE);
     }
-    assertThat(serverFailures).hasSize(20);
+    assertThat(serverFailures(20)).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
   }
 
   @Test
@@ -217,8 +218,23 @@ class WireNetworkTest {
 
       long lingeredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertThat(lingeredMillis).isGreaterThanOrEqualTo(WireSettings.ERROR_LINGER_MILLIS - 500);
-      assertThat(serverFailures).hasSize(1);
+      assertThat(serverFailures(1)).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
     }
+  }
+
+  /**
+   * @return the server's next {@code expected} failures, each waited for: the pipeline answers the peer before it fires
+   *     the failure, so the peer can read the ERROR before the server has recorded it; and then no more
+   */
+  private List<Throwable> serverFailures(int expected) throws InterruptedException {
+    List<Throwable> failures = new ArrayList<>();
+    for (int i = 0; i < expected; i++) {
+      Throwable failure = serverFailures.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+      assertThat(failure).as("server failure %d of %d", i + 1, expected).isNotNull();
+      failures.add(failure);
+    }
+    assertThat(serverFailures).as("no more server failures").isEmpty();
+    return failures;
   }
 
   static byte[] oversizedFrame(int mebibytes) {
