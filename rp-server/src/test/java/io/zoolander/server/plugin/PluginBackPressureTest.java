@@ -82,7 +82,8 @@ class PluginBackPressureTest {
                 repeater.sendTogether(flush);
             }
             long sentBytes = (long) WRITES * VALUE_BYTES; // at least: each frame also has its header and path
-            // Wait until the plugin's side has taken what it will (the pending bytes stop falling), at most 15 s.
+            // Wait until the plugin's side has taken what it will, at most 15 s: "stopped falling" has no event to wait
+            // on, so the pending bytes are sampled once a second until two samples agree.
             long pending = repeater.pendingWriteBytes();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
             while (System.nanoTime() < deadline) {

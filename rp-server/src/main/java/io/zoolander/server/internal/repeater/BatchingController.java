@@ -112,7 +112,7 @@ public final class BatchingController {
    *     handoffs. Fixed: the interval. Adaptive: 0 while every flush has been acknowledged, else the interval.
    */
   public long holdNanos() {
-    return policy.kind() == BatchingPolicy.Kind.ADAPTIVE && size == 0 ? 0 : intervalNanos;
+    return releaseHeldWrites() ? 0 : intervalNanos;
   }
 
   /** @return whether writes held now should be flushed at once: adaptive, and every flush has been acknowledged */
