@@ -1,9 +1,8 @@
 package io.zoolander.server.cli;
 
+import static io.zoolander.server.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,20 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchAdmissionCommandTest {
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aQuickAdmissionRunWritesTheTableOfItsThreePhases() throws Exception {
     Path out = dir.resolve("results");
-    Run r = run("bench", "--admission", "--quick", "--duplicates", "1", "--rate", "60", "--seconds", "1",
+    CliRun r = run("bench", "--admission", "--quick", "--duplicates", "1", "--rate", "60", "--seconds", "1",
         "--warmup-seconds", "0", "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String md = Files.readString(out.resolve("admission.md"), StandardCharsets.UTF_8);
@@ -52,17 +42,17 @@ class BenchAdmissionCommandTest {
 
   @Test
   void badAdmissionFlagsAreOneLineAndANonZeroExit() {
-    Run target = run("bench", "--admission", "--admission-target", "1.5");
+    CliRun target = run("bench", "--admission", "--admission-target", "1.5");
     assertThat(target.exit()).isNotZero();
     assertThat(target.err().strip()).isEqualTo("zoolander: admission target must be in (0, 1), was 1.5");
-    Run delay = run("bench", "--admission", "--admission-write-delay-ms", "0");
+    CliRun delay = run("bench", "--admission", "--admission-write-delay-ms", "0");
     assertThat(delay.exit()).isNotZero();
     assertThat(delay.err()).contains("admission write delay must be in (0, 1000] ms").hasLineCount(1);
   }
 
   @Test
   void theScenarioFlagsExcludeEachOther() {
-    Run both = run("bench", "--admission", "--batching");
+    CliRun both = run("bench", "--admission", "--batching");
     assertThat(both.exit()).isNotZero();
     assertThat(both.err().strip())
         .isEqualTo("zoolander: --admission, --batching and --planned-slowness are separate benchmarks: choose one");

@@ -1,9 +1,8 @@
 package io.zoolander.server.cli;
 
+import static io.zoolander.server.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,15 +26,6 @@ class BenchCommandTest {
 
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   private static List<Double> numbers(String json, String key) {
     Matcher m = Pattern.compile("\"" + key + "\": " + NUMBER).matcher(json);
     List<Double> values = new ArrayList<>();
@@ -49,7 +39,7 @@ class BenchCommandTest {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aQuickRunWritesJsonMarkdownAndChartsWithEverySystemInBothConditions() throws Exception {
     Path out = dir.resolve("results");
-    Run r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
+    CliRun r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.out()).contains("results go to " + out.toAbsolutePath(), "wrote " + out.resolve("bench.json"));
 
@@ -115,21 +105,21 @@ class BenchCommandTest {
 
   @Test
   void badFlagsAreOneLineAndANonZeroExit() {
-    Run rate = run("bench", "--rate", "-5");
+    CliRun rate = run("bench", "--rate", "-5");
     assertThat(rate.exit()).isNotZero();
     assertThat(rate.err().strip()).isEqualTo("zoolander: rate must be in (0, 100000] per second, was -5.0");
-    Run counts = run("bench", "--duplicates", "2", "--rp-counts", "1,4");
+    CliRun counts = run("bench", "--duplicates", "2", "--rp-counts", "1,4");
     assertThat(counts.exit()).isNotZero();
     assertThat(counts.err()).contains("every rp count must be in 1..2").hasLineCount(1);
-    Run anomaly = run("bench", "--anomaly", "probability=2");
+    CliRun anomaly = run("bench", "--anomaly", "probability=2");
     assertThat(anomaly.exit()).isNotZero();
     assertThat(anomaly.err()).contains("anomaly: probability must be in 0..1").hasLineCount(1);
-    Run balance = run("bench", "--balance", "zigzag");
+    CliRun balance = run("bench", "--balance", "zigzag");
     assertThat(balance.err()).contains("balance must be round-robin or random").hasLineCount(1);
-    Run notANumber = run("bench", "--seconds", "ten");
+    CliRun notANumber = run("bench", "--seconds", "ten");
     assertThat(notANumber.exit()).isEqualTo(2);
     assertThat(notANumber.err()).contains("--seconds");
-    Run help = run("bench", "--help");
+    CliRun help = run("bench", "--help");
     assertThat(help.exit()).isZero();
     assertThat(help.out()).contains("--quick", "--rate", "--anomaly", "--heap-rate", "--out");
   }

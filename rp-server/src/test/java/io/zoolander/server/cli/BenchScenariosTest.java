@@ -1,9 +1,8 @@
 package io.zoolander.server.cli;
 
+import static io.zoolander.server.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,19 +19,10 @@ class BenchScenariosTest {
 
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void batchingComparesEveryPolicyAtEveryRate() throws Exception {
-    Run r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50", "--seconds", "1",
+    CliRun r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50", "--seconds", "1",
         "--out", dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
@@ -45,7 +35,7 @@ class BenchScenariosTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void batchingRoundsRotateTheOrderAndReportMedians() throws Exception {
-    Run r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50",
+    CliRun r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50",
         "--batching-policies", "none,adaptive", "--batching-rounds", "2", "--seconds", "1", "--out", dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
@@ -59,7 +49,7 @@ class BenchScenariosTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void plannedSlownessRunsWithoutAndWithAnnouncements() throws Exception {
-    Run r = run("bench", "--planned-slowness", "--quick", "--seconds", "1", "--rate", "100", "--out",
+    CliRun r = run("bench", "--planned-slowness", "--quick", "--seconds", "1", "--rate", "100", "--out",
         dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("planned-slowness.md"), StandardCharsets.UTF_8);
@@ -71,17 +61,17 @@ class BenchScenariosTest {
 
   @Test
   void aBadRateIsOneLine() {
-    Run r = run("bench", "--batching", "--batching-rates", "0");
+    CliRun r = run("bench", "--batching", "--batching-rates", "0");
     assertThat(r.exit()).isNotZero();
     assertThat(r.err()).contains("rates must be positive");
   }
 
   @Test
   void aBadPolicyOrRoundCountIsOneLine() {
-    Run policy = run("bench", "--batching", "--batching-policies", "none,soon");
+    CliRun policy = run("bench", "--batching", "--batching-policies", "none,soon");
     assertThat(policy.exit()).isNotZero();
     assertThat(policy.err()).contains("batching must be 'adaptive', 'none' or an interval in microseconds, not 'soon'");
-    Run rounds = run("bench", "--batching", "--batching-rounds", "0");
+    CliRun rounds = run("bench", "--batching", "--batching-rounds", "0");
     assertThat(rounds.exit()).isNotZero();
     assertThat(rounds.err()).contains("rounds must be in 1..20, was 0");
   }

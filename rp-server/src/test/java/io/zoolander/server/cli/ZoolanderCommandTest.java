@@ -1,12 +1,11 @@
 package io.zoolander.server.cli;
 
+import static io.zoolander.server.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,19 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 class ZoolanderCommandTest {
   @TempDir Path dir;
 
-  private record Run(int exit, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int exit = ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(exit, out.toString(), err.toString());
-  }
-
   @Test
   void predictExamplePrintsOneRowPerDuplicateCountAndTheTradeOff() throws IOException {
     Path chart = dir.resolve("predict.png");
-    Run r = run("predict", "--example", "--duplicates", "1,2,4", "--tradeoff", "--chart", chart.toString());
+    CliRun r = run("predict", "--example", "--duplicates", "1,2,4", "--tradeoff", "--chart", chart.toString());
     assertThat(r.exit()).isZero();
     assertThat(Files.size(chart)).isPositive();
     assertThat(r.out()).contains("chart written to");
@@ -50,7 +40,7 @@ class ZoolanderCommandTest {
       text.append(i % 100 == 0 ? 20.0 : 0.5 + i % 7 * 0.1).append('\n');
     }
     Files.writeString(file, text);
-    Run r = run("predict", "--samples", file.toString(), "--tau-ms", "2", "--rate", "100", "--duplicates", "1,2");
+    CliRun r = run("predict", "--samples", file.toString(), "--tau-ms", "2", "--rate", "100", "--duplicates", "1,2");
     assertThat(r.exit()).isZero();
     // 1% of the samples exceed 2 ms: one idle-ish duplicate predicts about 0.99, two about 0.9999.
     assertThat(r.out()).contains("tau 2.000 ms, 100.0 arrivals/s");
@@ -68,31 +58,31 @@ class ZoolanderCommandTest {
     writer.outputLegend();
     writer.outputIntervalHistogram(histogram);
     writer.close();
-    Run r = run("predict", "--samples", file.toString(), "--duplicates", "1");
+    CliRun r = run("predict", "--samples", file.toString(), "--duplicates", "1");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("mean 1.30");
   }
 
   @Test
   void planForABudgetAndATarget() {
-    Run r = run("plan", "--example", "--rate", "33", "--nodes", "8", "--target-sla", "0.9999");
+    CliRun r = run("plan", "--example", "--rate", "33", "--nodes", "8", "--target-sla", "0.9999");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("best with at most 8 nodes:", "fewest nodes for SLA 0.9999:", "highest arrival rate");
   }
 
   @Test
   void badFlagsAndFilesGiveOneLineAndNonZeroExit() throws IOException {
-    Run unknown = run("predict", "--example", "--bogus");
+    CliRun unknown = run("predict", "--example", "--bogus");
     assertThat(unknown.exit()).isEqualTo(2);
     assertThat(unknown.err()).startsWith("zoolander: Unknown option: '--bogus'").doesNotContain("Exception");
 
-    Run missing = run("predict", "--samples", dir.resolve("nope.txt").toString());
+    CliRun missing = run("predict", "--samples", dir.resolve("nope.txt").toString());
     assertThat(missing.exit()).isEqualTo(1);
     assertThat(missing.err().strip()).matches("zoolander: sample file .*nope.txt does not exist");
 
     Path bad = dir.resolve("bad.txt");
     Files.writeString(bad, "1.0\n2.0\nabc\n");
-    Run badLine = run("predict", "--samples", bad.toString());
+    CliRun badLine = run("predict", "--samples", bad.toString());
     assertThat(badLine.exit()).isEqualTo(1);
     assertThat(badLine.err().strip()).isEqualTo("zoolander: " + bad + " line 3: not a latency in ms: 'abc'");
 
@@ -104,15 +94,15 @@ class ZoolanderCommandTest {
     Files.writeString(empty, "# nothing\n\n");
     assertThat(run("predict", "--samples", empty.toString()).err()).contains("holds no latency values");
 
-    Run tau = run("predict", "--example", "--tau-ms", "-1");
+    CliRun tau = run("predict", "--example", "--tau-ms", "-1");
     assertThat(tau.exit()).isEqualTo(1);
     assertThat(tau.err().strip()).isEqualTo("zoolander: --tau-ms must be a finite number >= 0, was -1.0");
 
-    Run noSource = run("predict");
+    CliRun noSource = run("predict");
     assertThat(noSource.exit()).isEqualTo(2);
     assertThat(noSource.err()).contains("--samples", "--example").doesNotContain("Exception");
 
-    Run planWithoutGoal = run("plan", "--example", "--rate", "10");
+    CliRun planWithoutGoal = run("plan", "--example", "--rate", "10");
     assertThat(planWithoutGoal.exit()).isEqualTo(1);
     assertThat(planWithoutGoal.err().strip()).isEqualTo("zoolander: give --nodes, --target-sla or both");
 
@@ -122,7 +112,7 @@ class ZoolanderCommandTest {
 
   @Test
   void serverHelpListsEveryZoolanderSettingWithItsDefaultAndTheZooKeeperEntriesThatMatter() throws Exception {
-    Run r = run("server", "--help");
+    CliRun r = run("server", "--help");
     assertThat(r.exit()).isZero();
     List<String> keys = new ArrayList<>();
     for (Field f : ZoolanderPluginConfig.class.getFields()) {
@@ -149,7 +139,7 @@ class ZoolanderCommandTest {
 
   @Test
   void repeaterHelpListsEveryKeyWithItsDefault() {
-    Run r = run("repeater", "--help");
+    CliRun r = run("repeater", "--help");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).contains("duplicate.<id>=<connect string> (required, one line per duplicate)", "clientHost=127.0.0.1", "clientPort=0",
         "basePath=/zoolander", "logCapacity=65536", "sessionTimeoutMs=10000", "startTimeoutMs=30000",
@@ -202,12 +192,12 @@ class ZoolanderCommandTest {
         "clientPort=" + freePort(), "admin.enableServer=false", "standaloneEnabled=false",
         "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
         "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(), "zoolander.duplicateId=1") + "\n");
-    Run outOfRange = run("server", "--config", cfg.toString(), "--jmx-port", "70000");
+    CliRun outOfRange = run("server", "--config", cfg.toString(), "--jmx-port", "70000");
     assertThat(outOfRange.exit()).isEqualTo(1);
     assertThat(outOfRange.err()).isEqualTo("zoolander: --jmx-port must be in 0..65535, was 70000\n");
     assertThat(outOfRange.out()).isEmpty();
     try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      Run busy = run("server", "--config", cfg.toString(), "--jmx-port", Integer.toString(taken.getLocalPort()));
+      CliRun busy = run("server", "--config", cfg.toString(), "--jmx-port", Integer.toString(taken.getLocalPort()));
       assertThat(busy.exit()).isEqualTo(1);
       assertThat(busy.err()).startsWith("zoolander: cannot serve JMX on 127.0.0.1:" + taken.getLocalPort() + ": ")
           .endsWith("\n");
@@ -226,7 +216,7 @@ class ZoolanderCommandTest {
     if (config != null) {
       Files.writeString(file, config + "\n");
     }
-    Run r = run("server", "--config", file.toString());
+    CliRun r = run("server", "--config", file.toString());
     assertThat(r.exit()).as("exit status for %s", expected).isEqualTo(1);
     assertThat(r.err()).as("error for %s", expected)
         .startsWith("zoolander: ")
@@ -239,18 +229,18 @@ class ZoolanderCommandTest {
 
   @Test
   void badRepeaterConfigsExitNonZeroWithOneLine() throws IOException {
-    Run missing = run("repeater", "--config", dir.resolve("nope.properties").toString());
+    CliRun missing = run("repeater", "--config", dir.resolve("nope.properties").toString());
     assertThat(missing.exit()).isEqualTo(1);
     assertThat(missing.err()).isEqualTo("zoolander: repeater config " + dir.resolve("nope.properties")
         + " does not exist\n");
 
     Path bad = dir.resolve("repeater.properties");
     Files.writeString(bad, "duplicate.1=127.0.0.1:2181\nlogCapacity=lots\n");
-    Run badValue = run("repeater", "--config", bad.toString());
+    CliRun badValue = run("repeater", "--config", bad.toString());
     assertThat(badValue.exit()).isEqualTo(1);
     assertThat(badValue.err()).isEqualTo("zoolander: " + bad + " line 2: logCapacity: not an integer: 'lots'\n");
 
-    Run noConfig = run("repeater");
+    CliRun noConfig = run("repeater");
     assertThat(noConfig.exit()).isEqualTo(2);
     assertThat(noConfig.err()).contains("Missing required option: '--config=FILE'").doesNotContain("Exception");
   }
