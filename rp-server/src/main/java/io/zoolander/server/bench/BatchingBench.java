@@ -42,6 +42,13 @@ public final class BatchingBench {
   public static final int KEYS = 100;
   /** Data bytes per write. */
   public static final int VALUE_BYTES = 1_024;
+  /**
+   * The duplicates' JVMs: a heap and a collector for a sustained write load. The embedded cluster's defaults (256 MiB,
+   * the serial collector) are for tests: ZooKeeper keeps its last 500 proposals, each a batch of up to 64 writes here,
+   * about 130 MB live at 1 KiB values, and on the defaults a full collection of 200 to 340 ms came every 2 s at 10,000
+   * writes/s, which set p99 for every policy alike (docs/benchmarks.md).
+   */
+  public static final List<String> DUPLICATE_JVM_ARGS = List.of("-Xmx1g", "-XX:+UseG1GC");
   /** How long the duplicates may take to apply everything after a run. */
   static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(120);
 
@@ -111,7 +118,8 @@ public final class BatchingBench {
    */
   public List<Row> run(Consumer<String> log) throws Exception {
     List<Row> rows = new ArrayList<>();
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(duplicates).fsync(fsync).start()) {
+    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(duplicates).fsync(fsync)
+        .duplicateJvmArgs(DUPLICATE_JVM_ARGS.toArray(String[]::new)).start()) {
       byte[] value = new byte[VALUE_BYTES];
       try (ZoolanderClient setup = cluster.clientBuilder().build()) {
         List<CompletableFuture<?>> created = new ArrayList<>();

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,6 +88,7 @@ public final class EmbeddedCluster implements AutoCloseable {
               .baseDir(baseDir.resolve("duplicate-" + id))
               .fsync(config.fsync)
               .serverMode(config.serverMode)
+              .jvmArgs(config.duplicateJvmArgs.toArray(String[]::new))
               .zoolanderDuplicate(id, config.znodes.basePath());
       config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
       ZooKeeperEnsemble ensemble = builder.build();
@@ -443,6 +445,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     private boolean startRepeater = true;
     private final Map<Integer, Map<String, String>> duplicateProperties = new LinkedHashMap<>();
     private final Map<Integer, Integer> serversOf = new LinkedHashMap<>();
+    private final List<String> duplicateJvmArgs = new ArrayList<>();
 
     private Builder() {}
 
@@ -485,6 +488,27 @@ public final class EmbeddedCluster implements AutoCloseable {
         throw new IllegalArgumentException("servers of duplicate " + duplicateId + " must be 1, 3 or 5, was " + servers);
       }
       serversOf.put(duplicateId, servers);
+      return this;
+    }
+
+    /**
+     * Adds arguments for the duplicates' child JVMs, after their defaults ({@code -Xms32m -Xmx256m -XX:+UseSerialGC}:
+     * small and quick to start, for tests), so they can override them; ignored {@link ServerMode#IN_PROCESS}. A load
+     * test wants a collector and heap for it: ZooKeeper keeps its last 500 proposals in memory, and the plugin makes
+     * each a batch of writes (docs/operations.md, memory), so on the defaults a sustained write load runs into full
+     * collections. {@code zoolander bench --batching} passes {@code -Xmx1g -XX:+UseG1GC}.
+     *
+     * @param args JVM arguments such as {@code -Xmx1g} or {@code -Dkey=value}, none null or blank
+     */
+    public Builder duplicateJvmArgs(String... args) {
+      Objects.requireNonNull(args, "duplicateJvmArgs must not be null");
+      for (String arg : args) {
+        if (arg == null || arg.isBlank()) {
+          throw new IllegalArgumentException("duplicateJvmArgs must not hold a null or blank argument, were "
+              + Arrays.toString(args));
+        }
+      }
+      duplicateJvmArgs.addAll(List.of(args));
       return this;
     }
 

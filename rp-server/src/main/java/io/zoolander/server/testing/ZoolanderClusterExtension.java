@@ -195,6 +195,12 @@ public final class ZoolanderClusterExtension
       return this;
     }
 
+    /** Adds arguments for the duplicates' child JVMs, as {@link EmbeddedCluster.Builder#duplicateJvmArgs}. */
+    public Builder duplicateJvmArgs(String... args) {
+      cluster.duplicateJvmArgs(args);
+      return this;
+    }
+
     /** Whether ZooKeeper fsyncs its log (default false). */
     public Builder fsync(boolean fsync) {
       cluster.fsync(fsync);
