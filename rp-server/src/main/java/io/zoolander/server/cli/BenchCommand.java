@@ -153,7 +153,7 @@ final class BenchCommand implements Callable<Integer> {
   boolean batching;
 
   @Option(names = "--batching-rates", split = ",", paramLabel = "PER_SEC,...",
-      description = "Offered write rates of --batching (default: 200,8000,12000; --quick: 100,400).")
+      description = "Offered write rates of --batching (default: 200,10000,14000; --quick: 100,400).")
   List<Double> batchingRates;
 
   @Option(names = "--batching-policies", split = ",", paramLabel = "POLICY,...",
@@ -225,7 +225,7 @@ final class BenchCommand implements Callable<Integer> {
     BatchingBench bench;
     try {
       bench = new BatchingBench(duplicates == null ? 2 : duplicates, true,
-          batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 8000.0, 12000.0),
+          batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 10000.0, 14000.0),
           batchingPolicies == null ? BatchingBench.standardPolicies()
               : batchingPolicies.stream().map(BatchingPolicy::parse).toList(),
           batchingRounds != null ? batchingRounds : quick ? 1 : 3,
