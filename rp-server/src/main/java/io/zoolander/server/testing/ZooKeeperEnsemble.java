@@ -658,6 +658,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
     /** Configures a {@link ZooKeeperEnsemble}. */
     public static final class Builder {
 
+        /** The children's collector unless {@link #jvmArgs} selects another: a JVM refuses two. */
+        private static final String DEFAULT_COLLECTOR = "-XX:+UseSerialGC";
+
         private ServerMode serverMode = ServerMode.CHILD_JVM;
         private int servers = 3;
         private Path baseDir;
@@ -665,7 +668,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
         private int tickTimeMillis = 500;
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final List<String> jvmArgs = new ArrayList<>(List.of(
-                "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true",
+                "-Xms32m", "-Xmx256m", DEFAULT_COLLECTOR, "-Djava.net.preferIPv4Stack=true",
                 "-Dorg.slf4j.simpleLogger.showDateTime=true",
                 "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS"));
         private String classpath;
@@ -762,12 +765,18 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         /**
          * Adds arguments for the children's JVMs (after the defaults {@code -Xms32m -Xmx256m
-         * -XX:+UseSerialGC}, so they can override them). Ignored in-process.
+         * -XX:+UseSerialGC}, so they can override them; one selecting a collector, such as {@code
+         * -XX:+UseG1GC}, replaces the default one). Ignored in-process.
          *
          * @param args JVM arguments such as {@code -Xmx512m} or {@code -Dkey=value}
          * @return this builder
          */
         public Builder jvmArgs(String... args) {
+            for (String arg : args) {
+                if (arg.startsWith("-XX:+Use") && arg.endsWith("GC")) {
+                    jvmArgs.remove(DEFAULT_COLLECTOR);
+                }
+            }
             jvmArgs.addAll(List.of(args));
             return this;
         }
