@@ -110,6 +110,10 @@ final class ServerCommand implements Callable<Integer> {
               "Most applied writes kept in memory (also at most " + ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES
                   + " bytes), so that a new repeater can recover from this duplicate the writes other duplicates"
                   + " missed when the old repeater died; 0 keeps none."),
+          new Entry(ZoolanderPluginConfig.MAX_BATCH_BYTES_KEY,
+              Integer.toString(ZoolanderPluginConfig.MAX_BATCH_BYTES_DEFAULT),
+              "Most bytes of one batch of writes, applied as one ZooKeeper multi (besides at most 64 writes and"
+                  + " jute.maxbuffer). ZooKeeper keeps its last 500 proposals in memory: this bounds what they hold."),
           new Entry(ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_KEY,
               Long.toString(ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_DEFAULT),
               "Planned slowness: the plugin tells its clients when its server starts a snapshot and when it ends, and"

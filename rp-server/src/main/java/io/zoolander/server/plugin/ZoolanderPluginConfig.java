@@ -45,6 +45,9 @@ import java.util.Map;
  *     writes the plugin keeps in memory (also bounded to {@value #RECENT_WRITES_MAX_BYTES} bytes) so that a new
  *     repeater can recover from this duplicate the writes others missed when the old repeater died; 0 keeps
  *     none</td></tr>
+ * <tr><td>{@value #MAX_BATCH_BYTES_KEY}</td><td>{@value #MAX_BATCH_BYTES_DEFAULT}</td><td>most bytes of one batch of
+ *     writes applied as one ZooKeeper multi (besides at most 64 writes and {@code jute.maxbuffer}); ZooKeeper keeps
+ *     its last 500 proposals in memory, so this bounds what they hold</td></tr>
  * </table>
  *
  * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like every ZooKeeper
@@ -67,6 +70,7 @@ import java.util.Map;
  * @param maxQueuedMessages back-pressure threshold on received, unhandled messages
  * @param advertisedPort the port published in the endpoint znode, 0 for the bound port
  * @param recentWritesMessages most applied writes kept for a new repeater's recovery
+ * @param maxBatchBytes most bytes of one multi applying a batch of writes
  */
 public record ZoolanderPluginConfig(
         int duplicateId,
@@ -82,7 +86,8 @@ public record ZoolanderPluginConfig(
         int maxWaitingReads,
         int maxQueuedMessages,
         int advertisedPort,
-        int recentWritesMessages) {
+        int recentWritesMessages,
+        int maxBatchBytes) {
 
     /** Key of this duplicate's id: required, an int {@code >= 0}. */
     public static final String DUPLICATE_ID_KEY = "zoolander.duplicateId";
@@ -152,6 +157,17 @@ public record ZoolanderPluginConfig(
     /** Bound on the bytes of the applied writes kept (paths and data, estimated), whatever their count. */
     public static final long RECENT_WRITES_MAX_BYTES = 32L * 1024 * 1024;
 
+    /** Key of the most bytes of one batch of writes, applied as one ZooKeeper multi. */
+    public static final String MAX_BATCH_BYTES_KEY = "zoolander.plugin.maxBatchBytes";
+    /**
+     * Default: 256 KiB, about 64 writes of 4 KiB. ZooKeeper keeps its last 500 proposals, each about three copies of its
+     * data, so batches of at most this much hold at most about 375 MiB there; {@code jute.maxbuffer} alone (1 MB by
+     * default) would allow 1.5 GB.
+     */
+    public static final int MAX_BATCH_BYTES_DEFAULT = 256 * 1024;
+    /** Smallest accepted batch bound: a batch of two small writes must fit. */
+    public static final int MIN_BATCH_BYTES = 1_024;
+
     /**
      * Key of the longest background work (a snapshot) the plugin announces to clients as planned slowness, in ms; 0
      * announces nothing.
@@ -198,6 +214,7 @@ public record ZoolanderPluginConfig(
         range(errors, "maxQueuedMessages", maxQueuedMessages, 2, MAX_MESSAGES);
         range(errors, "advertisedPort", advertisedPort, 0, 65_535);
         range(errors, "recentWritesMessages", recentWritesMessages, 0, MAX_MESSAGES);
+        range(errors, "maxBatchBytes", maxBatchBytes, MIN_BATCH_BYTES, Integer.MAX_VALUE);
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException("Invalid Zoolander plugin settings: " + String.join("; ", errors));
         }
@@ -250,12 +267,14 @@ public record ZoolanderPluginConfig(
         int advertisedPort = (int) parse(errors, properties, ADVERTISED_PORT_KEY, ADVERTISED_PORT_DEFAULT, 0, 65_535);
         int recentWritesMessages = (int) parse(errors, properties, RECENT_WRITES_MESSAGES_KEY,
                 RECENT_WRITES_MESSAGES_DEFAULT, 0, MAX_MESSAGES);
+        int maxBatchBytes = (int) parse(errors, properties, MAX_BATCH_BYTES_KEY, MAX_BATCH_BYTES_DEFAULT, MIN_BATCH_BYTES,
+                Integer.MAX_VALUE);
         if (!errors.isEmpty()) {
             throw new IllegalArgumentException("Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
         }
         return new ZoolanderPluginConfig(duplicateId, znodes, host, port, advertisedHost, sessionTimeoutMs,
                 connectTimeoutMs, gapBufferMessages, retransmitTimeoutMs, readWaitMs, maxWaitingReads, maxQueuedMessages,
-                advertisedPort, recentWritesMessages);
+                advertisedPort, recentWritesMessages, maxBatchBytes);
     }
 
     private static String trimmed(Map<String, String> properties, String key) {

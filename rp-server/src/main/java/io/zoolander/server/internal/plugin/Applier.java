@@ -500,11 +500,11 @@ final class Applier {
             BookkeepingState next = new BookkeepingState(Math.max(run.get(0).epoch(), epoch),
                     run.get(run.size() - 1).seq());
             batch = Batch.plan(znodes, acl, clients, run, known, prediction.results(), next, stateVersion);
-            if (batch.fits(BinaryInputArchive.maxBuffer)) {
+            if (batch.fits(Math.min(BinaryInputArchive.maxBuffer, config.maxBatchBytes()))) {
                 break;
             }
             batch = null;
-            size /= 2; // too large for one request (jute.maxbuffer): halve
+            size /= 2; // too large for one request (jute.maxbuffer) or over maxBatchBytes: halve
         }
         if (batch == null) {
             return 0;
