@@ -1,5 +1,6 @@
 package io.zoolander.client;
 
+import static io.zoolander.client.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,7 +16,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,14 +53,6 @@ class ClientBehaviourTest {
         .duplicateAt("127.0.0.1", two.port())
         .meterRegistry(meters)
         .connectTimeoutMs(10_000);
-  }
-
-  private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("condition not met in time").isLessThan(deadline);
-      Thread.sleep(5);
-    }
   }
 
   private static byte[] utf8(String s) {

@@ -1,5 +1,6 @@
 package io.zoolander.client;
 
+import static io.zoolander.client.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -7,7 +8,6 @@ import io.zoolander.wire.Message;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -71,14 +71,6 @@ class PlannedSlownessClientTest {
 
   private void awaitAnnouncements(int count) throws InterruptedException {
     await(() -> meters.get("zoolander.client.read.planned.slowness").counter().count() >= count);
-  }
-
-  private static void await(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("condition not met in time").isLessThan(deadline);
-      Thread.sleep(5);
-    }
   }
 
   /** @return how many of {@code count} reads went to duplicate one and two */
