@@ -33,6 +33,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -660,6 +661,9 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
 
         /** The children's collector unless {@link #jvmArgs} selects another: a JVM refuses two. */
         private static final String DEFAULT_COLLECTOR = "-XX:+UseSerialGC";
+        /** The options that select a collector (HotSpot's; Shenandoah and Epsilon where the JVM has them). */
+        private static final Set<String> COLLECTORS = Set.of("-XX:+UseSerialGC", "-XX:+UseParallelGC",
+                "-XX:+UseG1GC", "-XX:+UseZGC", "-XX:+UseShenandoahGC", "-XX:+UseEpsilonGC");
 
         private ServerMode serverMode = ServerMode.CHILD_JVM;
         private int servers = 3;
@@ -773,7 +777,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
          */
         public Builder jvmArgs(String... args) {
             for (String arg : args) {
-                if (arg.startsWith("-XX:+Use") && arg.endsWith("GC")) {
+                if (COLLECTORS.contains(arg)) {
                     jvmArgs.remove(DEFAULT_COLLECTOR);
                 }
             }
