@@ -3,8 +3,9 @@ package io.zoolander.server.jmx;
 /**
  * The repeater's SLA predictor, as an MXBean: {@link ZoolanderJmx#PREDICTOR}. It asks rp-model ({@code
  * DistributionModel}, Poisson arrivals) with the live per-duplicate service-time samples: the repeater's last ACK
- * latencies of every duplicate that is not fenced (send to ACK, so network and the queueing at the current load are
- * in them; the model's network delay is 0). A what-if duplicate {@code i} takes the samples of the {@code i mod n}-th
+ * latencies of every duplicate that is not fenced, of writes sent while it owed no ACK (send to ACK: the network and
+ * the apply are in them, so the model's network delay is 0, but no queueing behind earlier writes, which the model
+ * adds at the rate asked about). A what-if duplicate {@code i} takes the samples of the {@code i mod n}-th
  * measured duplicate. Every answer is NaN until some ACK latency was measured.
  */
 public interface PredictorMXBean {

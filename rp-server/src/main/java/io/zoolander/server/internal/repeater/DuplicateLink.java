@@ -74,6 +74,7 @@ final class DuplicateLink {
   // The ACK-latency probe: the last seq of one run sent and when; 0 while none is outstanding (seqs start at 1).
   private long probeSeq;
   private long probeSentNanos;
+  private boolean probeFromIdle; // sent while the duplicate owed no ACK: a service time for the predictor
 
   DuplicateLink(RepeaterCore core, DuplicateSource source) {
     this.core = core;
@@ -88,12 +89,16 @@ final class DuplicateLink {
 
   /**
    * Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip, no allocation. Only
-   * the live stream ({@link #offer}) probes: a catch-up from the log would time the backlog, not the duplicate.
+   * the live stream ({@link #offer}) probes: a catch-up from the log would time the backlog, not the duplicate. When
+   * the duplicate owes no ACK, its ACKs have ended any probe, so a write sent then is probed.
+   *
+   * @param fromIdle whether the duplicate owed no ACK before these writes
    */
-  private void probe(long lastSeq) {
+  private void probe(long lastSeq, boolean fromIdle) {
     if (probeSeq == 0) {
       probeSeq = lastSeq;
       probeSentNanos = System.nanoTime();
+      probeFromIdle = fromIdle;
     }
   }
 
@@ -494,7 +499,7 @@ final class DuplicateLink {
 
   private void acked(long appliedSeq) {
     if (probeSeq != 0 && appliedSeq >= probeSeq) {
-      meters.ackLatency(System.nanoTime() - probeSentNanos);
+      meters.ackLatency(System.nanoTime() - probeSentNanos, probeFromIdle);
       probeSeq = 0;
     }
     if (appliedSeq > ackedSeq) {
@@ -552,13 +557,14 @@ final class DuplicateLink {
     if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
       return;
     }
-    if (cursor == ackedSeq) {
+    boolean idle = cursor == ackedSeq;
+    if (idle) {
       heardOrOwedSinceNanos = System.nanoTime(); // the first write owed: its ACK is due from now
     }
     raw.write(frames.retainedDuplicate(), raw.voidPromise());
     cursor = lastSeq;
     dirty = true;
-    probe(lastSeq);
+    probe(lastSeq, idle);
   }
 
   void flushIfDirty() {

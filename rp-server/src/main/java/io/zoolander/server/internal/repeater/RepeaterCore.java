@@ -865,7 +865,10 @@ public final class RepeaterCore implements AutoCloseable {
     return meters.arrivalRatePerSec();
   }
 
-  /** The ACK latencies (ms) the predictor holds for duplicate {@code duplicateId}, oldest first. */
+  /**
+   * The ACK latencies (ms) the predictor holds for duplicate {@code duplicateId}, oldest first: of writes sent while it
+   * owed no ACK ({@link RepeaterMeters.Duplicate}).
+   */
   public double[] serviceTimeSamplesMs(int duplicateId) {
     for (DuplicateLink link : links) {
       if (link.id() == duplicateId) {

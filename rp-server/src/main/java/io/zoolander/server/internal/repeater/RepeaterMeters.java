@@ -36,7 +36,11 @@ public final class RepeaterMeters implements AutoCloseable {
   private final Counter tlsFailures;
   private final Counter authFailures;
 
-  /** One duplicate's ACK latency: the timer and the predictor's samples. */
+  /**
+   * One duplicate's ACK latency: the timer (every probe) and the predictor's samples (only probes sent while the
+   * duplicate owed no ACK: they hold no queueing behind this repeater's earlier writes, which the model adds itself at
+   * the rate it is asked about; a probe sent to a busy duplicate would count that queueing twice).
+   */
   static final class Duplicate {
     private final Timer ackLatency;
     private final LatencyWindow samples = new LatencyWindow(SERVICE_TIME_WINDOW_SAMPLES);
@@ -45,9 +49,15 @@ public final class RepeaterMeters implements AutoCloseable {
       this.ackLatency = ackLatency;
     }
 
-    void ackLatency(long nanos) {
+    /**
+     * @param nanos from sending the probed write to the ACK covering it
+     * @param fromIdle whether the duplicate owed no ACK when the probed write was sent
+     */
+    void ackLatency(long nanos, boolean fromIdle) {
       ackLatency.record(nanos, TimeUnit.NANOSECONDS);
-      samples.record(nanos);
+      if (fromIdle) {
+        samples.record(nanos);
+      }
     }
 
     double[] samplesMs() {

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.model.Deployment;
 import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.server.jmx.MeterNames;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -46,6 +48,16 @@ class RepeaterMetersTest {
     window.record(3_000_000);
     window.record(4_000_000);
     assertThat(window.samplesMs()).containsExactly(2.5, 3.0, 4.0);
+  }
+
+  @Test
+  void everyProbeIsTimedButOnlyProbesOfAnIdleDuplicateFeedThePredictor() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    RepeaterMeters.Duplicate duplicate = new RepeaterMeters(registry, 5).duplicate(1);
+    duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(30), false); // waited behind earlier writes: queueing
+    duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(2), true);
+    assertThat(registry.get(MeterNames.REPEATER_ACK_LATENCY).timer().count()).isEqualTo(2);
+    assertThat(duplicate.samplesMs()).as("the model adds the queueing itself").containsExactly(2.0);
   }
 
   @Test
