@@ -47,7 +47,9 @@ class PredictorSamplesTest {
         // 1 goes to an idle duplicate (a sample); 2 while 1 is applied (no probe: 1's is out); 3 once 1 is
         // acknowledged and 2 is being applied: probed, and it waits for 2 (timed, not a sample).
         CompletableFuture<WriteResult> first = client.setData("/p", value, -1);
-        Thread.sleep(STALL_MS / 6); // 1 reached the duplicate in its own flush
+        // 2 must reach the plugin while it applies 1, not with it (one multi of both would be one 600 ms sample). No
+        // event tells that the plugin has begun 1's stall: 50 ms into its 300 ms is well inside it.
+        Thread.sleep(STALL_MS / 6);
         CompletableFuture<WriteResult> second = client.setData("/p", value, -1);
         long firstSeq = first.get(30, TimeUnit.SECONDS).seq();
         Await.until(WAIT, "the repeater has 1's ACK", () -> repeater.duplicate(1).ackedSeq() >= firstSeq, () -> "");
