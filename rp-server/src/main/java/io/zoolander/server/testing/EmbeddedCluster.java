@@ -494,10 +494,10 @@ public final class EmbeddedCluster implements AutoCloseable {
     /**
      * Adds arguments for the duplicates' child JVMs, after their defaults ({@code -Xms32m -Xmx256m -XX:+UseSerialGC}:
      * small and quick to start, for tests), so they can override them (one selecting a collector replaces the serial
-     * one); ignored {@link ServerMode#IN_PROCESS}. A load
-     * test wants a collector and heap for it: ZooKeeper keeps its last 500 proposals in memory, and the plugin makes
-     * each a batch of writes (docs/operations.md, memory), so on the defaults a sustained write load runs into full
-     * collections. {@code zoolander bench --batching} passes {@code -Xmx1g -XX:+UseG1GC}.
+     * one); ignored {@link ServerMode#IN_PROCESS}. A load test wants a collector and heap for it: ZooKeeper keeps its
+     * last 500 proposals in memory, and the plugin makes each a batch of writes (docs/operations.md, memory), so on the
+     * defaults a sustained write load runs into full collections. {@code zoolander bench --batching} passes {@code
+     * -Xmx1g -XX:+UseG1GC}.
      *
      * @param args JVM arguments such as {@code -Xmx1g} or {@code -Dkey=value}, none null or blank
      */

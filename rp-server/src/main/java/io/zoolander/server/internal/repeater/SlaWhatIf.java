@@ -12,7 +12,8 @@ import java.util.List;
  * per-duplicate service-time samples. Duplicate {@code i} of the what-if deployment takes the samples of the {@code
  * i mod n}-th measured duplicate (so {@code d <= n} uses the first {@code d} measured ones, and more duplicates than
  * run reuse them in turn). The samples are the repeater's ACK latencies of writes sent while the duplicate owed no ACK,
- * which include the network both ways (the network delay is 0) but no queueing, which the model adds. {@link DistributionModel} (Poisson arrivals). Internal.
+ * which include the network both ways (the network delay is 0) but no queueing, which the model adds. {@link
+ * DistributionModel} (Poisson arrivals). Internal.
  */
 final class SlaWhatIf {
   private SlaWhatIf() {}
