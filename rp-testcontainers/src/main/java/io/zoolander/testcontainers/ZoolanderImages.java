@@ -23,7 +23,7 @@ public final class ZoolanderImages {
   /** Tag of the repeater image {@link #fromSource} builds. */
   public static final String SOURCE_REPEATER_TAG = "zoolander/repeater:local-build";
   /** The runnable jar the images are built from, relative to the checkout's root ({@code mvn package} makes it). */
-  public static final String JAR_PATH = "rp-server/target/zoolander.jar";
+  public static final String JAR_PATH = "rp-server/cli/target/zoolander-server.jar";
 
   private final Future<String> server;
   private final Future<String> repeater;

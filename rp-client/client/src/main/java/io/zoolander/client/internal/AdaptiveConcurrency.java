@@ -1,0 +1,107 @@
+package io.zoolander.client.internal;
+
+import io.zoolander.client.ReadPolicy;
+import io.zoolander.wire.Ticker;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The autonomic degree-of-concurrency policy (after the St Andrews autonomic client): reads are observed in windows of
+ * {@link ReadPolicy#windowReads()} reads (or one second, if that comes first with at least 10 reads). At the end of a
+ * window, C goes up by one if the failure ratio (reads where some duplicate refused, failed or timed out) or the
+ * latency variation (p90 / p50 of every reply latency in the window, winners and losers) reached the raising
+ * thresholds, and down by one if both are below the lowering thresholds. For {@code FIXED} and {@code HEDGED} policies C
+ * never moves. Not thread-safe: used on the client's I/O thread. Internal: not part of the public API.
+ */
+public final class AdaptiveConcurrency {
+  static final long WINDOW_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
+  static final int WINDOW_MIN_READS = 10;
+
+  private final ReadPolicy policy;
+  private final Ticker ticker;
+  private final int maxConcurrency;
+  private volatile int concurrency;
+  private long windowStartNanos;
+  private int reads;
+  private int failures;
+  private long[] latencies = new long[256];
+  private int latencyCount;
+  private double lastFailureRatio;
+  private double lastVariation;
+
+  public AdaptiveConcurrency(ReadPolicy policy, int duplicates, Ticker ticker) {
+    this.policy = policy;
+    this.ticker = ticker;
+    this.maxConcurrency = Math.min(duplicates, policy.maxConcurrency());
+    this.concurrency = Math.max(1, Math.min(maxConcurrency, policy.concurrency()));
+    this.windowStartNanos = ticker.nanoTime();
+  }
+
+  /** The current degree of concurrency. Safe to read from any thread. */
+  public int current() {
+    return concurrency;
+  }
+
+  /** A reply latency (winning or losing) seen in this window. */
+  public void recordLatency(long latencyNanos) {
+    if (policy.mode() != ReadPolicy.Mode.ADAPTIVE) {
+      return;
+    }
+    if (latencyCount == latencies.length) {
+      latencies = Arrays.copyOf(latencies, latencyCount * 2);
+    }
+    latencies[latencyCount++] = latencyNanos;
+  }
+
+  /** A read completed (or failed); {@code failed} if some duplicate refused, failed or timed out on it. */
+  public void recordRead(boolean failed) {
+    if (policy.mode() != ReadPolicy.Mode.ADAPTIVE) {
+      return;
+    }
+    reads++;
+    if (failed) {
+      failures++;
+    }
+    long now = ticker.nanoTime();
+    if (reads >= policy.windowReads() || (reads >= WINDOW_MIN_READS && now - windowStartNanos >= WINDOW_MAX_NANOS)) {
+      decide();
+      windowStartNanos = now;
+    }
+  }
+
+  private void decide() {
+    lastFailureRatio = (double) failures / reads;
+    lastVariation = variation();
+    int c = concurrency;
+    if (lastFailureRatio >= policy.raiseFailureRatio() || lastVariation >= policy.raiseVariation()) {
+      c = Math.min(maxConcurrency, c + 1);
+    } else if (lastFailureRatio < policy.lowerFailureRatio() && lastVariation < policy.lowerVariation()) {
+      c = Math.max(Math.min(policy.minConcurrency(), maxConcurrency), c - 1);
+    }
+    concurrency = c;
+    reads = 0;
+    failures = 0;
+    latencyCount = 0;
+  }
+
+  private double variation() {
+    if (latencyCount < 2) {
+      return 1;
+    }
+    long[] sorted = Arrays.copyOf(latencies, latencyCount);
+    Arrays.sort(sorted);
+    long p50 = sorted[(int) Math.ceil(0.5 * sorted.length) - 1];
+    long p90 = sorted[(int) Math.ceil(0.9 * sorted.length) - 1];
+    return p50 <= 0 ? 1 : (double) p90 / p50;
+  }
+
+  /** The failure ratio of the last closed window. */
+  public double lastFailureRatio() {
+    return lastFailureRatio;
+  }
+
+  /** The latency variation (p90/p50) of the last closed window. */
+  public double lastVariation() {
+    return lastVariation;
+  }
+}

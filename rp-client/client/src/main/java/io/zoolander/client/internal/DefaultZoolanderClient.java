@@ -1,0 +1,957 @@
+package io.zoolander.client.internal;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.zoolander.client.BlockingZoolanderClient;
+import io.zoolander.client.ConnectionState;
+import io.zoolander.client.ConnectionStateListener;
+import io.zoolander.client.InconsistencyEvent;
+import io.zoolander.client.InconsistencyListener;
+import io.zoolander.client.NodeData;
+import io.zoolander.client.Peer;
+import io.zoolander.client.ReadPolicy;
+import io.zoolander.client.ReplyEvent;
+import io.zoolander.client.ReplyListener;
+import io.zoolander.client.RetryBudget;
+import io.zoolander.client.WriteResult;
+import io.zoolander.client.ZoolanderClient;
+import io.zoolander.client.ZoolanderException;
+import io.zoolander.wire.ClientRecord;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.ReadKind;
+import io.zoolander.wire.internal.EndpointWatcher;
+import io.zoolander.wire.internal.WriteChecks;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.common.PathUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client implementation. One event-loop thread owns every piece of mutable state (pending requests, ranking,
+ * adaptive policy, meters), so there are no locks on the request path: public methods hand their work to it, and
+ * replies are handled where their bytes arrive. Internal: not part of the public API.
+ */
+public final class DefaultZoolanderClient implements ZoolanderClient {
+  private static final Logger LOG = LoggerFactory.getLogger(DefaultZoolanderClient.class);
+  /** How many answered writes and reads are kept to compare later replies from other duplicates. */
+  static final int ANSWERED_KEPT = 4_096;
+  private static final long DEFAULT_RETRY_AFTER_MS = 50;
+
+  private final ClientSettings settings;
+  private final EventLoopGroup group;
+  private final EventLoop loop;
+  private final PeerLink repeater;
+  private final List<PeerLink> plugins = new ArrayList<>();
+  private final List<EndpointWatcher> watchers = new ArrayList<>();
+  private final DuplicateRanking ranking;
+  private final PlannedSlownessTable slowness;
+  private final AdaptiveConcurrency concurrency;
+  private final ClientMetrics metrics;
+  /** Read retries draw on it (event loop only). */
+  private final ReadRetryTokens readRetries;
+  private final AtomicLong nextRequestId = new AtomicLong();
+  private final AtomicLong lastSeenSeq = new AtomicLong();
+  private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
+  private final List<InconsistencyListener> inconsistencyListeners = new CopyOnWriteArrayList<>();
+  private final List<ReplyListener> replyListeners = new CopyOnWriteArrayList<>();
+  // Event-loop confined:
+  private final TreeMap<Long, PendingWrite> writes = new TreeMap<>();
+  private final Map<Long, PendingRead<?>> reads = new HashMap<>();
+  private final Map<Long, Barrier> barriers = new HashMap<>();
+  private final Map<Long, PendingWrite> answeredWrites = lru();
+  private final Map<Long, PendingRead<?>> answeredReads = lru();
+  private volatile boolean closed;
+
+  private DefaultZoolanderClient(ClientSettings settings) {
+    this.settings = settings;
+    this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-client", true));
+    this.loop = group.next();
+    int n = settings.duplicates().size();
+    this.ranking = new DuplicateRanking(n);
+    this.slowness = new PlannedSlownessTable(n, settings.ticker());
+    this.concurrency = new AdaptiveConcurrency(settings.readPolicy(), n, settings.ticker());
+    this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
+    this.readRetries = new ReadRetryTokens(settings.retryBudget(), settings.ticker());
+    this.repeater =
+        new PeerLink("repeater", settings.clientId(), loop, false, settings.sessionTimeoutMs(), this::onMessage,
+            this::onState, settings.tls(), settings.credential());
+  }
+
+  private static <V> Map<Long, V> lru() {
+    return new LinkedHashMap<>(256, 0.75f, false) {
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<Long, V> eldest) {
+        return size() > ANSWERED_KEPT;
+      }
+    };
+  }
+
+  /** Builds and connects a client; see {@code ZoolanderClientBuilder#build()}. */
+  public static DefaultZoolanderClient connect(ClientSettings settings) {
+    DefaultZoolanderClient client = new DefaultZoolanderClient(settings);
+    try {
+      client.repeater.targets(settings.repeaters());
+      for (int i = 0; i < settings.duplicates().size(); i++) {
+        PeerLink link =
+            new PeerLink("duplicate[" + i + "]", settings.clientId(), client.loop, true, settings.sessionTimeoutMs(),
+                client::onMessage, client::onState, settings.tls(), settings.credential());
+        client.plugins.add(link);
+        DuplicateTarget target = settings.duplicates().get(i);
+        if (target.endpoint() != null) {
+          link.target(target.endpoint());
+          continue;
+        }
+        EndpointWatcher watcher =
+            new EndpointWatcher(
+                target.connectString(),
+                settings.znodes(),
+                settings.sessionTimeoutMs(),
+                endpoint -> link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null)));
+        client.watchers.add(watcher);
+        watcher.start();
+      }
+      client.awaitConnected(settings.connectTimeoutMs());
+      return client;
+    } catch (IOException | RuntimeException e) {
+      client.close();
+      if (e instanceof ZoolanderException z) {
+        throw z;
+      }
+      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, null, "cannot connect: " + e, e);
+    }
+  }
+
+  private static InetSocketAddress address(PluginEndpoint endpoint) {
+    return InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
+  }
+
+  private void awaitConnected(long timeoutMs) {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    while (System.nanoTime() < deadline) {
+      if (repeater.isReady() && plugins.stream().allMatch(PeerLink::isReady)) {
+        return;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, null, "interrupted while connecting", e);
+      }
+    }
+    if (!repeater.isReady()) {
+      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "repeater not reachable in " + timeoutMs + " ms");
+    }
+    if (plugins.stream().noneMatch(PeerLink::isReady)) {
+      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "no duplicate reachable in " + timeoutMs + " ms");
+    }
+    LOG.warn("connected to the repeater and some duplicates; still waiting for {}",
+        plugins.stream().filter(p -> !p.isReady()).map(PeerLink::name).toList());
+  }
+
+  // ------------------------------------------------------------------ public API
+
+  @Override
+  public long clientId() {
+    return settings.clientId();
+  }
+
+  @Override
+  public long lastSeenSeq() {
+    return lastSeenSeq.get();
+  }
+
+  @Override
+  public int readConcurrency() {
+    return concurrency.current();
+  }
+
+  @Override
+  public ConnectionState connectionState(Peer peer) {
+    return peer.kind() == Peer.Kind.REPEATER ? repeater.state() : plugins.get(peer.index()).state();
+  }
+
+  @Override
+  public void addConnectionStateListener(ConnectionStateListener listener) {
+    stateListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
+  @Override
+  public void addInconsistencyListener(InconsistencyListener listener) {
+    inconsistencyListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
+  @Override
+  public void addReplyListener(ReplyListener listener) {
+    replyListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+  }
+
+  private void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first) {
+    if (replyListeners.isEmpty() || index < 0) {
+      return;
+    }
+    ReplyEvent event = new ReplyEvent(write, requestId, index, latencyNanos, first);
+    for (ReplyListener listener : replyListeners) {
+      try {
+        listener.replied(event);
+      } catch (RuntimeException e) {
+        LOG.warn("reply listener failed", e);
+      }
+    }
+  }
+
+  @Override
+  public BlockingZoolanderClient blocking() {
+    return BlockingZoolanderClient.of(this);
+  }
+
+  @Override
+  public CompletableFuture<WriteResult> write(List<Op> ops) {
+    CompletableFuture<WriteResult> future = new CompletableFuture<>();
+    if (closed) {
+      future.completeExceptionally(closedException());
+      return future;
+    }
+    Message.Write validated;
+    try {
+      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread (startWrite). The
+      // repeater checks all of it again (and the duplicates' jute.maxbuffer, which only it knows).
+      validated = new Message.Write(settings.clientId(), 0, ops);
+      WriteChecks.check(validated, settings.znodes());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      future.completeExceptionally(new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+      return future;
+    }
+    PendingWrite pending = new PendingWrite(validated, future, settings.ticker().nanoTime());
+    loop.execute(() -> startWrite(pending));
+    return future;
+  }
+
+  @Override
+  public CompletableFuture<WriteResult> writeAll(List<Op> ops) {
+    return write(ops).thenCompose(result -> barrier(result.seq()).thenApply(ignored -> result));
+  }
+
+  @Override
+  public CompletableFuture<Void> barrier(long seq) {
+    CompletableFuture<Void> future = new CompletableFuture<>();
+    if (closed) {
+      future.completeExceptionally(closedException());
+      return future;
+    }
+    if (seq < 0) {
+      future.completeExceptionally(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, "seq must be >= 0, was " + seq));
+      return future;
+    }
+    Barrier barrier = new Barrier(nextRequestId.incrementAndGet(), seq, future, settings.ticker().nanoTime());
+    loop.execute(() -> startBarrier(barrier));
+    return future;
+  }
+
+  @Override
+  public CompletableFuture<NodeData> getData(String path) {
+    return read(ReadKind.GET_DATA, path, reply -> {
+      if (reply.code() != KeeperException.Code.OK) {
+        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+      }
+      return new NodeData(reply.data(), reply.version(), reply.appliedSeq(), reply.duplicateId());
+    });
+  }
+
+  @Override
+  public CompletableFuture<Boolean> exists(String path) {
+    return read(ReadKind.EXISTS, path, reply -> {
+      if (reply.code() != KeeperException.Code.OK && reply.code() != KeeperException.Code.NONODE) {
+        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+      }
+      return reply.code() == KeeperException.Code.OK;
+    });
+  }
+
+  @Override
+  public CompletableFuture<List<String>> getChildren(String path) {
+    return read(ReadKind.GET_CHILDREN, path, reply -> {
+      if (reply.code() != KeeperException.Code.OK) {
+        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+      }
+      return reply.children();
+    });
+  }
+
+  private <T> CompletableFuture<T> read(ReadKind kind, String path, Function<Message.ReadReply, T> result) {
+    CompletableFuture<T> future = new CompletableFuture<>();
+    if (closed) {
+      future.completeExceptionally(closedException());
+      return future;
+    }
+    try {
+      PathUtils.validatePath(path);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      future.completeExceptionally(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, "path: " + e.getMessage(), e));
+      return future;
+    }
+    PendingRead<T> pending =
+        new PendingRead<>(nextRequestId.incrementAndGet(), kind, path, lastSeenSeq.get(), future, result,
+            settings.ticker().nanoTime());
+    loop.execute(() -> startRead(pending));
+    return future;
+  }
+
+  // ------------------------------------------------------------------ writes (event loop)
+
+  private final class PendingWrite {
+    Message.Write write;
+    final CompletableFuture<WriteResult> future;
+    final long startNanos;
+    final Map<Integer, List<io.zoolander.wire.OpResult>> repliesByDuplicate = new HashMap<>();
+    WriteResult first;
+    int attempts;
+    /** Attempts refused with OVERLOADED (not sequenced). */
+    int shed;
+    ScheduledFuture<?> retry;
+    ScheduledFuture<?> deadline;
+
+    PendingWrite(Message.Write write, CompletableFuture<WriteResult> future, long startNanos) {
+      this.write = write;
+      this.future = future;
+      this.startNanos = startNanos;
+    }
+  }
+
+  private void startWrite(PendingWrite w) {
+    if (closed) {
+      w.future.completeExceptionally(closedException());
+      return;
+    }
+    // Request ids are drawn in the order writes go out, so each duplicate sees a client's first attempts in
+    // increasing id order: the plugins' retry check (clientId, requestId) relies on it.
+    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+    writes.put(w.write.requestId(), w);
+    w.deadline = loop.schedule(
+        () -> failWrite(w, new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT,
+            "write " + w.write.requestId() + " not acknowledged within " + settings.requestTimeoutMs() + " ms")),
+        settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+    sendWrite(w);
+  }
+
+  /** Sends (or re-sends, same request id) a write; a plugin applies a request id at most once. */
+  private void sendWrite(PendingWrite w) {
+    if (w.attempts > 0) {
+      metrics.writeRetry();
+    }
+    w.attempts++;
+    repeater.send(w.write); // if the repeater is down, the retry timer or the reconnect re-sends it
+    scheduleWriteRetry(w, settings.writeRetryMs());
+  }
+
+  private void scheduleWriteRetry(PendingWrite w, long delayMs) {
+    if (w.retry != null) {
+      w.retry.cancel(false);
+    }
+    w.retry = loop.schedule(() -> {
+      if (writes.get(w.write.requestId()) == w) {
+        sendWrite(w);
+      }
+    }, delayMs, TimeUnit.MILLISECONDS);
+  }
+
+  private void onReply(PeerLink from, Message.Reply reply) {
+    advanceSeen(reply.seq());
+    PendingWrite w = writes.remove(reply.requestId());
+    if (w != null) {
+      w.retry.cancel(false);
+      w.deadline.cancel(false);
+      w.first = new WriteResult(reply.seq(), reply.duplicateId(), reply.results());
+      w.repliesByDuplicate.put(reply.duplicateId(), reply.results());
+      answeredWrites.put(reply.requestId(), w);
+      long latency = settings.ticker().nanoTime() - w.startNanos;
+      metrics.writeCompleted(latency);
+      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()), latency, true);
+      w.future.complete(w.first);
+      return;
+    }
+    PendingWrite answered = answeredWrites.get(reply.requestId());
+    if (answered != null) {
+      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()),
+          settings.ticker().nanoTime() - answered.startNanos, false);
+      answered.repliesByDuplicate.put(reply.duplicateId(), reply.results());
+      if (!answered.first.results().equals(reply.results()) || answered.first.seq() != reply.seq()) {
+        reportInconsistency(new InconsistencyEvent(reply.seq(), "write " + reply.requestId(),
+            List.of(answered.first.duplicateId(), reply.duplicateId()),
+            "duplicate " + answered.first.duplicateId() + " replied seq " + answered.first.seq() + " "
+                + answered.first.results() + ", duplicate " + reply.duplicateId() + " replied seq " + reply.seq()
+                + " " + reply.results()));
+      }
+    }
+  }
+
+  private void failWrite(PendingWrite w, ZoolanderException e) {
+    if (writes.remove(w.write.requestId()) == w) {
+      w.retry.cancel(false);
+      w.deadline.cancel(false);
+      w.future.completeExceptionally(e);
+    }
+  }
+
+  /** Whether {@code code} refuses the request itself (invalid or too large), so that retrying it cannot help. */
+  private static boolean refusesTheRequest(ErrorCode code) {
+    return code == ErrorCode.INVALID_OP || code == ErrorCode.INVALID_PATH || code == ErrorCode.UNKNOWN_OP
+        || code == ErrorCode.TOO_LARGE;
+  }
+
+  private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
+    if (refusesTheRequest(error.code())) {
+      failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
+          from.name() + " refused the write: " + error.message(), null));
+      return;
+    }
+    switch (error.code()) {
+      case OVERLOADED -> onWriteShed(from, w, error);
+      case UNAUTHENTICATED, UNAUTHORIZED -> failWrite(w, new ZoolanderException(KeeperException.Code.NOAUTH,
+          error.code(), from.name() + " refused the write: " + error.message(), null));
+      case DUPLICATE_REQUEST -> failWrite(w, new ZoolanderException(KeeperException.Code.SYSTEMERROR, error.code(),
+          "write " + w.write.requestId() + " WAS applied by an earlier attempt, but its result is no longer held "
+              + "(more than " + ClientRecord.WINDOW + " later writes): " + error.message(), null));
+      default -> LOG.debug("{} answered write {} with {}: {}; waiting for other replies or the retry", from.name(),
+          w.write.requestId(), error.code(), error.message());
+    }
+  }
+
+  /**
+   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint,
+   * doubled at each further refusal of this write (a full log's hint is short, and the overload may last), times a
+   * random factor in [1, 2); or fail once the retry budget is spent. If every attempt so far was shed, the
+   * write goes again under a new request id: the plugins require a client's request ids to increase in the order they
+   * are sequenced, and later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
+   * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
+   */
+  private void onWriteShed(PeerLink from, PendingWrite w, Message.Error error) {
+    metrics.writeShed();
+    w.shed++;
+    int budget = settings.retryBudget().maxShedWriteRetries();
+    if (w.shed > budget) {
+      boolean appliedNowhere = w.shed == w.attempts; // every attempt was refused before sequencing
+      failWrite(w, new ZoolanderException(
+          appliedNowhere ? KeeperException.Code.THROTTLEDOP : KeeperException.Code.CONNECTIONLOSS, ErrorCode.OVERLOADED,
+          "write " + w.write.requestId() + " shed by " + from.name() + " " + w.shed + " times, the retry budget ("
+              + budget + " retries) is spent; " + (appliedNowhere ? "it was applied nowhere"
+                  : "an earlier attempt, resent after no reply, may have been applied") + ": " + error.message(),
+          null));
+      return;
+    }
+    long backoff = Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
+    if (w.retry != null) {
+      w.retry.cancel(false);
+    }
+    w.retry = loop.schedule(() -> {
+      if (writes.get(w.write.requestId()) != w) {
+        return;
+      }
+      if (w.shed == w.attempts) {
+        writes.remove(w.write.requestId());
+        w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+        writes.put(w.write.requestId(), w);
+      }
+      sendWrite(w);
+    }, backoff + ThreadLocalRandom.current().nextLong(backoff), TimeUnit.MILLISECONDS);
+  }
+
+  // ------------------------------------------------------------------ reads (event loop)
+
+  private final class PendingRead<T> {
+    final long requestId;
+    final ReadKind kind;
+    final String path;
+    final long minSeq;
+    final CompletableFuture<T> future;
+    final Function<Message.ReadReply, T> result;
+    final long startNanos;
+    final Map<Integer, Long> sentNanos = new HashMap<>();
+    final Set<Integer> tried = new HashSet<>();
+    final List<Message.ReadReply> replies = new ArrayList<>();
+    final List<ScheduledFuture<?>> timers = new ArrayList<>();
+    boolean failed;
+    boolean answered;
+    /** Retries the retry budget withheld. */
+    int retriesDenied;
+    /** Whether any attempt was sent: later sends are retries. */
+    boolean sent;
+
+    PendingRead(long requestId, ReadKind kind, String path, long minSeq, CompletableFuture<T> future,
+        Function<Message.ReadReply, T> result, long startNanos) {
+      this.requestId = requestId;
+      this.kind = kind;
+      this.path = path;
+      this.minSeq = minSeq;
+      this.future = future;
+      this.result = result;
+      this.startNanos = startNanos;
+    }
+
+    int outstanding() {
+      return sentNanos.size();
+    }
+  }
+
+  private void startRead(PendingRead<?> r) {
+    if (closed) {
+      r.future.completeExceptionally(closedException());
+      return;
+    }
+    reads.put(r.requestId, r);
+    readRetries.deposit();
+    r.timers.add(loop.schedule(() -> finishReadUnanswered(r, new ZoolanderException(
+        KeeperException.Code.OPERATIONTIMEOUT, "read of " + r.path + " not answered within "
+            + settings.requestTimeoutMs() + " ms by a duplicate that applied seq " + r.minSeq
+            + (r.retriesDenied > 0 ? " (the client's retry budget withheld " + r.retriesDenied + " retries)" : ""))),
+        settings.requestTimeoutMs(), TimeUnit.MILLISECONDS));
+    ReadPolicy policy = settings.readPolicy();
+    int fanOut = policy.mode() == ReadPolicy.Mode.HEDGED ? 1 : concurrency.current();
+    int sent = 0;
+    for (int i = 0; i < fanOut; i++) {
+      if (sendToNext(r)) {
+        sent++;
+      }
+    }
+    if (sent == 0) {
+      retryReadRound(r, DEFAULT_RETRY_AFTER_MS);
+    } else if (policy.mode() == ReadPolicy.Mode.HEDGED) {
+      scheduleHedge(r);
+    }
+  }
+
+  /** Sends the read to the best-ranked connected duplicate not yet tried; false if there is none. */
+  private boolean sendToNext(PendingRead<?> r) {
+    List<Integer> candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)
+        && !slowness.isSlow(i));
+    if (candidates.isEmpty()) {
+      // Every duplicate left is busy with announced background work: slow beats unanswered.
+      candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i));
+    }
+    for (int index : candidates) {
+      Message.Read read = new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
+      if (plugins.get(index).send(read)) {
+        metrics.readRequestSent();
+        r.tried.add(index);
+        r.sent = true;
+        r.sentNanos.put(index, settings.ticker().nanoTime());
+        r.timers.add(loop.schedule(() -> onReadAttemptTimeout(r, index), settings.readAttemptTimeoutMs(),
+            TimeUnit.MILLISECONDS));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void scheduleHedge(PendingRead<?> r) {
+    long delayNanos = Math.max(TimeUnit.MICROSECONDS.toNanos(settings.readPolicy().minHedgeDelayMicros()),
+        ranking.latencyPercentileNanos(settings.readPolicy().hedgePercentile(), TimeUnit.MILLISECONDS.toNanos(1)));
+    r.timers.add(loop.schedule(() -> {
+      if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
+        metrics.hedge();
+        scheduleHedge(r);
+      }
+    }, delayNanos, TimeUnit.NANOSECONDS));
+  }
+
+  private void onReadAttemptTimeout(PendingRead<?> r, int index) {
+    if (r.sentNanos.remove(index) == null) {
+      return; // answered meanwhile
+    }
+    ranking.recordFailure(index);
+    onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
+  }
+
+  /** One duplicate could not answer: ask the next, or start a new round once every one was tried. */
+  private void onReadAttemptFailed(PendingRead<?> r, long retryAfterMs) {
+    r.failed = true;
+    if (r.answered || reads.get(r.requestId) != r) {
+      maybeForgetRead(r);
+      return;
+    }
+    if (!retryToNext(r) && r.outstanding() == 0) {
+      retryReadRound(r, retryAfterMs);
+    }
+  }
+
+  /**
+   * Sends the read again, to the best-ranked connected duplicate not yet tried, if the retry budget has a token; false
+   * if there is no such duplicate or no token.
+   */
+  private boolean retryToNext(PendingRead<?> r) {
+    if (ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)).isEmpty()) {
+      return false;
+    }
+    if (!readRetries.tryRetry()) {
+      metrics.readRetryDenied();
+      r.retriesDenied++;
+      return false;
+    }
+    metrics.readRetry();
+    return sendToNext(r);
+  }
+
+  private void retryReadRound(PendingRead<?> r, long delayMs) {
+    r.timers.add(loop.schedule(() -> {
+      if (!r.answered && reads.get(r.requestId) == r) {
+        r.tried.clear();
+        if (!(r.sent ? retryToNext(r) : sendToNext(r))) { // not sent yet: no duplicate was ready at the start
+          retryReadRound(r, Math.min(1_000, delayMs * 2));
+        }
+      }
+    }, delayMs, TimeUnit.MILLISECONDS));
+  }
+
+  private void onReadReply(Message.ReadReply reply) {
+    PendingRead<?> r = reads.get(reply.requestId());
+    if (r == null) {
+      r = answeredReads.get(reply.requestId());
+    }
+    int index = indexOf(reply.duplicateId());
+    Long sent = r == null || index < 0 ? null : r.sentNanos.remove(index);
+    if (r == null || sent == null) {
+      return;
+    }
+    long latency = settings.ticker().nanoTime() - sent;
+    ranking.recordReply(index, latency);
+    concurrency.recordLatency(latency);
+    advanceSeen(reply.appliedSeq());
+    checkReadConsistency(r, reply);
+    r.replies.add(reply);
+    boolean first = !r.answered;
+    metrics.readReply(index, latency, first);
+    notifyReply(false, reply.requestId(), index, latency, first);
+    if (first) {
+      completeRead(r, reply);
+    }
+    maybeForgetRead(r);
+  }
+
+  private <T> void completeRead(PendingRead<T> r, Message.ReadReply reply) {
+    r.answered = true;
+    reads.remove(r.requestId);
+    answeredReads.put(r.requestId, r);
+    long total = settings.ticker().nanoTime() - r.startNanos;
+    ranking.recordFirstReply(total);
+    concurrency.recordRead(r.failed);
+    metrics.completed(total);
+    try {
+      r.future.complete(r.result.apply(reply));
+    } catch (ZoolanderException e) {
+      r.future.completeExceptionally(e);
+    }
+  }
+
+  private void finishReadUnanswered(PendingRead<?> r, ZoolanderException e) {
+    if (reads.remove(r.requestId) == r) {
+      r.timers.forEach(t -> t.cancel(false));
+      concurrency.recordRead(true);
+      r.future.completeExceptionally(e);
+    }
+  }
+
+  /** Drops an answered read's bookkeeping once no reply is outstanding. */
+  private void maybeForgetRead(PendingRead<?> r) {
+    if (r.answered && r.outstanding() == 0) {
+      r.timers.forEach(t -> t.cancel(false));
+      answeredReads.remove(r.requestId);
+    }
+  }
+
+  private void checkReadConsistency(PendingRead<?> r, Message.ReadReply reply) {
+    for (Message.ReadReply other : r.replies) {
+      if (other.appliedSeq() == reply.appliedSeq()
+          && (other.code() != reply.code()
+              || other.version() != reply.version()
+              || !Arrays.equals(other.data(), reply.data())
+              || !other.children().equals(reply.children()))) {
+        reportInconsistency(new InconsistencyEvent(reply.appliedSeq(), r.path,
+            List.of(other.duplicateId(), reply.duplicateId()),
+            "at appliedSeq " + reply.appliedSeq() + " duplicate " + other.duplicateId() + " read " + other.code()
+                + " version " + other.version() + " (" + other.data().length + " bytes), duplicate "
+                + reply.duplicateId() + " read " + reply.code() + " version " + reply.version() + " ("
+                + reply.data().length + " bytes)"));
+      }
+    }
+  }
+
+  private void onReadError(PeerLink from, PendingRead<?> r, Message.Error error) {
+    int index = plugins.indexOf(from);
+    if (index < 0 || r.sentNanos.remove(index) == null) {
+      return;
+    }
+    if (refusesTheRequest(error.code())) { // every duplicate would refuse it the same way
+      finishReadUnanswered(r, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
+          from.name() + " refused the read: " + error.message(), null));
+      return;
+    }
+    ranking.recordFailure(index);
+    onReadAttemptFailed(r, retryAfter(error));
+  }
+
+  // ------------------------------------------------------------------ barriers (event loop)
+
+  private final class Barrier {
+    final long requestId;
+    final long seq;
+    final CompletableFuture<Void> future;
+    final long startNanos;
+    final Set<Integer> waitingFor = new HashSet<>();
+    ScheduledFuture<?> deadline;
+
+    Barrier(long requestId, long seq, CompletableFuture<Void> future, long startNanos) {
+      this.requestId = requestId;
+      this.seq = seq;
+      this.future = future;
+      this.startNanos = startNanos;
+    }
+  }
+
+  private void startBarrier(Barrier b) {
+    if (closed) {
+      b.future.completeExceptionally(closedException());
+      return;
+    }
+    for (int i = 0; i < plugins.size(); i++) {
+      if (plugins.get(i).isReady()) {
+        b.waitingFor.add(i);
+      }
+    }
+    if (b.waitingFor.isEmpty()) {
+      b.future.completeExceptionally(
+          new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "no duplicate is connected"));
+      return;
+    }
+    barriers.put(b.requestId, b);
+    b.deadline = loop.schedule(() -> {
+      if (barriers.remove(b.requestId) == b) {
+        b.future.completeExceptionally(new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT,
+            "duplicates " + b.waitingFor + " did not apply seq " + b.seq + " within " + settings.requestTimeoutMs()
+                + " ms"));
+      }
+    }, settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+    b.waitingFor.forEach(i -> sendBarrierRead(b, i));
+  }
+
+  private void sendBarrierRead(Barrier b, int index) {
+    if (barriers.get(b.requestId) != b || !b.waitingFor.contains(index)) {
+      return;
+    }
+    // An EXISTS of the data root that the plugin answers only once it has applied b.seq.
+    if (!plugins.get(index).send(new Message.Read(settings.clientId(), b.requestId, ReadKind.EXISTS, "/", b.seq))) {
+      barrierDuplicateGone(b, index); // not live any more: a barrier waits for live duplicates only
+    }
+  }
+
+  private void onBarrierReply(Barrier b, Message.ReadReply reply) {
+    int index = indexOf(reply.duplicateId());
+    if (index >= 0 && reply.appliedSeq() >= b.seq && b.waitingFor.remove(index)) {
+      advanceSeen(reply.appliedSeq());
+      maybeCompleteBarrier(b);
+    }
+  }
+
+  private void barrierDuplicateGone(Barrier b, int index) {
+    if (b.waitingFor.remove(index)) {
+      maybeCompleteBarrier(b);
+    }
+  }
+
+  private void maybeCompleteBarrier(Barrier b) {
+    if (b.waitingFor.isEmpty() && barriers.remove(b.requestId) == b) {
+      b.deadline.cancel(false);
+      b.future.complete(null);
+    }
+  }
+
+  // ------------------------------------------------------------------ dispatch (event loop)
+
+  private void onMessage(PeerLink from, Message message) {
+    if (message instanceof Message.Reply reply) {
+      onReply(from, reply);
+    } else if (message instanceof Message.ReadReply reply) {
+      Barrier b = barriers.get(reply.requestId());
+      if (b != null) {
+        onBarrierReply(b, reply);
+      } else {
+        onReadReply(reply);
+      }
+    } else if (message instanceof Message.Error error) {
+      onError(from, error);
+    } else if (message instanceof Message.PlannedSlowness announcement) {
+      int index = plugins.indexOf(from);
+      if (index >= 0) {
+        slowness.announced(index, announcement);
+        metrics.plannedSlowness();
+      }
+    }
+  }
+
+  private void onError(PeerLink from, Message.Error error) {
+    long id = error.requestId();
+    if (id < 0) {
+      LOG.warn("{} reported {}: {}", from.name(), error.code(), error.message());
+      return;
+    }
+    PendingWrite w = writes.get(id);
+    if (w != null) {
+      onWriteError(from, w, error);
+      return;
+    }
+    PendingRead<?> r = reads.get(id);
+    if (r == null) {
+      r = answeredReads.get(id);
+    }
+    if (r != null) {
+      onReadError(from, r, error);
+      return;
+    }
+    Barrier b = barriers.get(id);
+    int index = plugins.indexOf(from);
+    if (b != null && index >= 0) {
+      if (error.code() == ErrorCode.OVERLOADED) {
+        loop.schedule(() -> sendBarrierRead(b, index), retryAfter(error), TimeUnit.MILLISECONDS);
+      } else {
+        barrierDuplicateGone(b, index); // fenced or not serving: not a live duplicate
+      }
+    }
+  }
+
+  private void onState(PeerLink link, ConnectionState state) {
+    Peer peer = link == repeater ? Peer.REPEATER : Peer.duplicate(plugins.indexOf(link));
+    LOG.info("{} is {}", peer, state);
+    if (link == repeater && state == ConnectionState.RECONNECTED) {
+      // Re-send every unanswered write in request order: a plugin applies each request id at most once.
+      loop.execute(() -> List.copyOf(writes.values()).forEach(this::sendWrite));
+    }
+    if (link != repeater && !state.isConnected()) {
+      int index = peer.index();
+      loop.execute(() -> {
+        List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+        for (PendingRead<?> r : List.copyOf(reads.values())) {
+          if (r.sentNanos.remove(index) != null) {
+            ranking.recordFailure(index);
+            onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
+          }
+        }
+      });
+    }
+    for (ConnectionStateListener listener : stateListeners) {
+      try {
+        listener.stateChanged(peer, state);
+      } catch (RuntimeException e) {
+        LOG.warn("connection state listener failed", e);
+      }
+    }
+  }
+
+  private void reportInconsistency(InconsistencyEvent event) {
+    metrics.inconsistency();
+    LOG.error("inconsistency between duplicates {}: {}", event.duplicateIds(), event.description());
+    for (InconsistencyListener listener : inconsistencyListeners) {
+      try {
+        listener.inconsistencyDetected(event);
+      } catch (RuntimeException e) {
+        LOG.warn("inconsistency listener failed", e);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /** The builder index of the duplicate with this id (learned from its STATUS), -1 if unknown. */
+  private int indexOf(int duplicateId) {
+    for (int i = 0; i < plugins.size(); i++) {
+      if (plugins.get(i).duplicateId() == duplicateId) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private void advanceSeen(long seq) {
+    lastSeenSeq.accumulateAndGet(seq, Math::max);
+  }
+
+  private static long retryAfter(Message.Error error) {
+    return error.retryAfterMillis() > 0 ? error.retryAfterMillis() : DEFAULT_RETRY_AFTER_MS;
+  }
+
+  private static ZoolanderException closedException() {
+    return new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "client is closed");
+  }
+
+  /** The observed SLA meter's current value (for tests). */
+  double observedSla() {
+    return metrics.observedSla();
+  }
+
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (EndpointWatcher w : watchers) {
+      try {
+        w.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    CompletableFuture<Void> failed = new CompletableFuture<>();
+    loop.execute(() -> {
+      ZoolanderException e = closedException();
+      List.copyOf(writes.values()).forEach(w -> failWrite(w, e));
+      List.copyOf(reads.values()).forEach(r -> finishReadUnanswered(r, e));
+      for (Barrier b : List.copyOf(barriers.values())) {
+        barriers.remove(b.requestId);
+        b.deadline.cancel(false);
+        b.future.completeExceptionally(e);
+      }
+      answeredReads.clear();
+      answeredWrites.clear();
+      failed.complete(null);
+    });
+    try {
+      failed.get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      LOG.warn("pending requests not failed in time on close: {}", e.toString());
+    }
+    repeater.close();
+    plugins.forEach(PeerLink::close);
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
+
+  /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */
+  public int pendingRequests() {
+    CompletableFuture<Integer> count = new CompletableFuture<>();
+    loop.execute(() -> count.complete(writes.size() + reads.size() + barriers.size()));
+    return count.join();
+  }
+}

@@ -1,0 +1,88 @@
+package io.zoolander.client.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zoolander.client.ReadPolicy;
+import io.zoolander.wire.Ticker;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The adaptive policy with an injected clock: no sleeping, every decision reproducible. */
+class AdaptiveConcurrencyTest {
+  private long nowNanos;
+  private final Ticker ticker = () -> nowNanos;
+
+  private AdaptiveConcurrency adaptive(int duplicates) {
+    return new AdaptiveConcurrency(ReadPolicy.adaptiveBuilder().windowReads(20).build(), duplicates, ticker);
+  }
+
+  /** One window of reads whose reply latencies are {@code fast} except every {@code slowEvery}-th one. */
+  private void window(AdaptiveConcurrency a, long fastNanos, long slowNanos, int slowEvery, int failEvery) {
+    for (int i = 1; i <= 20; i++) {
+      a.recordLatency(slowEvery > 0 && i % slowEvery == 0 ? slowNanos : fastNanos);
+      nowNanos += TimeUnit.MICROSECONDS.toNanos(100);
+      a.recordRead(failEvery > 0 && i % failEvery == 0);
+    }
+  }
+
+  @Test
+  void highVariationRaisesCUpToTheNumberOfDuplicatesAndCalmLowersItBack() {
+    AdaptiveConcurrency a = adaptive(3);
+    assertThat(a.current()).isEqualTo(1);
+    window(a, 1_000_000, 20_000_000, 4, 0); // 25% of replies 20x slower: p90/p50 = 20
+    assertThat(a.lastVariation()).isEqualTo(20.0);
+    assertThat(a.current()).isEqualTo(2);
+    window(a, 1_000_000, 20_000_000, 4, 0);
+    assertThat(a.current()).isEqualTo(3);
+    window(a, 1_000_000, 20_000_000, 4, 0);
+    assertThat(a.current()).as("capped at N").isEqualTo(3);
+    window(a, 1_000_000, 0, 0, 0); // calm: variation 1, no failures
+    assertThat(a.current()).isEqualTo(2);
+    window(a, 1_000_000, 0, 0, 0);
+    window(a, 1_000_000, 0, 0, 0);
+    assertThat(a.current()).as("floored at the minimum").isEqualTo(1);
+  }
+
+  @Test
+  void failuresAloneRaiseC() {
+    AdaptiveConcurrency a = adaptive(4);
+    window(a, 1_000_000, 0, 0, 5); // 20% of reads needed another duplicate
+    assertThat(a.lastFailureRatio()).isEqualTo(0.2);
+    assertThat(a.current()).isEqualTo(2);
+  }
+
+  @Test
+  void inBetweenKeepsC() {
+    AdaptiveConcurrency a = adaptive(4);
+    window(a, 1_000_000, 20_000_000, 4, 0);
+    assertThat(a.current()).isEqualTo(2);
+    window(a, 1_000_000, 3_000_000, 4, 0); // variation 3: between lower (2.0) and raise (4.0)
+    assertThat(a.current()).isEqualTo(2);
+  }
+
+  @Test
+  void aWindowAlsoClosesOnTimeWithEnoughReads() {
+    AdaptiveConcurrency a =
+        new AdaptiveConcurrency(ReadPolicy.adaptiveBuilder().windowReads(1_000).build(), 3, ticker);
+    for (int i = 0; i < 10; i++) {
+      a.recordLatency(i < 7 ? 1_000_000 : 30_000_000);
+      a.recordRead(false);
+    }
+    assertThat(a.current()).isEqualTo(1);
+    nowNanos += TimeUnit.SECONDS.toNanos(2);
+    a.recordLatency(1_000_000);
+    a.recordRead(false);
+    assertThat(a.current()).isEqualTo(2);
+  }
+
+  @Test
+  void fixedAndHedgedPoliciesNeverMove() {
+    AdaptiveConcurrency fixed = new AdaptiveConcurrency(ReadPolicy.fixed(2), 3, ticker);
+    AdaptiveConcurrency hedged = new AdaptiveConcurrency(ReadPolicy.hedged(0.95), 3, ticker);
+    window(fixed, 1_000_000, 50_000_000, 2, 2);
+    window(hedged, 1_000_000, 50_000_000, 2, 2);
+    assertThat(fixed.current()).isEqualTo(2);
+    assertThat(hedged.current()).isEqualTo(1);
+    assertThat(new AdaptiveConcurrency(ReadPolicy.all(), 4, ticker).current()).isEqualTo(4);
+  }
+}

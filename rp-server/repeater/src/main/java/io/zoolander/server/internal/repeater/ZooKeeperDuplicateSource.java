@@ -1,0 +1,283 @@
+package io.zoolander.server.internal.repeater;
+
+import io.zoolander.wire.internal.EndpointWatcher;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.Znodes;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/** A duplicate whose state and endpoint live in its ZooKeeper ensemble, under {@link Znodes}. */
+public final class ZooKeeperDuplicateSource implements DuplicateSource {
+  private final int duplicateId;
+  private final String connectString;
+  private final Znodes znodes;
+  private final int sessionTimeoutMillis;
+  /** The plugins' ZooKeeper digest identity {@code user:password}, null if none (znodes open). */
+  private final byte[] zooKeeperAuth;
+  /** The ACL of a znode the claim creates: the plugins' (see PluginSecurity), open without an identity. */
+  private final List<ACL> acl;
+  private EndpointWatcher watcher;
+  /** The session kept from reading the state to claiming the epoch; null otherwise. */
+  private ZooKeeper kept;
+
+  public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
+    this(duplicateId, connectString, znodes, sessionTimeoutMillis, null, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+  }
+
+  /**
+   * @param zooKeeperAuth the plugins' digest identity {@code user:password} (their {@code zoolander.zookeeper.*}): with
+   *     ZooKeeper ACLs on, only it may claim an epoch in the state znode; null without ACLs
+   * @param acl the ACL of a znode the claim creates: the plugins' own
+   */
+  public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis,
+      byte[] zooKeeperAuth, List<ACL> acl) {
+    this.duplicateId = duplicateId;
+    this.connectString = connectString;
+    this.znodes = znodes;
+    this.sessionTimeoutMillis = sessionTimeoutMillis;
+    this.zooKeeperAuth = zooKeeperAuth == null ? null : zooKeeperAuth.clone();
+    this.acl = java.util.Objects.requireNonNull(acl, "acl must not be null");
+  }
+
+  @Override
+  public int duplicateId() {
+    return duplicateId;
+  }
+
+  @Override
+  public String connectString() {
+    return connectString;
+  }
+
+  /**
+   * Opens a session (kept for the {@link #claim} that follows), {@code sync}s (so a follower answers as up to date as
+   * the leader) and reads {@link Znodes#state()}; an absent znode is {@link BookkeepingState#INITIAL}.
+   */
+  @Override
+  public BookkeepingState readState(long timeoutMillis) throws Exception {
+    return inSession(timeoutMillis, true, zk -> {
+      try {
+        return decode(zk.getData(znodes.state(), false, null));
+      } catch (KeeperException.NoNodeException e) {
+        return BookkeepingState.INITIAL;
+      }
+    });
+  }
+
+  /**
+   * In the session {@link #readState} kept (or a new one), {@code sync}s, then reads the state and sets it to {@code
+   * (epoch, appliedSeq)} conditionally on the version read, again until no one changed it in between (a plugin
+   * applying a write, another repeater claiming); creates it (and the base path) if absent. Reads the endpoint in the
+   * same session, and closes it.
+   */
+  @Override
+  public Claim claim(long epoch, long timeoutMillis) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    return inSession(timeoutMillis, false, zk -> {
+      while (true) {
+        if (System.nanoTime() - deadline > 0) {
+          throw new TimeoutException("the state of duplicate " + duplicateId + " at " + connectString
+              + " kept changing: epoch " + epoch + " not claimed within " + timeoutMillis + " ms");
+        }
+        Stat stat = new Stat();
+        BookkeepingState claimed;
+        try {
+          BookkeepingState state = decode(zk.getData(znodes.state(), false, stat));
+          if (state.epoch() >= epoch) {
+            throw new EpochTakenException(duplicateId, epoch, state.epoch());
+          }
+          claimed = new BookkeepingState(epoch, state.appliedSeq());
+          zk.setData(znodes.state(), claimed.encode(), stat.getVersion());
+        } catch (KeeperException.NoAuthException e) {
+          throw notAllowed(e);
+        } catch (KeeperException.BadVersionException e) {
+          continue; // changed since read: read again
+        } catch (KeeperException.NoNodeException e) {
+          claimed = new BookkeepingState(epoch, 0);
+          try {
+            createParents(zk, znodes.state(), acl);
+            zk.create(znodes.state(), claimed.encode(), acl, CreateMode.PERSISTENT);
+          } catch (KeeperException.NoAuthException denied) {
+            throw notAllowed(denied);
+          } catch (KeeperException.NodeExistsException created) {
+            continue; // the plugin created it meanwhile: claim that one
+          }
+        }
+        Optional<PluginEndpoint> endpoint;
+        try {
+          endpoint = Optional.of(PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null)));
+        } catch (KeeperException.NoNodeException | IllegalArgumentException e) {
+          endpoint = Optional.empty(); // none published, or not an endpoint: recovery does without it
+        }
+        return new Claim(claimed, endpoint);
+      }
+    });
+  }
+
+  private BookkeepingState decode(byte[] data) {
+    try {
+      return BookkeepingState.decode(data);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("duplicate " + duplicateId + ": " + znodes.state() + " in " + connectString
+          + " holds " + e.getMessage(), e);
+    }
+  }
+
+  private IllegalStateException notAllowed(KeeperException.NoAuthException e) {
+    return new IllegalStateException("duplicate " + duplicateId + ": the repeater may not claim its epoch in "
+        + znodes.state() + " at " + connectString + ": the plugins protect Zoolander's znodes with a ZooKeeper ACL;"
+        + " give the repeater their ZooKeeper identity (zookeeper.user, zookeeper.passwordFile)", e);
+  }
+
+  /**
+   * Creates the parents of {@code path}: those above the base path open (as the plugin does), the base path with
+   * {@code acl}.
+   */
+  private void createParents(ZooKeeper zk, String path, List<ACL> acl) throws KeeperException, InterruptedException {
+    for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
+      String parent = path.substring(0, slash);
+      try {
+        zk.create(parent, new byte[0], parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // there already
+      }
+    }
+  }
+
+  @FunctionalInterface
+  private interface SessionAction<T> {
+    T run(ZooKeeper zk) throws Exception;
+  }
+
+  /**
+   * Runs {@code action} after a {@code sync}, in the session kept by the previous call or a new one, all within the
+   * timeout. A repeater's start reads the state and then claims the epoch: the session is kept between the two (saving
+   * a session set-up from the takeover) and closed after the claim.
+   *
+   * @param keep whether to keep the session open for the next call
+   */
+  private <T> T inSession(long timeoutMillis, boolean keep, SessionAction<T> action) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    ZooKeeper zk;
+    synchronized (this) {
+      zk = kept;
+      kept = null;
+    }
+    if (zk == null || !zk.getState().isConnected()) {
+      closeQuietly(zk);
+      zk = connect(deadline, timeoutMillis);
+    }
+    boolean keeping = false;
+    try {
+      CompletableFuture<Integer> synced = new CompletableFuture<>();
+      zk.sync("/", (rc, path, ctx) -> synced.complete(rc), null);
+      int rc = synced.get(remaining(deadline), TimeUnit.NANOSECONDS);
+      if (rc != KeeperException.Code.OK.intValue()) {
+        throw KeeperException.create(KeeperException.Code.get(rc), "/");
+      }
+      T result = action.run(zk);
+      if (keep) {
+        synchronized (this) {
+          kept = zk;
+          keeping = true;
+        }
+      }
+      return result;
+    } finally {
+      if (!keeping) {
+        // Closing a session takes a round trip: not on the takeover's critical path.
+        ZooKeeper done = zk;
+        CompletableFuture.runAsync(() -> closeQuietly(done));
+      }
+    }
+  }
+
+  private ZooKeeper connect(long deadline, long timeoutMillis) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {
+      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+        connected.countDown();
+      }
+    });
+    if (zooKeeperAuth != null) {
+      zk.addAuthInfo("digest", zooKeeperAuth.clone());
+    }
+    boolean ok = false;
+    try {
+      if (!connected.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
+        throw new TimeoutException("no ZooKeeper session with duplicate " + duplicateId + " at " + connectString
+            + " within " + timeoutMillis + " ms");
+      }
+      ok = true;
+      return zk;
+    } finally {
+      if (!ok) {
+        closeQuietly(zk);
+      }
+    }
+  }
+
+  private static void closeQuietly(ZooKeeper zk) {
+    if (zk == null) {
+      return;
+    }
+    boolean interrupted = Thread.interrupted(); // close fully even when the caller was interrupted
+    try {
+      zk.close();
+    } catch (InterruptedException e) {
+      interrupted = true;
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void watchEndpoint(Consumer<Optional<PluginEndpoint>> listener) throws Exception {
+    synchronized (this) {
+      if (watcher != null) {
+        throw new IllegalStateException("already watching");
+      }
+      watcher = new EndpointWatcher(connectString, znodes, sessionTimeoutMillis, listener);
+    }
+    watcher.start();
+  }
+
+  @Override
+  public void close() {
+    EndpointWatcher w;
+    ZooKeeper session;
+    synchronized (this) {
+      w = watcher;
+      session = kept;
+      kept = null;
+    }
+    closeQuietly(session);
+    if (w != null) {
+      try {
+        w.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static long remaining(long deadline) {
+    return Math.max(0, deadline - System.nanoTime());
+  }
+}

@@ -1,0 +1,587 @@
+package io.zoolander.server.repeater;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.zoolander.wire.Ticker;
+import io.zoolander.server.internal.repeater.RepeaterConsole;
+import io.zoolander.server.internal.repeater.BatchingController;
+import io.zoolander.server.internal.repeater.CoreConfig;
+import io.zoolander.server.internal.repeater.DuplicateSource;
+import io.zoolander.server.internal.repeater.RepeaterCore;
+import io.zoolander.server.internal.repeater.RepeaterMeters;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
+import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.security.PluginSecurity;
+import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.Credential;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.TlsSettings;
+import io.zoolander.wire.Znodes;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
+
+import javax.management.InstanceAlreadyExistsException;
+import javax.management.MBeanServer;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in seq order, to the
+ * active plugin of every duplicate. Follows {@code docs/architecture.md}.
+ *
+ * <pre>{@code
+ * try (Repeater repeater = Repeater.builder()
+ *         .duplicate(1, "127.0.0.1:2181")
+ *         .duplicate(2, "127.0.0.1:2182")
+ *         .build()) {
+ *     repeater.start();
+ *     InetSocketAddress clientsConnectHere = repeater.boundAddress();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping state ({@code
+ * <base>/state}) and chooses the highest epoch found plus one (or the configured one, which must be higher still);
+ * it <em>claims</em> that epoch at every duplicate, with a conditional update of the state, so no two repeaters ever
+ * hold the same epoch and every plugin refuses the older repeaters' writes from then on; the sequence continues after
+ * the highest applied seq. The writes that the most advanced duplicates applied and others did not are recovered from
+ * the most advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
+ * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from its applied seq and
+ * streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * package documentation} for back-pressure and fencing. Thread-safe.
+ */
+public final class Repeater implements AutoCloseable {
+  private final RepeaterCore core;
+  private final MBeanServer mbeanServer;
+  private final double slaTauMs;
+  private RepeaterConsole console;
+
+  private Repeater(RepeaterCore core, MBeanServer mbeanServer, double slaTauMs) {
+    this.core = core;
+    this.mbeanServer = mbeanServer;
+    this.slaTauMs = slaTauMs;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed), binds the client
+   * listener and starts following the plugins. Returns once clients can connect; plugin connections come up in the
+   * background (see {@link #duplicates()}).
+   *
+   * @throws IllegalStateException if already started or closed, if the configured epoch is not above every
+   *     duplicate's (or another repeater claimed it first), or if a duplicate's state znode is not a bookkeeping record
+   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start timeout (every
+   *     duplicate must answer: a missed one could hold a higher epoch or seq)
+   * @throws IOException if a state cannot be read or the listener cannot be bound
+   * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds another repeater's
+   *     MBeans
+   */
+  public Repeater start() throws IOException, InterruptedException, TimeoutException {
+    core.start();
+    if (mbeanServer != null) {
+      try {
+        synchronized (this) {
+          console = RepeaterConsole.register(mbeanServer, core, slaTauMs);
+        }
+      } catch (InstanceAlreadyExistsException e) {
+        core.close();
+        throw new IllegalStateException("the MBean server already holds a repeater's MBeans (" + e.getMessage()
+            + "): one repeater per MBean server", e);
+      }
+    }
+    return this;
+  }
+
+  /**
+   * Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes everything; unregisters
+   * its MBeans and removes its meters. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (console != null) {
+        console.close();
+        console = null;
+      }
+    }
+    core.close();
+  }
+
+  /**
+   * The address clients connect to.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public InetSocketAddress boundAddress() {
+    return core.boundAddress();
+  }
+
+  /**
+   * This repeater's epoch.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public long epoch() {
+    return started(core.epoch());
+  }
+
+  /**
+   * The seq the next WRITE will get (one more than the last sequenced).
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public long nextSeq() {
+    return started(core.nextSeq());
+  }
+
+  /**
+   * How this repeater took over when it started: the epoch it claimed, each duplicate's applied seq at the claim, the
+   * writes it recovered for the duplicates behind, and how long that took.
+   *
+   * @throws IllegalStateException before {@link #start()}
+   */
+  public Takeover takeover() {
+    Takeover t = core.takeover();
+    if (t == null) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return t;
+  }
+
+  /**
+   * Whether a plugin reported a newer repeater: this one then stops listening, closes its client connections (so
+   * clients move to the next repeater they know) and refuses every WRITE still arriving with STALE_EPOCH.
+   */
+  public boolean isDeposed() {
+    return core.isDeposed();
+  }
+
+  /**
+   * How many sequenced writes the retransmission log holds now: at most {@link Builder#logCapacity(int)}, whatever
+   * the duplicates do (the memory a slow or cut-off duplicate can pin). -1 when not running.
+   */
+  public int logSize() {
+    return core.logSize();
+  }
+
+  /**
+   * Brings duplicate {@code duplicateId} back by <em>state transfer</em>, then follows the stream: the repeater asks
+   * the most advanced healthy duplicate's plugin for a snapshot of its data root and client records, taken between two
+   * applied writes, and relays it in bounded chunks to the duplicate's plugin, which replaces its own with it
+   * (reproducing data versions and child versions) and records the snapshot's applied seq; the repeater then streams to
+   * it from that seq on, out of the log, which keeps the writes after the snapshot meanwhile. The duplicate serves no
+   * reads (ERROR {@code REJOINING}, which clients take as "ask another duplicate") from the first chunk until it has
+   * applied what was sequenced when the snapshot arrived. For a fenced duplicate, a duplicate brought back empty or
+   * stale, or one fenced by {@link #fence}; a duplicate already rejoining gets the same transfer. See {@code
+   * docs/operations.md}.
+   *
+   * @return completes once the duplicate is streamed to again; fails (IllegalStateException) if no other duplicate is
+   *     streaming, the snapshot is over the plugin's limit (TRANSFER_TOO_LARGE), a connection is lost, the log no
+   *     longer holds the writes after the snapshot, or {@link RepeaterSettings#TRANSFER_TIMEOUT_MILLIS} passes; the
+   *     duplicate then stays fenced
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  public CompletableFuture<Void> rejoin(int duplicateId) {
+    return core.rejoin(duplicateId);
+  }
+
+  /**
+   * Fences duplicate {@code duplicateId} for the operator: the repeater sends it nothing more (and does not rejoin it
+   * by itself), tells its plugin, which then refuses reads (ERROR {@code FENCED}: clients ask another duplicate), and
+   * no longer holds the log for it. A state transfer in progress to it is abandoned. {@link #rejoin} brings it back.
+   * Returns once the repeater has fenced it; fencing a fenced duplicate does nothing.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   * @throws IllegalStateException if the repeater is not started
+   */
+  public void fence(int duplicateId) {
+    core.fence(duplicateId);
+  }
+
+  /** A snapshot of every duplicate, in configuration order. */
+  public List<DuplicateView> duplicates() {
+    return core.duplicates();
+  }
+
+  /**
+   * A snapshot of one duplicate.
+   *
+   * @throws IllegalArgumentException if no duplicate has this id
+   */
+  public DuplicateView duplicate(int duplicateId) {
+    for (DuplicateView view : core.duplicates()) {
+      if (view.id() == duplicateId) {
+        return view;
+      }
+    }
+    throw new IllegalArgumentException("no duplicate " + duplicateId);
+  }
+
+  /**
+   * Admission control as of its last control period, empty when it is off ({@link Builder#admission}).
+   */
+  public Optional<AdmissionState> admission() {
+    AdmissionController controller = core.admission();
+    return controller == null ? Optional.empty() : Optional.of(controller.state());
+  }
+
+  /**
+   * Changes admission control's target at run time, from its next control period on.
+   *
+   * @param targetSla the fraction of writes to be first acknowledged within tau, in (0, 1)
+   * @param tauMs the bound, in milliseconds, positive
+   * @throws IllegalArgumentException if either is out of range
+   * @throws IllegalStateException if admission control is off
+   */
+  public void admissionTarget(double targetSla, double tauMs) {
+    AdmissionController controller = core.admission();
+    if (controller == null) {
+      throw new IllegalStateException("admission control is off: build the repeater with Builder.admission(...)");
+    }
+    controller.target(targetSla, tauMs);
+  }
+
+  private static long started(long value) {
+    if (value < 0) {
+      throw new IllegalStateException("repeater not started");
+    }
+    return value;
+  }
+
+  /** Configures a {@link Repeater}; every setter validates its argument and {@link #build()} the whole. */
+  public static final class Builder {
+    private String clientHost = RepeaterSettings.DEFAULT_CLIENT_HOST;
+    private int clientPort = RepeaterSettings.DEFAULT_CLIENT_PORT;
+    private final Map<Integer, String> duplicates = new LinkedHashMap<>();
+    private String basePath = RepeaterSettings.DEFAULT_BASE_PATH;
+    private int logCapacityMessages = RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES;
+    private int sessionTimeoutMillis = RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS;
+    private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
+    private OptionalLong epoch = OptionalLong.empty();
+    private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
+    private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
+    private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
+    private RepeaterListener listener;
+    private BatchingPolicy batching = BatchingPolicy.adaptive();
+    private TlsSettings tls;
+    private AccessControl access = AccessControl.none();
+    private Credential credential;
+    private byte[] zooKeeperAuth; // user:password, null without ZooKeeper ACLs
+    private MeterRegistry meterRegistry;
+    private MBeanServer mbeanServer;
+    private double slaTauMs = RepeaterSettings.DEFAULT_SLA_TAU_MS;
+    private AdmissionSettings admission;
+
+    private Builder() {}
+
+    /**
+     * TLS on the client listener and on the connections to plugins (default: plaintext). The settings need a key and
+     * certificate (the repeater is a server to clients); with {@link TlsSettings#requireClientCertificate()} clients
+     * must present certificates, and the same key is shown to plugins that require client certificates.
+     *
+     * @throws IllegalArgumentException if {@code tls} has no key and certificate
+     */
+    public Builder tls(TlsSettings tls) {
+      Objects.requireNonNull(tls, "tls must not be null");
+      if (!tls.hasKey()) {
+        throw new IllegalArgumentException("tls: the repeater needs a key and certificate");
+      }
+      this.tls = tls;
+      return this;
+    }
+
+    /**
+     * Who may write (default: anyone): with {@link AccessControl.Builder#allow allow(Role.CLIENT, ...)} a client must
+     * authenticate as an allowed principal before its WRITEs are sequenced.
+     *
+     * @throws IllegalArgumentException if {@code access} names a role other than {@link Role#CLIENT}
+     */
+    public Builder access(AccessControl access) {
+      Objects.requireNonNull(access, "access must not be null");
+      for (Role role : Role.values()) {
+        if (role != Role.CLIENT && access.requires(role)) {
+          throw new IllegalArgumentException("access: the repeater authenticates only clients, not " + role);
+        }
+      }
+      this.access = access;
+      return this;
+    }
+
+    /** How the repeater proves who it is to plugins that require authentication (default: none). */
+    public Builder credential(Credential credential) {
+      this.credential = Objects.requireNonNull(credential, "credential must not be null");
+      return this;
+    }
+
+    /**
+     * The plugins' ZooKeeper identity (their {@code zoolander.zookeeper.user} and {@code
+     * zoolander.zookeeper.passwordFile}; default: none). With ZooKeeper ACLs on, only that identity may write
+     * Zoolander's znodes, and the repeater writes one: it claims its epoch in every duplicate's state znode at start.
+     * Without it, a repeater cannot start once the plugins have protected the state znodes.
+     *
+     * @throws IllegalArgumentException if the user contains ':' or the password file cannot be read or is empty
+     */
+    public Builder zooKeeperIdentity(String user, Path passwordFile) {
+      Objects.requireNonNull(user, "user must not be null");
+      Objects.requireNonNull(passwordFile, "passwordFile must not be null");
+      this.zooKeeperAuth = PluginSecurity.digestAuth(user, passwordFile);
+      return this;
+    }
+
+    /**
+     * Where clients connect (default {@value RepeaterSettings#DEFAULT_CLIENT_HOST}:{@value
+     * RepeaterSettings#DEFAULT_CLIENT_PORT}, an ephemeral port).
+     *
+     * @param port 0 to 65535; 0 picks a free port
+     */
+    public Builder clientListen(String host, int port) {
+      Objects.requireNonNull(host, "host must not be null");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank");
+      }
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+      }
+      this.clientHost = host;
+      this.clientPort = port;
+      return this;
+    }
+
+    /**
+     * Adds a duplicate: an independent ZooKeeper ensemble whose plugin publishes its endpoint there.
+     *
+     * @param duplicateId {@code >= 0}, unique; the id its plugin reports
+     * @param connectString the ensemble's ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}
+     */
+    public Builder duplicate(int duplicateId, String connectString) {
+      if (duplicateId < 0) {
+        throw new IllegalArgumentException("duplicateId must be >= 0, was " + duplicateId);
+      }
+      Objects.requireNonNull(connectString, "connectString must not be null");
+      if (connectString.isBlank()) {
+        throw new IllegalArgumentException("connectString of duplicate " + duplicateId + " must not be blank");
+      }
+      if (duplicates.containsKey(duplicateId)) {
+        throw new IllegalArgumentException("duplicate " + duplicateId + " is already configured");
+      }
+      duplicates.put(duplicateId, connectString);
+      return this;
+    }
+
+    /** Base path of Zoolander's znodes in every duplicate (default {@value RepeaterSettings#DEFAULT_BASE_PATH}). */
+    public Builder basePath(String basePath) {
+      new Znodes(basePath); // validates
+      this.basePath = basePath;
+      return this;
+    }
+
+    /**
+     * Retransmission log capacity (default {@value RepeaterSettings#DEFAULT_LOG_CAPACITY_MESSAGES}).
+     *
+     * @param messages 1 to {@value RepeaterSettings#MAX_LOG_CAPACITY_MESSAGES}
+     */
+    public Builder logCapacity(int messages) {
+      if (messages < 1 || messages > RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES) {
+        throw new IllegalArgumentException("logCapacity must be in 1.." + RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES
+            + " messages, was " + messages);
+      }
+      this.logCapacityMessages = messages;
+      return this;
+    }
+
+    /**
+     * ZooKeeper session timeout of the repeater's sessions with the ensembles (default {@value
+     * RepeaterSettings#DEFAULT_SESSION_TIMEOUT_MILLIS} ms); the servers clamp it to 2..20 ticks.
+     */
+    public Builder sessionTimeout(Duration timeout) {
+      this.sessionTimeoutMillis = Math.toIntExact(positiveMillis(timeout, "sessionTimeout"));
+      return this;
+    }
+
+    /** Bound on reading every duplicate's state in {@link #start()} (default {@value
+     * RepeaterSettings#DEFAULT_START_TIMEOUT_MILLIS} ms). */
+    public Builder startTimeout(Duration timeout) {
+      this.startTimeoutMillis = positiveMillis(timeout, "startTimeout");
+      return this;
+    }
+
+    /**
+     * A fixed epoch instead of the highest found plus one; {@link #start()} still fails unless it is higher than every
+     * duplicate's.
+     *
+     * @param epoch {@code >= 1}
+     */
+    public Builder epoch(long epoch) {
+      if (epoch < 1) {
+        throw new IllegalArgumentException("epoch must be >= 1, was " + epoch);
+      }
+      this.epoch = OptionalLong.of(epoch);
+      return this;
+    }
+
+    /** Threads reading client connections (default {@value RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 1 to 64. */
+    public Builder clientIoThreads(int threads) {
+      if (threads < 1 || threads > 64) {
+        throw new IllegalArgumentException("clientIoThreads must be in 1..64, was " + threads);
+      }
+      this.clientIoThreads = threads;
+      return this;
+    }
+
+    /**
+     * The duplicates' {@code jute.maxbuffer} (default {@value RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's
+     * default): a write too large for one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is
+     * sequenced. Set it to the servers' value when they raise it.
+     *
+     * @param bytes at least {@value RepeaterSettings#MIN_JUTE_MAX_BUFFER_BYTES}
+     */
+    public Builder juteMaxBuffer(int bytes) {
+      if (bytes < RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES) {
+        throw new IllegalArgumentException("juteMaxBuffer must be >= " + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES
+            + " bytes, was " + bytes);
+      }
+      this.juteMaxBufferBytes = bytes;
+      return this;
+    }
+
+    /**
+     * How long a plugin connection may leave sent writes unacknowledged, hearing nothing from the plugin, before the
+     * repeater drops and reconnects it (default {@value RepeaterSettings#DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS} ms).
+     */
+    public Builder pluginAckTimeout(Duration timeout) {
+      this.pluginAckTimeoutMillis = positiveMillis(timeout, "pluginAckTimeout");
+      return this;
+    }
+
+    /**
+     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's and batching's included, {@link io.zoolander.server.jmx.MeterNames},
+     * {@code docs/operations.md}); default: none. They are removed from the registry when the repeater closes.
+     */
+    public Builder meterRegistry(MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
+      return this;
+    }
+
+    /**
+     * How long sequenced writes are held before they are flushed to the duplicates, each of which applies the writes it
+     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#adaptive()}: see docs/benchmarks.md).
+     */
+    public Builder batching(BatchingPolicy policy) {
+      this.batching = Objects.requireNonNull(policy, "batching must not be null");
+      return this;
+    }
+
+    /**
+     * Turns admission control on with these settings (default: off): WRITEs above the rate at which the duplicates
+     * keep the target SLA at tau are refused with ERROR OVERLOADED and a retry-after hint. See {@link
+     * AdmissionSettings}.
+     */
+    public Builder admission(AdmissionSettings settings) {
+      this.admission = Objects.requireNonNull(settings, "admission must not be null");
+      return this;
+    }
+
+    /**
+     * Registers the repeater's MBeans ({@link io.zoolander.server.jmx.RepeaterMXBean}, {@link
+     * io.zoolander.server.jmx.PredictorMXBean}) in {@code mbeanServer} from {@link Repeater#start()} until {@link
+     * Repeater#close()} (default: no MBeans). The {@code zoolander repeater} command uses the platform MBean server.
+     */
+    public Builder mbeanServer(MBeanServer mbeanServer) {
+      this.mbeanServer = Objects.requireNonNull(mbeanServer, "mbeanServer must not be null");
+      return this;
+    }
+
+    /**
+     * The bound of the predicted-SLA meter and of the predictor MBean's questions (default {@value
+     * RepeaterSettings#DEFAULT_SLA_TAU_MS} ms).
+     *
+     * @throws IllegalArgumentException unless positive and finite
+     */
+    public Builder slaTau(Duration tau) {
+      Objects.requireNonNull(tau, "slaTau must not be null");
+      if (tau.isNegative() || tau.isZero()) {
+        throw new IllegalArgumentException("slaTau must be positive, was " + tau);
+      }
+      this.slaTauMs = tau.toNanos() / 1e6;
+      return this;
+    }
+
+    /**
+     * Whether a duplicate that comes back needing writes the log no longer holds (brought back empty or stale, or cut
+     * off too long), or whose plugin reports it is fenced, rejoins by state transfer by itself, as {@link
+     * Repeater#rejoin} does (default {@value RepeaterSettings#DEFAULT_AUTO_REJOIN}). A slow duplicate fenced because
+     * the full log evicted what it had not been sent, one fenced by {@link Repeater#fence}, and one whose transfer
+     * failed stay fenced until {@link Repeater#rejoin}.
+     */
+    public Builder autoRejoin(boolean autoRejoin) {
+      this.autoRejoin = autoRejoin;
+      return this;
+    }
+
+    /** Hears about duplicate state changes, fencing and deposition (default: none). */
+    public Builder listener(RepeaterListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener must not be null");
+      return this;
+    }
+
+    /**
+     * A repeater with this configuration, not started.
+     *
+     * @throws IllegalStateException if no duplicate is configured
+     */
+    public Repeater build() {
+      if (duplicates.isEmpty()) {
+        throw new IllegalStateException("a repeater needs at least one duplicate");
+      }
+      if (credential != null && credential.isCertificate() && tls == null) {
+        throw new IllegalStateException("credential: a certificate credential needs tls");
+      }
+      Znodes znodes = new Znodes(basePath);
+      List<DuplicateSource> sources = new ArrayList<>();
+      byte[] auth = zooKeeperAuth;
+      List<ACL> acl = auth == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE
+          : PluginSecurity.aclFor(new String(auth, StandardCharsets.UTF_8));
+      duplicates.forEach((id, connectString) ->
+          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
+      CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
+          clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis, autoRejoin);
+      MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
+      RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
+      BatchingController batchingController = new BatchingController(batching, System::nanoTime, registry);
+      batchingController.meters().forEach(meters::register);
+      RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
+          meters, batchingController);
+      if (admission != null) {
+        AdmissionController controller = new AdmissionController(admission, sources.size(), Ticker.system(), registry);
+        controller.meters().forEach(meters::register);
+        core.admission(controller);
+      }
+      return new Repeater(core, mbeanServer, slaTauMs);
+    }
+
+    private static long positiveMillis(Duration d, String name) {
+      Objects.requireNonNull(d, name + " must not be null");
+      if (d.isNegative() || d.isZero() || d.toMillis() > Integer.MAX_VALUE) {
+        throw new IllegalArgumentException(name + " must be positive and below 2^31 ms, was " + d);
+      }
+      return d.toMillis();
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.zoolander.server.tools;
+
+import io.zoolander.server.cli.ZoolanderCommand;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * Entry point of the runnable {@code zoolander.jar} behind the README's {@code ./zoolander}: the operator's commands
+ * of {@link ZoolanderCommand} plus the tools {@code demo} and {@code bench}, which only this jar carries.
+ */
+public final class ZoolanderTools {
+
+  private ZoolanderTools() {}
+
+  public static void main(String[] args) {
+    ZoolanderCommand.logDefaults();
+    if (args.length > 0 && (args[0].equals("bench") || args[0].equals("demo"))) {
+      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the progress and the table.
+      ZoolanderCommand.setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
+    }
+    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs {@code zoolander args...} with every command, tools included, and returns its exit status. */
+  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    return ZoolanderCommand.execute(commandLine(), args, out, err);
+  }
+
+  /** The whole command line: {@code demo} and {@code bench}, then the operator's commands. */
+  public static CommandLine commandLine() {
+    return ZoolanderCommand.commandLine(new DemoCommand(), new BenchCommand());
+  }
+}

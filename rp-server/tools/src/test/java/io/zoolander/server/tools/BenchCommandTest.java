@@ -1,0 +1,126 @@
+package io.zoolander.server.tools;
+
+import static io.zoolander.server.tools.CliRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code zoolander bench} end to end on a real (small) embedded deployment with tiny counts: the JSON, the Markdown and
+ * the charts come out and hold sane values. No speed is asserted. Bad flags are one line and a non-zero exit.
+ */
+class BenchCommandTest {
+  private static final String NUMBER = "(-?[0-9.]+(?:[eE][+-]?[0-9]+)?|null)";
+  private static final List<String> SYSTEMS =
+      List.of("plain", "balanced", "hedged", "rp-1", "rp-2", "rp-2-hedged");
+
+  @TempDir Path dir;
+
+  private static List<Double> numbers(String json, String key) {
+    Matcher m = Pattern.compile("\"" + key + "\": " + NUMBER).matcher(json);
+    List<Double> values = new ArrayList<>();
+    while (m.find()) {
+      values.add(m.group(1).equals("null") ? Double.NaN : Double.parseDouble(m.group(1)));
+    }
+    return values;
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aQuickRunWritesJsonMarkdownAndChartsWithEverySystemInBothConditions() throws Exception {
+    Path out = dir.resolve("results");
+    CliRun r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out()).contains("results go to " + out.toAbsolutePath(), "wrote " + out.resolve("bench.json"));
+
+    String json = Files.readString(out.resolve("bench.json"), StandardCharsets.UTF_8);
+    String runs = json.substring(json.indexOf("\"systems\": ["), json.indexOf("\"heap\": {"));
+    for (String system : SYSTEMS) {
+      assertThat(runs.split("\"system\": \"" + system + "\",", -1)).as(system + " off and on").hasSize(3);
+    }
+    assertThat(json).contains("\"heap\": {\n    \"system\": \"rp-2\",");
+    assertThat(numbers(json, "anomalies")).isEmpty(); // booleans, not numbers
+    assertThat(json).contains("\"anomalies\": false", "\"anomalies\": true");
+    assertThat(numbers(json, "tauMs")).hasSize(2 * SYSTEMS.size()).allSatisfy(t -> assertThat(t).isPositive());
+    assertThat(numbers(json, "off")).singleElement().satisfies(t -> assertThat(t).isPositive());
+    assertThat(numbers(json, "on")).singleElement().satisfies(t -> assertThat(t).isPositive());
+    // every run and the heap phase completed accesses
+    assertThat(numbers(json, "achievedRatePerSec")).hasSize(2 * SYSTEMS.size() + 1)
+        .allSatisfy(a -> assertThat(a).isPositive());
+    // reads and writes of every run: percentiles in order, up to the maximum
+    Matcher percentiles = Pattern.compile("\"p50Ms\": " + NUMBER + ",\\s*\"p90Ms\": " + NUMBER + ",\\s*\"p99Ms\": "
+        + NUMBER + ",\\s*\"p999Ms\": " + NUMBER + ",\\s*\"maxMs\": " + NUMBER).matcher(json);
+    int latencies = 0;
+    while (percentiles.find()) {
+      latencies++;
+      double previous = 0;
+      for (int g = 1; g <= 5; g++) {
+        double v = Double.parseDouble(percentiles.group(g));
+        assertThat(v).isGreaterThanOrEqualTo(previous);
+        previous = v;
+      }
+    }
+    assertThat(latencies).isEqualTo(2 * 2 * SYSTEMS.size());
+    assertThat(numbers(json, "missFraction")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
+    // counted messages per read: one for plain and balanced; one, plus at most one hedge, for hedged; at least one
+    // per duplicate asked for RP (a read retried on a slow duplicate adds more: how many depends on the machine's load)
+    List<Double> perRead = numbers(json, "messagesPerRead");
+    assertThat(perRead).hasSize(2 * SYSTEMS.size());
+    for (int i = 0; i < perRead.size(); i++) {
+      String system = SYSTEMS.get(i % SYSTEMS.size());
+      double messages = perRead.get(i);
+      switch (system) {
+        case "plain", "balanced" -> assertThat(messages).as(system).isEqualTo(1.0);
+        case "hedged" -> assertThat(messages).as(system).isBetween(1.0, 2.0);
+        case "rp-1", "rp-2-hedged" -> assertThat(messages).as(system).isGreaterThanOrEqualTo(1.0);
+        case "rp-2" -> assertThat(messages).as(system).isGreaterThanOrEqualTo(2.0);
+        default -> throw new AssertionError("unexpected system " + system);
+      }
+    }
+    assertThat(numbers(json, "clientMaxBytes")).singleElement().satisfies(b -> assertThat(b).isPositive());
+    assertThat(numbers(json, "repeaterMaxBytes")).singleElement().satisfies(b -> assertThat(b).isPositive());
+
+    String md = Files.readString(out.resolve("bench.md"), StandardCharsets.UTF_8);
+    assertThat(md).contains("## Reads, anomaly injector off", "## Reads, anomaly injector on", "## Writes",
+        "## Tail at tau", "## Heap under sustained load");
+    for (String system : SYSTEMS) {
+      assertThat(md).contains("| " + system + " |");
+    }
+    for (String png : List.of("latency-off.png", "latency-on.png", "miss-rate.png")) {
+      byte[] bytes = Files.readAllBytes(out.resolve(png));
+      assertThat(bytes.length).as(png).isGreaterThan(1_000);
+      assertThat(new String(bytes, 1, 3, StandardCharsets.US_ASCII)).as(png).isEqualTo("PNG");
+    }
+  }
+
+  @Test
+  void badFlagsAreOneLineAndANonZeroExit() {
+    CliRun rate = run("bench", "--rate", "-5");
+    assertThat(rate.exit()).isNotZero();
+    assertThat(rate.err().strip()).isEqualTo("zoolander: rate must be in (0, 100000] per second, was -5.0");
+    CliRun counts = run("bench", "--duplicates", "2", "--rp-counts", "1,4");
+    assertThat(counts.exit()).isNotZero();
+    assertThat(counts.err()).contains("every rp count must be in 1..2").hasLineCount(1);
+    CliRun anomaly = run("bench", "--anomaly", "probability=2");
+    assertThat(anomaly.exit()).isNotZero();
+    assertThat(anomaly.err()).contains("anomaly: probability must be in 0..1").hasLineCount(1);
+    CliRun balance = run("bench", "--balance", "zigzag");
+    assertThat(balance.err()).contains("balance must be round-robin or random").hasLineCount(1);
+    CliRun notANumber = run("bench", "--seconds", "ten");
+    assertThat(notANumber.exit()).isEqualTo(2);
+    assertThat(notANumber.err()).contains("--seconds");
+    CliRun help = run("bench", "--help");
+    assertThat(help.exit()).isZero();
+    assertThat(help.out()).contains("--quick", "--rate", "--anomaly", "--heap-rate", "--out");
+  }
+}
