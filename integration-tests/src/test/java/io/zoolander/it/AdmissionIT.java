@@ -30,10 +30,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Admission control on real ZooKeeper duplicates: with every duplicate slowed (each write stalls its applier 20 ms, a
- * capacity of about 50 writes/s) and 200 writes/s offered, the repeater sheds with a retry-after hint, the client backs
- * off and each write either succeeds or fails with the documented exception (THROTTLEDOP, OVERLOADED); every
- * acknowledged write is on every duplicate, no refused one is anywhere, and the duplicates converge.
+ * Admission control on real ZooKeeper duplicates: with every duplicate slowed (each write stalls
+ * its applier 20 ms, a capacity of about 50 writes/s) and 200 writes/s offered, the repeater sheds
+ * with a retry-after hint, the client backs off and each write either succeeds or fails with the
+ * documented exception (THROTTLEDOP, OVERLOADED); every acknowledged write is on every duplicate,
+ * no refused one is anywhere, and the duplicates converge.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class AdmissionIT {
@@ -44,29 +45,50 @@ class AdmissionIT {
   void shedWritesBackOffAndNothingAcknowledgedIsLost() throws Exception {
     SimpleMeterRegistry repeaterMeters = new SimpleMeterRegistry();
     SimpleMeterRegistry clientMeters = new SimpleMeterRegistry();
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).startRepeater(false).start()) {
-      Repeater repeater = cluster.startRepeater(b -> b.meterRegistry(repeaterMeters).admission(
-          AdmissionSettings.builder().targetSla(0.9).tauMs(100).controlPeriodMs(50).minServiceSamples(20)
-              .retryAfterMs(20, 500).build()));
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder().duplicates(2).startRepeater(false).start()) {
+      Repeater repeater =
+          cluster.startRepeater(
+              b ->
+                  b.meterRegistry(repeaterMeters)
+                      .admission(
+                          AdmissionSettings.builder()
+                              .targetSla(0.9)
+                              .tauMs(100)
+                              .controlPeriodMs(50)
+                              .minServiceSamples(20)
+                              .retryAfterMs(20, 500)
+                              .build()));
       for (int id : cluster.duplicateIds()) {
         cluster.injectAnomaly(id, "probability=1;delayMs=20;distribution=fixed;applies=writes");
       }
       List<CompletableFuture<WriteResult>> writes = new ArrayList<>();
       ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
-      try (ZoolanderClient client = cluster.clientBuilder().writeRetryMs(120_000).requestTimeoutMs(120_000)
-          .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build()).meterRegistry(clientMeters).build()) {
+      try (ZoolanderClient client =
+          cluster
+              .clientBuilder()
+              .writeRetryMs(120_000)
+              .requestTimeoutMs(120_000)
+              .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build())
+              .meterRegistry(clientMeters)
+              .build()) {
         AtomicInteger next = new AtomicInteger();
         CompletableFuture<Void> offered = new CompletableFuture<>();
-        ScheduledFuture<?> load = pacer.scheduleAtFixedRate(() -> {
-          int i = next.getAndIncrement();
-          if (i < WRITES) {
-            synchronized (writes) {
-              writes.add(client.create("/adm-" + i, utf8("w" + i)));
-            }
-          } else {
-            offered.complete(null);
-          }
-        }, 0, WRITE_GAP_MS, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> load =
+            pacer.scheduleAtFixedRate(
+                () -> {
+                  int i = next.getAndIncrement();
+                  if (i < WRITES) {
+                    synchronized (writes) {
+                      writes.add(client.create("/adm-" + i, utf8("w" + i)));
+                    }
+                  } else {
+                    offered.complete(null);
+                  }
+                },
+                0,
+                WRITE_GAP_MS,
+                TimeUnit.MILLISECONDS);
         offered.get(60, TimeUnit.SECONDS);
         load.cancel(false);
 
@@ -79,16 +101,20 @@ class AdmissionIT {
           } catch (CompletionException e) {
             assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
             ZoolanderException z = (ZoolanderException) e.getCause();
-            assertThat(z.code()).as("write %d: %s", i, z.getMessage()).isEqualTo(KeeperException.Code.THROTTLEDOP);
+            assertThat(z.code())
+                .as("write %d: %s", i, z.getMessage())
+                .isEqualTo(KeeperException.Code.THROTTLEDOP);
             assertThat(z.errorCode()).contains(ErrorCode.OVERLOADED);
             refused.add("/adm-" + i);
           }
         }
         AdmissionState state = repeater.admission().orElseThrow();
-        System.out.printf("admission: %d writes acknowledged, %d refused (THROTTLEDOP); repeater %s%n", acked.size(),
-            refused.size(), state);
+        System.out.printf(
+            "admission: %d writes acknowledged, %d refused (THROTTLEDOP); repeater %s%n",
+            acked.size(), refused.size(), state);
         assertThat(state.shed()).as("the repeater shed: %s", state).isPositive();
-        assertThat(repeaterMeters.counter("zoolander.repeater.admission.shed").count()).isPositive();
+        assertThat(repeaterMeters.counter("zoolander.repeater.admission.shed").count())
+            .isPositive();
         assertThat(clientMeters.counter("zoolander.client.write.shed").count()).isPositive();
         assertThat(acked).as("admitted writes").isNotEmpty();
 
@@ -97,7 +123,9 @@ class AdmissionIT {
         }
         Map<Integer, TreeDigest> digests = cluster.awaitConverged(Duration.ofSeconds(60));
         for (TreeDigest digest : digests.values()) {
-          assertThat(digest.entries().keySet()).containsAll(acked).doesNotContainAnyElementsOf(refused);
+          assertThat(digest.entries().keySet())
+              .containsAll(acked)
+              .doesNotContainAnyElementsOf(refused);
         }
         assertThat(repeater.nextSeq() - 1).isGreaterThanOrEqualTo(acked.size());
       }

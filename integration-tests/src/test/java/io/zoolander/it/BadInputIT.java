@@ -35,10 +35,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Each kind of bad input gets its defined {@link ErrorCode} from the real repeater and plugins on real ZooKeeper
- * duplicates, and nothing of it is applied anywhere: the repeater sequences nothing ({@code nextSeq} does not move),
- * and every duplicate keeps its applied seq and its tree. Where the client SDK refuses the input before sending, the
- * test also sends it raw and checks that the servers refuse it too.
+ * Each kind of bad input gets its defined {@link ErrorCode} from the real repeater and plugins on
+ * real ZooKeeper duplicates, and nothing of it is applied anywhere: the repeater sequences nothing
+ * ({@code nextSeq} does not move), and every duplicate keeps its applied seq and its tree. Where
+ * the client SDK refuses the input before sending, the test also sends it raw and checks that the
+ * servers refuse it too.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class BadInputIT {
@@ -77,11 +78,17 @@ class BadInputIT {
 
   /** Nothing was sequenced since the snapshot, and every duplicate holds what it held. */
   private void assertNothingApplied() throws Exception {
-    assertThat(cluster.repeater().nextSeq()).as("seq sequenced since the test started").isEqualTo(before.nextSeq());
+    assertThat(cluster.repeater().nextSeq())
+        .as("seq sequenced since the test started")
+        .isEqualTo(before.nextSeq());
     Map<Integer, TreeDigest> now = cluster.digests();
     for (int id : cluster.duplicateIds()) {
-      assertThat(now.get(id).state()).as("duplicate %d state", id).isEqualTo(before.digests().get(id).state());
-      assertThat(now.get(id).differences(before.digests().get(id), 5)).as("duplicate %d tree", id).isEmpty();
+      assertThat(now.get(id).state())
+          .as("duplicate %d state", id)
+          .isEqualTo(before.digests().get(id).state());
+      assertThat(now.get(id).differences(before.digests().get(id), 5))
+          .as("duplicate %d tree", id)
+          .isEmpty();
     }
   }
 
@@ -109,7 +116,10 @@ class BadInputIT {
     return Raw.frame(WRITE).i64(RAW_CLIENT).i64(nextRequest++);
   }
 
-  /** Reads the refusal of the request just sent: an ERROR naming it, with {@code code}; the connection stays. */
+  /**
+   * Reads the refusal of the request just sent: an ERROR naming it, with {@code code}; the
+   * connection stays.
+   */
   private Message.Error refusal(RawConnection c, ErrorCode code) throws IOException {
     Message m = c.readSkippingStatus();
     assertThat(m).isInstanceOf(Message.Error.class);
@@ -120,7 +130,10 @@ class BadInputIT {
     return e;
   }
 
-  /** Reads the ERROR that refuses the whole connection: {@code code}, naming no request, then the end of the stream. */
+  /**
+   * Reads the ERROR that refuses the whole connection: {@code code}, naming no request, then the
+   * end of the stream.
+   */
   private static Message.Error closingError(RawConnection c, ErrorCode code) throws IOException {
     Message m = c.readSkippingStatus();
     assertThat(m).isInstanceOf(Message.Error.class);
@@ -131,25 +144,31 @@ class BadInputIT {
     return e;
   }
 
-  /** The SDK fails {@code call} with BADARGUMENTS, and {@code code} if a server refused it (null: before sending). */
+  /**
+   * The SDK fails {@code call} with BADARGUMENTS, and {@code code} if a server refused it (null:
+   * before sending).
+   */
   private static void sdkRefuses(Supplier<CompletableFuture<?>> call, ErrorCode code) {
     assertThatThrownBy(() -> call.get().get(30, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .cause()
-        .isInstanceOfSatisfying(ZoolanderException.class, e -> {
-          assertThat(e.code()).isEqualTo(KeeperException.Code.BADARGUMENTS);
-          if (code == null) {
-            assertThat(e.errorCode()).as("refused before sending").isEmpty();
-          } else {
-            assertThat(e.errorCode()).contains(code);
-          }
-        });
+        .isInstanceOfSatisfying(
+            ZoolanderException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(KeeperException.Code.BADARGUMENTS);
+              if (code == null) {
+                assertThat(e.errorCode()).as("refused before sending").isEmpty();
+              } else {
+                assertThat(e.errorCode()).contains(code);
+              }
+            });
   }
 
   @Test
   void oversizedValuesAreTooLargeAndRefusedBeforeSequencing() throws Exception {
     byte[] max = new byte[WireSettings.MAX_DATA_BYTES];
-    // 1 MiB of data fits a frame but not ZooKeeper's default jute.maxbuffer (1 MiB - 1): the repeater refuses it.
+    // 1 MiB of data fits a frame but not ZooKeeper's default jute.maxbuffer (1 MiB - 1): the
+    // repeater refuses it.
     sdkRefuses(() -> client.setData("/app", max, -1), ErrorCode.TOO_LARGE);
     // Two of them do not fit a frame: the SDK refuses them before sending.
     sdkRefuses(() -> client.write(List.of(Op.create("/x", max), Op.create("/y", max))), null);
@@ -157,8 +176,10 @@ class BadInputIT {
     try (RawConnection raw = RawConnection.client(repeater(), RAW_CLIENT)) {
       raw.send(write().i32(1).i8(OP_SET_DATA).str("/app").bytes(max).i32(-1).build());
       assertThat(refusal(raw, ErrorCode.TOO_LARGE).message()).contains("jute.maxbuffer");
-      raw.send(write().i32(1).i8(OP_CREATE).str("/big").i8(0).bytes(new byte[max.length + 1]).build());
-      assertThat(refusal(raw, ErrorCode.TOO_LARGE).message()).contains("exceed the limit of " + max.length);
+      raw.send(
+          write().i32(1).i8(OP_CREATE).str("/big").i8(0).bytes(new byte[max.length + 1]).build());
+      assertThat(refusal(raw, ErrorCode.TOO_LARGE).message())
+          .contains("exceed the limit of " + max.length);
       Raw tooMany = write().i32(WireSettings.MAX_OPS_PER_MESSAGE + 1);
       for (int i = 0; i <= WireSettings.MAX_OPS_PER_MESSAGE; i++) {
         tooMany.i8(OP_DELETE).str("/app").i32(-1);
@@ -167,8 +188,18 @@ class BadInputIT {
       refusal(raw, ErrorCode.TOO_LARGE);
     }
     try (RawConnection raw = RawConnection.client(repeater(), RAW_CLIENT)) {
-      raw.send(write().i32(2).i8(OP_CREATE).str("/x").i8(0).bytes(max).i8(OP_CREATE).str("/y").i8(0).bytes(max)
-          .build());
+      raw.send(
+          write()
+              .i32(2)
+              .i8(OP_CREATE)
+              .str("/x")
+              .i8(0)
+              .bytes(max)
+              .i8(OP_CREATE)
+              .str("/y")
+              .i8(0)
+              .bytes(max)
+              .build());
       closingError(raw, ErrorCode.FRAME_TOO_LARGE);
     }
     assertNothingApplied();
@@ -183,8 +214,17 @@ class BadInputIT {
 
   @Test
   void illegalPathsAreInvalidPath() throws Exception {
-    List<String> illegal = List.of("/a\u0000b", "/bad\u0001char", "/a/../b", "/a/./b", "/a//b", "/trailing/",
-        "relative", "/x\uFFFE", "/zoo/\uD83D\uDE00");
+    List<String> illegal =
+        List.of(
+            "/a\u0000b",
+            "/bad\u0001char",
+            "/a/../b",
+            "/a/./b",
+            "/a//b",
+            "/trailing/",
+            "relative",
+            "/x\uFFFE",
+            "/zoo/\uD83D\uDE00");
     for (String path : illegal) {
       sdkRefuses(() -> client.create(path, utf8("x")), null);
       sdkRefuses(() -> client.getData(path), null);
@@ -193,16 +233,31 @@ class BadInputIT {
       for (String path : illegal) {
         raw.send(write().i32(1).i8(OP_CREATE).str(path).i8(0).bytes(utf8("x")).build());
         assertThat(refusal(raw, ErrorCode.INVALID_PATH).message()).contains("path");
-        raw.send(write().i32(2).i8(OP_DELETE).str("/app").i32(-1).i8(OP_SET_DATA).str(path).bytes(utf8("x")).i32(-1)
-            .build());
+        raw.send(
+            write()
+                .i32(2)
+                .i8(OP_DELETE)
+                .str("/app")
+                .i32(-1)
+                .i8(OP_SET_DATA)
+                .str(path)
+                .bytes(utf8("x"))
+                .i32(-1)
+                .build());
         assertThat(refusal(raw, ErrorCode.INVALID_PATH).message()).contains("ops[1]");
       }
     }
     for (int duplicate : cluster.duplicateIds()) {
       try (RawConnection raw = pluginClient(duplicate)) {
         for (String path : illegal) {
-          raw.send(Raw.frame(READ).i64(RAW_CLIENT).i64(nextRequest++).i8(ReadKind.GET_DATA.code()).str(path).i64(0)
-              .build());
+          raw.send(
+              Raw.frame(READ)
+                  .i64(RAW_CLIENT)
+                  .i64(nextRequest++)
+                  .i8(ReadKind.GET_DATA.code())
+                  .str(path)
+                  .i64(0)
+                  .build());
           refusal(raw, ErrorCode.INVALID_PATH);
         }
       }
@@ -213,9 +268,15 @@ class BadInputIT {
   @Test
   void opsOnZoolandersOwnZnodesAreInvalidOp() throws Exception {
     String base = cluster.znodes().basePath();
-    List<String> own = List.of(base, cluster.znodes().state(), cluster.znodes().clients(),
-        cluster.znodes().client(RAW_CLIENT), cluster.znodes().endpoint(), cluster.znodes().anomaly(),
-        cluster.znodes().dataRoot() + "/app");
+    List<String> own =
+        List.of(
+            base,
+            cluster.znodes().state(),
+            cluster.znodes().clients(),
+            cluster.znodes().client(RAW_CLIENT),
+            cluster.znodes().endpoint(),
+            cluster.znodes().anomaly(),
+            cluster.znodes().dataRoot() + "/app");
     for (String path : own) {
       sdkRefuses(() -> client.setData(path, utf8("x"), -1), null);
       sdkRefuses(() -> client.delete(path, -1), null);
@@ -225,8 +286,17 @@ class BadInputIT {
       for (String path : own) {
         raw.send(write().i32(1).i8(OP_SET_DATA).str(path).bytes(utf8("x")).i32(-1).build());
         assertThat(refusal(raw, ErrorCode.INVALID_OP).message()).contains(path, "reserved");
-        raw.send(write().i32(2).i8(OP_CREATE).str("/fine").i8(0).bytes(new byte[0]).i8(OP_DELETE).str(path).i32(-1)
-            .build());
+        raw.send(
+            write()
+                .i32(2)
+                .i8(OP_CREATE)
+                .str("/fine")
+                .i8(0)
+                .bytes(new byte[0])
+                .i8(OP_DELETE)
+                .str(path)
+                .i32(-1)
+                .build());
         assertThat(refusal(raw, ErrorCode.INVALID_OP).message()).contains("ops[1]");
       }
     }
@@ -237,14 +307,23 @@ class BadInputIT {
   void unknownOpsAreUnknownOp() throws Exception {
     try (RawConnection raw = RawConnection.client(repeater(), RAW_CLIENT)) {
       for (int type : new int[] {0, 5, 9, 200, 255}) {
-        raw.send(write().i32(2).i8(OP_DELETE).str("/app").i32(-1).i8(type).str("/app").i64(42).build());
-        assertThat(refusal(raw, ErrorCode.UNKNOWN_OP).message()).contains("unknown op type " + type);
+        raw.send(
+            write().i32(2).i8(OP_DELETE).str("/app").i32(-1).i8(type).str("/app").i64(42).build());
+        assertThat(refusal(raw, ErrorCode.UNKNOWN_OP).message())
+            .contains("unknown op type " + type);
       }
     }
     for (int duplicate : cluster.duplicateIds()) {
       try (RawConnection raw = pluginClient(duplicate)) {
         for (int kind : new int[] {0, 4, 99}) {
-          raw.send(Raw.frame(READ).i64(RAW_CLIENT).i64(nextRequest++).i8(kind).str("/app").i64(0).build());
+          raw.send(
+              Raw.frame(READ)
+                  .i64(RAW_CLIENT)
+                  .i64(nextRequest++)
+                  .i8(kind)
+                  .str("/app")
+                  .i64(0)
+                  .build());
           refusal(raw, ErrorCode.UNKNOWN_OP);
         }
       }
@@ -259,57 +338,102 @@ class BadInputIT {
       if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
         modes.add(mode);
         // The SDK cannot even build such an op.
-        assertThatThrownBy(() -> new Op.Create("/e", new byte[0], mode)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new Op.Create("/e", new byte[0], mode))
+            .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining(mode.name());
       }
     }
-    assertThat(modes).contains(CreateMode.EPHEMERAL, CreateMode.EPHEMERAL_SEQUENTIAL, CreateMode.CONTAINER,
-        CreateMode.PERSISTENT_WITH_TTL);
+    assertThat(modes)
+        .contains(
+            CreateMode.EPHEMERAL,
+            CreateMode.EPHEMERAL_SEQUENTIAL,
+            CreateMode.CONTAINER,
+            CreateMode.PERSISTENT_WITH_TTL);
     try (RawConnection raw = RawConnection.client(repeater(), RAW_CLIENT)) {
       for (CreateMode mode : modes) {
         raw.send(write().i32(1).i8(OP_CREATE).str("/e").i8(mode.toFlag()).bytes(utf8("x")).build());
-        assertThat(refusal(raw, ErrorCode.INVALID_OP).message()).contains(mode.name(), "not replicated");
+        assertThat(refusal(raw, ErrorCode.INVALID_OP).message())
+            .contains(mode.name(), "not replicated");
       }
     }
     assertNothingApplied();
   }
 
   /**
-   * After an ERROR that closes the connection the peer sees exactly that ERROR (no request named), then the end of the
-   * stream; what it sends meanwhile is read and discarded, and once the linger is over further sends fail. Nothing it
-   * sent after the bad frame is applied, even a well-formed write, or a SEQUENCED sent to a plugin after a HELLO.
+   * After an ERROR that closes the connection the peer sees exactly that ERROR (no request named),
+   * then the end of the stream; what it sends meanwhile is read and discarded, and once the linger
+   * is over further sends fail. Nothing it sent after the bad frame is applied, even a well-formed
+   * write, or a SEQUENCED sent to a plugin after a HELLO.
    */
   @Test
   void aClientThatKeepsSendingAfterAClosingErrorGetsNothingApplied() throws Exception {
     List<byte[]> goodWrites = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      goodWrites.add(RawConnection.frame(new Message.Write(RAW_CLIENT, 1_000 + i, List.of(Op.create("/after-" + i,
-          utf8("x"))))));
+      goodWrites.add(
+          RawConnection.frame(
+              new Message.Write(
+                  RAW_CLIENT, 1_000 + i, List.of(Op.create("/after-" + i, utf8("x"))))));
     }
     byte[] hello = RawConnection.frame(Message.Hello.of(Role.CLIENT, Long.toString(RAW_CLIENT)));
     record Case(String name, Supplier<InetSocketAddress> to, byte[] bad, ErrorCode code) {}
-    List<Case> cases = List.of(
-        new Case("unknown type", BadInputIT::repeater, RawConnection.concat(hello, Raw.frame(77).i64(1).build()),
-            ErrorCode.UNKNOWN_MESSAGE_TYPE),
-        new Case("bad version", BadInputIT::repeater, RawConnection.concat(hello, Raw.frame(9, WRITE).build()),
-            ErrorCode.UNSUPPORTED_VERSION),
-        new Case("truncated write", BadInputIT::repeater, RawConnection.concat(hello,
-            Raw.frame(WRITE).i64(RAW_CLIENT).i64(5).i32(1).i8(OP_DELETE).build()), ErrorCode.MALFORMED_FRAME),
-        new Case("huge length", BadInputIT::repeater, RawConnection.concat(hello, new byte[] {0x7f, -1, -1, -1}),
-            ErrorCode.FRAME_TOO_LARGE),
-        new Case("no hello", BadInputIT::repeater, goodWrites.get(0), ErrorCode.UNEXPECTED_MESSAGE),
-        new Case("hello of another version", BadInputIT::repeater, RawConnection.frame(new Message.Hello(Role.CLIENT,
-            Long.toString(RAW_CLIENT), 2)), ErrorCode.UNSUPPORTED_VERSION),
-        new Case("plugin: hello of another version", () -> plugin(1), RawConnection.frame(new Message.Hello(
-            Role.REPEATER, "intruder", 3)), ErrorCode.UNSUPPORTED_VERSION),
-        new Case("plugin: no hello", () -> plugin(1), RawConnection.frame(new Message.Status(1, 1, 1,
-            io.zoolander.wire.DuplicateState.ACTIVE)), ErrorCode.UNEXPECTED_MESSAGE),
-        new Case("plugin: garbage", () -> plugin(2), RawConnection.concat(hello, new byte[] {0, 0, 0, 3, 1, 2, 3}),
-            ErrorCode.MALFORMED_FRAME));
-    long epoch = cluster.repeater().epoch() + 1000; // a SEQUENCED that would apply if it were accepted
-    byte[] sequenced = RawConnection.concat(RawConnection.frame(Message.Hello.of(Role.REPEATER, "intruder")),
-        RawConnection.frame(new Message.Sequenced(epoch, before.nextSeq(), RAW_CLIENT, 1, List.of(Op.create(
-            "/intruder", utf8("x"))))));
+    List<Case> cases =
+        List.of(
+            new Case(
+                "unknown type",
+                BadInputIT::repeater,
+                RawConnection.concat(hello, Raw.frame(77).i64(1).build()),
+                ErrorCode.UNKNOWN_MESSAGE_TYPE),
+            new Case(
+                "bad version",
+                BadInputIT::repeater,
+                RawConnection.concat(hello, Raw.frame(9, WRITE).build()),
+                ErrorCode.UNSUPPORTED_VERSION),
+            new Case(
+                "truncated write",
+                BadInputIT::repeater,
+                RawConnection.concat(
+                    hello, Raw.frame(WRITE).i64(RAW_CLIENT).i64(5).i32(1).i8(OP_DELETE).build()),
+                ErrorCode.MALFORMED_FRAME),
+            new Case(
+                "huge length",
+                BadInputIT::repeater,
+                RawConnection.concat(hello, new byte[] {0x7f, -1, -1, -1}),
+                ErrorCode.FRAME_TOO_LARGE),
+            new Case(
+                "no hello", BadInputIT::repeater, goodWrites.get(0), ErrorCode.UNEXPECTED_MESSAGE),
+            new Case(
+                "hello of another version",
+                BadInputIT::repeater,
+                RawConnection.frame(new Message.Hello(Role.CLIENT, Long.toString(RAW_CLIENT), 2)),
+                ErrorCode.UNSUPPORTED_VERSION),
+            new Case(
+                "plugin: hello of another version",
+                () -> plugin(1),
+                RawConnection.frame(new Message.Hello(Role.REPEATER, "intruder", 3)),
+                ErrorCode.UNSUPPORTED_VERSION),
+            new Case(
+                "plugin: no hello",
+                () -> plugin(1),
+                RawConnection.frame(
+                    new Message.Status(1, 1, 1, io.zoolander.wire.DuplicateState.ACTIVE)),
+                ErrorCode.UNEXPECTED_MESSAGE),
+            new Case(
+                "plugin: garbage",
+                () -> plugin(2),
+                RawConnection.concat(hello, new byte[] {0, 0, 0, 3, 1, 2, 3}),
+                ErrorCode.MALFORMED_FRAME));
+    long epoch =
+        cluster.repeater().epoch() + 1000; // a SEQUENCED that would apply if it were accepted
+    byte[] sequenced =
+        RawConnection.concat(
+            RawConnection.frame(Message.Hello.of(Role.REPEATER, "intruder")),
+            RawConnection.frame(
+                new Message.Sequenced(
+                    epoch,
+                    before.nextSeq(),
+                    RAW_CLIENT,
+                    1,
+                    List.of(Op.create("/intruder", utf8("x"))))));
 
     for (Case c : cases) {
       try (RawConnection raw = RawConnection.open(c.to().get(), Duration.ofSeconds(10))) {
@@ -320,7 +444,9 @@ class BadInputIT {
         raw.send(sequenced);
         assertThat(closingError(raw, c.code()).message()).as(c.name()).isNotEmpty();
         // The server closes for good within twice the linger; after that, sending fails.
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(4 * WireSettings.ERROR_LINGER_MILLIS + 5_000);
+        long deadline =
+            System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(4 * WireSettings.ERROR_LINGER_MILLIS + 5_000);
         boolean failed = false;
         while (!failed && System.nanoTime() < deadline) {
           try {

@@ -24,24 +24,35 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A seeded schedule of faults, one at a time, under steady write and read load, then a check of the recorded history
- * (per-client order, read-your-writes, no acknowledged write lost, none applied twice) and of convergence. The faults:
- * the leader of duplicate 1 killed and restarted (with one server, the whole duplicate down and back with its data;
- * with three, a leader change), the repeater killed and replaced, a newer
- * repeater started while the old one runs, duplicate 2 cut off from the repeater (drop, reset, half-open) or slowed
- * down by the network, duplicate 3 slowed down by injected anomalies.
+ * A seeded schedule of faults, one at a time, under steady write and read load, then a check of the
+ * recorded history (per-client order, read-your-writes, no acknowledged write lost, none applied
+ * twice) and of convergence. The faults: the leader of duplicate 1 killed and restarted (with one
+ * server, the whole duplicate down and back with its data; with three, a leader change), the
+ * repeater killed and replaced, a newer repeater started while the old one runs, duplicate 2 cut
+ * off from the repeater (drop, reset, half-open) or slowed down by the network, duplicate 3 slowed
+ * down by injected anomalies.
  *
- * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code chaos.durationSeconds} (default
- * 20: the short version of the default suite; {@code -Pchaos} runs 600), {@code chaos.seed} (a number, or {@code
- * random}; printed, so that a run can be replayed with {@code -Dchaos.seed=...}) and {@code chaos.serversOfFirst}
- * (servers of duplicate 1: 1 by default, to keep the short version light; 3 with {@code -Pchaos}).
+ * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code
+ * chaos.durationSeconds} (default 20: the short version of the default suite; {@code -Pchaos} runs
+ * 600), {@code chaos.seed} (a number, or {@code random}; printed, so that a run can be replayed
+ * with {@code -Dchaos.seed=...}) and {@code chaos.serversOfFirst} (servers of duplicate 1: 1 by
+ * default, to keep the short version light; 3 with {@code -Pchaos}).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ChaosIT {
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final Duration ACK_TIMEOUT = Duration.ofSeconds(3);
 
-  private enum Fault { LEADER_KILL, REPEATER_KILL, REPEATER_SUPERSEDED, DROP, RESET, HALF_OPEN, NETWORK_DELAY, SLOW }
+  private enum Fault {
+    LEADER_KILL,
+    REPEATER_KILL,
+    REPEATER_SUPERSEDED,
+    DROP,
+    RESET,
+    HALF_OPEN,
+    NETWORK_DELAY,
+    SLOW
+  }
 
   @Test
   void aSeededScheduleOfFaultsKeepsTheHistoryAndConverges() throws Exception {
@@ -50,29 +61,48 @@ class ChaosIT {
     String seedProperty = System.getProperty("chaos.seed", "1");
     long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
     Random random = new Random(seed);
-    System.out.println("CHAOS seed " + seed + ", " + duration + " s, duplicate 1 of " + serversOfFirst
-        + " servers (replay with -Dchaos.seed=" + seed + ")");
+    System.out.println(
+        "CHAOS seed "
+            + seed
+            + ", "
+            + duration
+            + " s, duplicate 1 of "
+            + serversOfFirst
+            + " servers (replay with -Dchaos.seed="
+            + seed
+            + ")");
 
     int pluginPort = Ports.next();
-    List<InetSocketAddress> repeaters = List.of(new InetSocketAddress("127.0.0.1", Ports.next()),
-        new InetSocketAddress("127.0.0.1", Ports.next()));
+    List<InetSocketAddress> repeaters =
+        List.of(
+            new InetSocketAddress("127.0.0.1", Ports.next()),
+            new InetSocketAddress("127.0.0.1", Ports.next()));
     List<String> events = new ArrayList<>();
     List<ZoolanderClient> clients = new ArrayList<>();
     try (FaultProxy link = FaultProxy.builder().target("127.0.0.1", pluginPort).start();
-        EmbeddedCluster cluster = EmbeddedCluster.builder()
-            .duplicates(3)
-            .serversOf(1, serversOfFirst)
-            .duplicateProperty(2, ZoolanderPluginConfig.PORT_KEY, Integer.toString(pluginPort))
-            .duplicateProperty(2, ZoolanderPluginConfig.ADVERTISED_PORT_KEY, Integer.toString(link.port()))
-            .startRepeater(false)
-            .start()) {
+        EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(3)
+                .serversOf(1, serversOfFirst)
+                .duplicateProperty(2, ZoolanderPluginConfig.PORT_KEY, Integer.toString(pluginPort))
+                .duplicateProperty(
+                    2, ZoolanderPluginConfig.ADVERTISED_PORT_KEY, Integer.toString(link.port()))
+                .startRepeater(false)
+                .start()) {
       int current = 0;
       Repeater repeater = startRepeater(cluster, repeaters.get(current));
       for (int i = 0; i < 3; i++) {
-        clients.add(cluster.clientBuilder(repeaters).requestTimeoutMs(90_000).writeRetryMs(1_000)
-            .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1)).build());
+        clients.add(
+            cluster
+                .clientBuilder(repeaters)
+                .requestTimeoutMs(90_000)
+                .writeRetryMs(1_000)
+                .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1))
+                .build());
       }
-      SteadyLoad load = new SteadyLoad("/chaos", clients, 8, 1_000_000, Duration.ofSeconds(duration + 120)).start();
+      SteadyLoad load =
+          new SteadyLoad("/chaos", clients, 8, 1_000_000, Duration.ofSeconds(duration + 120))
+              .start();
       long start = System.nanoTime();
       long end = start + TimeUnit.SECONDS.toNanos(duration);
       ZooKeeperEnsemble first = cluster.duplicate(1);
@@ -96,8 +126,10 @@ class ChaosIT {
             current = 1 - current;
             Repeater old = repeater;
             repeater = startRepeater(cluster, repeaters.get(current));
-            SteadyLoad.await("the old repeater deposed or closed", () -> old.isDeposed() || fault
-                == Fault.REPEATER_KILL, WAIT);
+            SteadyLoad.await(
+                "the old repeater deposed or closed",
+                () -> old.isDeposed() || fault == Fault.REPEATER_KILL,
+                WAIT);
             old.close(); // frees its port for a later takeover
           }
           case DROP, RESET, HALF_OPEN, NETWORK_DELAY -> {
@@ -111,12 +143,15 @@ class ChaosIT {
             link.pass();
           }
           case SLOW -> {
-            cluster.injectAnomaly(3, "probability=1;delayMs=" + (2 + random.nextInt(8)) + ";applies=writes");
+            cluster.injectAnomaly(
+                3, "probability=1;delayMs=" + (2 + random.nextInt(8)) + ";applies=writes");
             Thread.sleep(holdMillis);
             cluster.clearAnomaly(3);
           }
         }
-        events.add(String.format("%d ms %s %d ms (+%d writes)", at, fault, holdMillis, load.acked() - ackedBefore));
+        events.add(
+            String.format(
+                "%d ms %s %d ms (+%d writes)", at, fault, holdMillis, load.acked() - ackedBefore));
         // Some progress between faults, so that each one hits a moving system.
         load.awaitAcked(load.acked() + 50, WAIT);
       }
@@ -128,31 +163,48 @@ class ChaosIT {
       cluster.awaitConverged(last.nextSeq() - 1, WAIT);
       for (int id : cluster.duplicateIds()) {
         try (ZooKeeper zk = connect(cluster, id)) {
-          assertThat(load.problems(zk, cluster.znodes())).as("duplicate %d; faults: %s", id, events).isEmpty();
+          assertThat(load.problems(zk, cluster.znodes()))
+              .as("duplicate %d; faults: %s", id, events)
+              .isEmpty();
         }
       }
-      System.out.printf("CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
+      System.out.printf(
+          "CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
               + " longest time without a write acknowledged %d ms, longest read %d ms; history and convergence"
-              + " checked%n", seed, events.size(), TimeUnit.NANOSECONDS.toSeconds(stopped - start),
-          String.join(", ", events), load.acked(), load.reads(), load.readFailures(),
-          load.longestAckGap(start, stopped).toMillis(), load.longestRead().toMillis());
+              + " checked%n",
+          seed,
+          events.size(),
+          TimeUnit.NANOSECONDS.toSeconds(stopped - start),
+          String.join(", ", events),
+          load.acked(),
+          load.reads(),
+          load.readFailures(),
+          load.longestAckGap(start, stopped).toMillis(),
+          load.longestRead().toMillis());
     } finally {
       clients.forEach(ZoolanderClient::close);
     }
   }
 
-  private static Repeater startRepeater(EmbeddedCluster cluster, InetSocketAddress address) throws Exception {
-    return cluster.startRepeater(b -> b.clientListen(address.getHostString(), address.getPort())
-        .pluginAckTimeout(ACK_TIMEOUT));
+  private static Repeater startRepeater(EmbeddedCluster cluster, InetSocketAddress address)
+      throws Exception {
+    return cluster.startRepeater(
+        b ->
+            b.clientListen(address.getHostString(), address.getPort())
+                .pluginAckTimeout(ACK_TIMEOUT));
   }
 
   private static ZooKeeper connect(EmbeddedCluster cluster, int duplicate) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(cluster.duplicate(duplicate).connectString(), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            cluster.duplicate(duplicate).connectString(),
+            30_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (!connected.await(30, TimeUnit.SECONDS)) {
       zk.close();
       throw new IllegalStateException("cannot connect to duplicate " + duplicate);

@@ -26,9 +26,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The client SDK on real ZooKeeper ensembles with the plugin and a real repeater. Slowness is injected on the server
- * side with the anomaly injector (the {@code <base>/anomaly} znode of a duplicate), so the client measures it like a
- * real anomaly. Every test uses its own paths on one shared deployment of three single-server duplicates.
+ * The client SDK on real ZooKeeper ensembles with the plugin and a real repeater. Slowness is
+ * injected on the server side with the anomaly injector (the {@code <base>/anomaly} znode of a
+ * duplicate), so the client measures it like a real anomaly. Every test uses its own paths on one
+ * shared deployment of three single-server duplicates.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class ClientSdkIT {
@@ -57,11 +58,15 @@ class ClientSdkIT {
 
   private static ZooKeeper connect(int duplicate) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(cluster.duplicate(duplicate).connectString(), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            cluster.duplicate(duplicate).connectString(),
+            30_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
     return zk;
   }
@@ -77,7 +82,8 @@ class ClientSdkIT {
 
   private static long appliedSeq(int duplicate) throws Exception {
     try (ZooKeeper zk = connect(duplicate)) {
-      return BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null)).appliedSeq();
+      return BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null))
+          .appliedSeq();
     }
   }
 
@@ -87,13 +93,16 @@ class ClientSdkIT {
       client.create("/ryw", utf8("0")).get(30, TimeUnit.SECONDS);
       setAnomaly(2, "probability=1;delayMs=300;distribution=fixed;applies=writes");
       for (int i = 1; i <= 20; i++) {
-        WriteResult w = client.setData("/ryw", utf8(Integer.toString(i)), -1).get(30, TimeUnit.SECONDS);
+        WriteResult w =
+            client.setData("/ryw", utf8(Integer.toString(i)), -1).get(30, TimeUnit.SECONDS);
         NodeData read = client.getData("/ryw").get(30, TimeUnit.SECONDS);
-        assertThat(new String(read.data(), StandardCharsets.UTF_8)).as("read after write %d", i)
+        assertThat(new String(read.data(), StandardCharsets.UTF_8))
+            .as("read after write %d", i)
             .isEqualTo(Integer.toString(i));
         assertThat(read.appliedSeq()).isGreaterThanOrEqualTo(w.seq());
       }
-      // The scenario really happened: duplicate 2 (each write stalled 300 ms) is still behind what the client read.
+      // The scenario really happened: duplicate 2 (each write stalled 300 ms) is still behind what
+      // the client read.
       assertThat(appliedSeq(2)).isLessThan(client.lastSeenSeq());
     }
   }
@@ -109,7 +118,8 @@ class ClientSdkIT {
         NodeData read = client.getData("/fast").get(30, TimeUnit.SECONDS);
         assertThat(read.duplicateId()).as("read %d answered by", i).isNotEqualTo(1);
       }
-      assertThat(meters.get("zoolander.client.read.wins").tag("duplicate", "0").counter().count()).isZero();
+      assertThat(meters.get("zoolander.client.read.wins").tag("duplicate", "0").counter().count())
+          .isZero();
     }
   }
 
@@ -117,7 +127,8 @@ class ClientSdkIT {
   void writeAllReturnsOnlyOnceEveryDuplicateApplied() throws Exception {
     try (ZoolanderClient client = cluster.newClient()) {
       setAnomaly(3, "probability=1;delayMs=300;distribution=fixed;applies=writes");
-      WriteResult w = client.writeAll(List.of(Op.create("/all", utf8("x")))).get(30, TimeUnit.SECONDS);
+      WriteResult w =
+          client.writeAll(List.of(Op.create("/all", utf8("x")))).get(30, TimeUnit.SECONDS);
       for (int id : cluster.duplicateIds()) {
         assertThat(appliedSeq(id)).as("duplicate %d", id).isGreaterThanOrEqualTo(w.seq());
       }
@@ -158,7 +169,8 @@ class ClientSdkIT {
       }
       WriteResult w = client.setData("/once", utf8("1"), -1).get(30, TimeUnit.SECONDS);
       assertThat(w.succeeded()).isTrue();
-      assertThat(meters.get("zoolander.client.retries").tag("op", "write").counter().count()).isPositive();
+      assertThat(meters.get("zoolander.client.retries").tag("op", "write").counter().count())
+          .isPositive();
       for (int id : cluster.duplicateIds()) {
         setAnomaly(id, null);
       }
@@ -167,7 +179,9 @@ class ClientSdkIT {
         try (ZooKeeper zk = connect(id)) {
           Stat stat = new Stat();
           zk.getData(cluster.znodes().toZnode("/once"), false, stat);
-          assertThat(stat.getVersion()).as("duplicate %d: the retried setData applied once", id).isEqualTo(1);
+          assertThat(stat.getVersion())
+              .as("duplicate %d: the retried setData applied once", id)
+              .isEqualTo(1);
         }
       }
     }
@@ -175,9 +189,16 @@ class ClientSdkIT {
 
   @Test
   void adaptiveConcurrencyRisesUnderInjectedVariationAndFallsWhenItStops() throws Exception {
-    try (ZoolanderClient client = cluster.clientBuilder()
-        .readPolicy(ReadPolicy.adaptiveBuilder().windowReads(20).raiseAt(0.05, 5).lowerBelow(0.01, 3).build())
-        .build()) {
+    try (ZoolanderClient client =
+        cluster
+            .clientBuilder()
+            .readPolicy(
+                ReadPolicy.adaptiveBuilder()
+                    .windowReads(20)
+                    .raiseAt(0.05, 5)
+                    .lowerBelow(0.01, 3)
+                    .build())
+            .build()) {
       client.writeAll(List.of(Op.create("/adaptive", utf8("v")))).get(30, TimeUnit.SECONDS);
       assertThat(client.readConcurrency()).isEqualTo(1);
       for (int id : cluster.duplicateIds()) {
@@ -188,7 +209,9 @@ class ClientSdkIT {
         client.getData("/adaptive").get(30, TimeUnit.SECONDS);
         reads++;
       }
-      assertThat(client.readConcurrency()).as("C after %d reads with variation", reads).isEqualTo(3);
+      assertThat(client.readConcurrency())
+          .as("C after %d reads with variation", reads)
+          .isEqualTo(3);
       for (int id : cluster.duplicateIds()) {
         setAnomaly(id, null);
       }

@@ -10,7 +10,10 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
-/** Reads one duplicate's application tree directly with a plain ZooKeeper client, to check what it applied. */
+/**
+ * Reads one duplicate's application tree directly with a plain ZooKeeper client, to check what it
+ * applied.
+ */
 final class DuplicateReader implements AutoCloseable {
   private final ZooKeeper zk;
   private final Znodes znodes;
@@ -18,11 +21,14 @@ final class DuplicateReader implements AutoCloseable {
   DuplicateReader(String connectString, Znodes znodes) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     this.zk =
-        new ZooKeeper(connectString, 30_000, e -> {
-          if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-            connected.countDown();
-          }
-        });
+        new ZooKeeper(
+            connectString,
+            30_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (!connected.await(30, TimeUnit.SECONDS)) {
       zk.close();
       throw new IllegalStateException("cannot connect to " + connectString);
@@ -30,19 +36,29 @@ final class DuplicateReader implements AutoCloseable {
     this.znodes = znodes;
   }
 
-  /** Problems with a workload client's per-client order in this duplicate (empty when its order held). */
+  /**
+   * Problems with a workload client's per-client order in this duplicate (empty when its order
+   * held).
+   */
   List<String> orderProblems(WriteWorkload.ClientRun run) throws Exception {
     List<String> problems = new ArrayList<>();
     String parent = znodes.toZnode(WriteWorkload.parent(run.client()));
     Stat stat = new Stat();
     zk.getData(parent, false, stat);
     if (stat.getVersion() != run.setDatas()) {
-      problems.add(parent + " version " + stat.getVersion() + ", expected " + run.setDatas() + " setData calls");
+      problems.add(
+          parent
+              + " version "
+              + stat.getVersion()
+              + ", expected "
+              + run.setDatas()
+              + " setData calls");
     }
     List<String> children = new ArrayList<>(zk.getChildren(parent, false));
     Collections.sort(children); // sequential suffixes sort in creation order
     if (children.size() != run.sequentialCreates()) {
-      problems.add(parent + " has " + children.size() + " children, expected " + run.sequentialCreates());
+      problems.add(
+          parent + " has " + children.size() + " children, expected " + run.sequentialCreates());
     }
     int previous = -1;
     for (String child : children) {

@@ -16,8 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * A TCP connection driven by hand, to send what no Zoolander peer would: raw bytes, frames built field by field, and
- * well-formed messages at the wrong time. Reads frames back with the real codec.
+ * A TCP connection driven by hand, to send what no Zoolander peer would: raw bytes, frames built
+ * field by field, and well-formed messages at the wrong time. Reads frames back with the real
+ * codec.
  */
 final class RawConnection implements AutoCloseable {
   private final Socket socket;
@@ -81,7 +82,10 @@ final class RawConnection implements AutoCloseable {
     return m;
   }
 
-  /** Whether the peer closes its side (end of stream) within the read timeout, discarding what arrives before. */
+  /**
+   * Whether the peer closes its side (end of stream) within the read timeout, discarding what
+   * arrives before.
+   */
   boolean readsEndOfStream() throws IOException {
     try {
       while (in.read() >= 0) {
@@ -165,7 +169,8 @@ final class RawConnection implements AutoCloseable {
 
     /** The frame with a correct length prefix. */
     byte[] build() {
-      return RawConnection.bytes(Unpooled.buffer().writeInt(body.readableBytes()).writeBytes(body.duplicate()));
+      return RawConnection.bytes(
+          Unpooled.buffer().writeInt(body.readableBytes()).writeBytes(body.duplicate()));
     }
   }
 }

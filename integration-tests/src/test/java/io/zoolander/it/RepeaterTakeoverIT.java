@@ -25,10 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The repeater killed or superseded mid-stream, under steady write and read load, on three real one-server duplicates
- * (child JVMs): a new repeater claims a higher epoch at every duplicate, recovers from the most advanced duplicate the
- * writes a deliberately lagging one missed, and continues; the old epoch is fenced; clients move over and retry; no
- * acknowledged write is lost or applied twice, each client's order holds, and the duplicates converge.
+ * The repeater killed or superseded mid-stream, under steady write and read load, on three real
+ * one-server duplicates (child JVMs): a new repeater claims a higher epoch at every duplicate,
+ * recovers from the most advanced duplicate the writes a deliberately lagging one missed, and
+ * continues; the old epoch is fenced; clients move over and retry; no acknowledged write is lost or
+ * applied twice, each client's order holds, and the duplicates converge.
  */
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class RepeaterTakeoverIT {
@@ -50,26 +51,31 @@ class RepeaterTakeoverIT {
   private static List<ZoolanderClient> clients(List<InetSocketAddress> repeaters) {
     List<ZoolanderClient> clients = new ArrayList<>();
     for (int i = 0; i < CLIENTS; i++) {
-      clients.add(cluster.clientBuilder(repeaters).requestTimeoutMs(60_000).writeRetryMs(1_000).build());
+      clients.add(
+          cluster.clientBuilder(repeaters).requestTimeoutMs(60_000).writeRetryMs(1_000).build());
     }
     return clients;
   }
 
   @Test
-  void aRepeaterKilledMidStreamIsReplacedAndNothingAcknowledgedIsLostOrAppliedTwice() throws Exception {
+  void aRepeaterKilledMidStreamIsReplacedAndNothingAcknowledgedIsLostOrAppliedTwice()
+      throws Exception {
     InetSocketAddress standby = new InetSocketAddress("127.0.0.1", Ports.next());
     List<ZoolanderClient> clients = new ArrayList<>();
     try (RepeaterProcess first = cluster.repeaterProcess().start()) {
       clients.addAll(clients(List.of(first.address(), standby)));
-      // Duplicate 3 applies each write 5 ms late: under this load it falls further and further behind.
+      // Duplicate 3 applies each write 5 ms late: under this load it falls further and further
+      // behind.
       cluster.injectAnomaly(3, "probability=1;delayMs=5;distribution=fixed;applies=writes");
-      SteadyLoad load = new SteadyLoad("/takeover", clients, 16, 20_000, Duration.ofMinutes(2)).start();
+      SteadyLoad load =
+          new SteadyLoad("/takeover", clients, 16, 20_000, Duration.ofMinutes(2)).start();
       load.awaitAcked(1_000, WAIT);
       long lagBefore = appliedSeq(1) - appliedSeq(3);
 
       long killed = System.nanoTime();
       first.kill(); // SIGKILL: nothing drained, nothing said
-      Repeater second = cluster.startRepeater(b -> b.clientListen(standby.getHostString(), standby.getPort()));
+      Repeater second =
+          cluster.startRepeater(b -> b.clientListen(standby.getHostString(), standby.getPort()));
       long listening = System.nanoTime();
       long ackedAtKill = load.acked();
       load.awaitAcked(ackedAtKill + 1_000, WAIT);
@@ -80,21 +86,29 @@ class RepeaterTakeoverIT {
       Takeover takeover = second.takeover();
       assertThat(takeover.epoch()).isGreaterThan(first.epoch());
       assertThat(lagBefore).as("duplicate 3 lagged before the kill").isPositive();
-      assertThat(takeover.appliedSeqs().get(3)).as("duplicate 3 behind at the takeover")
+      assertThat(takeover.appliedSeqs().get(3))
+          .as("duplicate 3 behind at the takeover")
           .isLessThan(takeover.appliedSeqs().get(1));
-      assertThat(takeover.recoveredFromSeq()).isLessThanOrEqualTo(takeover.appliedSeqs().get(3) + 1);
+      assertThat(takeover.recoveredFromSeq())
+          .isLessThanOrEqualTo(takeover.appliedSeqs().get(3) + 1);
       assertThat(takeover.recoveredWrites()).isPositive();
       assertInvariants(load, second);
 
       long firstAck = load.firstAckOfSeqAtLeast(takeover.recoveredToSeq() + 1) - killed;
-      System.out.printf("TAKEOVER (kill -9 of a child-JVM repeater, in-process standby started at once): new repeater"
+      System.out.printf(
+          "TAKEOVER (kill -9 of a child-JVM repeater, in-process standby started at once): new repeater"
               + " listening after %d ms (claim %d ms, recovery of %d writes %d ms); first write sequenced by it acknowledged"
               + " %d ms after the kill; longest time without any acknowledgement %d ms; duplicate 3 was %d writes behind the most advanced; %d writes"
               + " and %d reads in all%n",
-          TimeUnit.NANOSECONDS.toMillis(listening - killed), takeover.claimMillis(), takeover.recoveredWrites(),
-          takeover.recoveryMillis(), TimeUnit.NANOSECONDS.toMillis(firstAck),
+          TimeUnit.NANOSECONDS.toMillis(listening - killed),
+          takeover.claimMillis(),
+          takeover.recoveredWrites(),
+          takeover.recoveryMillis(),
+          TimeUnit.NANOSECONDS.toMillis(firstAck),
           load.longestAckGap(killed - TimeUnit.SECONDS.toNanos(1), stopped).toMillis(),
-          takeover.recoveredToSeq() - takeover.appliedSeqs().get(3), load.acked(), load.reads());
+          takeover.recoveredToSeq() - takeover.appliedSeqs().get(3),
+          load.acked(),
+          load.reads());
     } finally {
       clients.forEach(ZoolanderClient::close);
       cluster.clearAnomaly(3);
@@ -108,11 +122,14 @@ class RepeaterTakeoverIT {
     Repeater first = cluster.startRepeater();
     List<ZoolanderClient> clients = clients(List.of(first.boundAddress(), standby));
     try {
-      SteadyLoad load = new SteadyLoad("/superseded", clients, 8, 20_000, Duration.ofMinutes(2)).start();
+      SteadyLoad load =
+          new SteadyLoad("/superseded", clients, 8, 20_000, Duration.ofMinutes(2)).start();
       load.awaitAcked(500, WAIT);
-      Repeater second = cluster.startRepeater(b -> b.clientListen(standby.getHostString(), standby.getPort()));
+      Repeater second =
+          cluster.startRepeater(b -> b.clientListen(standby.getHostString(), standby.getPort()));
       long ackedAtTakeover = load.acked();
-      // The old repeater's next write is refused by the plugins: it is deposed and lets its clients go.
+      // The old repeater's next write is refused by the plugins: it is deposed and lets its clients
+      // go.
       SteadyLoad.await("the old repeater deposed", first::isDeposed, WAIT);
       load.awaitAcked(ackedAtTakeover + 500, WAIT);
       load.stop();
@@ -124,15 +141,20 @@ class RepeaterTakeoverIT {
     }
   }
 
-  /** Nothing fenced, every duplicate holds the new epoch and the same tree, and the history checks out everywhere. */
+  /**
+   * Nothing fenced, every duplicate holds the new epoch and the same tree, and the history checks
+   * out everywhere.
+   */
   private static void assertInvariants(SteadyLoad load, Repeater current) throws Exception {
     assertThat(load.problems()).isEmpty();
     assertThat(current.duplicates()).noneMatch(DuplicateView::fenced);
     cluster.awaitConverged(current.nextSeq() - 1, WAIT);
     for (int id : cluster.duplicateIds()) {
       try (ZooKeeper zk = connect(id)) {
-        assertThat(BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null)).epoch())
-            .as("duplicate %d's epoch", id).isEqualTo(current.epoch());
+        assertThat(
+                BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null)).epoch())
+            .as("duplicate %d's epoch", id)
+            .isEqualTo(current.epoch());
         assertThat(load.problems(zk, cluster.znodes())).as("duplicate %d", id).isEmpty();
       }
     }
@@ -140,17 +162,22 @@ class RepeaterTakeoverIT {
 
   private static long appliedSeq(int duplicate) throws Exception {
     try (ZooKeeper zk = connect(duplicate)) {
-      return BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null)).appliedSeq();
+      return BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null))
+          .appliedSeq();
     }
   }
 
   static ZooKeeper connect(int duplicate) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(cluster.duplicate(duplicate).connectString(), 30_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            cluster.duplicate(duplicate).connectString(),
+            30_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (!connected.await(30, TimeUnit.SECONDS)) {
       zk.close();
       throw new IllegalStateException("cannot connect to duplicate " + duplicate);

@@ -28,19 +28,23 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * Steady write and read load from several clients while faults are injected, with a recorded history and its checks.
+ * Steady write and read load from several clients while faults are injected, with a recorded
+ * history and its checks.
  *
- * <p>Client {@code i} owns {@code <root>/c<i>}: its writes alternately append a sequential child holding the write's
- * counter and set {@code c<i>}'s data to the counter, with up to {@code window} writes in flight; after every few
- * writes it reads {@code c<i>} back. Each client runs on its own thread, bounded in writes and in time.
+ * <p>Client {@code i} owns {@code <root>/c<i>}: its writes alternately append a sequential child
+ * holding the write's counter and set {@code c<i>}'s data to the counter, with up to {@code window}
+ * writes in flight; after every few writes it reads {@code c<i>} back. Each client runs on its own
+ * thread, bounded in writes and in time.
  *
- * <p>What is checked ({@link #problems()} on the client side, {@link #problems(ZooKeeper, Znodes)} in a duplicate):
- * every write acknowledged, its results OK, and the seqs of one client's acknowledged writes increasing in the order it
- * issued them (per-client order); every read returns a counter at least that of the client's last acknowledged
- * setData before the read, and never less than its previous read (read-your-writes, monotonic reads); in every
- * duplicate, each acknowledged create is present exactly once, the children's counters increase with their
- * sequential names (applied in issue order), and {@code c<i>}'s version counts exactly the applied setData calls
- * (none lost, none applied twice). A write that failed (its outcome unknown) may be present at most once.
+ * <p>What is checked ({@link #problems()} on the client side, {@link #problems(ZooKeeper, Znodes)}
+ * in a duplicate): every write acknowledged, its results OK, and the seqs of one client's
+ * acknowledged writes increasing in the order it issued them (per-client order); every read returns
+ * a counter at least that of the client's last acknowledged setData before the read, and never less
+ * than its previous read (read-your-writes, monotonic reads); in every duplicate, each acknowledged
+ * create is present exactly once, the children's counters increase with their sequential names
+ * (applied in issue order), and {@code c<i>}'s version counts exactly the applied setData calls
+ * (none lost, none applied twice). A write that failed (its outcome unknown) may be present at most
+ * once.
  */
 final class SteadyLoad implements AutoCloseable {
   private static final int READ_EVERY = 4;
@@ -52,8 +56,10 @@ final class SteadyLoad implements AutoCloseable {
   private final byte[] padding;
   private final long deadlineNanos;
   private final List<ClientLoad> loads = new ArrayList<>();
+
   /** {when, seq} of every acknowledgement. */
   private final ConcurrentLinkedQueue<long[]> ackNanos = new ConcurrentLinkedQueue<>();
+
   private final AtomicLong acked = new AtomicLong();
   private final AtomicLong reads = new AtomicLong();
   private final AtomicLong readFailures = new AtomicLong();
@@ -64,12 +70,24 @@ final class SteadyLoad implements AutoCloseable {
    * @param root the parent of the clients' znodes (created by the first client)
    * @param maxTime bound on the whole run
    */
-  SteadyLoad(String root, List<ZoolanderClient> clients, int window, int maxWritesPerClient, Duration maxTime) {
+  SteadyLoad(
+      String root,
+      List<ZoolanderClient> clients,
+      int window,
+      int maxWritesPerClient,
+      Duration maxTime) {
     this(root, clients, window, maxWritesPerClient, maxTime, 0);
   }
 
-  /** @param paddingBytes bytes added to each write's data after the counter (larger writes) */
-  SteadyLoad(String root, List<ZoolanderClient> clients, int window, int maxWritesPerClient, Duration maxTime,
+  /**
+   * @param paddingBytes bytes added to each write's data after the counter (larger writes)
+   */
+  SteadyLoad(
+      String root,
+      List<ZoolanderClient> clients,
+      int window,
+      int maxWritesPerClient,
+      Duration maxTime,
       int paddingBytes) {
     this.padding = new byte[paddingBytes];
     java.util.Arrays.fill(padding, (byte) ' ');
@@ -88,12 +106,14 @@ final class SteadyLoad implements AutoCloseable {
 
   /** Creates the root and the clients' znodes, then starts every client's thread. */
   SteadyLoad start() throws Exception {
-    WriteResult created = loads.get(0).client.create(root, bytes(-1)).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    WriteResult created =
+        loads.get(0).client.create(root, bytes(-1)).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
     if (!created.succeeded()) {
       throw new IllegalStateException("create " + root + ": " + created);
     }
     for (ClientLoad load : loads) {
-      WriteResult r = load.client.create(parent(load.index), bytes(-1)).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+      WriteResult r =
+          load.client.create(parent(load.index), bytes(-1)).get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
       if (!r.succeeded()) {
         throw new IllegalStateException("create " + parent(load.index) + ": " + r);
       }
@@ -132,7 +152,9 @@ final class SteadyLoad implements AutoCloseable {
     }
   }
 
-  /** The longest time between two consecutive acknowledgements (of any client) between two instants. */
+  /**
+   * The longest time between two consecutive acknowledgements (of any client) between two instants.
+   */
   Duration longestAckGap(long fromNanos, long toNanos) {
     List<Long> times = new ArrayList<>(ackNanos.stream().map(a -> a[0]).toList());
     Collections.sort(times);
@@ -151,7 +173,10 @@ final class SteadyLoad implements AutoCloseable {
     return Duration.ofNanos(longest);
   }
 
-  /** When the first write with a seq of at least {@code seq} was acknowledged ({@link System#nanoTime()}). */
+  /**
+   * When the first write with a seq of at least {@code seq} was acknowledged ({@link
+   * System#nanoTime()}).
+   */
   long firstAckOfSeqAtLeast(long seq) {
     return ackNanos.stream().filter(a -> a[1] >= seq).mapToLong(a -> a[0]).min().orElseThrow();
   }
@@ -164,8 +189,16 @@ final class SteadyLoad implements AutoCloseable {
       long previous = 0;
       for (Map.Entry<Integer, Long> e : load.ackedSeqs.entrySet()) {
         if (e.getValue() <= previous) {
-          problems.add("client " + load.index + ": write " + e.getKey() + " got seq " + e.getValue() + " after "
-              + previous + ": not in issue order");
+          problems.add(
+              "client "
+                  + load.index
+                  + ": write "
+                  + e.getKey()
+                  + " got seq "
+                  + e.getValue()
+                  + " after "
+                  + previous
+                  + ": not in issue order");
         }
         previous = e.getValue();
       }
@@ -178,7 +211,10 @@ final class SteadyLoad implements AutoCloseable {
     return loads.stream().mapToInt(l -> l.failed.size()).sum();
   }
 
-  /** Problems in one duplicate's tree, read with a plain ZooKeeper client (empty when it applied the history). */
+  /**
+   * Problems in one duplicate's tree, read with a plain ZooKeeper client (empty when it applied the
+   * history).
+   */
   List<String> problems(ZooKeeper zk, Znodes znodes) throws KeeperException, InterruptedException {
     List<String> problems = new ArrayList<>();
     for (ClientLoad load : loads) {
@@ -188,8 +224,15 @@ final class SteadyLoad implements AutoCloseable {
       long sets = load.ackedSeqs.keySet().stream().filter(k -> k % 2 == 1).count();
       long failedSets = load.failed.stream().filter(k -> k % 2 == 1).count();
       if (stat.getVersion() < sets || stat.getVersion() > sets + failedSets) {
-        problems.add(parent + " has version " + stat.getVersion() + " but " + sets + " setData calls were acked ("
-            + failedSets + " failed): one was lost or applied twice");
+        problems.add(
+            parent
+                + " has version "
+                + stat.getVersion()
+                + " but "
+                + sets
+                + " setData calls were acked ("
+                + failedSets
+                + " failed): one was lost or applied twice");
       }
       List<String> children = new ArrayList<>(zk.getChildren(parent, false));
       Collections.sort(children); // sequential suffixes sort in creation order
@@ -201,17 +244,31 @@ final class SteadyLoad implements AutoCloseable {
           problems.add(parent + ": write " + counter + " applied twice");
         }
         if (counter <= previous) {
-          problems.add(parent + "/" + child + " holds write " + counter + " after " + previous + ": out of order");
+          problems.add(
+              parent
+                  + "/"
+                  + child
+                  + " holds write "
+                  + counter
+                  + " after "
+                  + previous
+                  + ": out of order");
         }
         if (!load.ackedSeqs.containsKey(counter) && !load.failed.contains(counter)) {
-          problems.add(parent + "/" + child + " holds write " + counter + ", which was never issued");
+          problems.add(
+              parent + "/" + child + " holds write " + counter + ", which was never issued");
         }
         previous = counter;
       }
       for (int counter : load.ackedSeqs.keySet()) {
         if (counter % 2 == 0 && !present.contains(counter)) {
-          problems.add(parent + ": acknowledged write " + counter + " (seq " + load.ackedSeqs.get(counter)
-              + ") is missing");
+          problems.add(
+              parent
+                  + ": acknowledged write "
+                  + counter
+                  + " (seq "
+                  + load.ackedSeqs.get(counter)
+                  + ") is missing");
         }
       }
     }
@@ -243,12 +300,14 @@ final class SteadyLoad implements AutoCloseable {
     await(what, condition, timeout, () -> "");
   }
 
-  static void await(String what, BooleanSupplier condition, Duration timeout, Supplier<?> diagnostics)
+  static void await(
+      String what, BooleanSupplier condition, Duration timeout, Supplier<?> diagnostics)
       throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
-        throw new TimeoutException("not true after " + timeout + ": " + what + " " + diagnostics.get());
+        throw new TimeoutException(
+            "not true after " + timeout + ": " + what + " " + diagnostics.get());
       }
       Thread.sleep(20);
     }
@@ -259,8 +318,10 @@ final class SteadyLoad implements AutoCloseable {
     final int index;
     final ZoolanderClient client;
     final Thread thread;
+
     /** Counter of each acknowledged write to its seq, in counter (issue) order. */
     final ConcurrentSkipListMap<Integer, Long> ackedSeqs = new ConcurrentSkipListMap<>();
+
     final Set<Integer> failed = ConcurrentHashMap.newKeySet();
     final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
     final AtomicInteger highestAckedSet = new AtomicInteger(-1);
@@ -277,37 +338,46 @@ final class SteadyLoad implements AutoCloseable {
     void run() {
       Semaphore inFlight = new Semaphore(window);
       try {
-        for (int k = 0; k < maxWritesPerClient && running && System.nanoTime() - deadlineNanos < 0; k++) {
+        for (int k = 0;
+            k < maxWritesPerClient && running && System.nanoTime() - deadlineNanos < 0;
+            k++) {
           if (!inFlight.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-            problems.add("client " + index + ": no write completed within " + TIMEOUT_SECONDS + " s");
+            problems.add(
+                "client " + index + ": no write completed within " + TIMEOUT_SECONDS + " s");
             return;
           }
           int counter = k;
-          Op op = k % 2 == 0
-              ? Op.createSequential(parent(index) + "/w-", padded(k))
-              : Op.setData(parent(index), padded(k), -1);
-          client.write(List.of(op)).whenComplete((r, e) -> {
-            if (e != null) {
-              failed.add(counter);
-              problems.add("client " + index + ": write " + counter + " failed: " + e);
-            } else if (!r.succeeded()) {
-              problems.add("client " + index + ": write " + counter + " returned " + r.code());
-            } else {
-              ackedSeqs.put(counter, r.seq());
-              if (counter % 2 == 1) {
-                highestAckedSet.accumulateAndGet(counter, Math::max);
-              }
-              ackNanos.add(new long[] {System.nanoTime(), r.seq()});
-              acked.incrementAndGet();
-            }
-            inFlight.release();
-          });
+          Op op =
+              k % 2 == 0
+                  ? Op.createSequential(parent(index) + "/w-", padded(k))
+                  : Op.setData(parent(index), padded(k), -1);
+          client
+              .write(List.of(op))
+              .whenComplete(
+                  (r, e) -> {
+                    if (e != null) {
+                      failed.add(counter);
+                      problems.add("client " + index + ": write " + counter + " failed: " + e);
+                    } else if (!r.succeeded()) {
+                      problems.add(
+                          "client " + index + ": write " + counter + " returned " + r.code());
+                    } else {
+                      ackedSeqs.put(counter, r.seq());
+                      if (counter % 2 == 1) {
+                        highestAckedSet.accumulateAndGet(counter, Math::max);
+                      }
+                      ackNanos.add(new long[] {System.nanoTime(), r.seq()});
+                      acked.incrementAndGet();
+                    }
+                    inFlight.release();
+                  });
           if (k % READ_EVERY == READ_EVERY - 1) {
             read();
           }
         }
         if (!inFlight.tryAcquire(window, TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-          problems.add("client " + index + ": writes still in flight after " + TIMEOUT_SECONDS + " s");
+          problems.add(
+              "client " + index + ": writes still in flight after " + TIMEOUT_SECONDS + " s");
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -323,11 +393,28 @@ final class SteadyLoad implements AutoCloseable {
         reads.incrementAndGet();
         int seen = counter(d.data());
         if (seen < floor) {
-          problems.add("client " + index + ": read " + seen + " from duplicate " + d.duplicateId() + " (applied seq "
-              + d.appliedSeq() + ") after setData " + floor + " was acknowledged: not read-your-writes");
+          problems.add(
+              "client "
+                  + index
+                  + ": read "
+                  + seen
+                  + " from duplicate "
+                  + d.duplicateId()
+                  + " (applied seq "
+                  + d.appliedSeq()
+                  + ") after setData "
+                  + floor
+                  + " was acknowledged: not read-your-writes");
         }
         if (seen < lastRead) {
-          problems.add("client " + index + ": read " + seen + " after reading " + lastRead + ": went back in time");
+          problems.add(
+              "client "
+                  + index
+                  + ": read "
+                  + seen
+                  + " after reading "
+                  + lastRead
+                  + ": went back in time");
         }
         lastRead = Math.max(lastRead, seen);
       } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {

@@ -14,26 +14,29 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A write workload for the write-path tests: each client owns {@code /c<i>}, and alternately appends a sequential
- * child holding its write counter and sets {@code /c<i>}'s data to the counter. Per-client order is then visible in
- * every duplicate: the sequential children's counters must increase with their names, and {@code /c<i>}'s version
- * must equal the number of setData calls (a write applied twice would raise it).
+ * A write workload for the write-path tests: each client owns {@code /c<i>}, and alternately
+ * appends a sequential child holding its write counter and sets {@code /c<i>}'s data to the
+ * counter. Per-client order is then visible in every duplicate: the sequential children's counters
+ * must increase with their names, and {@code /c<i>}'s version must equal the number of setData
+ * calls (a write applied twice would raise it).
  */
 final class WriteWorkload {
   private WriteWorkload() {}
 
   /** What one client did. */
-  record ClientRun(int client, int sequentialCreates, int setDatas, long lastSeq, List<String> problems) {}
+  record ClientRun(
+      int client, int sequentialCreates, int setDatas, long lastSeq, List<String> problems) {}
 
   static String parent(int client) {
     return "/c" + client;
   }
 
   /**
-   * Runs {@code writes} writes on {@code client} (after creating its parent), at most {@code window} in flight;
-   * checks that the seqs it is given increase in the order it issued the writes.
+   * Runs {@code writes} writes on {@code client} (after creating its parent), at most {@code
+   * window} in flight; checks that the seqs it is given increase in the order it issued the writes.
    */
-  static ClientRun run(ZoolanderClient client, int index, int writes, int window) throws InterruptedException {
+  static ClientRun run(ZoolanderClient client, int index, int writes, int window)
+      throws InterruptedException {
     List<String> problems = new ArrayList<>();
     WriteResult created = client.create(parent(index), bytes(-1)).join();
     assertThat(created.succeeded()).as("create %s: %s", parent(index), created).isTrue();

@@ -24,9 +24,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The testing artifact as a user sees it: {@link ZoolanderClusterExtension} runs one embedded cluster for this class
- * and injects clients; {@link EmbeddedCluster}'s fault injection (a whole duplicate down, anomalies) and {@link
- * EmbeddedCluster#awaitConverged(Duration)}.
+ * The testing artifact as a user sees it: {@link ZoolanderClusterExtension} runs one embedded
+ * cluster for this class and injects clients; {@link EmbeddedCluster}'s fault injection (a whole
+ * duplicate down, anomalies) and {@link EmbeddedCluster#awaitConverged(Duration)}.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -46,7 +46,8 @@ class ZoolanderClusterExtensionIT {
   @Order(1)
   void anInjectedClientWritesAndReads(ZoolanderClient client) throws Exception {
     firstTestsClient = client;
-    assertThat(client.create("/extension", new byte[] {1, 2}).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+    assertThat(client.create("/extension", new byte[] {1, 2}).get(30, TimeUnit.SECONDS).succeeded())
+        .isTrue();
     assertThat(client.getData("/extension").get(30, TimeUnit.SECONDS).data()).containsExactly(1, 2);
     assertThat(client.readConcurrency()).as("the builder's client settings apply").isEqualTo(2);
   }
@@ -56,21 +57,30 @@ class ZoolanderClusterExtensionIT {
   void theLastTestsClientIsClosedAndTheClusterIsShared(EmbeddedCluster cluster) {
     assertThat(cluster).isSameAs(CLUSTER.cluster());
     assertThat(firstTestsClient).isNotNull();
-    assertThatThrownBy(() -> firstTestsClient.create("/after", new byte[0]).get(30, TimeUnit.SECONDS))
+    assertThatThrownBy(
+            () -> firstTestsClient.create("/after", new byte[0]).get(30, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
         .cause()
         .isInstanceOf(ZoolanderException.class)
-        .satisfies(e -> assertThat(((ZoolanderException) e).code()).isEqualTo(KeeperException.Code.CONNECTIONLOSS));
+        .satisfies(
+            e ->
+                assertThat(((ZoolanderException) e).code())
+                    .isEqualTo(KeeperException.Code.CONNECTIONLOSS));
   }
 
   @Test
   @Order(3)
-  void aDuplicateKilledWholeCatchesUpOnRestartAndTheDuplicatesConverge(ZoolanderClient client) throws Exception {
+  void aDuplicateKilledWholeCatchesUpOnRestartAndTheDuplicatesConverge(ZoolanderClient client)
+      throws Exception {
     EmbeddedCluster cluster = CLUSTER.cluster();
     cluster.killDuplicate(2);
     assertThat(cluster.duplicate(2).isRunning(1)).isFalse();
     for (int i = 0; i < 20; i++) {
-      assertThat(client.create("/while-2-was-down-" + i, new byte[] {(byte) i}).get(30, TimeUnit.SECONDS).succeeded())
+      assertThat(
+              client
+                  .create("/while-2-was-down-" + i, new byte[] {(byte) i})
+                  .get(30, TimeUnit.SECONDS)
+                  .succeeded())
           .isTrue();
     }
     cluster.restartDuplicate(2);
@@ -85,7 +95,8 @@ class ZoolanderClusterExtensionIT {
   @Order(4)
   void anomaliesAreInjectedAndCleared(ZoolanderClient client) throws Exception {
     EmbeddedCluster cluster = CLUSTER.cluster();
-    assertThatThrownBy(() -> cluster.injectAnomaly(1, "probability=2")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> cluster.injectAnomaly(1, "probability=2"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(cluster.anomaly(1)).isEmpty();
 
     cluster.injectAnomaly(1, "probability=0.5;delayMs=5");
@@ -106,7 +117,10 @@ class ZoolanderClusterExtensionIT {
     assertThat(awaitReadTime(client, ms -> ms < 300)).isLessThan(300);
   }
 
-  /** Reads until one read's time satisfies {@code until} (the plugins follow the anomaly znode asynchronously). */
+  /**
+   * Reads until one read's time satisfies {@code until} (the plugins follow the anomaly znode
+   * asynchronously).
+   */
   private static long awaitReadTime(ZoolanderClient client, LongPredicate until) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (true) {

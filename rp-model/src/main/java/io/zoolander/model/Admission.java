@@ -6,9 +6,10 @@ import static io.zoolander.model.internal.Preconditions.checkOpenProbability;
 import static io.zoolander.model.internal.Preconditions.checkPositive;
 
 /**
- * Admission from the model: given the live service-time distribution and the recent arrival rate, says whether the
- * deployment still meets its target SLA (so more load can be admitted), what SLA to expect, and the highest arrival
- * rate that keeps the target. The repeater uses it to shed writes; the client to choose its degree of concurrency.
+ * Admission from the model: given the live service-time distribution and the recent arrival rate,
+ * says whether the deployment still meets its target SLA (so more load can be admitted), what SLA
+ * to expect, and the highest arrival rate that keeps the target. The repeater uses it to shed
+ * writes; the client to choose its degree of concurrency.
  *
  * <p>Stateless and thread-safe: the caller supplies fresh measurements for every decision.
  */
@@ -17,7 +18,8 @@ public final class Admission {
   /**
    * One admission decision.
    *
-   * @param admit whether the current load (and so more of it, up to {@link #maxArrivalRatePerSec}) meets the target
+   * @param admit whether the current load (and so more of it, up to {@link #maxArrivalRatePerSec})
+   *     meets the target
    * @param expected the model's prediction at the current arrival rate
    * @param maxArrivalRatePerSec the highest arrival rate that still meets the target (0 if none)
    */
@@ -35,7 +37,11 @@ public final class Admission {
   private final LatencyDistribution networkDelay;
 
   private Admission(
-      SlaModel model, double targetSla, double tauMs, int duplicates, LatencyDistribution networkDelay) {
+      SlaModel model,
+      double targetSla,
+      double tauMs,
+      int duplicates,
+      LatencyDistribution networkDelay) {
     this.model = model;
     this.targetSla = targetSla;
     this.tauMs = tauMs;
@@ -58,8 +64,8 @@ public final class Admission {
   /**
    * Decides for the current measurements.
    *
-   * @param liveServiceTime the recent service-time distribution of a duplicate (e.g. an {@link EmpiricalLatency} over
-   *     a sliding window)
+   * @param liveServiceTime the recent service-time distribution of a duplicate (e.g. an {@link
+   *     EmpiricalLatency} over a sliding window)
    * @param recentArrivalRatePerSec the recent arrival rate
    */
   public Decision decide(LatencyDistribution liveServiceTime, double recentArrivalRatePerSec) {
@@ -116,7 +122,9 @@ public final class Admission {
       return this;
     }
 
-    /** @throws IllegalStateException if the target SLA or tau is missing */
+    /**
+     * @throws IllegalStateException if the target SLA or tau is missing
+     */
     public Admission build() {
       if (Double.isNaN(targetSla)) {
         throw new IllegalStateException("targetSla must be set");

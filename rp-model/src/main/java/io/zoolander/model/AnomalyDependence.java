@@ -1,11 +1,12 @@
 package io.zoolander.model;
 
 /**
- * How the duplicates' slow events relate, and so how their on-time probabilities combine into the first-reply SLA.
+ * How the duplicates' slow events relate, and so how their on-time probabilities combine into the
+ * first-reply SLA.
  *
- * <p>{@link #independent()} is the thesis's assumption: {@code s = sum_n p_n prod_{i<n} (1 - p_i)}, which equals
- * {@code 1 - prod_n (1 - p_n)}. On shared hardware duplicates slow down together and independence over-predicts;
- * {@link CommonShock} models that.
+ * <p>{@link #independent()} is the thesis's assumption: {@code s = sum_n p_n prod_{i<n} (1 - p_i)},
+ * which equals {@code 1 - prod_n (1 - p_n)}. On shared hardware duplicates slow down together and
+ * independence over-predicts; {@link CommonShock} models that.
  */
 public interface AnomalyDependence {
 
@@ -13,8 +14,8 @@ public interface AnomalyDependence {
    * The probability that at least one duplicate replies within tau.
    *
    * @param onTime per duplicate, the probability its reply arrives within tau
-   * @param serviceBoundsMs per duplicate, the service-time bound that decides it ({@code tau - mu_net - mu_queue}),
-   *     which a dependence estimated from samples evaluates at
+   * @param serviceBoundsMs per duplicate, the service-time bound that decides it ({@code tau -
+   *     mu_net - mu_queue}), which a dependence estimated from samples evaluates at
    */
   double firstReplyOnTime(double[] onTime, double[] serviceBoundsMs);
 

@@ -6,8 +6,9 @@ import io.zoolander.model.internal.Numeric;
 import org.apache.commons.math3.random.RandomGenerator;
 
 /**
- * A "fast body + heavy-tail anomaly" latency: with probability {@code 1 - p} an access follows the body, with
- * probability {@code p} it hits an anomaly (GC pause, fsync stall) and follows the anomaly distribution.
+ * A "fast body + heavy-tail anomaly" latency: with probability {@code 1 - p} an access follows the
+ * body, with probability {@code p} it hits an anomaly (GC pause, fsync stall) and follows the
+ * anomaly distribution.
  */
 public final class AnomalyMixture implements LatencyDistribution {
   private final LatencyDistribution body;
@@ -60,7 +61,8 @@ public final class AnomalyMixture implements LatencyDistribution {
   public double varianceMs2() {
     double mean = meanMs();
     if (Double.isInfinite(mean)) {
-      // A component with an infinite mean has an infinite second moment; inf - inf below would give NaN.
+      // A component with an infinite mean has an infinite second moment; inf - inf below would give
+      // NaN.
       return Double.POSITIVE_INFINITY;
     }
     double secondBody = body.varianceMs2() + body.meanMs() * body.meanMs();
@@ -75,6 +77,12 @@ public final class AnomalyMixture implements LatencyDistribution {
 
   @Override
   public String toString() {
-    return "AnomalyMixture[p=" + anomalyProbability + ", body=" + body + ", anomaly=" + anomaly + "]";
+    return "AnomalyMixture[p="
+        + anomalyProbability
+        + ", body="
+        + body
+        + ", anomaly="
+        + anomaly
+        + "]";
   }
 }

@@ -5,10 +5,11 @@ import static io.zoolander.model.internal.Preconditions.checkNotNull;
 import static io.zoolander.model.internal.Preconditions.checkOpenProbability;
 
 /**
- * The highest arrival rate a deployment sustains while a model still predicts a target SLA ("goodput").
+ * The highest arrival rate a deployment sustains while a model still predicts a target SLA
+ * ("goodput").
  *
- * <p>The SLA falls as the arrival rate rises (more queueing), so the rate is found by bisection between 0 and the
- * rate that saturates the slowest duplicate.
+ * <p>The SLA falls as the arrival rate rises (more queueing), so the rate is found by bisection
+ * between 0 and the rate that saturates the slowest duplicate.
  */
 public final class Capacity {
   private static final int BISECTION_STEPS = 50;
@@ -17,10 +18,11 @@ public final class Capacity {
 
   /**
    * @param deployment the duplicates; its own arrival rate is ignored
-   * @return the highest arrival rate per second at which {@code model} predicts at least {@code targetSla} at {@code
-   *     tauMs}, or 0 if not even an idle deployment meets it
+   * @return the highest arrival rate per second at which {@code model} predicts at least {@code
+   *     targetSla} at {@code tauMs}, or 0 if not even an idle deployment meets it
    */
-  public static double maxArrivalRatePerSec(SlaModel model, Deployment deployment, double tauMs, double targetSla) {
+  public static double maxArrivalRatePerSec(
+      SlaModel model, Deployment deployment, double tauMs, double targetSla) {
     checkNotNull(model, "model");
     checkNotNull(deployment, "deployment");
     checkNonNegative(tauMs, "tauMs");

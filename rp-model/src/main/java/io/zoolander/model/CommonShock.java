@@ -1,26 +1,26 @@
 package io.zoolander.model;
 
-import static io.zoolander.model.internal.Preconditions.checkNotNull;
 import static io.zoolander.model.internal.Preconditions.checkPairedSamples;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
 import java.util.Arrays;
 
 /**
- * Correlated anomalies as a common shock: with probability {@code c} a shock (shared disk, CPU, host) makes every
- * duplicate late at once; otherwise each duplicate is late independently with its residual probability. Marginals are
- * kept: a duplicate late with probability {@code m_n} is late with probability {@code (m_n - c) / (1 - c)} outside a
- * shock, so
+ * Correlated anomalies as a common shock: with probability {@code c} a shock (shared disk, CPU,
+ * host) makes every duplicate late at once; otherwise each duplicate is late independently with its
+ * residual probability. Marginals are kept: a duplicate late with probability {@code m_n} is late
+ * with probability {@code (m_n - c) / (1 - c)} outside a shock, so
  *
  * <pre>P(all late) = c + (1 - c) * prod_n (m_n - c) / (1 - c)</pre>
  *
  * With {@code c = 0} this is exactly the thesis's independence formula.
  *
- * <p>{@code c} is estimated from <em>paired samples</em>: the same access timed on several duplicates (one row per
- * access, one column per duplicate). For every pair of columns, the observed joint slow frequency {@code q} at a bound
- * {@code t} and the marginals {@code p_a, p_b} give {@code c} by solving {@code c + (p_a - c)(p_b - c)/(1 - c) = q};
- * the estimate is the average over pairs. Because a slow event depends on the bound, {@code c} is evaluated at the
- * duplicates' service-time bound for each prediction. Look-ups are binary searches over pre-sorted columns and
+ * <p>{@code c} is estimated from <em>paired samples</em>: the same access timed on several
+ * duplicates (one row per access, one column per duplicate). For every pair of columns, the
+ * observed joint slow frequency {@code q} at a bound {@code t} and the marginals {@code p_a, p_b}
+ * give {@code c} by solving {@code c + (p_a - c)(p_b - c)/(1 - c) = q}; the estimate is the average
+ * over pairs. Because a slow event depends on the bound, {@code c} is evaluated at the duplicates'
+ * service-time bound for each prediction. Look-ups are binary searches over pre-sorted columns and
  * pairwise minima, so a prediction costs {@code O(pairs * log samples)}.
  */
 public final class CommonShock implements AnomalyDependence {
@@ -28,7 +28,8 @@ public final class CommonShock implements AnomalyDependence {
   private final double[][] sortedColumns;
   private final double[][] sortedPairMinima;
 
-  private CommonShock(double fixedProbability, double[][] sortedColumns, double[][] sortedPairMinima) {
+  private CommonShock(
+      double fixedProbability, double[][] sortedColumns, double[][] sortedPairMinima) {
     this.fixedProbability = fixedProbability;
     this.sortedColumns = sortedColumns;
     this.sortedPairMinima = sortedPairMinima;
@@ -41,11 +42,11 @@ public final class CommonShock implements AnomalyDependence {
   }
 
   /**
-   * Estimates the common shock from paired samples: {@code pairedServiceMs[access][duplicate]}, at least two
-   * duplicates (columns) and one access.
+   * Estimates the common shock from paired samples: {@code pairedServiceMs[access][duplicate]}, at
+   * least two duplicates (columns) and one access.
    *
-   * @throws IllegalArgumentException if there are no rows, fewer than two columns, ragged rows, or a sample that is
-   *     negative, NaN or infinite
+   * @throws IllegalArgumentException if there are no rows, fewer than two columns, ragged rows, or
+   *     a sample that is negative, NaN or infinite
    */
   public static CommonShock estimate(double[][] pairedServiceMs) {
     int columns = checkPairedSamples(pairedServiceMs, "pairedServiceMs");
@@ -128,7 +129,10 @@ public final class CommonShock implements AnomalyDependence {
     return (double) (sorted.length - atOrBelow) / sorted.length;
   }
 
-  /** Solves {@code c + (pa - c)(pb - c)/(1 - c) = q} for c in [0, min(pa, pb)]; 0 for no positive dependence. */
+  /**
+   * Solves {@code c + (pa - c)(pb - c)/(1 - c) = q} for c in [0, min(pa, pb)]; 0 for no positive
+   * dependence.
+   */
   static double solveShock(double pa, double pb, double q) {
     double hi = Math.min(pa, pb);
     if (hi <= 0 || q <= pa * pb) {
@@ -153,7 +157,11 @@ public final class CommonShock implements AnomalyDependence {
   @Override
   public String toString() {
     return Double.isNaN(fixedProbability)
-        ? "CommonShock[estimated from " + sortedColumns[0].length + " paired samples x " + sortedColumns.length + "]"
+        ? "CommonShock[estimated from "
+            + sortedColumns[0].length
+            + " paired samples x "
+            + sortedColumns.length
+            + "]"
         : "CommonShock[c=" + fixedProbability + "]";
   }
 }

@@ -8,8 +8,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One replica set as a model sees it: its duplicates (each with a service-time and a round-trip network-delay
- * distribution) and the arrival stream every one of them serves. Immutable.
+ * One replica set as a model sees it: its duplicates (each with a service-time and a round-trip
+ * network-delay distribution) and the arrival stream every one of them serves. Immutable.
  */
 public final class Deployment {
 
@@ -41,9 +41,11 @@ public final class Deployment {
   }
 
   /**
-   * {@code count} identical duplicates with no network delay, serving Poisson arrivals at {@code arrivalRatePerSec}.
+   * {@code count} identical duplicates with no network delay, serving Poisson arrivals at {@code
+   * arrivalRatePerSec}.
    */
-  public static Deployment homogeneous(int count, LatencyDistribution serviceTime, double arrivalRatePerSec) {
+  public static Deployment homogeneous(
+      int count, LatencyDistribution serviceTime, double arrivalRatePerSec) {
     return builder().duplicates(count, serviceTime).arrivalRatePerSec(arrivalRatePerSec).build();
   }
 
@@ -71,7 +73,10 @@ public final class Deployment {
     return new Deployment(duplicates, arrivalRatePerSec, arrivalScv);
   }
 
-  /** The first {@code count} duplicates, or copies of the last one when {@code count} exceeds {@link #size()}. */
+  /**
+   * The first {@code count} duplicates, or copies of the last one when {@code count} exceeds {@link
+   * #size()}.
+   */
   public Deployment withDuplicates(int count) {
     checkPositive(count, "count");
     List<Duplicate> resized = new ArrayList<>(count);
@@ -96,8 +101,8 @@ public final class Deployment {
     private Builder() {}
 
     /**
-     * Round-trip network delay for the duplicates added after this call without their own (default: none). Set it
-     * before adding duplicates.
+     * Round-trip network delay for the duplicates added after this call without their own (default:
+     * none). Set it before adding duplicates.
      */
     public Builder networkDelay(LatencyDistribution networkDelay) {
       this.networkDelay = checkNotNull(networkDelay, "networkDelay");
@@ -144,7 +149,8 @@ public final class Deployment {
      */
     public Deployment build() {
       if (duplicates.isEmpty()) {
-        throw new IllegalArgumentException("duplicates must not be empty: add at least one duplicate");
+        throw new IllegalArgumentException(
+            "duplicates must not be empty: add at least one duplicate");
       }
       if (Double.isNaN(arrivalRatePerSec)) {
         throw new IllegalStateException("arrivalRatePerSec must be set");

@@ -8,18 +8,19 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The distribution-level model: the latency a client sees from duplicate n is {@code net + W + S}, where network delay
- * {@code net}, waiting time {@code W} and service time {@code S} are combined as distributions, not as means
- * subtracted from tau.
+ * The distribution-level model: the latency a client sees from duplicate n is {@code net + W + S},
+ * where network delay {@code net}, waiting time {@code W} and service time {@code S} are combined
+ * as distributions, not as means subtracted from tau.
  *
- * <p>The waiting time is the exact M/G/1 waiting-time distribution (Pollaczek-Khinchine / Benes): {@code W} is a
- * geometric sum of residual service times, {@code P(W <= x) = sum_k (1 - rho) rho^k R^{*k}(x)} with residual density
- * {@code (1 - B(x)) / E[S]}. Everything is discretised on a grid of {@code gridPoints} cells over {@code [0, tau]}
- * (values rounded to the nearest cell), the geometric sum solved by its recursion and the three variables convolved:
- * {@code O(gridPoints^2)} per distinct duplicate, a few milliseconds at the default 1024 cells.
+ * <p>The waiting time is the exact M/G/1 waiting-time distribution (Pollaczek-Khinchine / Benes):
+ * {@code W} is a geometric sum of residual service times, {@code P(W <= x) = sum_k (1 - rho) rho^k
+ * R^{*k}(x)} with residual density {@code (1 - B(x)) / E[S]}. Everything is discretised on a grid
+ * of {@code gridPoints} cells over {@code [0, tau]} (values rounded to the nearest cell), the
+ * geometric sum solved by its recursion and the three variables convolved: {@code O(gridPoints^2)}
+ * per distinct duplicate, a few milliseconds at the default 1024 cells.
  *
- * <p>Assumes Poisson arrivals ({@code arrivalScv = 1}); for other arrival streams use {@link ThesisModel} with {@link
- * QueueingModel#GG1}.
+ * <p>Assumes Poisson arrivals ({@code arrivalScv = 1}); for other arrival streams use {@link
+ * ThesisModel} with {@link QueueingModel#GG1}.
  */
 public final class DistributionModel implements SlaModel {
   /** Default grid resolution over {@code [0, tau]}. */
@@ -80,7 +81,9 @@ public final class DistributionModel implements SlaModel {
   /** {@code P(net + W + S <= tau)} for one duplicate. */
   private double onTimeProbability(Deployment.Duplicate duplicate, double lambda, double tauMs) {
     if (tauMs == 0) {
-      return duplicate.networkDelay().cdf(0) * waitAtZero(duplicate, lambda) * duplicate.serviceTime().cdf(0);
+      return duplicate.networkDelay().cdf(0)
+          * waitAtZero(duplicate, lambda)
+          * duplicate.serviceTime().cdf(0);
     }
     int g = gridPoints;
     double h = tauMs / g;
@@ -123,10 +126,11 @@ public final class DistributionModel implements SlaModel {
   }
 
   /**
-   * The M/G/1 waiting time discretised on the grid: {@code w = (1 - rho) delta_0 + rho (r * w)}, with r the residual
-   * service time, solved cell by cell.
+   * The M/G/1 waiting time discretised on the grid: {@code w = (1 - rho) delta_0 + rho (r * w)},
+   * with r the residual service time, solved cell by cell.
    */
-  private static double[] waitingTimeMass(LatencyDistribution service, double lambda, double h, int g) {
+  private static double[] waitingTimeMass(
+      LatencyDistribution service, double lambda, double h, int g) {
     double rho = QueueingModel.utilisation(lambda, service);
     double[] wait = new double[g + 1];
     if (rho == 0) {
@@ -146,7 +150,10 @@ public final class DistributionModel implements SlaModel {
     return wait;
   }
 
-  /** Residual service time R with density {@code (1 - B(x)) / E[S]}, integrated by the midpoint rule per cell. */
+  /**
+   * Residual service time R with density {@code (1 - B(x)) / E[S]}, integrated by the midpoint rule
+   * per cell.
+   */
   private static double[] residualMass(LatencyDistribution service, double h, int g) {
     double mean = service.meanMs();
     double[] mass = new double[g + 1];
@@ -177,7 +184,10 @@ public final class DistributionModel implements SlaModel {
 
     private Builder() {}
 
-    /** Grid cells over {@code [0, tau]}, at least 16; more is more accurate and quadratically slower. */
+    /**
+     * Grid cells over {@code [0, tau]}, at least 16; more is more accurate and quadratically
+     * slower.
+     */
     public Builder gridPoints(int gridPoints) {
       if (gridPoints < 16) {
         throw new IllegalArgumentException("gridPoints must be >= 16, was " + gridPoints);

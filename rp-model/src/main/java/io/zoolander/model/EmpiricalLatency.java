@@ -11,10 +11,11 @@ import org.HdrHistogram.HistogramIterationValue;
 import org.apache.commons.math3.random.RandomGenerator;
 
 /**
- * An empirical latency distribution: the step CDF of observed samples (or of an HdrHistogram's recorded counts).
+ * An empirical latency distribution: the step CDF of observed samples (or of an HdrHistogram's
+ * recorded counts).
  *
- * <p>Stored as sorted distinct values with cumulative counts, so {@link #cdf} and {@link #quantile} are binary searches
- * ({@code O(log n)}) and 100k samples predict in microseconds.
+ * <p>Stored as sorted distinct values with cumulative counts, so {@link #cdf} and {@link #quantile}
+ * are binary searches ({@code O(log n)}) and 100k samples predict in microseconds.
  */
 public final class EmpiricalLatency implements LatencyDistribution {
   private final double[] values; // sorted, distinct
@@ -34,7 +35,8 @@ public final class EmpiricalLatency implements LatencyDistribution {
   /**
    * From raw samples in milliseconds.
    *
-   * @throws IllegalArgumentException if {@code samplesMs} is empty or holds a negative, NaN or infinite value
+   * @throws IllegalArgumentException if {@code samplesMs} is empty or holds a negative, NaN or
+   *     infinite value
    */
   public static EmpiricalLatency of(double... samplesMs) {
     checkSamples(samplesMs, "samplesMs");
@@ -62,13 +64,16 @@ public final class EmpiricalLatency implements LatencyDistribution {
       squares += (s - mean) * (s - mean);
     }
     return new EmpiricalLatency(
-        Arrays.copyOf(values, distinct), Arrays.copyOf(cumulative, distinct), mean, squares / sorted.length);
+        Arrays.copyOf(values, distinct),
+        Arrays.copyOf(cumulative, distinct),
+        mean,
+        squares / sorted.length);
   }
 
   /**
-   * From an HdrHistogram whose values are recorded in {@code unitsPerMs} units per millisecond (1000 for
-   * microseconds, 1e6 for nanoseconds). Each bucket is represented by its highest equivalent value, the conservative
-   * choice for an SLA.
+   * From an HdrHistogram whose values are recorded in {@code unitsPerMs} units per millisecond
+   * (1000 for microseconds, 1e6 for nanoseconds). Each bucket is represented by its highest
+   * equivalent value, the conservative choice for an SLA.
    *
    * @throws IllegalArgumentException if the histogram is empty or {@code unitsPerMs <= 0}
    */
@@ -131,8 +136,10 @@ public final class EmpiricalLatency implements LatencyDistribution {
   @Override
   public double quantile(double p) {
     checkProbability(p, "p");
-    // First index whose cdf, computed exactly as cdf() computes it, reaches p. A rank of ceil(p * total) is not the
-    // same thing: p * total can round above an integer (7.0 / 25 * 25 == 7.000000000000001), so quantile(cdf(x))
+    // First index whose cdf, computed exactly as cdf() computes it, reaches p. A rank of ceil(p *
+    // total) is not the
+    // same thing: p * total can round above an integer (7.0 / 25 * 25 == 7.000000000000001), so
+    // quantile(cdf(x))
     // would return the sample after x.
     int lo = 0;
     int hi = values.length - 1; // cumulative[last] / total == 1 >= p, so the answer is in [lo, hi]

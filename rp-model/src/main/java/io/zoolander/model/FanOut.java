@@ -11,10 +11,11 @@ import java.util.function.DoubleUnaryOperator;
  * SLAs of fan-out requests: a request made of several accesses is as slow as its slowest access.
  *
  * <ul>
- *   <li>{@link #parallel}: {@code k} parallel accesses meet tau together with probability {@code s^k}.
- *   <li>{@link #phases}: barrier phases (e.g. 30 reads, barrier, 20 reads): the request takes the sum over phases of
- *       the slowest access in each phase. A phase of {@code k} accesses has CDF {@code F(x)^k}; phases are convolved
- *       numerically on a grid over {@code [0, tau]}.
+ *   <li>{@link #parallel}: {@code k} parallel accesses meet tau together with probability {@code
+ *       s^k}.
+ *   <li>{@link #phases}: barrier phases (e.g. 30 reads, barrier, 20 reads): the request takes the
+ *       sum over phases of the slowest access in each phase. A phase of {@code k} accesses has CDF
+ *       {@code F(x)^k}; phases are convolved numerically on a grid over {@code [0, tau]}.
  * </ul>
  *
  * Accesses are taken as independent of each other (each is a separate first-reply race).
@@ -25,7 +26,10 @@ public final class FanOut {
 
   private FanOut() {}
 
-  /** SLA of a request of {@code accesses} parallel accesses, each meeting tau with probability {@code accessSla}. */
+  /**
+   * SLA of a request of {@code accesses} parallel accesses, each meeting tau with probability
+   * {@code accessSla}.
+   */
   public static double parallel(double accessSla, int accesses) {
     checkProbability(accessSla, "accessSla");
     checkPositive(accesses, "accesses");
@@ -38,11 +42,15 @@ public final class FanOut {
    * @param accessCdf {@code x -> P(one access completes within x ms)}
    * @param accessesPerPhase accesses issued in parallel in each phase, in order
    */
-  public static double phases(DoubleUnaryOperator accessCdf, double tauMs, int... accessesPerPhase) {
+  public static double phases(
+      DoubleUnaryOperator accessCdf, double tauMs, int... accessesPerPhase) {
     return phases(accessCdf, tauMs, accessesPerPhase, DEFAULT_GRID_POINTS);
   }
 
-  /** As {@link #phases(DoubleUnaryOperator, double, int...)} with a given grid resolution (at least 16). */
+  /**
+   * As {@link #phases(DoubleUnaryOperator, double, int...)} with a given grid resolution (at least
+   * 16).
+   */
   public static double phases(
       DoubleUnaryOperator accessCdf, double tauMs, int[] accessesPerPhase, int gridPoints) {
     checkNotNull(accessCdf, "accessCdf");
@@ -87,7 +95,10 @@ public final class FanOut {
     return Math.max(0, Math.min(1, sla));
   }
 
-  /** Cell masses of the slowest of {@code k} accesses: the CDF raised to the k-th power, differenced. */
+  /**
+   * Cell masses of the slowest of {@code k} accesses: the CDF raised to the k-th power,
+   * differenced.
+   */
   private static double[] phaseMass(double[] edgeCdf, int k) {
     double[] mass = new double[edgeCdf.length];
     double previous = 0;

@@ -7,16 +7,18 @@ import static io.zoolander.model.internal.Preconditions.checkProbability;
 import java.util.Arrays;
 
 /**
- * How many of {@code M} duplicates were late together: the distribution of {@code K}, the number of duplicates whose
- * reply to the same access exceeded a bound, counted over paired samples (one row per access, one column per measured
- * duplicate). {@link ExchangeableDependence#lateCountAt(double)} counts it at a bound; {@link #ofCounts(long...)}
+ * How many of {@code M} duplicates were late together: the distribution of {@code K}, the number of
+ * duplicates whose reply to the same access exceeded a bound, counted over paired samples (one row
+ * per access, one column per measured duplicate). {@link
+ * ExchangeableDependence#lateCountAt(double)} counts it at a bound; {@link #ofCounts(long...)}
  * takes counts from elsewhere.
  *
- * <p>Under exchangeability (every set of {@code N} duplicates behaves alike) the chance that all of {@code N} given
- * duplicates are late is {@link #allLate(int) E[C(K, N) / C(M, N)]} for {@code N <= M}: no assumption on the shape of
- * the dependence, but nothing beyond {@code M}. {@link #betaBinomial()} fits {@code K ~ BetaBinomial(M, a, b)}, two
- * numbers that predict any {@code N} and whose intra-class correlation {@code rho = 1 / (a + b + 1)} summarises the
- * dependence in one: 0 for independent duplicates, 1 when they are always late together.
+ * <p>Under exchangeability (every set of {@code N} duplicates behaves alike) the chance that all of
+ * {@code N} given duplicates are late is {@link #allLate(int) E[C(K, N) / C(M, N)]} for {@code N <=
+ * M}: no assumption on the shape of the dependence, but nothing beyond {@code M}. {@link
+ * #betaBinomial()} fits {@code K ~ BetaBinomial(M, a, b)}, two numbers that predict any {@code N}
+ * and whose intra-class correlation {@code rho = 1 / (a + b + 1)} summarises the dependence in one:
+ * 0 for independent duplicates, 1 when they are always late together.
  *
  * <p>Immutable.
  */
@@ -45,20 +47,24 @@ public final class LateCount {
   }
 
   /**
-   * From counts: {@code countsByLate[k]} accesses had exactly {@code k} late duplicates, {@code k = 0..M}.
+   * From counts: {@code countsByLate[k]} accesses had exactly {@code k} late duplicates, {@code k =
+   * 0..M}.
    *
-   * @throws IllegalArgumentException if there are fewer than 3 entries (2 duplicates), a negative count, or no access
+   * @throws IllegalArgumentException if there are fewer than 3 entries (2 duplicates), a negative
+   *     count, or no access
    */
   public static LateCount ofCounts(long... countsByLate) {
     checkNotNull(countsByLate, "countsByLate");
     if (countsByLate.length < 3) {
       throw new IllegalArgumentException(
-          "countsByLate needs an entry for k = 0..M with M >= 2 duplicates, had " + countsByLate.length);
+          "countsByLate needs an entry for k = 0..M with M >= 2 duplicates, had "
+              + countsByLate.length);
     }
     long total = 0;
     for (int k = 0; k < countsByLate.length; k++) {
       if (countsByLate[k] < 0) {
-        throw new IllegalArgumentException("countsByLate[" + k + "] must be >= 0, was " + countsByLate[k]);
+        throw new IllegalArgumentException(
+            "countsByLate[" + k + "] must be >= 0, was " + countsByLate[k]);
       }
       total += countsByLate[k];
     }
@@ -89,14 +95,18 @@ public final class LateCount {
     return (double) count(k) / accesses;
   }
 
-  /** The mean fraction of duplicates late on an access, {@code E[K] / M}: one duplicate's late probability. */
+  /**
+   * The mean fraction of duplicates late on an access, {@code E[K] / M}: one duplicate's late
+   * probability.
+   */
   public double meanLate() {
     return allLate(1);
   }
 
   /**
-   * The chance that all of {@code n} given duplicates are late, {@code E[C(K, n) / C(M, n)]}, {@code 0 <= n <= M}:
-   * over every access, the fraction of the {@code C(M, n)} sets of {@code n} duplicates that were all late.
+   * The chance that all of {@code n} given duplicates are late, {@code E[C(K, n) / C(M, n)]},
+   * {@code 0 <= n <= M}: over every access, the fraction of the {@code C(M, n)} sets of {@code n}
+   * duplicates that were all late.
    */
   public double allLate(int n) {
     checkLate(n, "n");
@@ -104,12 +114,13 @@ public final class LateCount {
   }
 
   /**
-   * Per step {@code i = 1..M-1}, the correlation of one more duplicate's lateness with that of {@code i} others: the
-   * {@code r} for which a beta-binomial's step from {@code i} late duplicates to {@code i + 1} matches the counts,
-   * {@code (m (1 - r) + i r) / (1 + (i - 1) r) = allLate(i + 1) / allLate(i)} with {@code m = meanLate()}. Index 0 is
-   * unused. Step 1 is the pairwise correlation; in a beta-binomial every step is {@code rho}; a common shock raises
-   * the later steps. 0 when the counts say nothing (no access, or every access, late); carried from the step before
-   * when no access had {@code i} late duplicates.
+   * Per step {@code i = 1..M-1}, the correlation of one more duplicate's lateness with that of
+   * {@code i} others: the {@code r} for which a beta-binomial's step from {@code i} late duplicates
+   * to {@code i + 1} matches the counts, {@code (m (1 - r) + i r) / (1 + (i - 1) r) = allLate(i +
+   * 1) / allLate(i)} with {@code m = meanLate()}. Index 0 is unused. Step 1 is the pairwise
+   * correlation; in a beta-binomial every step is {@code rho}; a common shock raises the later
+   * steps. 0 when the counts say nothing (no access, or every access, late); carried from the step
+   * before when no access had {@code i} late duplicates.
    */
   double[] stepCorrelations() {
     int duplicates = duplicates();
@@ -130,9 +141,10 @@ public final class LateCount {
   }
 
   /**
-   * The beta-binomial fitted to these counts: its mean is {@link #meanLate()}, its intra-class correlation the
-   * maximum-likelihood one given that mean (1 exactly when every access had either no or every duplicate late, 0 when
-   * no or every access was late, or the counts are less spread than a binomial's).
+   * The beta-binomial fitted to these counts: its mean is {@link #meanLate()}, its intra-class
+   * correlation the maximum-likelihood one given that mean (1 exactly when every access had either
+   * no or every duplicate late, 0 when no or every access was late, or the counts are less spread
+   * than a binomial's).
    */
   public BetaBinomial betaBinomial() {
     double m = meanLate();
@@ -147,9 +159,9 @@ public final class LateCount {
   }
 
   /**
-   * The likelihood is maximised over {@code logit(rho)}: a coarse grid finds the peak's bracket (the likelihood is
-   * not guaranteed unimodal), golden-section search refines it. The binomial ({@code rho = 0}) is the grid's first
-   * point, so under-dispersed counts fit 0.
+   * The likelihood is maximised over {@code logit(rho)}: a coarse grid finds the peak's bracket
+   * (the likelihood is not guaranteed unimodal), golden-section search refines it. The binomial
+   * ({@code rho = 0}) is the grid's first point, so under-dispersed counts fit 0.
    */
   private double maximumLikelihoodCorrelation(double m) {
     double lo = -16;
@@ -210,7 +222,8 @@ public final class LateCount {
 
   /**
    * The beta-binomial log-likelihood without the binomial coefficients (the same for every rho):
-   * {@code log P(K = k) = sum_{i<k} log(a + i) + sum_{j<M-k} log(b + j) - sum_{l<M} log(a + b + l)}.
+   * {@code log P(K = k) = sum_{i<k} log(a + i) + sum_{j<M-k} log(b + j) - sum_{l<M} log(a + b +
+   * l)}.
    */
   private double logLikelihood(double m, double rho) {
     int duplicates = duplicates();
@@ -256,13 +269,15 @@ public final class LateCount {
   }
 
   /**
-   * {@code K ~ BetaBinomial(M, a, b)}: each access draws a late probability {@code p ~ Beta(a, b)} shared by its
-   * duplicates, then each duplicate is late with probability {@code p}. Parameterised by its mean {@code m = a / (a +
-   * b)} and intra-class correlation {@code rho = 1 / (a + b + 1)}, the correlation of any two duplicates' lateness.
+   * {@code K ~ BetaBinomial(M, a, b)}: each access draws a late probability {@code p ~ Beta(a, b)}
+   * shared by its duplicates, then each duplicate is late with probability {@code p}. Parameterised
+   * by its mean {@code m = a / (a + b)} and intra-class correlation {@code rho = 1 / (a + b + 1)},
+   * the correlation of any two duplicates' lateness.
    *
-   * <p>The chance that all of {@code n} duplicates are late is {@code E[p^n] = B(a + n, b) / B(a, b) = prod_{i<n} (a +
-   * i) / (a + b + i) = prod_{i<n} (m (1 - rho) + i rho) / (1 + (i - 1) rho)}: with {@code rho = 0} it is {@code m^n}
-   * (independent duplicates), with {@code rho = 1} it is {@code m} (a pure common shock: all late or none).
+   * <p>The chance that all of {@code n} duplicates are late is {@code E[p^n] = B(a + n, b) / B(a,
+   * b) = prod_{i<n} (a + i) / (a + b + i) = prod_{i<n} (m (1 - rho) + i rho) / (1 + (i - 1) rho)}:
+   * with {@code rho = 0} it is {@code m^n} (independent duplicates), with {@code rho = 1} it is
+   * {@code m} (a pure common shock: all late or none).
    *
    * @param duplicates {@code M}
    * @param meanLate {@code m}, one duplicate's late probability
@@ -285,7 +300,10 @@ public final class LateCount {
       return (1 - meanLate) * (1 - correlation) / correlation;
     }
 
-    /** The chance that all of {@code n >= 0} duplicates are late, for any {@code n} (also beyond {@code M}). */
+    /**
+     * The chance that all of {@code n >= 0} duplicates are late, for any {@code n} (also beyond
+     * {@code M}).
+     */
     public double allLate(int n) {
       if (n < 0) {
         throw new IllegalArgumentException("n must be >= 0, was " + n);

@@ -5,7 +5,6 @@ import static io.zoolander.model.internal.Preconditions.checkNotNull;
 import static io.zoolander.model.internal.Preconditions.checkPositive;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
-import io.zoolander.model.internal.Numeric;
 import org.apache.commons.math3.distribution.ExponentialDistribution;
 import org.apache.commons.math3.distribution.GammaDistribution;
 import org.apache.commons.math3.distribution.LogNormalDistribution;
@@ -14,8 +13,9 @@ import org.apache.commons.math3.distribution.ParetoDistribution;
 import org.apache.commons.math3.random.RandomGenerator;
 
 /**
- * Factories for parametric latency distributions (all in milliseconds). The commons-math3 distributions are built
- * without their own random generator: sampling always takes the caller's, so simulations are reproducible.
+ * Factories for parametric latency distributions (all in milliseconds). The commons-math3
+ * distributions are built without their own random generator: sampling always takes the caller's,
+ * so simulations are reproducible.
  */
 public final class LatencyDistributions {
   private LatencyDistributions() {}
@@ -86,13 +86,16 @@ public final class LatencyDistributions {
     return logNormal(Math.log(meanMs) - sigma2 / 2, Math.sqrt(sigma2));
   }
 
-  /** Gamma with shape {@code k} and scale {@code theta} (mean {@code k * theta}, SCV {@code 1/k}). */
+  /**
+   * Gamma with shape {@code k} and scale {@code theta} (mean {@code k * theta}, SCV {@code 1/k}).
+   */
   public static LatencyDistribution gamma(double shape, double scaleMs) {
     checkPositive(shape, "shape");
     checkPositive(scaleMs, "scaleMs");
     return new ParametricLatency(
         "Gamma[shape=" + shape + ", scale=" + scaleMs + "ms]",
-        new GammaDistribution(null, shape, scaleMs, GammaDistribution.DEFAULT_INVERSE_ABSOLUTE_ACCURACY),
+        new GammaDistribution(
+            null, shape, scaleMs, GammaDistribution.DEFAULT_INVERSE_ABSOLUTE_ACCURACY),
         rng -> scaleMs * sampleStandardGamma(rng, shape));
   }
 
@@ -107,9 +110,9 @@ public final class LatencyDistributions {
   }
 
   /**
-   * A normal body truncated at zero (latencies are never negative), the "fast normal body" of a storage access.
-   * {@code meanMs} and {@code sdMs} are those of the untruncated normal; with {@code meanMs >> sdMs} the truncation
-   * is negligible.
+   * A normal body truncated at zero (latencies are never negative), the "fast normal body" of a
+   * storage access. {@code meanMs} and {@code sdMs} are those of the untruncated normal; with
+   * {@code meanMs >> sdMs} the truncation is negligible.
    */
   public static LatencyDistribution truncatedNormal(double meanMs, double sdMs) {
     checkPositive(meanMs, "meanMs");
@@ -155,7 +158,8 @@ public final class LatencyDistributions {
   }
 
   /**
-   * The "fast body + heavy-tail anomaly" mixture: an access is anomalous with probability {@code anomalyProbability}.
+   * The "fast body + heavy-tail anomaly" mixture: an access is anomalous with probability {@code
+   * anomalyProbability}.
    *
    * @throws IllegalArgumentException if {@code anomalyProbability} is outside {@code [0, 1]}
    */
@@ -199,13 +203,17 @@ public final class LatencyDistributions {
     TruncatedNormal(double mu, double sd) {
       this.mu = mu;
       this.sd = sd;
-      this.normal = new NormalDistribution(null, mu, sd, NormalDistribution.DEFAULT_INVERSE_ABSOLUTE_ACCURACY);
+      this.normal =
+          new NormalDistribution(
+              null, mu, sd, NormalDistribution.DEFAULT_INVERSE_ABSOLUTE_ACCURACY);
       this.massBelowZero = normal.cumulativeProbability(0);
     }
 
     @Override
     public double cdf(double xMs) {
-      return xMs <= 0 ? 0 : (normal.cumulativeProbability(xMs) - massBelowZero) / (1 - massBelowZero);
+      return xMs <= 0
+          ? 0
+          : (normal.cumulativeProbability(xMs) - massBelowZero) / (1 - massBelowZero);
     }
 
     @Override
@@ -214,7 +222,8 @@ public final class LatencyDistributions {
       if (p == 1) {
         return Double.POSITIVE_INFINITY;
       }
-      return Math.max(0, normal.inverseCumulativeProbability(massBelowZero + p * (1 - massBelowZero)));
+      return Math.max(
+          0, normal.inverseCumulativeProbability(massBelowZero + p * (1 - massBelowZero)));
     }
 
     @Override

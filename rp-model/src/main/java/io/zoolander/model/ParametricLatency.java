@@ -7,15 +7,17 @@ import org.apache.commons.math3.distribution.RealDistribution;
 import org.apache.commons.math3.random.RandomGenerator;
 
 /**
- * A latency distribution backed by a commons-math3 {@link RealDistribution}. Sampling uses a dedicated algorithm per
- * family driven by the caller's generator, so a seeded simulation is deterministic and fast.
+ * A latency distribution backed by a commons-math3 {@link RealDistribution}. Sampling uses a
+ * dedicated algorithm per family driven by the caller's generator, so a seeded simulation is
+ * deterministic and fast.
  */
 final class ParametricLatency implements LatencyDistribution {
   private final String name;
   private final RealDistribution distribution;
   private final ToDoubleFunction<RandomGenerator> sampler;
 
-  ParametricLatency(String name, RealDistribution distribution, ToDoubleFunction<RandomGenerator> sampler) {
+  ParametricLatency(
+      String name, RealDistribution distribution, ToDoubleFunction<RandomGenerator> sampler) {
     this.name = name;
     this.distribution = distribution;
     this.sampler = sampler;

@@ -11,12 +11,14 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Chooses how to spend nodes: replication for predictability, replication for throughput, or a mix ({@link
- * Strategy}). Every node has the same service-time distribution and network delay; a strategy of {@code r} sets of
- * {@code d} duplicates is predicted as one set of {@code d} duplicates seeing {@code lambda / r}.
+ * Chooses how to spend nodes: replication for predictability, replication for throughput, or a mix
+ * ({@link Strategy}). Every node has the same service-time distribution and network delay; a
+ * strategy of {@code r} sets of {@code d} duplicates is predicted as one set of {@code d}
+ * duplicates seeing {@code lambda / r}.
  *
- * <p>Answers three questions: the best strategy for a node budget ({@link #best}), the fewest nodes that meet a target
- * SLA ({@link #fewestNodes}) and the highest arrival rate that still meets it ({@link #maxArrivalRate}).
+ * <p>Answers three questions: the best strategy for a node budget ({@link #best}), the fewest nodes
+ * that meet a target SLA ({@link #fewestNodes}) and the highest arrival rate that still meets it
+ * ({@link #maxArrivalRate}).
  */
 public final class Planner {
 
@@ -36,7 +38,11 @@ public final class Planner {
     public String toString() {
       return String.format(
           "%s at %.1f/s: SLA %.6f (%s, utilisation %.3f)",
-          strategy, arrivalRatePerSec, prediction.sla(), prediction.status(), prediction.maxUtilisation());
+          strategy,
+          arrivalRatePerSec,
+          prediction.sla(),
+          prediction.status(),
+          prediction.maxUtilisation());
     }
   }
 
@@ -51,7 +57,11 @@ public final class Planner {
   private final LatencyDistribution networkDelay;
   private final double tauMs;
 
-  private Planner(SlaModel model, LatencyDistribution serviceTime, LatencyDistribution networkDelay, double tauMs) {
+  private Planner(
+      SlaModel model,
+      LatencyDistribution serviceTime,
+      LatencyDistribution networkDelay,
+      double tauMs) {
     this.model = model;
     this.serviceTime = serviceTime;
     this.networkDelay = networkDelay;
@@ -66,7 +76,8 @@ public final class Planner {
   public Plan evaluate(Strategy strategy, double arrivalRatePerSec) {
     checkNotNull(strategy, "strategy");
     checkNonNegative(arrivalRatePerSec, "arrivalRatePerSec");
-    return new Plan(strategy, arrivalRatePerSec, model.predict(replicaSet(strategy, arrivalRatePerSec), tauMs));
+    return new Plan(
+        strategy, arrivalRatePerSec, model.predict(replicaSet(strategy, arrivalRatePerSec), tauMs));
   }
 
   /** Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates. */
@@ -82,12 +93,18 @@ public final class Planner {
     return plans;
   }
 
-  /** The strategy with the highest predicted SLA using at most {@code nodes} nodes (ties: fewer nodes). */
+  /**
+   * The strategy with the highest predicted SLA using at most {@code nodes} nodes (ties: fewer
+   * nodes).
+   */
   public Plan best(int nodes, double arrivalRatePerSec) {
     return evaluateAll(nodes, arrivalRatePerSec).stream().max(BY_SLA).orElseThrow();
   }
 
-  /** The strategy meeting {@code targetSla} with the fewest nodes, up to {@code maxNodes}; empty if none does. */
+  /**
+   * The strategy meeting {@code targetSla} with the fewest nodes, up to {@code maxNodes}; empty if
+   * none does.
+   */
   public Optional<Plan> fewestNodes(double targetSla, double arrivalRatePerSec, int maxNodes) {
     checkOpenProbability(targetSla, "targetSla");
     checkPositive(maxNodes, "maxNodes");
@@ -101,8 +118,9 @@ public final class Planner {
   }
 
   /**
-   * The strategy with at most {@code nodes} nodes that sustains the highest total arrival rate while meeting {@code
-   * targetSla} (its goodput), evaluated at that rate; empty if no strategy meets the target even when idle.
+   * The strategy with at most {@code nodes} nodes that sustains the highest total arrival rate
+   * while meeting {@code targetSla} (its goodput), evaluated at that rate; empty if no strategy
+   * meets the target even when idle.
    */
   public Optional<Plan> maxArrivalRate(double targetSla, int nodes) {
     checkOpenProbability(targetSla, "targetSla");
@@ -111,7 +129,8 @@ public final class Planner {
     for (int r = 1; r <= nodes; r++) {
       for (int d = 1; r * d <= nodes; d++) {
         Strategy strategy = new Strategy(r, d);
-        double perSet = Capacity.maxArrivalRatePerSec(model, replicaSet(strategy, 0), tauMs, targetSla);
+        double perSet =
+            Capacity.maxArrivalRatePerSec(model, replicaSet(strategy, 0), tauMs, targetSla);
         if (perSet > 0 && (best == null || perSet * r > best.arrivalRatePerSec())) {
           best = evaluate(strategy, perSet * r);
         }
@@ -161,7 +180,9 @@ public final class Planner {
       return this;
     }
 
-    /** @throws IllegalStateException if the service time or tau is missing */
+    /**
+     * @throws IllegalStateException if the service time or tau is missing
+     */
     public Planner build() {
       if (serviceTime == null) {
         throw new IllegalStateException("serviceTime must be set");

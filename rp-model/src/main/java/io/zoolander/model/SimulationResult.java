@@ -3,7 +3,8 @@ package io.zoolander.model;
 import static io.zoolander.model.internal.Preconditions.checkNonNegative;
 
 /**
- * What one {@link Simulation#run()} observed over its recorded accesses (warm-up excluded). Immutable.
+ * What one {@link Simulation#run()} observed over its recorded accesses (warm-up excluded).
+ * Immutable.
  *
  * <p>Per-node statistics use the node numbering of {@link Simulation}: node {@code n} is duplicate
  * {@code n % duplicatesPerSet} of set {@code n / duplicatesPerSet}.
@@ -42,7 +43,10 @@ public final class SimulationResult {
     return strategy;
   }
 
-  /** The distribution of the recorded accesses' response times (first reply, network delay included). */
+  /**
+   * The distribution of the recorded accesses' response times (first reply, network delay
+   * included).
+   */
   public EmpiricalLatency responseTime() {
     return responseTime;
   }
@@ -63,9 +67,10 @@ public final class SimulationResult {
   }
 
   /**
-   * The service time each duplicate drew for the first {@code min(accesses, pairedSampleLimit)} recorded accesses,
-   * common-mode extra included: {@code [access][duplicate within the access's set]}. The paired samples from which to
-   * estimate the dependence between duplicates. A fresh copy on every call.
+   * The service time each duplicate drew for the first {@code min(accesses, pairedSampleLimit)}
+   * recorded accesses, common-mode extra included: {@code [access][duplicate within the access's
+   * set]}. The paired samples from which to estimate the dependence between duplicates. A fresh
+   * copy on every call.
    */
   public double[][] pairedServiceMs() {
     int d = strategy.duplicatesPerSet();
@@ -79,8 +84,9 @@ public final class SimulationResult {
   }
 
   /**
-   * Mean time the recorded accesses served by {@code node} waited in its queue before service started (response time
-   * minus service minus network); {@code NaN} if the node served none of them.
+   * Mean time the recorded accesses served by {@code node} waited in its queue before service
+   * started (response time minus service minus network); {@code NaN} if the node served none of
+   * them.
    *
    * @throws IllegalArgumentException if {@code node} is not in {@code [0, strategy().nodes())}
    */
@@ -90,10 +96,11 @@ public final class SimulationResult {
   }
 
   /**
-   * The fraction of the measurement window during which {@code node} was busy: busy time / simulated time. The window
-   * runs from the first recorded arrival until every node has finished its work; busy time is the node's service of the
-   * recorded accesses plus whatever warm-up backlog it still had when the window opened. So the utilisation is in
-   * {@code [0, 1]}, 1 for an overloaded node, and for a stable queue it estimates {@code rho}.
+   * The fraction of the measurement window during which {@code node} was busy: busy time /
+   * simulated time. The window runs from the first recorded arrival until every node has finished
+   * its work; busy time is the node's service of the recorded accesses plus whatever warm-up
+   * backlog it still had when the window opened. So the utilisation is in {@code [0, 1]}, 1 for an
+   * overloaded node, and for a stable queue it estimates {@code rho}.
    *
    * @throws IllegalArgumentException if {@code node} is not in {@code [0, strategy().nodes())}
    */
@@ -112,7 +119,10 @@ public final class SimulationResult {
     return served[node];
   }
 
-  /** Length of the measurement window in ms: from the first recorded arrival until every node was idle. */
+  /**
+   * Length of the measurement window in ms: from the first recorded arrival until every node was
+   * idle.
+   */
   public double simulatedTimeMs() {
     return windowMs;
   }

@@ -5,17 +5,19 @@ import java.util.Arrays;
 /**
  * What a model predicts for one deployment at one bound tau.
  *
- * <p>{@link Status#UNSTABLE} is an explicit outcome rather than NaN: some duplicate's utilisation is {@code >= 1}, so
- * its queue grows without bound. Since every duplicate must apply every write, the deployment cannot sustain the load;
- * {@link #sla()} is then 0.
+ * <p>{@link Status#UNSTABLE} is an explicit outcome rather than NaN: some duplicate's utilisation
+ * is {@code >= 1}, so its queue grows without bound. Since every duplicate must apply every write,
+ * the deployment cannot sustain the load; {@link #sla()} is then 0.
  *
  * @param status whether every duplicate's queue is stable
  * @param sla predicted fraction of accesses completing within tau, in {@code [0, 1]}
  * @param tauMs the bound the prediction is for
  * @param maxUtilisation the highest utilisation among the duplicates
- * @param onTime per duplicate, the predicted probability that its reply arrives within tau (0 when unstable)
+ * @param onTime per duplicate, the predicted probability that its reply arrives within tau (0 when
+ *     unstable)
  */
-public record SlaPrediction(Status status, double sla, double tauMs, double maxUtilisation, double[] onTime) {
+public record SlaPrediction(
+    Status status, double sla, double tauMs, double maxUtilisation, double[] onTime) {
 
   /** Whether the queues are stable. */
   public enum Status {
@@ -68,6 +70,7 @@ public record SlaPrediction(Status status, double sla, double tauMs, double maxU
   @Override
   public String toString() {
     return String.format(
-        "SlaPrediction[%s, sla=%.6f, tau=%.3fms, maxUtilisation=%.3f]", status, sla, tauMs, maxUtilisation);
+        "SlaPrediction[%s, sla=%.6f, tau=%.3fms, maxUtilisation=%.3f]",
+        status, sla, tauMs, maxUtilisation);
   }
 }

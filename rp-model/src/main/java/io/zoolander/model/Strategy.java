@@ -3,9 +3,10 @@ package io.zoolander.model;
 import static io.zoolander.model.internal.Preconditions.checkPositive;
 
 /**
- * How a node budget is used: {@code replicaSets} sets that split the arrival stream between them (replication for
- * throughput, each set sees {@code lambda / replicaSets}), each set made of {@code duplicatesPerSet} duplicates that
- * all serve every access of the set and answer with the first reply (replication for predictability).
+ * How a node budget is used: {@code replicaSets} sets that split the arrival stream between them
+ * (replication for throughput, each set sees {@code lambda / replicaSets}), each set made of {@code
+ * duplicatesPerSet} duplicates that all serve every access of the set and answer with the first
+ * reply (replication for predictability).
  *
  * @param replicaSets number of sets the arrivals are split across, {@code >= 1}
  * @param duplicatesPerSet duplicates inside each set, {@code >= 1}

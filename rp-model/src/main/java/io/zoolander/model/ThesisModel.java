@@ -6,12 +6,13 @@ import static io.zoolander.model.internal.Preconditions.checkNotNull;
 import java.util.List;
 
 /**
- * The Zoolander thesis model: each duplicate's effective bound is tau minus its mean network delay and mean queueing
- * delay, {@code tau_n = tau - mu_net - mu_queue,n}, and the SLA is {@code s = sum_n Phi_n(tau_n) prod_{i<n} (1 -
- * Phi_i(tau_i))} where {@code Phi_n} is duplicate n's service-time CDF.
+ * The Zoolander thesis model: each duplicate's effective bound is tau minus its mean network delay
+ * and mean queueing delay, {@code tau_n = tau - mu_net - mu_queue,n}, and the SLA is {@code s =
+ * sum_n Phi_n(tau_n) prod_{i<n} (1 - Phi_i(tau_i))} where {@code Phi_n} is duplicate n's
+ * service-time CDF.
  *
- * <p>Fast (a few CDF look-ups per duplicate) but it subtracts means: it ignores the spread of queueing and network
- * delay. {@link DistributionModel} does not.
+ * <p>Fast (a few CDF look-ups per duplicate) but it subtracts means: it ignores the spread of
+ * queueing and network delay. {@link DistributionModel} does not.
  */
 public final class ThesisModel implements SlaModel {
   private final QueueingModel queueing;
@@ -50,10 +51,12 @@ public final class ThesisModel implements SlaModel {
     double maxRho = 0;
     for (int i = 0; i < n; i++) {
       Deployment.Duplicate duplicate = duplicates.get(i);
-      double rho = QueueingModel.utilisation(deployment.arrivalRatePerSec(), duplicate.serviceTime());
+      double rho =
+          QueueingModel.utilisation(deployment.arrivalRatePerSec(), duplicate.serviceTime());
       maxRho = Math.max(maxRho, rho);
       double wait =
-          queueing.meanWaitMs(deployment.arrivalRatePerSec(), duplicate.serviceTime(), deployment.arrivalScv());
+          queueing.meanWaitMs(
+              deployment.arrivalRatePerSec(), duplicate.serviceTime(), deployment.arrivalScv());
       bounds[i] = tauMs - duplicate.networkDelay().meanMs() - wait;
       onTime[i] = bounds[i] < 0 ? 0 : duplicate.serviceTime().cdf(bounds[i]);
     }

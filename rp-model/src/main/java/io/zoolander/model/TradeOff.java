@@ -9,12 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The thesis's trade-off analysis (its Figure 7): for a node count n, replication for predictability (n duplicates,
- * each serving the whole arrival rate) against replication for throughput (n replicas, each serving {@code 1/n} of
- * it), at a given single-node utilisation.
+ * The thesis's trade-off analysis (its Figure 7): for a node count n, replication for
+ * predictability (n duplicates, each serving the whole arrival rate) against replication for
+ * throughput (n replicas, each serving {@code 1/n} of it), at a given single-node utilisation.
  *
- * <p>Low utilisation favours RP (queueing is negligible, so extra duplicates mask anomalies); high utilisation
- * favours throughput (RP's queueing eats tau and more duplicates cannot help).
+ * <p>Low utilisation favours RP (queueing is negligible, so extra duplicates mask anomalies); high
+ * utilisation favours throughput (RP's queueing eats tau and more duplicates cannot help).
  */
 public final class TradeOff {
 
@@ -26,7 +26,8 @@ public final class TradeOff {
    * @param predictability SLA of RP with {@code nodes} duplicates
    * @param throughput SLA of replication for throughput with {@code nodes} replicas
    */
-  public record Row(int nodes, double utilisation, SlaPrediction predictability, SlaPrediction throughput) {
+  public record Row(
+      int nodes, double utilisation, SlaPrediction predictability, SlaPrediction throughput) {
     /** Whether RP predicts a strictly higher SLA. */
     public boolean predictabilityWins() {
       return predictability.sla() > throughput.sla();
@@ -36,9 +37,9 @@ public final class TradeOff {
   private TradeOff() {}
 
   /**
-   * A service time like the thesis's ZooKeeper writes: a fast normal body (1 ms, sd 0.3 ms) and, with probability
-   * 0.5%, an anomaly of 1 ms plus an exponential pause with mean 100 ms. Mean 1.5 ms, coefficient of variation about
-   * 6.7.
+   * A service time like the thesis's ZooKeeper writes: a fast normal body (1 ms, sd 0.3 ms) and,
+   * with probability 0.5%, an anomaly of 1 ms plus an exponential pause with mean 100 ms. Mean 1.5
+   * ms, coefficient of variation about 6.7.
    */
   public static AnomalyMixture thesisLikeWrites() {
     return LatencyDistributions.anomalyMixture(
@@ -53,7 +54,11 @@ public final class TradeOff {
    * @param utilisation utilisation of one node serving the whole arrival rate, in (0, 1)
    */
   public static List<Row> compare(
-      SlaModel model, LatencyDistribution serviceTime, double tauMs, double utilisation, int maxNodes) {
+      SlaModel model,
+      LatencyDistribution serviceTime,
+      double tauMs,
+      double utilisation,
+      int maxNodes) {
     checkNotNull(model, "model");
     checkNotNull(serviceTime, "serviceTime");
     checkNonNegative(tauMs, "tauMs");

@@ -30,7 +30,8 @@ class AdmissionTest {
   @Test
   void slowerLiveServiceShrinksCapacity() {
     double fast = admission().decide(SERVICE, 10).maxArrivalRatePerSec();
-    double slow = admission().decide(LatencyDistributions.exponential(1.5), 10).maxArrivalRatePerSec();
+    double slow =
+        admission().decide(LatencyDistributions.exponential(1.5), 10).maxArrivalRatePerSec();
     assertThat(slow).isLessThan(fast);
   }
 
@@ -44,10 +45,20 @@ class AdmissionTest {
 
   @Test
   void badInputNamesTheParameter() {
-    assertThatThrownBy(() -> Admission.builder().targetSla(1.2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("targetSla");
-    assertThatThrownBy(() -> Admission.builder().duplicates(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicates");
-    assertThatThrownBy(() -> Admission.builder().tauMs(1).build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("targetSla");
-    assertThatThrownBy(() -> admission().decide(null, 1)).isInstanceOf(NullPointerException.class).hasMessageContaining("liveServiceTime");
-    assertThatThrownBy(() -> admission().decide(SERVICE, Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recentArrivalRatePerSec");
+    assertThatThrownBy(() -> Admission.builder().targetSla(1.2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("targetSla");
+    assertThatThrownBy(() -> Admission.builder().duplicates(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicates");
+    assertThatThrownBy(() -> Admission.builder().tauMs(1).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("targetSla");
+    assertThatThrownBy(() -> admission().decide(null, 1))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("liveServiceTime");
+    assertThatThrownBy(() -> admission().decide(SERVICE, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("recentArrivalRatePerSec");
   }
 }

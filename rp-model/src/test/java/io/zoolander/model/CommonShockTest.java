@@ -20,19 +20,26 @@ class CommonShockTest {
 
   @Test
   void shockKeepsMarginalsAndRaisesJointLateness() {
-    // Two duplicates each late with probability 0.1; with c = 0.05: P(both late) = 0.05 + 0.95 * (0.05/0.95)^2.
+    // Two duplicates each late with probability 0.1; with c = 0.05: P(both late) = 0.05 + 0.95 *
+    // (0.05/0.95)^2.
     double c = 0.05;
     double allLate = c + (1 - c) * Math.pow(0.05 / 0.95, 2);
-    assertThat(CommonShock.withProbability(c).firstReplyOnTime(new double[] {0.9, 0.9}, new double[] {1, 1}))
+    assertThat(
+            CommonShock.withProbability(c)
+                .firstReplyOnTime(new double[] {0.9, 0.9}, new double[] {1, 1}))
         .isCloseTo(1 - allLate, within(1e-12));
-    // The shock cannot exceed a duplicate's own lateness: fully dependent = the best single duplicate.
-    assertThat(CommonShock.withProbability(0.5).firstReplyOnTime(new double[] {0.9, 0.8}, new double[] {1, 1}))
+    // The shock cannot exceed a duplicate's own lateness: fully dependent = the best single
+    // duplicate.
+    assertThat(
+            CommonShock.withProbability(0.5)
+                .firstReplyOnTime(new double[] {0.9, 0.8}, new double[] {1, 1}))
         .isCloseTo(0.9, within(1e-12));
   }
 
   @Test
   void estimateRecoversTheShockProbabilityOfAGeneratedSample() {
-    // Each access: with probability 0.03 every duplicate is slow (10 ms), else each is slow with probability 0.05.
+    // Each access: with probability 0.03 every duplicate is slow (10 ms), else each is slow with
+    // probability 0.05.
     RandomGenerator rng = new Well19937c(7);
     int rows = 200_000;
     double[][] paired = new double[rows][3];
@@ -43,9 +50,11 @@ class CommonShockTest {
       }
     }
     CommonShock estimated = CommonShock.estimate(paired);
-    // Standard error of a joint frequency near 0.0325 over 200k rows is about 4e-4; allow 4 standard errors.
+    // Standard error of a joint frequency near 0.0325 over 200k rows is about 4e-4; allow 4
+    // standard errors.
     assertThat(estimated.probabilityAt(5)).isCloseTo(0.03, within(0.002));
-    // Below every sample nothing is "late beyond the bound" except by the whole mass: the bound matters.
+    // Below every sample nothing is "late beyond the bound" except by the whole mass: the bound
+    // matters.
     assertThat(estimated.probabilityAt(20)).isZero();
   }
 
@@ -64,11 +73,23 @@ class CommonShockTest {
 
   @Test
   void badInputNamesTheParameter() {
-    assertThatThrownBy(() -> CommonShock.withProbability(1.5)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probability");
-    assertThatThrownBy(() -> CommonShock.withProbability(Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("probability");
-    assertThatThrownBy(() -> CommonShock.estimate(new double[0][])).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pairedServiceMs");
-    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1}})).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 2");
-    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1, 2}, {1}})).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pairedServiceMs[1]");
-    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1, -2}})).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pairedServiceMs[0][1]");
+    assertThatThrownBy(() -> CommonShock.withProbability(1.5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("probability");
+    assertThatThrownBy(() -> CommonShock.withProbability(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("probability");
+    assertThatThrownBy(() -> CommonShock.estimate(new double[0][]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("pairedServiceMs");
+    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1}}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 2");
+    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1, 2}, {1}}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("pairedServiceMs[1]");
+    assertThatThrownBy(() -> CommonShock.estimate(new double[][] {{1, -2}}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("pairedServiceMs[0][1]");
   }
 }

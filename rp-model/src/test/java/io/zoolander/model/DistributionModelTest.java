@@ -16,7 +16,9 @@ class DistributionModelTest {
     for (double tau : new double[] {0.5, 1, 2, 5, 10}) {
       double exact = 1 - Math.exp(-(1 - 0.6) * tau);
       double predicted = DistributionModel.builder().gridPoints(2048).build().predict(d, tau).sla();
-      assertThat(predicted).as("tau=%s: exact %.6f, predicted %.6f", tau, exact, predicted).isCloseTo(exact, within(2e-3));
+      assertThat(predicted)
+          .as("tau=%s: exact %.6f, predicted %.6f", tau, exact, predicted)
+          .isCloseTo(exact, within(2e-3));
     }
   }
 
@@ -31,12 +33,14 @@ class DistributionModelTest {
             .build();
     double tau = 1.5;
     double phi = service.cdf(tau - 0.3);
-    assertThat(DistributionModel.create().predict(d, tau).sla()).isCloseTo(1 - Math.pow(1 - phi, 2), within(2e-3));
+    assertThat(DistributionModel.create().predict(d, tau).sla())
+        .isCloseTo(1 - Math.pow(1 - phi, 2), within(2e-3));
   }
 
   @Test
   void waitingSpreadMattersWhereTheThesisModelOnlySubtractsItsMean() {
-    // At rho = 0.7 the mean wait is 2.33 ms; the thesis model pushes tau = 3 ms to 0.67 ms for every access, the
+    // At rho = 0.7 the mean wait is 2.33 ms; the thesis model pushes tau = 3 ms to 0.67 ms for
+    // every access, the
     // distribution model knows 30% of accesses do not wait at all.
     LatencyDistribution service = LatencyDistributions.exponential(1.0);
     Deployment d = Deployment.homogeneous(1, service, 700);
@@ -49,16 +53,19 @@ class DistributionModelTest {
   @Test
   void unstableAndBadInput() {
     LatencyDistribution service = LatencyDistributions.exponential(2.0);
-    assertThat(DistributionModel.create().predict(Deployment.homogeneous(2, service, 500), 5).status())
+    assertThat(
+            DistributionModel.create().predict(Deployment.homogeneous(2, service, 500), 5).status())
         .isEqualTo(SlaPrediction.Status.UNSTABLE);
-    Deployment renewal = Deployment.builder().duplicate(service).arrivalRatePerSec(10).arrivalScv(0.5).build();
+    Deployment renewal =
+        Deployment.builder().duplicate(service).arrivalRatePerSec(10).arrivalScv(0.5).build();
     assertThatThrownBy(() -> DistributionModel.create().predict(renewal, 5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("arrivalScv");
     assertThatThrownBy(() -> DistributionModel.builder().gridPoints(3))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("gridPoints");
-    assertThatThrownBy(() -> DistributionModel.create().predict(Deployment.homogeneous(1, service, 1), -0.1))
+    assertThatThrownBy(
+            () -> DistributionModel.create().predict(Deployment.homogeneous(1, service, 1), -0.1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tauMs");
   }

@@ -14,8 +14,10 @@ import org.junit.jupiter.api.Test;
 class EmpiricalLatencyTest {
   private static final double EXACT = 1e-12;
 
-  // Sorted: 1, 2, 2, 3, 4 (a tie at 2). Mean 12/5 = 2.4; squared deviations 1.96 + 0.16 + 0.16 + 0.36 + 2.56 = 5.2,
-  // population variance 5.2/5 = 1.04 (the variance of the empirical distribution itself); scv 1.04/2.4^2 = 13/72.
+  // Sorted: 1, 2, 2, 3, 4 (a tie at 2). Mean 12/5 = 2.4; squared deviations 1.96 + 0.16 + 0.16 +
+  // 0.36 + 2.56 = 5.2,
+  // population variance 5.2/5 = 1.04 (the variance of the empirical distribution itself); scv
+  // 1.04/2.4^2 = 13/72.
   private final EmpiricalLatency withTie = EmpiricalLatency.of(3, 1, 2, 2, 4);
 
   @Test
@@ -45,7 +47,8 @@ class EmpiricalLatencyTest {
 
   @Test
   void quantileInvertsCdfExactlyAtEverySample() {
-    // The cdf reports k/n as a double; p*n can round above k (7.0/25*25 == 7.000000000000001), so a quantile
+    // The cdf reports k/n as a double; p*n can round above k (7.0/25*25 == 7.000000000000001), so a
+    // quantile
     // computed as ceil(p*n) would jump to the next sample. Check every k for many n.
     for (int n = 1; n <= 200; n++) {
       double[] samples = new double[n];
@@ -91,7 +94,8 @@ class EmpiricalLatencyTest {
 
   @Test
   void fromHdrHistogramInMicroseconds() {
-    // Values below 2048 are exact buckets at 3 significant digits: 500 us x3, 1000 us x1, 1500 us x1.
+    // Values below 2048 are exact buckets at 3 significant digits: 500 us x3, 1000 us x1, 1500 us
+    // x1.
     Histogram h = new Histogram(3);
     h.recordValueWithCount(500, 3);
     h.recordValue(1000);
@@ -106,7 +110,8 @@ class EmpiricalLatencyTest {
     assertThat(e.quantile(0.6)).isEqualTo(0.5);
     assertThat(e.quantile(0.7)).isEqualTo(1.0);
     assertThat(e.quantile(0.81)).isEqualTo(1.5);
-    // Mean (1.5 + 1.0 + 1.5)/5 = 0.8; variance (3*0.09 + 0.04 + 0.49)/5 = 0.16; scv 0.16/0.64 = 0.25.
+    // Mean (1.5 + 1.0 + 1.5)/5 = 0.8; variance (3*0.09 + 0.04 + 0.49)/5 = 0.16; scv 0.16/0.64 =
+    // 0.25.
     assertThat(e.meanMs()).isCloseTo(0.8, within(EXACT));
     assertThat(e.varianceMs2()).isCloseTo(0.16, within(EXACT));
     assertThat(e.scv()).isCloseTo(0.25, within(EXACT));
@@ -114,12 +119,15 @@ class EmpiricalLatencyTest {
 
   @Test
   void fromHdrHistogramUsesTheBucketsHighestEquivalentValue() {
-    // 10000 us lies where buckets are 8 us wide (8192..16383 at 3 significant digits): bucket [10000, 10007].
+    // 10000 us lies where buckets are 8 us wide (8192..16383 at 3 significant digits): bucket
+    // [10000, 10007].
     Histogram h = new Histogram(3);
     h.recordValue(10_000);
     assertThat(h.highestEquivalentValue(10_000)).isEqualTo(10_007);
     EmpiricalLatency e = EmpiricalLatency.of(h, 1000);
-    assertThat(e.quantile(0.5)).as("conservative for an SLA: the top of the bucket").isEqualTo(10.007);
+    assertThat(e.quantile(0.5))
+        .as("conservative for an SLA: the top of the bucket")
+        .isEqualTo(10.007);
     assertThat(e.cdf(10.006)).isZero();
     assertThat(e.cdf(10.007)).isEqualTo(1);
   }
@@ -172,37 +180,48 @@ class EmpiricalLatencyTest {
 
   @Test
   void badSamplesAreRejectedNamingTheParameter() {
-    assertThatThrownBy(() -> EmpiricalLatency.of()).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("samplesMs");
-    assertThatThrownBy(() -> EmpiricalLatency.of(1, Double.NaN)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(1, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("samplesMs[1]");
-    assertThatThrownBy(() -> EmpiricalLatency.of(1, -0.5)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(1, -0.5))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("samplesMs[1]");
     assertThatThrownBy(() -> EmpiricalLatency.of(Double.POSITIVE_INFINITY))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("samplesMs[0]");
-    assertThatThrownBy(() -> EmpiricalLatency.of((double[]) null)).isInstanceOf(NullPointerException.class)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("samplesMs[0]");
+    assertThatThrownBy(() -> EmpiricalLatency.of((double[]) null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("samplesMs");
   }
 
   @Test
   void badHistogramsAreRejectedNamingTheParameter() {
     Histogram h = new Histogram(3);
-    assertThatThrownBy(() -> EmpiricalLatency.of(h, 1000)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(h, 1000))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("histogram");
     h.recordValue(10);
-    assertThatThrownBy(() -> EmpiricalLatency.of(h, 0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(h, 0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unitsPerMs");
-    assertThatThrownBy(() -> EmpiricalLatency.of(h, Double.NaN)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(h, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("unitsPerMs");
-    assertThatThrownBy(() -> EmpiricalLatency.of(null, 1000)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> EmpiricalLatency.of(null, 1000))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("histogram");
   }
 
   @Test
   void badProbabilityIsRejectedNamingTheParameter() {
-    assertThatThrownBy(() -> withTie.quantile(1.5)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> withTie.quantile(1.5))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("p ");
-    assertThatThrownBy(() -> withTie.quantile(Double.NaN)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> withTie.quantile(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("p ");
   }
 }

@@ -20,12 +20,14 @@ class FanOutTest {
   @Test
   void singlePhaseEqualsParallel() {
     LatencyDistribution access = LatencyDistributions.exponential(1);
-    assertThat(FanOut.phases(access::cdf, 4, 30)).isCloseTo(FanOut.parallel(access.cdf(4), 30), within(1e-15));
+    assertThat(FanOut.phases(access::cdf, 4, 30))
+        .isCloseTo(FanOut.parallel(access.cdf(4), 30), within(1e-15));
   }
 
   @Test
   void twoPhasesOfExponentialMaximaMatchAMonteCarloReference() {
-    // 30 reads, barrier, 20 reads, each read exponential with mean 0.5 ms; request SLA at tau = 6 ms.
+    // 30 reads, barrier, 20 reads, each read exponential with mean 0.5 ms; request SLA at tau = 6
+    // ms.
     LatencyDistribution access = LatencyDistributions.exponential(0.5);
     double tau = 6;
     double predicted = FanOut.phases(access::cdf, tau, new int[] {30, 20}, 1024);
@@ -45,27 +47,45 @@ class FanOutTest {
     }
     double observed = (double) met / requests;
     // Binomial standard error at ~0.8 over 100k is 1.3e-3; grid error is a few 1e-3.
-    assertThat(predicted).as("predicted %.5f, Monte Carlo %.5f", predicted, observed).isCloseTo(observed, within(0.008));
+    assertThat(predicted)
+        .as("predicted %.5f, Monte Carlo %.5f", predicted, observed)
+        .isCloseTo(observed, within(0.008));
   }
 
   @Test
   void moreDuplicatesRaiseFanOutSla() {
-    LatencyDistribution service = LatencyDistributions.anomalyMixture(
-        LatencyDistributions.truncatedNormal(1, 0.2), LatencyDistributions.exponential(50), 0.01);
+    LatencyDistribution service =
+        LatencyDistributions.anomalyMixture(
+            LatencyDistributions.truncatedNormal(1, 0.2),
+            LatencyDistributions.exponential(50),
+            0.01);
     ThesisModel model = ThesisModel.create();
-    DoubleUnaryOperator one = tau -> model.predict(Deployment.homogeneous(1, service, 0), tau).sla();
-    DoubleUnaryOperator four = tau -> model.predict(Deployment.homogeneous(4, service, 0), tau).sla();
+    DoubleUnaryOperator one =
+        tau -> model.predict(Deployment.homogeneous(1, service, 0), tau).sla();
+    DoubleUnaryOperator four =
+        tau -> model.predict(Deployment.homogeneous(4, service, 0), tau).sla();
     double tau = 5;
-    assertThat(FanOut.phases(four, tau, 30, 20)).isGreaterThan(FanOut.phases(one, tau, 30, 20) + 0.3);
+    assertThat(FanOut.phases(four, tau, 30, 20))
+        .isGreaterThan(FanOut.phases(one, tau, 30, 20) + 0.3);
   }
 
   @Test
   void badInputNamesTheParameter() {
     DoubleUnaryOperator cdf = x -> 1;
-    assertThatThrownBy(() -> FanOut.parallel(1.1, 2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accessSla");
-    assertThatThrownBy(() -> FanOut.parallel(0.5, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accesses");
-    assertThatThrownBy(() -> FanOut.phases(cdf, -1, 3)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-    assertThatThrownBy(() -> FanOut.phases(cdf, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accessesPerPhase");
-    assertThatThrownBy(() -> FanOut.phases(cdf, 1, 3, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accessesPerPhase[1]");
+    assertThatThrownBy(() -> FanOut.parallel(1.1, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("accessSla");
+    assertThatThrownBy(() -> FanOut.parallel(0.5, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("accesses");
+    assertThatThrownBy(() -> FanOut.phases(cdf, -1, 3))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tauMs");
+    assertThatThrownBy(() -> FanOut.phases(cdf, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("accessesPerPhase");
+    assertThatThrownBy(() -> FanOut.phases(cdf, 1, 3, 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("accessesPerPhase[1]");
   }
 }

@@ -50,9 +50,11 @@ class LatencyDistributionsTest {
     assertThat(g.varianceMs2()).isCloseTo(0.25, within(CLOSE)); // k * theta^2
     assertThat(g.scv()).isCloseTo(0.25, within(CLOSE)); // 1/k
     // Shape 1 is the exponential: cdf 1 - exp(-x/theta).
-    assertThat(LatencyDistributions.gamma(1, 3).cdf(2)).isCloseTo(1 - Math.exp(-2.0 / 3), within(1e-12));
+    assertThat(LatencyDistributions.gamma(1, 3).cdf(2))
+        .isCloseTo(1 - Math.exp(-2.0 / 3), within(1e-12));
     // Shape 2: cdf 1 - (1 + x/theta) exp(-x/theta).
-    assertThat(LatencyDistributions.gamma(2, 1).cdf(1.5)).isCloseTo(1 - 2.5 * Math.exp(-1.5), within(1e-12));
+    assertThat(LatencyDistributions.gamma(2, 1).cdf(1.5))
+        .isCloseTo(1 - 2.5 * Math.exp(-1.5), within(1e-12));
   }
 
   @Test
@@ -71,8 +73,12 @@ class LatencyDistributionsTest {
     for (double mean : new double[] {0.05, 0.4, 7}) {
       for (double scv : new double[] {0.01, 0.25, 1, 16}) {
         LatencyDistribution l = LatencyDistributions.logNormalWithMean(mean, scv);
-        assertThat(l.meanMs()).as("mean for mean=%s scv=%s", mean, scv).isCloseTo(mean, within(1e-12 * mean));
-        assertThat(l.scv()).as("scv for mean=%s scv=%s", mean, scv).isCloseTo(scv, within(1e-10 * scv));
+        assertThat(l.meanMs())
+            .as("mean for mean=%s scv=%s", mean, scv)
+            .isCloseTo(mean, within(1e-12 * mean));
+        assertThat(l.scv())
+            .as("scv for mean=%s scv=%s", mean, scv)
+            .isCloseTo(scv, within(1e-10 * scv));
       }
     }
   }
@@ -112,7 +118,8 @@ class LatencyDistributionsTest {
     double lambda = PHI_DENSITY_AT_1 / PHI_CDF_AT_1;
     assertThat(t.meanMs()).isCloseTo(1 + lambda, within(1e-12)); // 1.2876
     assertThat(t.varianceMs2()).isCloseTo(1 - lambda - lambda * lambda, within(1e-12)); // 0.6297
-    assertThat(t.scv()).isCloseTo((1 - lambda - lambda * lambda) / ((1 + lambda) * (1 + lambda)), within(1e-12));
+    assertThat(t.scv())
+        .isCloseTo((1 - lambda - lambda * lambda) / ((1 + lambda) * (1 + lambda)), within(1e-12));
     // cdf(1) = (Phi(0) - Phi(-1)) / (1 - Phi(-1)).
     assertThat(t.cdf(1)).isCloseTo((0.5 - (1 - PHI_CDF_AT_1)) / PHI_CDF_AT_1, within(1e-12));
     assertThat(t.cdf(0)).isZero();
@@ -147,7 +154,8 @@ class LatencyDistributionsTest {
     AnomalyMixture m =
         LatencyDistributions.anomalyMixture(
             LatencyDistributions.constant(1), LatencyDistributions.exponential(10), 0.1);
-    // Mean 0.9*1 + 0.1*10 = 1.9. E[X^2] = 0.9*1 + 0.1*(100 + 100) = 20.9; variance 20.9 - 1.9^2 = 17.29.
+    // Mean 0.9*1 + 0.1*10 = 1.9. E[X^2] = 0.9*1 + 0.1*(100 + 100) = 20.9; variance 20.9 - 1.9^2 =
+    // 17.29.
     assertThat(m.meanMs()).isCloseTo(1.9, within(CLOSE));
     assertThat(m.varianceMs2()).isCloseTo(17.29, within(1e-12));
     assertThat(m.scv()).isCloseTo(17.29 / (1.9 * 1.9), within(1e-12));
@@ -218,7 +226,8 @@ class LatencyDistributionsTest {
 
   @Test
   void samplesFollowTheCdf() {
-    // Checks each sampler against its own cdf (they are separate code paths): the KS distance of n seeded draws
+    // Checks each sampler against its own cdf (they are separate code paths): the KS distance of n
+    // seeded draws
     // stays below 1.95/sqrt(n), the asymptotic 0.1% critical value of the Kolmogorov distribution.
     int n = 20_000;
     double critical = 1.95 / Math.sqrt(n);
@@ -267,11 +276,14 @@ class LatencyDistributionsTest {
     assertIae(() -> LatencyDistributions.anomalyMixture(e, e, 1.5), "anomalyProbability");
     assertIae(() -> LatencyDistributions.anomalyMixture(e, e, Double.NaN), "anomalyProbability");
     assertThatThrownBy(() -> LatencyDistributions.shifted(null, 1))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("base");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("base");
     assertThatThrownBy(() -> LatencyDistributions.anomalyMixture(null, e, 0.1))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("body");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("body");
     assertThatThrownBy(() -> LatencyDistributions.anomalyMixture(e, null, 0.1))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("anomaly");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("anomaly");
   }
 
   @Test
@@ -280,17 +292,25 @@ class LatencyDistributionsTest {
     all.put("constant", LatencyDistributions.constant(1));
     all.forEach(
         (name, d) -> {
-          assertThatThrownBy(() -> d.quantile(-0.1)).as(name).isInstanceOf(IllegalArgumentException.class)
+          assertThatThrownBy(() -> d.quantile(-0.1))
+              .as(name)
+              .isInstanceOf(IllegalArgumentException.class)
               .hasMessageContaining("p ");
-          assertThatThrownBy(() -> d.quantile(1.1)).as(name).isInstanceOf(IllegalArgumentException.class)
+          assertThatThrownBy(() -> d.quantile(1.1))
+              .as(name)
+              .isInstanceOf(IllegalArgumentException.class)
               .hasMessageContaining("p ");
-          assertThatThrownBy(() -> d.quantile(Double.NaN)).as(name).isInstanceOf(IllegalArgumentException.class)
+          assertThatThrownBy(() -> d.quantile(Double.NaN))
+              .as(name)
+              .isInstanceOf(IllegalArgumentException.class)
               .hasMessageContaining("p ");
         });
   }
 
   private static void assertIae(Runnable call, String parameter) {
-    assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(parameter + " ");
+    assertThatThrownBy(call::run)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(parameter + " ");
   }
 
   /** One representative per family, with finite variance so that sample means obey the CLT. */
@@ -302,11 +322,15 @@ class LatencyDistributionsTest {
     m.put("logNormal", LatencyDistributions.logNormalWithMean(0.4, 0.25));
     m.put("pareto shape 3.5", LatencyDistributions.pareto(1, 3.5));
     m.put("truncatedNormal", LatencyDistributions.truncatedNormal(1, 1));
-    m.put("shifted exponential", LatencyDistributions.shifted(LatencyDistributions.exponential(0.5), 0.3));
+    m.put(
+        "shifted exponential",
+        LatencyDistributions.shifted(LatencyDistributions.exponential(0.5), 0.3));
     m.put(
         "anomalyMixture",
         LatencyDistributions.anomalyMixture(
-            LatencyDistributions.logNormalWithMean(0.4, 0.25), LatencyDistributions.pareto(5, 3.5), 0.02));
+            LatencyDistributions.logNormalWithMean(0.4, 0.25),
+            LatencyDistributions.pareto(5, 3.5),
+            0.02));
     return m;
   }
 }

@@ -16,12 +16,17 @@ import org.junit.jupiter.params.provider.ValueSource;
 class LatencyFitTest {
   private static final int N = 50_000;
   private static final double CLOSE = 1e-12;
-  /** Every recovery check allows 5 asymptotic standard errors: a seeded 5-sigma miss has probability < 1e-6. */
+
+  /**
+   * Every recovery check allows 5 asymptotic standard errors: a seeded 5-sigma miss has probability
+   * < 1e-6.
+   */
   private static final double SIGMAS = 5;
 
   private static final double LN2 = Math.log(2);
 
-  // ---------------------------------------------------------------- exact fits on small hand-computed sets
+  // ---------------------------------------------------------------- exact fits on small
+  // hand-computed sets
 
   @Test
   void exponentialMeanIsTheSampleMean() {
@@ -32,7 +37,8 @@ class LatencyFitTest {
 
   @Test
   void logNormalIsTheMeanAndBiasedSdOfLogs() {
-    // ln {1, 2, 4} = {0, ln2, 2 ln2}: mu = ln2, sigma^2 = (ln2^2 + 0 + ln2^2)/3 = (2/3) ln2^2 (divide by n: the MLE).
+    // ln {1, 2, 4} = {0, ln2, 2 ln2}: mu = ln2, sigma^2 = (ln2^2 + 0 + ln2^2)/3 = (2/3) ln2^2
+    // (divide by n: the MLE).
     LatencyDistribution fit = LatencyFit.logNormal(new double[] {4, 1, 2});
     double sigma2 = 2.0 / 3 * LN2 * LN2;
     assertLogNormal(fit, LN2, Math.sqrt(sigma2), CLOSE);
@@ -59,7 +65,8 @@ class LatencyFitTest {
     double shape = 1 / fit.scv();
     // d/dtheta: shape * scale = sample mean; d/dk: ln k - digamma(k) = ln(mean) - mean(ln x).
     assertThat(fit.meanMs()).isCloseTo(mean, within(1e-12));
-    assertThat(Math.log(shape) - Gamma.digamma(shape)).isCloseTo(Math.log(mean) - meanLog, within(1e-10));
+    assertThat(Math.log(shape) - Gamma.digamma(shape))
+        .isCloseTo(Math.log(mean) - meanLog, within(1e-10));
   }
 
   @ParameterizedTest
@@ -67,16 +74,21 @@ class LatencyFitTest {
   void gammaShapeNewtonConvergesFromMinkasStart(double s) {
     double k = LatencyFit.gammaShape(s);
     assertThat(k).isPositive().isFinite();
-    // ln k - digamma(k) loses ~1e-15 absolute to cancellation when k is large (s small), hence the floor.
-    assertThat(Math.log(k) - Gamma.digamma(k)).as("residual at s=%s", s).isCloseTo(s, within(1e-10 * s + 1e-13));
+    // ln k - digamma(k) loses ~1e-15 absolute to cancellation when k is large (s small), hence the
+    // floor.
+    assertThat(Math.log(k) - Gamma.digamma(k))
+        .as("residual at s=%s", s)
+        .isCloseTo(s, within(1e-10 * s + 1e-13));
   }
 
-  // ---------------------------------------------------------------- recovery from 50k seeded samples
+  // ---------------------------------------------------------------- recovery from 50k seeded
+  // samples
 
   @Test
   void exponentialRecoversTheMean() {
     double mean = 0.4;
-    LatencyDistribution fit = LatencyFit.exponential(draw(LatencyDistributions.exponential(mean), 1));
+    LatencyDistribution fit =
+        LatencyFit.exponential(draw(LatencyDistributions.exponential(mean), 1));
     double se = mean / Math.sqrt(N); // sd of an exponential = its mean
     assertThat(fit.meanMs())
         .as("mean; tolerance %s standard errors mean/sqrt(n) = %.5f", SIGMAS, SIGMAS * se)
@@ -87,7 +99,8 @@ class LatencyFitTest {
   void logNormalRecoversMuAndSigma() {
     double mu = -1;
     double sigma = 0.5;
-    LatencyDistribution fit = LatencyFit.logNormal(draw(LatencyDistributions.logNormal(mu, sigma), 2));
+    LatencyDistribution fit =
+        LatencyFit.logNormal(draw(LatencyDistributions.logNormal(mu, sigma), 2));
     double sigma2 = Math.log1p(fit.scv());
     double fittedMu = Math.log(fit.meanMs()) - sigma2 / 2;
     double seMu = sigma / Math.sqrt(N); // MLE of mu is a mean of N(mu, sigma^2) logs
@@ -114,12 +127,14 @@ class LatencyFitTest {
     double seShape = Math.sqrt(shape / (N * det));
     double seScale = scale * Math.sqrt(trigamma / (N * det));
     assertThat(fittedShape)
-        .as("shape; tolerance %s asymptotic standard errors (inverse Fisher information) = %.5f", SIGMAS,
-            SIGMAS * seShape)
+        .as(
+            "shape; tolerance %s asymptotic standard errors (inverse Fisher information) = %.5f",
+            SIGMAS, SIGMAS * seShape)
         .isCloseTo(shape, within(SIGMAS * seShape));
     assertThat(fittedScale)
-        .as("scale; tolerance %s asymptotic standard errors (inverse Fisher information) = %.6f", SIGMAS,
-            SIGMAS * seScale)
+        .as(
+            "scale; tolerance %s asymptotic standard errors (inverse Fisher information) = %.6f",
+            SIGMAS, SIGMAS * seScale)
         .isCloseTo(scale, within(SIGMAS * seScale));
   }
 
@@ -128,8 +143,10 @@ class LatencyFitTest {
     double scale = 1;
     double shape = 2.5;
     LatencyDistribution fit = LatencyFit.pareto(draw(LatencyDistributions.pareto(scale, shape), 4));
-    // The minimum of n draws exceeds the scale by a factor 1+t with probability (1+t)^(-n shape): for t = 1e-3 that
-    // is e^-125, so a relative tolerance of 1e-3 (one-sided: the minimum is never below the scale) is safe.
+    // The minimum of n draws exceeds the scale by a factor 1+t with probability (1+t)^(-n shape):
+    // for t = 1e-3 that
+    // is e^-125, so a relative tolerance of 1e-3 (one-sided: the minimum is never below the scale)
+    // is safe.
     assertThat(fit.quantile(0)).as("scale = sample minimum").isBetween(scale, scale * (1 + 1e-3));
     double se = shape / Math.sqrt(N); // asymptotic sd of the shape MLE
     assertThat(paretoShape(fit))
@@ -142,7 +159,8 @@ class LatencyFitTest {
   @Test
   void anomalyMixtureByHand() {
     // Threshold 10: body {1, 2, 4}, anomalies {20, 40}: p = 2/5.
-    // Body ln = {0, ln2, 2 ln2}: mu = ln2, sigma^2 = (2/3) ln2^2. Anomaly shape = 2 / (ln 2 + ln 4) = 2 / (3 ln 2).
+    // Body ln = {0, ln2, 2 ln2}: mu = ln2, sigma^2 = (2/3) ln2^2. Anomaly shape = 2 / (ln 2 + ln 4)
+    // = 2 / (3 ln 2).
     AnomalyMixture fit = LatencyFit.anomalyMixture(new double[] {20, 1, 4, 40, 2}, 10);
     assertThat(fit.anomalyProbability()).isEqualTo(0.4);
     assertLogNormal(fit.body(), LN2, Math.sqrt(2.0 / 3) * LN2, CLOSE);
@@ -163,24 +181,32 @@ class LatencyFitTest {
     double threshold = 5;
     LatencyDistribution bodyTruth = LatencyDistributions.logNormal(-1, 0.5);
     AnomalyMixture truth =
-        LatencyDistributions.anomalyMixture(bodyTruth, LatencyDistributions.pareto(threshold, anomalyShape), p);
+        LatencyDistributions.anomalyMixture(
+            bodyTruth, LatencyDistributions.pareto(threshold, anomalyShape), p);
     AnomalyMixture fit = LatencyFit.anomalyMixture(draw(truth, 5), threshold);
 
-    // The body puts 1 - Phi((ln 5 + 1)/0.5) ~ 1e-7 above the threshold, so the split is the true mixture split.
+    // The body puts 1 - Phi((ln 5 + 1)/0.5) ~ 1e-7 above the threshold, so the split is the true
+    // mixture split.
     assertThat(1 - bodyTruth.cdf(threshold)).isLessThan(1e-6);
     double seP = Math.sqrt(p * (1 - p) / N);
     assertThat(fit.anomalyProbability())
-        .as("anomaly probability; tolerance %s binomial standard errors sqrt(p(1-p)/n) = %.5f", SIGMAS, SIGMAS * seP)
+        .as(
+            "anomaly probability; tolerance %s binomial standard errors sqrt(p(1-p)/n) = %.5f",
+            SIGMAS, SIGMAS * seP)
         .isCloseTo(p, within(SIGMAS * seP));
     double seShape = anomalyShape / Math.sqrt(p * N); // shape MLE from about p*n anomalies
     assertThat(paretoShape(fit.anomaly()))
-        .as("anomaly shape; tolerance %s standard errors shape/sqrt(p n) = %.4f", SIGMAS, SIGMAS * seShape)
+        .as(
+            "anomaly shape; tolerance %s standard errors shape/sqrt(p n) = %.4f",
+            SIGMAS, SIGMAS * seShape)
         .isCloseTo(anomalyShape, within(SIGMAS * seShape));
     assertThat(fit.anomaly().quantile(0)).isEqualTo(threshold);
     double seMu = 0.5 / Math.sqrt((1 - p) * N);
     double sigma2 = Math.log1p(fit.body().scv());
     assertThat(Math.log(fit.body().meanMs()) - sigma2 / 2)
-        .as("body mu; tolerance %s standard errors sigma/sqrt((1-p) n) = %.5f", SIGMAS, SIGMAS * seMu)
+        .as(
+            "body mu; tolerance %s standard errors sigma/sqrt((1-p) n) = %.5f",
+            SIGMAS, SIGMAS * seMu)
         .isCloseTo(-1, within(SIGMAS * seMu));
   }
 
@@ -189,23 +215,30 @@ class LatencyFitTest {
   @Test
   void ksDistanceByHand() {
     LatencyDistribution exp = LatencyDistributions.exponential(1);
-    // Samples at cdf values 0.1, 0.4, 0.8 (x = -ln(1-u)), n = 3: the largest gap is |0.4 - 2/3| = 0.2667.
+    // Samples at cdf values 0.1, 0.4, 0.8 (x = -ln(1-u)), n = 3: the largest gap is |0.4 - 2/3| =
+    // 0.2667.
     assertThat(LatencyFit.ksDistance(exp, new double[] {at(0.8), at(0.1), at(0.4)}))
         .isCloseTo(0.8 / 3, within(1e-12));
-    // A tie at cdf 0.5 (two of three samples): the empirical cdf jumps from 0 to 2/3 there, gap 0.5 below the jump.
-    assertThat(LatencyFit.ksDistance(exp, new double[] {at(0.5), at(0.9), at(0.5)})).isCloseTo(0.5, within(1e-12));
+    // A tie at cdf 0.5 (two of three samples): the empirical cdf jumps from 0 to 2/3 there, gap 0.5
+    // below the jump.
+    assertThat(LatencyFit.ksDistance(exp, new double[] {at(0.5), at(0.9), at(0.5)}))
+        .isCloseTo(0.5, within(1e-12));
     assertThat(LatencyFit.ksDistance(exp, new double[] {at(0.5)})).isCloseTo(0.5, within(1e-12));
   }
 
   @Test
   void ksDistanceIsExactForDistributionsWithAtoms() {
-    // Comparing a jump with a jump: the left limits matter, otherwise a constant would be at distance 1 from itself.
-    assertThat(LatencyFit.ksDistance(LatencyDistributions.constant(1), new double[] {1, 1, 1})).isZero();
-    assertThat(LatencyFit.ksDistance(LatencyDistributions.constant(1), new double[] {1, 2})).isEqualTo(0.5);
+    // Comparing a jump with a jump: the left limits matter, otherwise a constant would be at
+    // distance 1 from itself.
+    assertThat(LatencyFit.ksDistance(LatencyDistributions.constant(1), new double[] {1, 1, 1}))
+        .isZero();
+    assertThat(LatencyFit.ksDistance(LatencyDistributions.constant(1), new double[] {1, 2}))
+        .isEqualTo(0.5);
     double[] withTies = {3, 1, 2, 2, 4, 4, 4, 0};
     assertThat(LatencyFit.ksDistance(EmpiricalLatency.of(withTies), withTies)).isZero();
     // Empirical {1, 2} against samples {1, 1}: F = 0.5 vs F_n = 1 at 1.
-    assertThat(LatencyFit.ksDistance(EmpiricalLatency.of(1, 2), new double[] {1, 1})).isEqualTo(0.5);
+    assertThat(LatencyFit.ksDistance(EmpiricalLatency.of(1, 2), new double[] {1, 1}))
+        .isEqualTo(0.5);
   }
 
   @Test
@@ -239,7 +272,8 @@ class LatencyFitTest {
 
   @Test
   void bestFallsBackToExponentialWhenOtherFamiliesCannotBeFitted() {
-    // A zero rules out every family that takes logarithms; identical samples rule out every two-parameter family.
+    // A zero rules out every family that takes logarithms; identical samples rule out every
+    // two-parameter family.
     assertThat(LatencyFit.best(new double[] {0, 1, 2}).family()).isEqualTo(LatencyFit.EXPONENTIAL);
     assertThat(LatencyFit.best(new double[] {2, 2, 2}).family()).isEqualTo(LatencyFit.EXPONENTIAL);
   }
@@ -249,7 +283,8 @@ class LatencyFitTest {
   @Test
   void everyFitRejectsBadSamplesNamingTheParameter() {
     for (Function<double[], Object> fit : allFits()) {
-      assertThatThrownBy(() -> fit.apply(null)).isInstanceOf(NullPointerException.class)
+      assertThatThrownBy(() -> fit.apply(null))
+          .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("samplesMs");
       assertIae(() -> fit.apply(new double[0]), "samplesMs");
       assertIae(() -> fit.apply(new double[] {1, Double.NaN}), "samplesMs[1]");
@@ -290,9 +325,11 @@ class LatencyFitTest {
   @Test
   void ksDistanceRejectsBadInputNamingTheParameter() {
     LatencyDistribution exp = LatencyDistributions.exponential(1);
-    assertThatThrownBy(() -> LatencyFit.ksDistance(null, new double[] {1})).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> LatencyFit.ksDistance(null, new double[] {1}))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("distribution");
-    assertThatThrownBy(() -> LatencyFit.ksDistance(exp, null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> LatencyFit.ksDistance(exp, null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("samplesMs");
     assertIae(() -> LatencyFit.ksDistance(exp, new double[0]), "samplesMs");
     assertIae(() -> LatencyFit.ksDistance(exp, new double[] {-1}), "samplesMs[0]");
@@ -301,9 +338,11 @@ class LatencyFitTest {
   @Test
   void resultRejectsBadComponentsNamingThem() {
     LatencyDistribution exp = LatencyDistributions.exponential(1);
-    assertThatThrownBy(() -> new LatencyFit.Result(null, exp, 0.1)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> new LatencyFit.Result(null, exp, 0.1))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("family");
-    assertThatThrownBy(() -> new LatencyFit.Result("x", null, 0.1)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> new LatencyFit.Result("x", null, 0.1))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("distribution");
     assertIae(() -> new LatencyFit.Result("x", exp, 1.5), "ksDistance");
     assertIae(() -> new LatencyFit.Result("x", exp, Double.NaN), "ksDistance");
@@ -314,9 +353,12 @@ class LatencyFitTest {
   private static void assertBest(LatencyDistribution truth, long seed, String family) {
     double[] samples = draw(truth, seed);
     LatencyFit.Result best = LatencyFit.best(samples);
-    assertThat(best.family()).as("best family for %s data (%d samples)", truth, N).isEqualTo(family);
+    assertThat(best.family())
+        .as("best family for %s data (%d samples)", truth, N)
+        .isEqualTo(family);
     assertThat(best.ksDistance()).isEqualTo(LatencyFit.ksDistance(best.distribution(), samples));
-    // The right family fits to within sampling noise: below the 0.1% critical value 1.95/sqrt(n) of the KS test.
+    // The right family fits to within sampling noise: below the 0.1% critical value 1.95/sqrt(n) of
+    // the KS test.
     assertThat(best.ksDistance()).isLessThan(1.95 / Math.sqrt(N));
   }
 
@@ -340,14 +382,17 @@ class LatencyFitTest {
     return -Math.log1p(-pareto.cdf(2 * scale)) / LN2;
   }
 
-  private static void assertLogNormal(LatencyDistribution d, double mu, double sigma, double tolerance) {
+  private static void assertLogNormal(
+      LatencyDistribution d, double mu, double sigma, double tolerance) {
     double sigma2 = Math.log1p(d.scv());
     assertThat(Math.sqrt(sigma2)).as("sigma").isCloseTo(sigma, within(tolerance));
     assertThat(Math.log(d.meanMs()) - sigma2 / 2).as("mu").isCloseTo(mu, within(tolerance));
   }
 
   private static void assertIae(Runnable call, String parameter) {
-    assertThatThrownBy(call::run).isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(parameter);
+    assertThatThrownBy(call::run)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(parameter);
   }
 
   private static List<Function<double[], Object>> allFits() {

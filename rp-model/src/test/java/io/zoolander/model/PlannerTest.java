@@ -25,11 +25,14 @@ class PlannerTest {
   @Test
   void bestForNodesFollowsUtilisation() {
     assertThat(PLANNER.best(8, rate(0.01)).strategy().replicaSets()).isEqualTo(1);
-    // At 15% queueing dominates: the best plan splits load (a mix can beat pure throughput), never pure RP.
+    // At 15% queueing dominates: the best plan splits load (a mix can beat pure throughput), never
+    // pure RP.
     Planner.Plan busy = PLANNER.best(8, rate(0.15));
     assertThat(busy.strategy().replicaSets()).isGreaterThan(1);
-    assertThat(busy.sla()).isGreaterThanOrEqualTo(PLANNER.evaluate(Strategy.throughput(8), rate(0.15)).sla());
-    assertThat(PLANNER.evaluate(Strategy.predictability(8), rate(0.15)).sla()).isLessThan(busy.sla() - 0.5);
+    assertThat(busy.sla())
+        .isGreaterThanOrEqualTo(PLANNER.evaluate(Strategy.throughput(8), rate(0.15)).sla());
+    assertThat(PLANNER.evaluate(Strategy.predictability(8), rate(0.15)).sla())
+        .isLessThan(busy.sla() - 0.5);
     Planner.Plan best = PLANNER.best(8, rate(0.05));
     for (Planner.Plan plan : PLANNER.evaluateAll(8, rate(0.05))) {
       assertThat(best.sla()).isGreaterThanOrEqualTo(plan.sla());
@@ -52,7 +55,12 @@ class PlannerTest {
     double target = 0.999;
     Planner.Plan plan = PLANNER.maxArrivalRate(target, 8).orElseThrow();
     assertThat(plan.prediction().meets(target)).isTrue();
-    assertThat(PLANNER.evaluate(plan.strategy(), plan.arrivalRatePerSec() * 1.01).prediction().meets(target)).isFalse();
+    assertThat(
+            PLANNER
+                .evaluate(plan.strategy(), plan.arrivalRatePerSec() * 1.01)
+                .prediction()
+                .meets(target))
+        .isFalse();
     // No other strategy within the budget sustains more.
     for (int r = 1; r <= 8; r++) {
       for (int d = 1; r * d <= 8; d++) {
@@ -66,18 +74,31 @@ class PlannerTest {
   void capacityBisectsToTheTarget() {
     Deployment d = Deployment.homogeneous(3, LatencyDistributions.exponential(1), 0);
     double max = Capacity.maxArrivalRatePerSec(ThesisModel.create(), d, 5, 0.999);
-    assertThat(ThesisModel.create().predict(d.withArrivalRate(max), 5).sla()).isCloseTo(0.999, within(1e-6));
+    assertThat(ThesisModel.create().predict(d.withArrivalRate(max), 5).sla())
+        .isCloseTo(0.999, within(1e-6));
     assertThat(Capacity.maxArrivalRatePerSec(ThesisModel.create(), d, 0.001, 0.999)).isZero();
   }
 
   @Test
   void badInputNamesTheParameter() {
-    assertThatThrownBy(() -> Planner.builder().tauMs(1).build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("serviceTime");
-    assertThatThrownBy(() -> Planner.builder().serviceTime(WRITES).build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("tauMs");
-    assertThatThrownBy(() -> Planner.builder().tauMs(Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-    assertThatThrownBy(() -> PLANNER.best(0, 1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("nodes");
-    assertThatThrownBy(() -> PLANNER.fewestNodes(1.0, 1, 4)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("targetSla");
-    assertThatThrownBy(() -> PLANNER.evaluate(Strategy.predictability(2), -1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arrivalRatePerSec");
+    assertThatThrownBy(() -> Planner.builder().tauMs(1).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("serviceTime");
+    assertThatThrownBy(() -> Planner.builder().serviceTime(WRITES).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("tauMs");
+    assertThatThrownBy(() -> Planner.builder().tauMs(Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tauMs");
+    assertThatThrownBy(() -> PLANNER.best(0, 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("nodes");
+    assertThatThrownBy(() -> PLANNER.fewestNodes(1.0, 1, 4))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("targetSla");
+    assertThatThrownBy(() -> PLANNER.evaluate(Strategy.predictability(2), -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("arrivalRatePerSec");
     Optional<Planner.Plan> none = PLANNER.maxArrivalRate(0.999999999, 1);
     assertThat(none).isEmpty();
   }

@@ -24,10 +24,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Checks the simulator against exact hand-computed cases and against queueing theory.
  *
- * <p>Statistical tolerances: all runs are seeded, so the tests are deterministic; the tolerances say how far a correct
- * simulator could plausibly land from theory. Where no closed-form standard error exists (waiting times are
- * autocorrelated), the spread was measured over 20 to 30 seeds of the very same configuration and the tolerance set to
- * about 5 standard deviations of it; where draws are independent the binomial standard error is used.
+ * <p>Statistical tolerances: all runs are seeded, so the tests are deterministic; the tolerances
+ * say how far a correct simulator could plausibly land from theory. Where no closed-form standard
+ * error exists (waiting times are autocorrelated), the spread was measured over 20 to 30 seeds of
+ * the very same configuration and the tolerance set to about 5 standard deviations of it; where
+ * draws are independent the binomial standard error is used.
  */
 class SimulationTest {
 
@@ -59,16 +60,19 @@ class SimulationTest {
       double expectedMeanWait = 0.5 * (warmup + (accesses - 1) / 2.0);
       assertThat(r.meanWaitMs(0)).isCloseTo(expectedMeanWait, within(1e-9));
       assertThat(r.responseTime().minMs()).isCloseTo(0.5 * warmup + 1, within(1e-9));
-      assertThat(r.responseTime().maxMs()).isCloseTo(0.5 * (warmup + accesses - 1) + 1, within(1e-9));
+      assertThat(r.responseTime().maxMs())
+          .isCloseTo(0.5 * (warmup + accesses - 1) + 1, within(1e-9));
       assertThat(r.recordedAccesses()).isEqualTo(accesses);
       assertThat(r.accessesServed(0)).isEqualTo(accesses);
-      // Busy all the time from the first recorded arrival (working off the warm-up backlog first) until the end.
+      // Busy all the time from the first recorded arrival (working off the warm-up backlog first)
+      // until the end.
       assertThat(r.utilisation(0)).isCloseTo(1, within(1e-9));
     }
 
     @Test
     void utilisationIsBusyTimeOverTheWindow() {
-      // Service 1 ms every 2 ms: window from the first arrival (2 ms) to the last finish (2A + 1 ms).
+      // Service 1 ms every 2 ms: window from the first arrival (2 ms) to the last finish (2A + 1
+      // ms).
       int accesses = 500;
       SimulationResult r =
           Simulation.builder()
@@ -104,7 +108,8 @@ class SimulationTest {
 
     @Test
     void aSlowDuplicateKeepsServingAndQueuesItsOwnBacklog() {
-      // Duplicate 0 needs 3 ms per access arriving every 2 ms: it falls behind, but duplicate 1 (1 ms) answers.
+      // Duplicate 0 needs 3 ms per access arriving every 2 ms: it falls behind, but duplicate 1 (1
+      // ms) answers.
       SimulationResult r =
           Simulation.builder()
               .strategy(Strategy.predictability(2))
@@ -129,7 +134,8 @@ class SimulationTest {
               .arrivalRatePerSec(10)
               .accesses(1_000);
       assertThat(b.pairedSampleLimit(100).build().run().pairedServiceMs()).hasDimensions(100, 3);
-      assertThat(b.pairedSampleLimit(5_000).build().run().pairedServiceMs()).hasDimensions(1_000, 3);
+      assertThat(b.pairedSampleLimit(5_000).build().run().pairedServiceMs())
+          .hasDimensions(1_000, 3);
       assertThat(b.pairedSampleLimit(0).build().run().pairedServiceMs()).isEmpty();
     }
 
@@ -163,7 +169,9 @@ class SimulationTest {
             }
           };
       Simulation sim = single(exponential(1), 100).networkDelay(negative).build();
-      assertThatThrownBy(sim::run).isInstanceOf(IllegalStateException.class).hasMessageContaining("networkDelay");
+      assertThatThrownBy(sim::run)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("networkDelay");
     }
   }
 
@@ -172,32 +180,42 @@ class SimulationTest {
 
     @Test
     void mm1MeanWaitIsRhoOverOneMinusRhoTimesMean() {
-      // rho = 0.5, mean service 1 ms: Wq = 1 ms. Over 30 seeds the relative error of 500k accesses had sd 0.6-0.7 %.
+      // rho = 0.5, mean service 1 ms: Wq = 1 ms. Over 30 seeds the relative error of 500k accesses
+      // had sd 0.6-0.7 %.
       SimulationResult r = single(exponential(1), 500).accesses(500_000).seed(11).build().run();
       double expected = 0.5 / (1 - 0.5) * 1;
       double relError = r.meanWaitMs(0) / expected - 1;
-      assertThat(relError).as("relative error of the M/M/1 mean wait: %.4f", relError).isCloseTo(0, within(0.03));
-      // Sojourn time is exponential with rate mu - lambda: P(T <= 2 ms) = 1 - e^-1; measured sd 0.0011.
+      assertThat(relError)
+          .as("relative error of the M/M/1 mean wait: %.4f", relError)
+          .isCloseTo(0, within(0.03));
+      // Sojourn time is exponential with rate mu - lambda: P(T <= 2 ms) = 1 - e^-1; measured sd
+      // 0.0011.
       double slaError = r.sla(2) - (1 - Math.exp(-1));
-      assertThat(slaError).as("M/M/1 sojourn CDF error at 2 ms: %.5f", slaError).isCloseTo(0, within(0.006));
+      assertThat(slaError)
+          .as("M/M/1 sojourn CDF error at 2 ms: %.5f", slaError)
+          .isCloseTo(0, within(0.006));
       // Measured sd of the utilisation 0.002.
       assertThat(r.utilisation(0)).isCloseTo(0.5, within(0.01));
     }
 
     @Test
     void mg1GammaServiceFollowsPollaczekKhinchine() {
-      // Gamma shape 0.5 (Cv^2 = 2), mean 1 ms, rho 0.5: Wq = (1 + 2)/2 * 1 * 1 = 1.5 ms; measured sd 0.7 %.
+      // Gamma shape 0.5 (Cv^2 = 2), mean 1 ms, rho 0.5: Wq = (1 + 2)/2 * 1 * 1 = 1.5 ms; measured
+      // sd 0.7 %.
       LatencyDistribution service = gamma(0.5, 2);
       SimulationResult r = single(service, 500).accesses(500_000).seed(12).build().run();
       double expected = pollaczekKhinchine(service, 0.5);
       assertThat(expected).isCloseTo(1.5, within(1e-9));
       double relError = r.meanWaitMs(0) / expected - 1;
-      assertThat(relError).as("relative error of the M/G/1 (gamma) mean wait: %.4f", relError).isCloseTo(0, within(0.04));
+      assertThat(relError)
+          .as("relative error of the M/G/1 (gamma) mean wait: %.4f", relError)
+          .isCloseTo(0, within(0.04));
     }
 
     @Test
     void mg1LogNormalServiceFollowsPollaczekKhinchine() {
-      // Log-normal, mean 1 ms, Cv^2 = 1.5, rho 0.5: Wq = 1.25 ms; heavier tail, measured sd 1.3-1.5 %.
+      // Log-normal, mean 1 ms, Cv^2 = 1.5, rho 0.5: Wq = 1.25 ms; heavier tail, measured sd 1.3-1.5
+      // %.
       LatencyDistribution service = logNormalWithMean(1, 1.5);
       SimulationResult r = single(service, 500).accesses(500_000).seed(13).build().run();
       double expected = pollaczekKhinchine(service, 0.5);
@@ -209,7 +227,8 @@ class SimulationTest {
 
     @Test
     void dm1RenewalArrivalsMatchTheGm1Root() {
-      // Arrivals every T = 2 ms, exponential service mean 1 ms: Wq = sigma / (mu (1 - sigma)) with sigma the root of
+      // Arrivals every T = 2 ms, exponential service mean 1 ms: Wq = sigma / (mu (1 - sigma)) with
+      // sigma the root of
       // sigma = exp(-mu T (1 - sigma)). Measured sd of the relative error: 0.8 %.
       double sigma = 0.5;
       for (int i = 0; i < 500; i++) {
@@ -227,7 +246,9 @@ class SimulationTest {
               .build()
               .run();
       double relError = r.meanWaitMs(0) / expected - 1;
-      assertThat(relError).as("relative error of the D/M/1 mean wait: %.4f", relError).isCloseTo(0, within(0.04));
+      assertThat(relError)
+          .as("relative error of the D/M/1 mean wait: %.4f", relError)
+          .isCloseTo(0, within(0.04));
     }
 
     private double pollaczekKhinchine(LatencyDistribution service, double rho) {
@@ -238,7 +259,8 @@ class SimulationTest {
   @Nested
   class ReplicationForPredictability {
     private static final int ACCESSES = 200_000;
-    // rho = lambda * E[S] = 1e-5 per duplicate: an access finds a busy duplicate about once in 1e5, far below the
+    // rho = lambda * E[S] = 1e-5 per duplicate: an access finds a busy duplicate about once in 1e5,
+    // far below the
     // binomial standard error of 2e5 accesses.
     private static final double NEAR_ZERO_RATE = 0.01;
 
@@ -292,7 +314,8 @@ class SimulationTest {
       double observed = r.sla(tau);
       double se = Math.sqrt(expected * (1 - expected) / r.recordedAccesses());
       double error = observed - expected;
-      // 4.5 standard errors (two-sided 7e-6 per check), and at least 1e-5 for expected values near 0 or 1.
+      // 4.5 standard errors (two-sided 7e-6 per check), and at least 1e-5 for expected values near
+      // 0 or 1.
       assertThat(error)
           .as(
               "SLA at tau=%s: observed %.6f, expected %.6f, error %.2e = %.2f binomial SE (SE %.2e)",
@@ -302,9 +325,12 @@ class SimulationTest {
 
     @Test
     void commonModeMakesAllDuplicatesSlowTogether() {
-      // Independent anomalies (1 %) plus common-mode 10 ms slowdowns (4 %): "slow" is a service time > 3 ms.
-      // At 1 access/s queueing is negligible (a slow access delays the next with probability ~1e-2 * 0.04).
-      LatencyDistribution service = anomalyMixture(truncatedNormal(1, 0.1), shifted(exponential(5), 5), 0.01);
+      // Independent anomalies (1 %) plus common-mode 10 ms slowdowns (4 %): "slow" is a service
+      // time > 3 ms.
+      // At 1 access/s queueing is negligible (a slow access delays the next with probability ~1e-2
+      // * 0.04).
+      LatencyDistribution service =
+          anomalyMixture(truncatedNormal(1, 0.1), shifted(exponential(5), 5), 0.01);
       Simulation.Builder b =
           Simulation.builder()
               .strategy(Strategy.predictability(4))
@@ -316,7 +342,8 @@ class SimulationTest {
       double[][] withCommon = b.commonMode(0.04, constant(10)).build().run().pairedServiceMs();
       double joint = fractionAllSlow(withCommon, 3);
       double product = productOfMarginals(withCommon, 3);
-      // Joint should be 0.04 + 0.01^4 * 0.96 (binomial SE 6e-4); the product of marginals ~0.0495^4 = 6e-6.
+      // Joint should be 0.04 + 0.01^4 * 0.96 (binomial SE 6e-4); the product of marginals ~0.0495^4
+      // = 6e-6.
       assertThat(joint)
           .as("P(all 4 slow) = %.5f vs independent product %.2e", joint, product)
           .isGreaterThan(1000 * product)
@@ -325,7 +352,9 @@ class SimulationTest {
       double[][] independent = b.commonMode(0, constant(10)).build().run().pairedServiceMs();
       double jointIndependent = fractionAllSlow(independent, 3);
       // Expected 1e-8: not one of 1e5 accesses should have all four slow.
-      assertThat(jointIndependent).as("P(all 4 slow) without common mode").isLessThanOrEqualTo(2e-5);
+      assertThat(jointIndependent)
+          .as("P(all 4 slow) without common mode")
+          .isLessThanOrEqualTo(2e-5);
     }
 
     @Test
@@ -346,7 +375,10 @@ class SimulationTest {
     }
 
     private double fractionAllSlow(double[][] rows, double thresholdMs) {
-      long all = Arrays.stream(rows).filter(row -> Arrays.stream(row).allMatch(s -> s > thresholdMs)).count();
+      long all =
+          Arrays.stream(rows)
+              .filter(row -> Arrays.stream(row).allMatch(s -> s > thresholdMs))
+              .count();
       return (double) all / rows.length;
     }
 
@@ -381,8 +413,12 @@ class SimulationTest {
               .run();
       double binomialSd = Math.sqrt(accesses * (1.0 / r) * (1 - 1.0 / r));
       for (int node = 0; node < r; node++) {
-        assertThat(result.utilisation(node)).as("utilisation of node %d", node).isCloseTo(0.5, within(0.012));
-        assertThat(result.meanWaitMs(node)).as("mean wait of node %d", node).isCloseTo(1.0, within(0.08));
+        assertThat(result.utilisation(node))
+            .as("utilisation of node %d", node)
+            .isCloseTo(0.5, within(0.012));
+        assertThat(result.meanWaitMs(node))
+            .as("mean wait of node %d", node)
+            .isCloseTo(1.0, within(0.08));
         assertThat((double) result.accessesServed(node))
             .as("accesses served by node %d", node)
             .isCloseTo(accesses / (double) r, within(5 * binomialSd));
@@ -402,7 +438,9 @@ class SimulationTest {
               .run();
       for (int node = 0; node < 4; node++) {
         assertThat(result.accessesServed(node)).isEqualTo(200_000);
-        assertThat(result.utilisation(node)).as("utilisation of node %d", node).isCloseTo(0.5, within(0.015));
+        assertThat(result.utilisation(node))
+            .as("utilisation of node %d", node)
+            .isCloseTo(0.5, within(0.015));
       }
     }
 
@@ -421,7 +459,9 @@ class SimulationTest {
       assertThat(result.accessesServed(2)).isEqualTo(result.accessesServed(3));
       assertThat(result.accessesServed(0) + result.accessesServed(2)).isEqualTo(200_000);
       for (int node = 0; node < 4; node++) {
-        assertThat(result.utilisation(node)).as("utilisation of node %d", node).isCloseTo(0.5, within(0.015));
+        assertThat(result.utilisation(node))
+            .as("utilisation of node %d", node)
+            .isCloseTo(0.5, within(0.015));
       }
     }
   }
@@ -484,31 +524,68 @@ class SimulationTest {
           bad("serviceTime", NullPointerException.class, b -> b.serviceTime(null)),
           bad("serviceTimes", NullPointerException.class, b -> b.serviceTimes(null)),
           bad("serviceTimes", IllegalArgumentException.class, b -> b.serviceTimes(List.of())),
-          bad("serviceTimes[1]", NullPointerException.class, b -> b.serviceTimes(Arrays.asList(constant(1), null))),
+          bad(
+              "serviceTimes[1]",
+              NullPointerException.class,
+              b -> b.serviceTimes(Arrays.asList(constant(1), null))),
           bad("arrivalRatePerSec", IllegalArgumentException.class, b -> b.arrivalRatePerSec(0)),
           bad("arrivalRatePerSec", IllegalArgumentException.class, b -> b.arrivalRatePerSec(-1)),
-          bad("arrivalRatePerSec", IllegalArgumentException.class, b -> b.arrivalRatePerSec(Double.NaN)),
-          bad("arrivalRatePerSec", IllegalArgumentException.class, b -> b.arrivalRatePerSec(Double.POSITIVE_INFINITY)),
+          bad(
+              "arrivalRatePerSec",
+              IllegalArgumentException.class,
+              b -> b.arrivalRatePerSec(Double.NaN)),
+          bad(
+              "arrivalRatePerSec",
+              IllegalArgumentException.class,
+              b -> b.arrivalRatePerSec(Double.POSITIVE_INFINITY)),
           bad("interArrivalTime", NullPointerException.class, b -> b.interArrivalTime(null)),
-          bad("interArrivalTime", IllegalArgumentException.class, b -> b.interArrivalTime(constant(0))),
+          bad(
+              "interArrivalTime",
+              IllegalArgumentException.class,
+              b -> b.interArrivalTime(constant(0))),
           bad("networkDelay", NullPointerException.class, b -> b.networkDelay(null)),
-          bad("commonMode probability", IllegalArgumentException.class, b -> b.commonMode(-0.1, constant(1))),
-          bad("commonMode probability", IllegalArgumentException.class, b -> b.commonMode(1.1, constant(1))),
-          bad("commonMode probability", IllegalArgumentException.class, b -> b.commonMode(Double.NaN, constant(1))),
+          bad(
+              "commonMode probability",
+              IllegalArgumentException.class,
+              b -> b.commonMode(-0.1, constant(1))),
+          bad(
+              "commonMode probability",
+              IllegalArgumentException.class,
+              b -> b.commonMode(1.1, constant(1))),
+          bad(
+              "commonMode probability",
+              IllegalArgumentException.class,
+              b -> b.commonMode(Double.NaN, constant(1))),
           bad("commonMode extraDelay", NullPointerException.class, b -> b.commonMode(0.1, null)),
           bad("accesses", IllegalArgumentException.class, b -> b.accesses(0)),
           bad("accesses", IllegalArgumentException.class, b -> b.accesses(-5)),
-          bad("accesses", IllegalArgumentException.class, b -> b.accesses(Simulation.MAX_ACCESSES + 1)),
+          bad(
+              "accesses",
+              IllegalArgumentException.class,
+              b -> b.accesses(Simulation.MAX_ACCESSES + 1)),
           bad("warmupAccesses", IllegalArgumentException.class, b -> b.warmupAccesses(-1)),
           bad("pairedSampleLimit", IllegalArgumentException.class, b -> b.pairedSampleLimit(-1)),
           // Checked when the arguments meet, in build().
-          bad("serviceTimes", IllegalArgumentException.class, b -> b.serviceTimes(List.of(constant(1))).build()),
-          bad("warmupAccesses + accesses", IllegalArgumentException.class, b -> b.warmupAccesses(Long.MAX_VALUE).build()),
-          bad("pairedSampleLimit", IllegalArgumentException.class, b -> b.strategy(Strategy.predictability(64))
-              .accesses(Simulation.MAX_ACCESSES).pairedSampleLimit(Integer.MAX_VALUE).build()));
+          bad(
+              "serviceTimes",
+              IllegalArgumentException.class,
+              b -> b.serviceTimes(List.of(constant(1))).build()),
+          bad(
+              "warmupAccesses + accesses",
+              IllegalArgumentException.class,
+              b -> b.warmupAccesses(Long.MAX_VALUE).build()),
+          bad(
+              "pairedSampleLimit",
+              IllegalArgumentException.class,
+              b ->
+                  b.strategy(Strategy.predictability(64))
+                      .accesses(Simulation.MAX_ACCESSES)
+                      .pairedSampleLimit(Integer.MAX_VALUE)
+                      .build()));
     }
 
-    private static Arguments bad(String field, Class<? extends Throwable> type, Consumer<Simulation.Builder> call) {
+    private static Arguments bad(
+        String field, Class<? extends Throwable> type, Consumer<Simulation.Builder> call) {
       return Arguments.of(field, type, call);
     }
 
@@ -528,13 +605,24 @@ class SimulationTest {
 
     @Test
     void missingRequiredSettingsFailTheBuild() {
-      assertThatThrownBy(() -> Simulation.builder().serviceTime(constant(1)).arrivalRatePerSec(1).build())
+      assertThatThrownBy(
+              () -> Simulation.builder().serviceTime(constant(1)).arrivalRatePerSec(1).build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("strategy");
-      assertThatThrownBy(() -> Simulation.builder().strategy(Strategy.predictability(1)).arrivalRatePerSec(1).build())
+      assertThatThrownBy(
+              () ->
+                  Simulation.builder()
+                      .strategy(Strategy.predictability(1))
+                      .arrivalRatePerSec(1)
+                      .build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("serviceTime");
-      assertThatThrownBy(() -> Simulation.builder().strategy(Strategy.predictability(1)).serviceTime(constant(1)).build())
+      assertThatThrownBy(
+              () ->
+                  Simulation.builder()
+                      .strategy(Strategy.predictability(1))
+                      .serviceTime(constant(1))
+                      .build())
           .isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("arrivalRatePerSec");
     }
@@ -542,11 +630,21 @@ class SimulationTest {
     @Test
     void resultQueriesRejectBadArguments() {
       SimulationResult r = valid().accesses(100).build().run();
-      assertThatThrownBy(() -> r.sla(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-      assertThatThrownBy(() -> r.sla(Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-      assertThatThrownBy(() -> r.meanWaitMs(2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node");
-      assertThatThrownBy(() -> r.utilisation(-1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node");
-      assertThatThrownBy(() -> r.accessesServed(2)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("node");
+      assertThatThrownBy(() -> r.sla(-1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("tauMs");
+      assertThatThrownBy(() -> r.sla(Double.NaN))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("tauMs");
+      assertThatThrownBy(() -> r.meanWaitMs(2))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("node");
+      assertThatThrownBy(() -> r.utilisation(-1))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("node");
+      assertThatThrownBy(() -> r.accessesServed(2))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("node");
     }
 
     @Test

@@ -22,12 +22,14 @@ class ThesisModelTest {
     // Deterministic service (Cs^2 = 0): M/D/1 waits half of M/M/1.
     LatencyDistribution constant = LatencyDistributions.constant(2.0);
     double rho = 0.6; // 300/s * 2 ms
-    assertThat(QueueingModel.MG1.meanWaitMs(300, constant, 1)).isCloseTo(0.5 * rho / (1 - rho) * 2.0, within(1e-12));
+    assertThat(QueueingModel.MG1.meanWaitMs(300, constant, 1))
+        .isCloseTo(0.5 * rho / (1 - rho) * 2.0, within(1e-12));
     // Exponential service: M/G/1 equals M/M/1.
     assertThat(QueueingModel.MG1.meanWaitMs(500, EXP_1MS, 1))
         .isCloseTo(QueueingModel.MM1.meanWaitMs(500, EXP_1MS, 1), within(1e-12));
     // Gamma with shape 4 (Cs^2 = 1/4), mean 2 ms at rho = 0.5: (1 + 0.25)/2 * 1 * 2 = 1.25 ms
-    assertThat(QueueingModel.MG1.meanWaitMs(250, LatencyDistributions.gamma(4, 0.5), 1)).isCloseTo(1.25, within(1e-9));
+    assertThat(QueueingModel.MG1.meanWaitMs(250, LatencyDistributions.gamma(4, 0.5), 1))
+        .isCloseTo(1.25, within(1e-9));
   }
 
   @Test
@@ -68,7 +70,8 @@ class ThesisModelTest {
     LatencyDistribution a = EmpiricalLatency.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 20); // Phi(10) = 0.9
     LatencyDistribution b = EmpiricalLatency.of(1, 2, 3, 4, 5, 6, 20, 20, 20, 20); // 0.6
     LatencyDistribution c = EmpiricalLatency.of(1, 20); // 0.5
-    Deployment d = Deployment.builder().duplicate(a).duplicate(b).duplicate(c).arrivalRatePerSec(0).build();
+    Deployment d =
+        Deployment.builder().duplicate(a).duplicate(b).duplicate(c).arrivalRatePerSec(0).build();
     // s = 0.9 + 0.6 * 0.1 + 0.5 * 0.1 * 0.4 = 0.9 + 0.06 + 0.02 = 0.98
     SlaPrediction p = ThesisModel.create().predict(d, tau);
     assertThat(p.sla()).isCloseTo(0.98, within(1e-12));
@@ -106,14 +109,32 @@ class ThesisModelTest {
   void badInputNamesTheParameter() {
     ThesisModel model = ThesisModel.create();
     Deployment d = Deployment.homogeneous(2, EXP_1MS, 10);
-    assertThatThrownBy(() -> model.predict(d, -1)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-    assertThatThrownBy(() -> model.predict(d, Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tauMs");
-    assertThatThrownBy(() -> model.predict(null, 1)).isInstanceOf(NullPointerException.class).hasMessageContaining("deployment");
-    assertThatThrownBy(() -> Deployment.homogeneous(0, EXP_1MS, 10)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("count");
-    assertThatThrownBy(() -> Deployment.builder().arrivalRatePerSec(1).build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicates");
-    assertThatThrownBy(() -> Deployment.builder().duplicate(EXP_1MS).build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("arrivalRatePerSec");
-    assertThatThrownBy(() -> Deployment.builder().arrivalRatePerSec(-3)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arrivalRatePerSec");
-    assertThatThrownBy(() -> QueueingModel.GG1.meanWaitMs(1, EXP_1MS, Double.NaN)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arrivalScv");
-    assertThatThrownBy(() -> Strategy.predictability(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicatesPerSet");
+    assertThatThrownBy(() -> model.predict(d, -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tauMs");
+    assertThatThrownBy(() -> model.predict(d, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tauMs");
+    assertThatThrownBy(() -> model.predict(null, 1))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("deployment");
+    assertThatThrownBy(() -> Deployment.homogeneous(0, EXP_1MS, 10))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("count");
+    assertThatThrownBy(() -> Deployment.builder().arrivalRatePerSec(1).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicates");
+    assertThatThrownBy(() -> Deployment.builder().duplicate(EXP_1MS).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("arrivalRatePerSec");
+    assertThatThrownBy(() -> Deployment.builder().arrivalRatePerSec(-3))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("arrivalRatePerSec");
+    assertThatThrownBy(() -> QueueingModel.GG1.meanWaitMs(1, EXP_1MS, Double.NaN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("arrivalScv");
+    assertThatThrownBy(() -> Strategy.predictability(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicatesPerSet");
   }
 }

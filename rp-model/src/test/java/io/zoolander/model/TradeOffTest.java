@@ -28,16 +28,20 @@ class TradeOffTest {
     assertThat(rpMax - rpMin).as("RP flat: %.4f..%.4f", rpMin, rpMax).isLessThan(0.05);
     assertThat(rpMax).as("RP poor").isLessThan(0.5);
     double throughput32 = rows.get(31).throughput().sla();
-    assertThat(throughput32 - rows.get(0).throughput().sla()).as("throughput climbs").isGreaterThan(0.5);
+    assertThat(throughput32 - rows.get(0).throughput().sla())
+        .as("throughput climbs")
+        .isGreaterThan(0.5);
     for (int i = 1; i < rows.size(); i++) {
-      assertThat(rows.get(i).throughput().sla()).isGreaterThanOrEqualTo(rows.get(i - 1).throughput().sla());
+      assertThat(rows.get(i).throughput().sla())
+          .isGreaterThanOrEqualTo(rows.get(i - 1).throughput().sla());
     }
   }
 
   @Test
   void atFivePercentRpOvertakesFromAboutFourNodes() {
     List<TradeOff.Row> rows = rows(0.05);
-    int firstWin = rows.stream().filter(TradeOff.Row::predictabilityWins).findFirst().orElseThrow().nodes();
+    int firstWin =
+        rows.stream().filter(TradeOff.Row::predictabilityWins).findFirst().orElseThrow().nodes();
     assertThat(firstWin).isBetween(3, 5);
     assertThat(rows.subList(firstWin - 1, rows.size())).allMatch(TradeOff.Row::predictabilityWins);
   }

@@ -8,10 +8,14 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.output.FrameConsumerResultCallback;
 import org.testcontainers.containers.output.OutputFrame;
 
-/** Kill and restart of one container, keeping it (and its data): what Testcontainers' stop/start does not do. */
+/**
+ * Kill and restart of one container, keeping it (and its data): what Testcontainers' stop/start
+ * does not do.
+ */
 final class ContainerControl {
   /** How long a kill may take to show in the container's state. */
   static final Duration KILL_TIMEOUT = Duration.ofSeconds(30);
+
   private static final long POLL_MS = 50;
 
   private ContainerControl() {}
@@ -23,13 +27,15 @@ final class ContainerControl {
     long deadline = System.nanoTime() + KILL_TIMEOUT.toNanos();
     while (Boolean.TRUE.equals(docker.inspectContainerCmd(id).exec().getState().getRunning())) {
       if (System.nanoTime() - deadline > 0) {
-        throw new IllegalStateException("container " + id + " still runs " + KILL_TIMEOUT + " after docker kill");
+        throw new IllegalStateException(
+            "container " + id + " still runs " + KILL_TIMEOUT + " after docker kill");
       }
       try {
         Thread.sleep(POLL_MS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new IllegalStateException("interrupted while waiting for container " + id + " to stop", e);
+        throw new IllegalStateException(
+            "interrupted while waiting for container " + id + " to stop", e);
       }
     }
   }
@@ -37,7 +43,8 @@ final class ContainerControl {
   static void restart(GenericContainer<?> container) {
     String id = requireCreated(container);
     DockerClient docker = container.getDockerClient();
-    // Testcontainers follows a container's output from its first start only: follow the new run's output too, from
+    // Testcontainers follows a container's output from its first start only: follow the new run's
+    // output too, from
     // about now (docker logs counts in whole seconds, so a line or two of the old run may repeat).
     int since = (int) Instant.now().getEpochSecond();
     docker.startContainerCmd(id).exec();
@@ -47,7 +54,12 @@ final class ContainerControl {
         callback.addConsumer(OutputFrame.OutputType.STDOUT, consumer);
         callback.addConsumer(OutputFrame.OutputType.STDERR, consumer);
       }
-      docker.logContainerCmd(id).withFollowStream(true).withStdOut(true).withStdErr(true).withSince(since)
+      docker
+          .logContainerCmd(id)
+          .withFollowStream(true)
+          .withStdOut(true)
+          .withStdErr(true)
+          .withSince(since)
           .exec(callback);
     }
   }

@@ -21,11 +21,12 @@ import org.testcontainers.lifecycle.Startable;
 import org.testcontainers.lifecycle.Startables;
 
 /**
- * A whole Zoolander deployment in containers, for users' Testcontainers tests: N duplicates (each a ZooKeeper
- * ensemble of 1, 3 or 5 {@link ZoolanderServerContainer}s) and a {@link ZoolanderRepeaterContainer}, all in the
- * host's network namespace on 127.0.0.1 with free ports. Once {@link #start() started} every server is healthy and
- * the repeater serves; {@link #clientBuilder()} gives a client builder set up for it. Usable as a JUnit 5 {@code
- * @Container} field (it is {@link Startable}).
+ * A whole Zoolander deployment in containers, for users' Testcontainers tests: N duplicates (each a
+ * ZooKeeper ensemble of 1, 3 or 5 {@link ZoolanderServerContainer}s) and a {@link
+ * ZoolanderRepeaterContainer}, all in the host's network namespace on 127.0.0.1 with free ports.
+ * Once {@link #start() started} every server is healthy and the repeater serves; {@link
+ * #clientBuilder()} gives a client builder set up for it. Usable as a JUnit 5 {@code @Container}
+ * field (it is {@link Startable}).
  *
  * <pre>{@code
  * @Testcontainers
@@ -65,16 +66,23 @@ public final class ZoolanderContainerCluster implements Startable {
         int[] clientPorts = new int[config.serversPerDuplicate];
         for (int s = 1; s <= config.serversPerDuplicate; s++) {
           clientPorts[s - 1] = Ports.next();
-          serverLines.append(s == 1 ? "" : " ").append("server.").append(s).append("=127.0.0.1:")
-              .append(Ports.next()).append(':').append(Ports.next());
+          serverLines
+              .append(s == 1 ? "" : " ")
+              .append("server.")
+              .append(s)
+              .append("=127.0.0.1:")
+              .append(Ports.next())
+              .append(':')
+              .append(Ports.next());
         }
         for (int s = 1; s <= config.serversPerDuplicate; s++) {
-          ZoolanderServerContainer server = new ZoolanderServerContainer(config.images.server())
-              .withDuplicateId(d)
-              .withServerId(s)
-              .withClientPort(clientPorts[s - 1])
-              .withServers(serverLines.toString())
-              .withBasePath(config.znodes.basePath());
+          ZoolanderServerContainer server =
+              new ZoolanderServerContainer(config.images.server())
+                  .withDuplicateId(d)
+                  .withServerId(s)
+                  .withClientPort(clientPorts[s - 1])
+                  .withServers(serverLines.toString())
+                  .withBasePath(config.znodes.basePath());
           if (config.logConsumer != null) {
             server.withLogConsumer(config.logConsumer);
           }
@@ -82,9 +90,10 @@ public final class ZoolanderContainerCluster implements Startable {
         }
         duplicates.put(d, servers);
       }
-      repeater = new ZoolanderRepeaterContainer(config.images.repeater())
-          .withClientPort(Ports.next())
-          .withBasePath(config.znodes.basePath());
+      repeater =
+          new ZoolanderRepeaterContainer(config.images.repeater())
+              .withClientPort(Ports.next())
+              .withBasePath(config.znodes.basePath());
       duplicates.forEach((id, servers) -> repeater.withDuplicate(id, connectString(servers)));
       if (config.repeaterJmx) {
         repeater.withJmxPort(Ports.next());
@@ -102,8 +111,9 @@ public final class ZoolanderContainerCluster implements Startable {
   }
 
   /**
-   * Starts every server (together, so that each ensemble forms its quorum), waits until all are healthy, then starts
-   * the repeater and waits until it serves. The first start builds or pulls the images.
+   * Starts every server (together, so that each ensemble forms its quorum), waits until all are
+   * healthy, then starts the repeater and waits until it serves. The first start builds or pulls
+   * the images.
    */
   @Override
   public void start() {
@@ -118,11 +128,15 @@ public final class ZoolanderContainerCluster implements Startable {
     duplicates.values().forEach(servers -> servers.forEach(ZoolanderServerContainer::stop));
   }
 
-  /** A client builder set up with this cluster's repeater, duplicates and base path; the caller closes the client. */
+  /**
+   * A client builder set up with this cluster's repeater, duplicates and base path; the caller
+   * closes the client.
+   */
   public ZoolanderClientBuilder clientBuilder() {
-    ZoolanderClientBuilder builder = ZoolanderClient.builder()
-        .basePath(config.znodes.basePath())
-        .repeater("127.0.0.1", repeater.clientPort());
+    ZoolanderClientBuilder builder =
+        ZoolanderClient.builder()
+            .basePath(config.znodes.basePath())
+            .repeater("127.0.0.1", repeater.clientPort());
     duplicates.values().forEach(servers -> builder.duplicate(connectString(servers)));
     return builder;
   }
@@ -136,7 +150,8 @@ public final class ZoolanderContainerCluster implements Startable {
   public List<ZoolanderServerContainer> servers(int id) {
     List<ZoolanderServerContainer> servers = duplicates.get(id);
     if (servers == null) {
-      throw new IllegalArgumentException("no duplicate " + id + " (duplicates: " + duplicates.keySet() + ")");
+      throw new IllegalArgumentException(
+          "no duplicate " + id + " (duplicates: " + duplicates.keySet() + ")");
     }
     return List.copyOf(servers);
   }
@@ -151,28 +166,39 @@ public final class ZoolanderContainerCluster implements Startable {
     return repeater;
   }
 
-  /** Kills every server of duplicate {@code id} like {@code kill -9}: the whole duplicate is down, its data kept. */
+  /**
+   * Kills every server of duplicate {@code id} like {@code kill -9}: the whole duplicate is down,
+   * its data kept.
+   */
   public void killDuplicate(int id) {
     servers(id).forEach(ZoolanderServerContainer::kill);
   }
 
   /**
-   * Starts the killed servers of duplicate {@code id} again, with their data and ports, and waits until all are
-   * healthy. The duplicate's new leader catches up from the repeater's log.
+   * Starts the killed servers of duplicate {@code id} again, with their data and ports, and waits
+   * until all are healthy. The duplicate's new leader catches up from the repeater's log.
    */
   public void restartDuplicate(int id) {
-    Startables.deepStart(servers(id).stream().map(s -> new Startable() {
-      @Override
-      public void start() {
-        s.restart();
-      }
+    Startables.deepStart(
+            servers(id).stream()
+                .map(
+                    s ->
+                        new Startable() {
+                          @Override
+                          public void start() {
+                            s.restart();
+                          }
 
-      @Override
-      public void stop() {}
-    })).join();
+                          @Override
+                          public void stop() {}
+                        }))
+        .join();
   }
 
-  /** The tree digest of every duplicate, by id: its data and its applied seq, read from its ensemble. */
+  /**
+   * The tree digest of every duplicate, by id: its data and its applied seq, read from its
+   * ensemble.
+   */
   public Map<Integer, TreeDigest> digests() throws Exception {
     Map<Integer, TreeDigest> out = new LinkedHashMap<>();
     for (int id : duplicates.keySet()) {
@@ -182,8 +208,9 @@ public final class ZoolanderContainerCluster implements Startable {
   }
 
   /**
-   * Waits until every duplicate has applied at least {@code seq} and all hold the same tree at the same applied seq
-   * (Zoolander's invariant 4: once writes stop, live duplicates converge); returns their digests.
+   * Waits until every duplicate has applied at least {@code seq} and all hold the same tree at the
+   * same applied seq (Zoolander's invariant 4: once writes stop, live duplicates converge); returns
+   * their digests.
    *
    * @throws TimeoutException if that does not happen within {@code timeout}, naming the differences
    */
@@ -195,21 +222,30 @@ public final class ZoolanderContainerCluster implements Startable {
       TreeDigest first = digests.values().iterator().next();
       long firstSeq = first.state().appliedSeq();
       if (firstSeq >= seq
-          && digests.values().stream().allMatch(d -> d.equals(first) && d.state().appliedSeq() == firstSeq)) {
+          && digests.values().stream()
+              .allMatch(d -> d.equals(first) && d.state().appliedSeq() == firstSeq)) {
         return digests;
       }
       if (System.nanoTime() - deadline > 0) {
         StringBuilder why = new StringBuilder();
-        digests.forEach((id, d) -> why.append("\n  duplicate ").append(id).append(": ").append(d)
-            .append(d.equals(first) ? "" : " differs: " + d.differences(first, 5)));
-        throw new TimeoutException("duplicates did not converge at seq >= " + seq + " within " + timeout + why);
+        digests.forEach(
+            (id, d) ->
+                why.append("\n  duplicate ")
+                    .append(id)
+                    .append(": ")
+                    .append(d)
+                    .append(d.equals(first) ? "" : " differs: " + d.differences(first, 5)));
+        throw new TimeoutException(
+            "duplicates did not converge at seq >= " + seq + " within " + timeout + why);
       }
       Thread.sleep(POLL_MS);
     }
   }
 
   private static String connectString(List<ZoolanderServerContainer> servers) {
-    return servers.stream().map(ZoolanderServerContainer::connectString).collect(Collectors.joining(","));
+    return servers.stream()
+        .map(ZoolanderServerContainer::connectString)
+        .collect(Collectors.joining(","));
   }
 
   /** Settings of a {@link ZoolanderContainerCluster}. */
@@ -253,7 +289,10 @@ public final class ZoolanderContainerCluster implements Startable {
       return this;
     }
 
-    /** Whether the repeater runs its JMX console on a free port ({@link ZoolanderRepeaterContainer#jmxPort()}). */
+    /**
+     * Whether the repeater runs its JMX console on a free port ({@link
+     * ZoolanderRepeaterContainer#jmxPort()}).
+     */
     public Builder repeaterJmx(boolean repeaterJmx) {
       this.repeaterJmx = repeaterJmx;
       return this;
@@ -266,7 +305,8 @@ public final class ZoolanderContainerCluster implements Startable {
     }
 
     /**
-     * The cluster's containers, with free ports picked now; {@link ZoolanderContainerCluster#start()} starts them.
+     * The cluster's containers, with free ports picked now; {@link
+     * ZoolanderContainerCluster#start()} starts them.
      *
      * @throws IllegalStateException if no images are set
      */

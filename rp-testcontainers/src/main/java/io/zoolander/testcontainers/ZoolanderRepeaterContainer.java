@@ -10,12 +10,12 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
- * The repeater of a deployment, running {@code zoolander repeater} from the repeater image of {@code
- * docker/repeater}. Like {@link ZoolanderServerContainer} it runs in the host's network namespace and binds
- * 127.0.0.1 only: clients connect to {@code 127.0.0.1:}{@link #clientPort()}.
+ * The repeater of a deployment, running {@code zoolander repeater} from the repeater image of
+ * {@code docker/repeater}. Like {@link ZoolanderServerContainer} it runs in the host's network
+ * namespace and binds 127.0.0.1 only: clients connect to {@code 127.0.0.1:}{@link #clientPort()}.
  *
- * <p>Started, it is healthy: it has read every duplicate's state, taken a new epoch and accepts clients. Start it
- * after the duplicates' servers.
+ * <p>Started, it is healthy: it has read every duplicate's state, taken a new epoch and accepts
+ * clients. Start it after the duplicates' servers.
  */
 public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeaterContainer> {
   private final Map<Integer, String> duplicates = new TreeMap<>();
@@ -27,24 +27,33 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
     super(image);
     withNetworkMode("host");
     withEnv("ZOOLANDER_CLIENT_HOST", "127.0.0.1");
-    withCreateContainerCmdModifier(cmd -> cmd.withHealthcheck(
-        ZoolanderServerContainer.healthCheckEvery(ZoolanderServerContainer.HEALTH_INTERVAL)));
+    withCreateContainerCmdModifier(
+        cmd ->
+            cmd.withHealthcheck(
+                ZoolanderServerContainer.healthCheckEvery(
+                    ZoolanderServerContainer.HEALTH_INTERVAL)));
     waitingFor(Wait.forHealthcheck().withStartupTimeout(ZoolanderServerContainer.START_TIMEOUT));
   }
 
-  /** Adds duplicate {@code id}, whose ensemble is at {@code connectString} (at least one is required). */
+  /**
+   * Adds duplicate {@code id}, whose ensemble is at {@code connectString} (at least one is
+   * required).
+   */
   public ZoolanderRepeaterContainer withDuplicate(int id, String connectString) {
     if (id < 0) {
       throw new IllegalArgumentException("duplicate id must be >= 0, was " + id);
     }
     Objects.requireNonNull(connectString, "connectString must not be null");
     if (connectString.isBlank() || connectString.contains(" ")) {
-      throw new IllegalArgumentException("connectString must be host:port[,host:port...], was '" + connectString + "'");
+      throw new IllegalArgumentException(
+          "connectString must be host:port[,host:port...], was '" + connectString + "'");
     }
     duplicates.put(id, connectString);
-    return withEnv("ZOOLANDER_DUPLICATES", duplicates.entrySet().stream()
-        .map(e -> e.getKey() + "=" + e.getValue())
-        .collect(Collectors.joining(" ")));
+    return withEnv(
+        "ZOOLANDER_DUPLICATES",
+        duplicates.entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .collect(Collectors.joining(" ")));
   }
 
   /** The port clients connect to on 127.0.0.1 (required: pick a free one). */
@@ -57,8 +66,9 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
   }
 
   /**
-   * Runs the JMX console on this port of 127.0.0.1 ({@code ZOOLANDER_JMX_PORT}, passed as {@code zoolander repeater
-   * --jmx-port}): an RMI connector at {@code service:jmx:rmi:///jndi/rmi://127.0.0.1:<port>/jmxrmi}.
+   * Runs the JMX console on this port of 127.0.0.1 ({@code ZOOLANDER_JMX_PORT}, passed as {@code
+   * zoolander repeater --jmx-port}): an RMI connector at {@code
+   * service:jmx:rmi:///jndi/rmi://127.0.0.1:<port>/jmxrmi}.
    */
   public ZoolanderRepeaterContainer withJmxPort(int jmxPort) {
     if (jmxPort < 1 || jmxPort > 65535) {
@@ -68,7 +78,10 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
     return withEnv("ZOOLANDER_JMX_PORT", Integer.toString(jmxPort));
   }
 
-  /** Zoolander's base path in every duplicate ({@code /zoolander} unless set); equal to the servers'. */
+  /**
+   * Zoolander's base path in every duplicate ({@code /zoolander} unless set); equal to the
+   * servers'.
+   */
   public ZoolanderRepeaterContainer withBasePath(String basePath) {
     Objects.requireNonNull(basePath, "basePath must not be null");
     return withEnv("ZOOLANDER_BASE_PATH", basePath);
@@ -104,7 +117,9 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
     ContainerControl.kill(this);
   }
 
-  /** Starts the killed repeater again and waits until it is healthy: it takes a new, higher epoch. */
+  /**
+   * Starts the killed repeater again and waits until it is healthy: it takes a new, higher epoch.
+   */
   public void restart() {
     ContainerControl.restart(this);
     waitUntilContainerStarted();

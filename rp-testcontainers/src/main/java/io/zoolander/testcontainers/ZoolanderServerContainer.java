@@ -8,18 +8,23 @@ import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
- * One ZooKeeper server of a duplicate, running {@code zoolander server} (ZooKeeper with the Zoolander plugin) from the
- * server image of {@code docker/server}. It runs in the host's network namespace and binds 127.0.0.1 only, on the
- * ports given here (pick free ones), so nothing leaves loopback and no port mapping is involved: the server's
- * connect string is {@link #connectString()} for the test JVM, the repeater and the other servers alike.
+ * One ZooKeeper server of a duplicate, running {@code zoolander server} (ZooKeeper with the
+ * Zoolander plugin) from the server image of {@code docker/server}. It runs in the host's network
+ * namespace and binds 127.0.0.1 only, on the ports given here (pick free ones), so nothing leaves
+ * loopback and no port mapping is involved: the server's connect string is {@link #connectString()}
+ * for the test JVM, the repeater and the other servers alike.
  *
- * <p>Started, it is healthy: part of a quorum. A one-server duplicate is a quorum of one; the servers of a larger
- * one must start together ({@code Startables.deepStart}), since none is healthy before a quorum is up. {@link
- * ZoolanderContainerCluster} does all this for a whole deployment.
+ * <p>Started, it is healthy: part of a quorum. A one-server duplicate is a quorum of one; the
+ * servers of a larger one must start together ({@code Startables.deepStart}), since none is healthy
+ * before a quorum is up. {@link ZoolanderContainerCluster} does all this for a whole deployment.
  */
 public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerContainer> {
-  /** How often the engine runs the image's health check while a test waits (the image's own interval is 10 s). */
+  /**
+   * How often the engine runs the image's health check while a test waits (the image's own interval
+   * is 10 s).
+   */
   public static final Duration HEALTH_INTERVAL = Duration.ofMillis(500);
+
   /** How long start (and {@link #restart()}) waits for the server to be healthy. */
   public static final Duration START_TIMEOUT = Duration.ofMinutes(2);
 
@@ -34,12 +39,15 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
     withNetworkMode("host");
     withEnv("ZOO_CLIENT_PORT_ADDRESS", "127.0.0.1");
     withEnv("ZOOLANDER_PLUGIN_HOST", "127.0.0.1");
-    withEnv("ZOOLANDER_PLUGIN_PORT", "0"); // a free port, published in the duplicate's endpoint znode
+    withEnv(
+        "ZOOLANDER_PLUGIN_PORT", "0"); // a free port, published in the duplicate's endpoint znode
     withCreateContainerCmdModifier(cmd -> cmd.withHealthcheck(healthCheckEvery(HEALTH_INTERVAL)));
     waitingFor(Wait.forHealthcheck().withStartupTimeout(START_TIMEOUT));
   }
 
-  /** The image's health check command, run at this interval (an empty test inherits the image's). */
+  /**
+   * The image's health check command, run at this interval (an empty test inherits the image's).
+   */
   static HealthCheck healthCheckEvery(Duration interval) {
     return new HealthCheck().withInterval(interval.toNanos()).withRetries(3);
   }
@@ -62,7 +70,10 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
     return withEnv("ZOO_MY_ID", Integer.toString(serverId));
   }
 
-  /** The port ZooKeeper clients connect to on 127.0.0.1: {@code ZOO_CLIENT_PORT} (required: pick a free one). */
+  /**
+   * The port ZooKeeper clients connect to on 127.0.0.1: {@code ZOO_CLIENT_PORT} (required: pick a
+   * free one).
+   */
   public ZoolanderServerContainer withClientPort(int clientPort) {
     if (clientPort < 1 || clientPort > 65535) {
       throw new IllegalArgumentException("clientPort must be in 1..65535, was " + clientPort);
@@ -73,8 +84,8 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
 
   /**
    * The ensemble's servers as {@code zoo.cfg} lines, {@code ZOO_SERVERS}: {@code
-   * "server.1=127.0.0.1:<quorumPort>:<electionPort> server.2=..."}, the same for every server of the duplicate
-   * (required).
+   * "server.1=127.0.0.1:<quorumPort>:<electionPort> server.2=..."}, the same for every server of
+   * the duplicate (required).
    */
   public ZoolanderServerContainer withServers(String servers) {
     Objects.requireNonNull(servers, "servers must not be null");
@@ -85,7 +96,10 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
     return withEnv("ZOO_SERVERS", servers);
   }
 
-  /** Zoolander's base path in the ensemble, {@code ZOOLANDER_BASE_PATH} ({@code /zoolander} unless set). */
+  /**
+   * Zoolander's base path in the ensemble, {@code ZOOLANDER_BASE_PATH} ({@code /zoolander} unless
+   * set).
+   */
   public ZoolanderServerContainer withBasePath(String basePath) {
     Objects.requireNonNull(basePath, "basePath must not be null");
     return withEnv("ZOOLANDER_BASE_PATH", basePath);
@@ -103,7 +117,8 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
       throw new IllegalStateException("servers is not set: call withServers");
     }
     if (!servers.contains("server." + serverId + "=")) {
-      throw new IllegalStateException("servers does not list this server (server." + serverId + "=...): " + servers);
+      throw new IllegalStateException(
+          "servers does not list this server (server." + serverId + "=...): " + servers);
     }
   }
 
@@ -123,16 +138,16 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
   }
 
   /**
-   * Kills the server's process like {@code kill -9} ({@code docker kill}) and waits until the container has stopped.
-   * Its data stays in the container, for {@link #restart()}.
+   * Kills the server's process like {@code kill -9} ({@code docker kill}) and waits until the
+   * container has stopped. Its data stays in the container, for {@link #restart()}.
    */
   public void kill() {
     ContainerControl.kill(this);
   }
 
   /**
-   * Starts the killed container again, with its data and ports, and waits until it is healthy. Its ensemble elects a
-   * leader, whose plugin catches up from the repeater's log.
+   * Starts the killed container again, with its data and ports, and waits until it is healthy. Its
+   * ensemble elects a leader, whose plugin catches up from the repeater's log.
    */
   public void restart() {
     ContainerControl.restart(this);

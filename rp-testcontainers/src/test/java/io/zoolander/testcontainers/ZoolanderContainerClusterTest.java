@@ -39,41 +39,55 @@ import org.testcontainers.containers.output.Slf4jLogConsumer;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
 /**
- * A 3-duplicate deployment (one-server duplicates, to keep the suite's cost modest; docker/compose.yaml runs 3x3) in
- * containers built from docker/ and this build's jar: first-reply reads and sequenced writes through the SDK, a
- * duplicate's container killed under writes with the invariants holding, and the repeater's JMX console. Skips
- * without a Docker engine (.ci/docker-up starts one here).
+ * A 3-duplicate deployment (one-server duplicates, to keep the suite's cost modest;
+ * docker/compose.yaml runs 3x3) in containers built from docker/ and this build's jar: first-reply
+ * reads and sequenced writes through the SDK, a duplicate's container killed under writes with the
+ * invariants holding, and the repeater's JMX console. Skips without a Docker engine (.ci/docker-up
+ * starts one here).
  */
 @Testcontainers(disabledWithoutDocker = true)
 class ZoolanderContainerClusterTest {
   private static final Logger LOG = LoggerFactory.getLogger(ZoolanderContainerClusterTest.class);
-  /** The Java base image .ci/docker-up builds where no registry is reachable; elsewhere the Dockerfiles' default. */
+
+  /**
+   * The Java base image .ci/docker-up builds where no registry is reachable; elsewhere the
+   * Dockerfiles' default.
+   */
   private static final String LOCAL_BASE_IMAGE = "zoolander-base:local";
+
   private static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(60);
-  /** Whether this build's `zoolander repeater` has the JMX console's --jmx-port (the JMX console's contract). */
+
+  /**
+   * Whether this build's `zoolander repeater` has the JMX console's --jmx-port (the JMX console's
+   * contract).
+   */
   private static final boolean JMX_CONSOLE = repeaterHasJmxPort();
 
   private static ZoolanderContainerCluster cluster;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    Path projectRoot = Path.of(System.getProperty("zoolander.projectRoot", "..")).toAbsolutePath().normalize();
+    Path projectRoot =
+        Path.of(System.getProperty("zoolander.projectRoot", "..")).toAbsolutePath().normalize();
     ZoolanderImages images = ZoolanderImages.fromSource(projectRoot, baseImage());
     long t0 = System.nanoTime();
     images.server().get();
     images.repeater().get();
     long t1 = System.nanoTime();
-    cluster = ZoolanderContainerCluster.builder()
-        .images(images)
-        .duplicates(3)
-        .serversPerDuplicate(1)
-        .repeaterJmx(JMX_CONSOLE)
-        .logConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container")))
-        .build();
+    cluster =
+        ZoolanderContainerCluster.builder()
+            .images(images)
+            .duplicates(3)
+            .serversPerDuplicate(1)
+            .repeaterJmx(JMX_CONSOLE)
+            .logConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container")))
+            .build();
     cluster.start();
     long t2 = System.nanoTime();
-    LOG.info("images built in {} ms; 3 duplicates and a repeater started in {} ms",
-        TimeUnit.NANOSECONDS.toMillis(t1 - t0), TimeUnit.NANOSECONDS.toMillis(t2 - t1));
+    LOG.info(
+        "images built in {} ms; 3 duplicates and a repeater started in {} ms",
+        TimeUnit.NANOSECONDS.toMillis(t1 - t0),
+        TimeUnit.NANOSECONDS.toMillis(t2 - t1));
   }
 
   @AfterAll
@@ -87,16 +101,19 @@ class ZoolanderContainerClusterTest {
   void servesFirstReplyReadsAndSequencedWritesThroughTheSdk() throws Exception {
     List<ReplyEvent> readReplies = new CopyOnWriteArrayList<>();
     try (ZoolanderClient client = cluster.clientBuilder().readPolicy(ReadPolicy.all()).build()) {
-      client.addReplyListener(e -> {
-        if (!e.write()) {
-          readReplies.add(e);
-        }
-      });
+      client.addReplyListener(
+          e -> {
+            if (!e.write()) {
+              readReplies.add(e);
+            }
+          });
       client.create("/rw", new byte[0]).get(30, TimeUnit.SECONDS);
       long lastSeq = 0;
       for (int i = 0; i < 20; i++) {
         WriteResult written = client.create("/rw/n" + i, bytes("v" + i)).get(30, TimeUnit.SECONDS);
-        assertThat(written.seq()).as("one client's writes are sequenced in issue order").isGreaterThan(lastSeq);
+        assertThat(written.seq())
+            .as("one client's writes are sequenced in issue order")
+            .isGreaterThan(lastSeq);
         lastSeq = written.seq();
       }
       for (int i = 0; i < 20; i++) {
@@ -105,13 +122,21 @@ class ZoolanderContainerClusterTest {
         assertThat(read.appliedSeq()).as("read-your-writes").isGreaterThanOrEqualTo(lastSeq);
       }
       // Every read went to all three duplicates; exactly one reply per read completed it.
-      awaitCondition(() -> readReplies.stream().map(ReplyEvent::duplicateIndex).collect(Collectors.toSet())
-          .equals(Set.of(0, 1, 2)), "read replies from every duplicate: " + readReplies);
-      Map<Long, Long> firsts = readReplies.stream().filter(ReplyEvent::first)
-          .collect(Collectors.groupingBy(ReplyEvent::requestId, Collectors.counting()));
+      awaitCondition(
+          () ->
+              readReplies.stream()
+                  .map(ReplyEvent::duplicateIndex)
+                  .collect(Collectors.toSet())
+                  .equals(Set.of(0, 1, 2)),
+          "read replies from every duplicate: " + readReplies);
+      Map<Long, Long> firsts =
+          readReplies.stream()
+              .filter(ReplyEvent::first)
+              .collect(Collectors.groupingBy(ReplyEvent::requestId, Collectors.counting()));
       assertThat(firsts).hasSize(20).allSatisfy((request, count) -> assertThat(count).isEqualTo(1));
 
-      // Each duplicate applied every write: identical trees at the same applied seq, read from each ensemble.
+      // Each duplicate applied every write: identical trees at the same applied seq, read from each
+      // ensemble.
       Map<Integer, TreeDigest> digests = cluster.awaitConverged(lastSeq, CONVERGE_TIMEOUT);
       digests.values().forEach(d -> assertThat(d.entries()).containsKeys("/rw/n0", "/rw/n19"));
     }
@@ -128,7 +153,8 @@ class ZoolanderContainerClusterTest {
           cluster.killDuplicate(2); // docker kill: SIGKILL to its only server
           assertThat(cluster.servers(2).get(0).isRunning()).isFalse();
         } else if (i == 40) {
-          cluster.restartDuplicate(2); // same container, data and ports; catches up from the repeater's log
+          cluster.restartDuplicate(
+              2); // same container, data and ports; catches up from the repeater's log
           assertThat(cluster.servers(2).get(0).isHealthy()).isTrue();
         }
         String path = "/kill/n" + i;
@@ -137,10 +163,13 @@ class ZoolanderContainerClusterTest {
         lastSeq = written.seq();
         acked.put(path, "v" + i);
         if (i >= 20 && i < 40) {
-          assertThat(written.duplicateId()).as("acked by a live duplicate while 2 is down").isNotEqualTo(2);
+          assertThat(written.duplicateId())
+              .as("acked by a live duplicate while 2 is down")
+              .isNotEqualTo(2);
         }
       }
-      // Invariant 4 with 5: once writes stop, all three hold the same tree, including every acknowledged write.
+      // Invariant 4 with 5: once writes stop, all three hold the same tree, including every
+      // acknowledged write.
       Map<Integer, TreeDigest> digests = cluster.awaitConverged(lastSeq, CONVERGE_TIMEOUT);
       for (TreeDigest digest : digests.values()) {
         assertThat(digest.entries()).containsKeys(acked.keySet().toArray(String[]::new));
@@ -155,9 +184,11 @@ class ZoolanderContainerClusterTest {
 
   @Test
   void theRepeatersJmxConsoleIsReachable() throws Exception {
-    assumeTrue(JMX_CONSOLE, "this build's `zoolander repeater` has no --jmx-port yet (the JMX console)");
+    assumeTrue(
+        JMX_CONSOLE, "this build's `zoolander repeater` has no --jmx-port yet (the JMX console)");
     int port = cluster.repeater().jmxPort().orElseThrow();
-    JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
+    JMXServiceURL url =
+        new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + port + "/jmxrmi");
     try (JMXConnector connector = JMXConnectorFactory.connect(url)) {
       MBeanServerConnection mbeans = connector.getMBeanServerConnection();
       assertThat(new TreeSet<>(List.of(mbeans.getDomains()))).contains("io.zoolander");
@@ -176,7 +207,9 @@ class ZoolanderContainerClusterTest {
   private static boolean repeaterHasJmxPort() {
     StringWriter help = new StringWriter();
     ZoolanderCommand.execute(
-        new String[] {"repeater", "--help"}, new PrintWriter(help), new PrintWriter(new StringWriter()));
+        new String[] {"repeater", "--help"},
+        new PrintWriter(help),
+        new PrintWriter(new StringWriter()));
     return help.toString().contains("--jmx-port");
   }
 

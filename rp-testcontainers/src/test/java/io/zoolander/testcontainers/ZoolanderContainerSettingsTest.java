@@ -15,12 +15,17 @@ import org.testcontainers.utility.DockerImageName;
 /** What the containers and the cluster are configured with, checked without a Docker engine. */
 class ZoolanderContainerSettingsTest {
   private static final ZoolanderImages IMAGES =
-      ZoolanderImages.of(DockerImageName.parse("zoolander/server"), DockerImageName.parse("zoolander/repeater"));
+      ZoolanderImages.of(
+          DockerImageName.parse("zoolander/server"), DockerImageName.parse("zoolander/repeater"));
 
   @Test
   void aClusterWiresEachDuplicatesServersTogetherAndTheRepeaterToEveryDuplicate() {
     ZoolanderContainerCluster cluster =
-        ZoolanderContainerCluster.builder().images(IMAGES).duplicates(2).serversPerDuplicate(3).build();
+        ZoolanderContainerCluster.builder()
+            .images(IMAGES)
+            .duplicates(2)
+            .serversPerDuplicate(3)
+            .build();
 
     assertThat(cluster.duplicateIds()).containsExactly(1, 2);
     Set<String> ports = new HashSet<>();
@@ -28,7 +33,8 @@ class ZoolanderContainerSettingsTest {
       List<ZoolanderServerContainer> servers = cluster.servers(id);
       assertThat(servers).hasSize(3);
       String serverLines = servers.get(0).getEnvMap().get("ZOO_SERVERS");
-      assertThat(serverLines.split(" ")).hasSize(3)
+      assertThat(serverLines.split(" "))
+          .hasSize(3)
           .allMatch(l -> l.matches("server\\.[123]=127\\.0\\.0\\.1:\\d+:\\d+"));
       for (ZoolanderServerContainer server : servers) {
         assertThat(server.getNetworkMode()).isEqualTo("host");
@@ -45,14 +51,20 @@ class ZoolanderContainerSettingsTest {
         ports.add(hostPorts[1]);
         ports.add(hostPorts[2]);
       }
-      assertThat(cluster.connectString(id).split(",")).hasSize(3).allMatch(a -> a.matches("127\\.0\\.0\\.1:\\d+"));
+      assertThat(cluster.connectString(id).split(","))
+          .hasSize(3)
+          .allMatch(a -> a.matches("127\\.0\\.0\\.1:\\d+"));
     }
     ZoolanderRepeaterContainer repeater = cluster.repeater();
     ports.add(Integer.toString(repeater.clientPort()));
-    assertThat(ports).as("every port distinct: 2 x 3 servers x 3 ports + the repeater's").hasSize(19);
+    assertThat(ports)
+        .as("every port distinct: 2 x 3 servers x 3 ports + the repeater's")
+        .hasSize(19);
     assertThat(repeater.getNetworkMode()).isEqualTo("host");
     assertThat(repeater.getEnvMap())
-        .containsEntry("ZOOLANDER_DUPLICATES", "1=" + cluster.connectString(1) + " 2=" + cluster.connectString(2))
+        .containsEntry(
+            "ZOOLANDER_DUPLICATES",
+            "1=" + cluster.connectString(1) + " 2=" + cluster.connectString(2))
         .containsEntry("ZOOLANDER_CLIENT_HOST", "127.0.0.1")
         .doesNotContainKey("ZOOLANDER_JMX_PORT");
     assertThat(repeater.jmxPort()).isEmpty();
@@ -64,39 +76,60 @@ class ZoolanderContainerSettingsTest {
         ZoolanderContainerCluster.builder().images(IMAGES).duplicates(1).repeaterJmx(true).build();
 
     int jmxPort = cluster.repeater().jmxPort().orElseThrow();
-    assertThat(cluster.repeater().getEnvMap()).containsEntry("ZOOLANDER_JMX_PORT", Integer.toString(jmxPort));
+    assertThat(cluster.repeater().getEnvMap())
+        .containsEntry("ZOOLANDER_JMX_PORT", Integer.toString(jmxPort));
     assertThat(jmxPort).isNotEqualTo(cluster.repeater().clientPort());
   }
 
   @Test
   void buildersRejectBadSettingsNamingTheField() {
     assertThatThrownBy(() -> ZoolanderContainerCluster.builder().build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("images");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("images");
     assertThatThrownBy(() -> ZoolanderContainerCluster.builder().duplicates(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicates");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicates");
     assertThatThrownBy(() -> ZoolanderContainerCluster.builder().serversPerDuplicate(2))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("serversPerDuplicate");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("serversPerDuplicate");
     assertThatThrownBy(() -> ZoolanderContainerCluster.builder().images(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("images");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("images");
 
-    ZoolanderServerContainer server = new ZoolanderServerContainer(CompletableFuture.completedFuture("unused"));
-    assertThatThrownBy(server::configure).isInstanceOf(IllegalStateException.class).hasMessageContaining("duplicateId");
-    server.withDuplicateId(1).withClientPort(2181).withServerId(2).withServers("server.1=127.0.0.1:1:2");
-    assertThatThrownBy(server::configure).isInstanceOf(IllegalStateException.class).hasMessageContaining("server.2");
-    assertThatThrownBy(() -> server.withClientPort(0)).isInstanceOf(IllegalArgumentException.class)
+    ZoolanderServerContainer server =
+        new ZoolanderServerContainer(CompletableFuture.completedFuture("unused"));
+    assertThatThrownBy(server::configure)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("duplicateId");
+    server
+        .withDuplicateId(1)
+        .withClientPort(2181)
+        .withServerId(2)
+        .withServers("server.1=127.0.0.1:1:2");
+    assertThatThrownBy(server::configure)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("server.2");
+    assertThatThrownBy(() -> server.withClientPort(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("clientPort");
 
-    ZoolanderRepeaterContainer repeater = new ZoolanderRepeaterContainer(CompletableFuture.completedFuture("unused"));
-    assertThatThrownBy(repeater::configure).isInstanceOf(IllegalStateException.class).hasMessageContaining("duplicate");
-    assertThatThrownBy(() -> repeater.withDuplicate(1, "a:1 b:2")).isInstanceOf(IllegalArgumentException.class)
+    ZoolanderRepeaterContainer repeater =
+        new ZoolanderRepeaterContainer(CompletableFuture.completedFuture("unused"));
+    assertThatThrownBy(repeater::configure)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("duplicate");
+    assertThatThrownBy(() -> repeater.withDuplicate(1, "a:1 b:2"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("connectString");
   }
 
   @Test
   void imagesFromSourceNeedACheckoutWithDockerFiles(@TempDir Path notACheckout) {
     assertThatThrownBy(() -> ZoolanderImages.fromSource(notACheckout))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("docker/server");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("docker/server");
     assertThatThrownBy(() -> ZoolanderImages.fromSource(Path.of(".."), " "))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("baseImage");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("baseImage");
   }
 }

@@ -11,14 +11,18 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * Latency of one sequenced write (client -> repeater -> plugin -> ZooKeeper multi -> reply) against a direct
- * ZooKeeper setData on the same single-server ensemble, in one run. Closed loop, one write at a time, the two kinds
- * interleaved so they share the machine's noise; 2 KB values. A benchmark, not a test. Run:
+ * Latency of one sequenced write (client -> repeater -> plugin -> ZooKeeper multi -> reply) against
+ * a direct ZooKeeper setData on the same single-server ensemble, in one run. Closed loop, one write
+ * at a time, the two kinds interleaved so they share the machine's noise; 2 KB values. A benchmark,
+ * not a test. Run:
  *
- * <pre>mvn -q -pl integration-tests -am test-compile exec:exec -Dexec.executable=java -Dexec.classpathScope=test \
- *     -Dexec.args="-cp %classpath io.zoolander.it.bench.WriteOverheadBenchmark [warmup measured fsync]"</pre>
+ * <pre>
+ * mvn -q -pl integration-tests -am test-compile exec:exec -Dexec.executable=java -Dexec.classpathScope=test \
+ *     -Dexec.args="-cp %classpath io.zoolander.it.bench.WriteOverheadBenchmark [warmup measured fsync]"
+ * </pre>
  *
- * (exec:exec, not exec:java: the ZooKeeper servers are child JVMs started with this JVM's class path.)
+ * (exec:exec, not exec:java: the ZooKeeper servers are child JVMs started with this JVM's class
+ * path.)
  */
 public final class WriteOverheadBenchmark {
   private WriteOverheadBenchmark() {}
@@ -33,11 +37,15 @@ public final class WriteOverheadBenchmark {
     try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(1).fsync(fsync).start();
         ZoolanderClient client = cluster.newClient()) {
       CountDownLatch connected = new CountDownLatch(1);
-      try (ZooKeeper zk = new ZooKeeper(cluster.duplicate(1).connectString(), 30_000, e -> {
-        if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-          connected.countDown();
-        }
-      })) {
+      try (ZooKeeper zk =
+          new ZooKeeper(
+              cluster.duplicate(1).connectString(),
+              30_000,
+              e -> {
+                if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                  connected.countDown();
+                }
+              })) {
         connected.await(30, TimeUnit.SECONDS);
         zk.create("/bench-direct", value, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         client.create("/bench", value).get(30, TimeUnit.SECONDS);
@@ -54,19 +62,30 @@ public final class WriteOverheadBenchmark {
         }
       }
     }
-    System.out.printf("%d writes each after %d warm-up, 2 KB values, fsync=%s, 1 duplicate of 1 server%n",
+    System.out.printf(
+        "%d writes each after %d warm-up, 2 KB values, fsync=%s, 1 duplicate of 1 server%n",
         measured, warmup, fsync);
-    System.out.printf("%-28s %9s %9s %9s %9s %9s%n", "", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms");
+    System.out.printf(
+        "%-28s %9s %9s %9s %9s %9s%n", "", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms");
     print("direct ZooKeeper setData", direct);
     print("sequenced write (N=1)", sequenced);
-    System.out.printf("%-28s %9.2f %9.2f %9.2f %9.2f%n", "ratio sequenced/direct",
-        ratio(sequenced, direct, 50), ratio(sequenced, direct, 90), ratio(sequenced, direct, 99),
+    System.out.printf(
+        "%-28s %9.2f %9.2f %9.2f %9.2f%n",
+        "ratio sequenced/direct",
+        ratio(sequenced, direct, 50),
+        ratio(sequenced, direct, 90),
+        ratio(sequenced, direct, 99),
         ratio(sequenced, direct, 99.9));
   }
 
   private static void print(String name, Histogram h) {
-    System.out.printf("%-28s %9.3f %9.3f %9.3f %9.3f %9.3f%n", name, h.getValueAtPercentile(50) / 1e3,
-        h.getValueAtPercentile(90) / 1e3, h.getValueAtPercentile(99) / 1e3, h.getValueAtPercentile(99.9) / 1e3,
+    System.out.printf(
+        "%-28s %9.3f %9.3f %9.3f %9.3f %9.3f%n",
+        name,
+        h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(90) / 1e3,
+        h.getValueAtPercentile(99) / 1e3,
+        h.getValueAtPercentile(99.9) / 1e3,
         h.getMaxValue() / 1e3);
   }
 

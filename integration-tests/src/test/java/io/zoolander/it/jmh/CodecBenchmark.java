@@ -26,11 +26,12 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cost of the wire codec ({@code io.zoolander.wire.internal.Codec}) for the messages on the hot paths: a client's
- * WRITE (one setData), the SEQUENCED the repeater fans out, a READ, the REPLY to a write and the READ_REPLY to a read.
- * Encoding writes {@code [version][type][body]} into a reused pooled direct buffer (no allocation of its own, as in
- * the pipeline's encoder minus its buffer allocation); decoding reads the same bytes back into a new {@link Message},
- * copying the data, with every field validated, as the pipeline's decoder does. Framing and sockets are not included.
+ * Cost of the wire codec ({@code io.zoolander.wire.internal.Codec}) for the messages on the hot
+ * paths: a client's WRITE (one setData), the SEQUENCED the repeater fans out, a READ, the REPLY to
+ * a write and the READ_REPLY to a read. Encoding writes {@code [version][type][body]} into a reused
+ * pooled direct buffer (no allocation of its own, as in the pipeline's encoder minus its buffer
+ * allocation); decoding reads the same bytes back into a new {@link Message}, copying the data,
+ * with every field validated, as the pipeline's decoder does. Framing and sockets are not included.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -45,7 +46,10 @@ public class CodecBenchmark {
   @Param({"WRITE", "SEQUENCED", "READ", "REPLY", "READ_REPLY"})
   public String message;
 
-  /** Size of the znode data in WRITE, SEQUENCED and READ_REPLY: ZooKeeper data is typically well under 1 KiB. */
+  /**
+   * Size of the znode data in WRITE, SEQUENCED and READ_REPLY: ZooKeeper data is typically well
+   * under 1 KiB.
+   */
   @Param("1024")
   public int dataBytes;
 
@@ -58,15 +62,18 @@ public class CodecBenchmark {
     byte[] data = new byte[dataBytes];
     new SplittableRandom(42).nextBytes(data);
     Message.Write write = new Message.Write(7, 123_456, List.of(Op.setData(PATH, data, -1)));
-    value = switch (message) {
-      case "WRITE" -> write;
-      case "SEQUENCED" -> Message.Sequenced.of(3, 9_876_543, write);
-      case "READ" -> new Message.Read(7, 123_457, ReadKind.GET_DATA, PATH, 9_876_543);
-      case "REPLY" -> new Message.Reply(7, 123_456, 9_876_543, 2, List.of(new OpResult.DataSet(17)));
-      case "READ_REPLY" -> new Message.ReadReply(7, 123_457, 2, 9_876_543, KeeperException.Code.OK, data, 17,
-          List.of());
-      default -> throw new IllegalArgumentException("message: unknown " + message);
-    };
+    value =
+        switch (message) {
+          case "WRITE" -> write;
+          case "SEQUENCED" -> Message.Sequenced.of(3, 9_876_543, write);
+          case "READ" -> new Message.Read(7, 123_457, ReadKind.GET_DATA, PATH, 9_876_543);
+          case "REPLY" ->
+              new Message.Reply(7, 123_456, 9_876_543, 2, List.of(new OpResult.DataSet(17)));
+          case "READ_REPLY" ->
+              new Message.ReadReply(
+                  7, 123_457, 2, 9_876_543, KeeperException.Code.OK, data, 17, List.of());
+          default -> throw new IllegalArgumentException("message: unknown " + message);
+        };
     out = PooledByteBufAllocator.DEFAULT.directBuffer(dataBytes + 256);
     encoded = PooledByteBufAllocator.DEFAULT.directBuffer(dataBytes + 256);
     Codec.encode(value, encoded);

@@ -23,11 +23,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Cost of one SLA prediction and of one planning question, the calls an operator's "what if", the admission check
- * and the planner make. Every input is built once: a 100,000-sample empirical service-time distribution drawn from
- * the thesis-like write distribution ({@link TradeOff#thesisLikeWrites()}), tau twice its mean, 20 arrivals/s, and
- * for the correlated case a {@link CommonShock} estimated from 100,000 paired samples of 4 duplicates in which 1% of
- * accesses are slow on all four at once.
+ * Cost of one SLA prediction and of one planning question, the calls an operator's "what if", the
+ * admission check and the planner make. Every input is built once: a 100,000-sample empirical
+ * service-time distribution drawn from the thesis-like write distribution ({@link
+ * TradeOff#thesisLikeWrites()}), tau twice its mean, 20 arrivals/s, and for the correlated case a
+ * {@link CommonShock} estimated from 100,000 paired samples of 4 duplicates in which 1% of accesses
+ * are slow on all four at once.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -77,8 +78,14 @@ public class ModelCostBenchmark {
     double independent = thesis.predict(sixteen, tauMs).sla();
     double correlated = thesisCommonShock.predict(sixteen, tauMs).sla();
     if (!(correlated < independent)) {
-      throw new IllegalStateException("common shock " + shock.probabilityAt(tauMs) + " did not lower the SLA: "
-          + correlated + " vs " + independent + " independent");
+      throw new IllegalStateException(
+          "common shock "
+              + shock.probabilityAt(tauMs)
+              + " did not lower the SLA: "
+              + correlated
+              + " vs "
+              + independent
+              + " independent");
     }
   }
 
@@ -88,7 +95,10 @@ public class ModelCostBenchmark {
     return thesis.predict(sixteen, tauMs).sla();
   }
 
-  /** Thesis model, 16 duplicates, anomalies correlated by a common shock estimated from paired samples. */
+  /**
+   * Thesis model, 16 duplicates, anomalies correlated by a common shock estimated from paired
+   * samples.
+   */
   @Benchmark
   public double thesisN16CommonShock() {
     return thesisCommonShock.predict(sixteen, tauMs).sla();
@@ -106,7 +116,10 @@ public class ModelCostBenchmark {
     return planner.best(32, ARRIVALS_PER_SEC).sla();
   }
 
-  /** Planner: the highest arrival rate meeting a 99.9% SLA over every strategy for 32 nodes (a bisection each). */
+  /**
+   * Planner: the highest arrival rate meeting a 99.9% SLA over every strategy for 32 nodes (a
+   * bisection each).
+   */
   @Benchmark
   public double plannerMaxArrivalRate32() {
     return planner.maxArrivalRate(0.999, 32).orElseThrow().arrivalRatePerSec();

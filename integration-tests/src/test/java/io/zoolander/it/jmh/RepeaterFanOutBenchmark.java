@@ -30,11 +30,11 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.MessageEncoder;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.net.InetSocketAddress;
-import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -61,38 +61,45 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Sequenced messages per second through the real repeater ({@link RepeaterCore}: client I/O thread, sequencer,
- * retransmission log, back-pressure) fanned out to 4 in-process sinks over loopback TCP; one op is one message
- * sequenced and received by all 4 sinks.
+ * Sequenced messages per second through the real repeater ({@link RepeaterCore}: client I/O thread,
+ * sequencer, retransmission log, back-pressure) fanned out to 4 in-process sinks over loopback TCP;
+ * one op is one message sequenced and received by all 4 sinks.
  *
- * <p>In the measured path: clients encoding WRITEs (one setData each) and writing them over loopback TCP, the
- * repeater decoding them and handing each read burst to the sequencer, the sequencer encoding one SEQUENCED frame,
- * appending it to the log and writing it to 4 plugin connections, the sinks reading the frames (checking seq order
- * from the header, not decoding the body) and acking once per read burst, and the repeater trimming its log on those
- * acks. Not in it: ZooKeeper, the plugins' apply and their REPLY to the client, and the client SDK's futures (the
- * clients are raw wire connections). Everything, including the sinks, runs in this one JVM on the same cores.
+ * <p>In the measured path: clients encoding WRITEs (one setData each) and writing them over
+ * loopback TCP, the repeater decoding them and handing each read burst to the sequencer, the
+ * sequencer encoding one SEQUENCED frame, appending it to the log and writing it to 4 plugin
+ * connections, the sinks reading the frames (checking seq order from the header, not decoding the
+ * body) and acking once per read burst, and the repeater trimming its log on those acks. Not in it:
+ * ZooKeeper, the plugins' apply and their REPLY to the client, and the client SDK's futures (the
+ * clients are raw wire connections). Everything, including the sinks, runs in this one JVM on the
+ * same cores.
  *
- * <p>Each invocation hands {@value #BATCH} WRITEs to the clients and returns once every sink has received all WRITEs
- * of the <em>previous</em> invocation: one batch is always in flight, so the pipeline never drains between
- * invocations. The secondary results are how busy each thread involved was (percent of one core), which show where
- * the time goes.
+ * <p>Each invocation hands {@value #BATCH} WRITEs to the clients and returns once every sink has
+ * received all WRITEs of the <em>previous</em> invocation: one batch is always in flight, so the
+ * pipeline never drains between invocations. The secondary results are how busy each thread
+ * involved was (percent of one core), which show where the time goes.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsPrepend = {"-Xms1g", "-Xmx1g"}) // prepend: -jvmArgsAppend on the command line keeps them
+@Fork(
+    value = 1,
+    jvmArgsPrepend = {"-Xms1g", "-Xmx1g"}) // prepend: -jvmArgsAppend on the command line keeps them
 @Threads(1)
 @OperationsPerInvocation(RepeaterFanOutBenchmark.BATCH)
 public class RepeaterFanOutBenchmark {
   static final int BATCH = 20_000;
   private static final int SINKS = 4;
   private static final long CONNECT_TIMEOUT_MILLIS = 10_000;
+
   /** A batch that does not arrive within this is a failure, not a slow result. */
   private static final long BATCH_TIMEOUT_MILLIS = 30_000;
+
   private static final long POLL_NANOS = 50_000;
-  private static final int TYPE_HELLO = 1; // frame type bytes, see the io.zoolander.wire package table
+  private static final int TYPE_HELLO =
+      1; // frame type bytes, see the io.zoolander.wire package table
   private static final int TYPE_SEQUENCED = 3;
 
   /** Client connections writing to the repeater. */
@@ -111,6 +118,7 @@ public class RepeaterFanOutBenchmark {
   private final AtomicLong refused = new AtomicLong();
   private RepeaterCore repeater;
   private long[] threadIds;
+
   /** WRITEs handed to the clients so far. */
   private long sent;
 
@@ -125,15 +133,27 @@ public class RepeaterFanOutBenchmark {
       sinks.add(sink);
       sources.add(new FixedDuplicate(sink.endpoint()));
     }
-    repeater = new RepeaterCore(new CoreConfig(RepeaterSettings.DEFAULT_CLIENT_HOST, 0,
-        RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES, CONNECT_TIMEOUT_MILLIS, OptionalLong.empty(),
-        RepeaterSettings.DEFAULT_CLIENT_IO_THREADS, Znodes.defaults(), RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
-        RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS), sources, null);
+    repeater =
+        new RepeaterCore(
+            new CoreConfig(
+                RepeaterSettings.DEFAULT_CLIENT_HOST,
+                0,
+                RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES,
+                CONNECT_TIMEOUT_MILLIS,
+                OptionalLong.empty(),
+                RepeaterSettings.DEFAULT_CLIENT_IO_THREADS,
+                Znodes.defaults(),
+                RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES,
+                RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS),
+            sources,
+            null);
     repeater.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
-    while (!repeater.duplicates().stream().allMatch(v -> v.connectionState() == ConnectionState.STREAMING)) {
+    while (!repeater.duplicates().stream()
+        .allMatch(v -> v.connectionState() == ConnectionState.STREAMING)) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("the repeater did not stream to every sink: " + repeater.duplicates());
+        throw new IllegalStateException(
+            "the repeater did not stream to every sink: " + repeater.duplicates());
       }
       LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
@@ -143,10 +163,13 @@ public class RepeaterFanOutBenchmark {
       generators.add(generator);
       clientChannels.add(generator.connect(clientGroup, repeater.boundAddress()));
     }
-    threadIds = new long[] {
-        threadId("zoolander-repeater-clients"), threadId("zoolander-repeater-sequencer"),
-        clientGroup.submit(() -> Thread.currentThread().getId()).get(),
-        sinkGroup.submit(() -> Thread.currentThread().getId()).get()};
+    threadIds =
+        new long[] {
+          threadId("zoolander-repeater-clients"),
+          threadId("zoolander-repeater-sequencer"),
+          clientGroup.submit(() -> Thread.currentThread().getId()).get(),
+          sinkGroup.submit(() -> Thread.currentThread().getId()).get()
+        };
   }
 
   @TearDown(Level.Trial)
@@ -177,7 +200,10 @@ public class RepeaterFanOutBenchmark {
     return previous;
   }
 
-  /** Waits, bounded, until every sink has received {@code target} messages in seq order and none was refused. */
+  /**
+   * Waits, bounded, until every sink has received {@code target} messages in seq order and none was
+   * refused.
+   */
   private void awaitSinks(long target) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BATCH_TIMEOUT_MILLIS);
     for (Sink sink : sinks) {
@@ -186,8 +212,16 @@ public class RepeaterFanOutBenchmark {
           throw new IllegalStateException(refused.get() + " WRITEs refused by the repeater");
         }
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("sink " + sink.id + " received " + sink.received + " of " + target
-              + " messages within " + BATCH_TIMEOUT_MILLIS + " ms");
+          throw new IllegalStateException(
+              "sink "
+                  + sink.id
+                  + " received "
+                  + sink.received
+                  + " of "
+                  + target
+                  + " messages within "
+                  + BATCH_TIMEOUT_MILLIS
+                  + " ms");
         }
         LockSupport.parkNanos(POLL_NANOS);
         if (Thread.interrupted()) {
@@ -200,7 +234,10 @@ public class RepeaterFanOutBenchmark {
     }
   }
 
-  /** CPU time so far of the repeater's client I/O thread, its sequencer, the clients' and the sinks' loops. */
+  /**
+   * CPU time so far of the repeater's client I/O thread, its sequencer, the clients' and the sinks'
+   * loops.
+   */
   private long[] cpuTimes() {
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long[] times = new long[threadIds.length];
@@ -211,26 +248,38 @@ public class RepeaterFanOutBenchmark {
   }
 
   private static long threadId(String namePrefix) {
-    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(namePrefix))
-        .findFirst().orElseThrow(() -> new IllegalStateException("no thread named " + namePrefix + "*")).getId();
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith(namePrefix))
+        .findFirst()
+        .orElseThrow(() -> new IllegalStateException("no thread named " + namePrefix + "*"))
+        .getId();
   }
 
   /**
-   * Per thread, the percentage of one core it used over the iteration (JMH labels these rates "ops/s": its counters
-   * are rates or sums, and a sum over iterations of per-message figures would mean nothing). A thread near 100 is the
-   * bottleneck; CPU time per message is {@code percent * 10^7 / messages per second} ns.
+   * Per thread, the percentage of one core it used over the iteration (JMH labels these rates
+   * "ops/s": its counters are rates or sums, and a sum over iterations of per-message figures would
+   * mean nothing). A thread near 100 is the bottleneck; CPU time per message is {@code percent *
+   * 10^7 / messages per second} ns.
    */
   @State(Scope.Thread)
   @AuxCounters(AuxCounters.Type.OPERATIONS)
   public static class CoreUsePercent {
     private static final double NANOS_PER_PERCENT_SECOND = 1e7;
 
-    /** The repeater's client I/O thread: reading and decoding WRITEs, handing them to the sequencer. */
+    /**
+     * The repeater's client I/O thread: reading and decoding WRITEs, handing them to the sequencer.
+     */
     public double repeaterClientIoPct;
-    /** The repeater's sequencer: SEQUENCED encoding, log, 4 socket writes and flushes, acks and trimming. */
+
+    /**
+     * The repeater's sequencer: SEQUENCED encoding, log, 4 socket writes and flushes, acks and
+     * trimming.
+     */
     public double sequencerPct;
+
     /** The clients' loop: building and encoding WRITEs, writing them. */
     public double clientsPct;
+
     /** The sinks' loop: reading 4 streams of frames, acking. */
     public double sinksPct;
 
@@ -274,7 +323,9 @@ public class RepeaterFanOutBenchmark {
 
     @Override
     public Claim claim(long epoch, long timeoutMillis) {
-      return new Claim(new BookkeepingState(epoch, BookkeepingState.INITIAL.appliedSeq()), Optional.of(endpoint));
+      return new Claim(
+          new BookkeepingState(epoch, BookkeepingState.INITIAL.appliedSeq()),
+          Optional.of(endpoint));
     }
 
     @Override
@@ -308,22 +359,27 @@ public class RepeaterFanOutBenchmark {
           .group(group)
           .channel(NioSocketChannel.class)
           .option(ChannelOption.TCP_NODELAY, true)
-          .handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              WirePipeline.install(ch.pipeline());
-              ch.pipeline().addLast(self);
-            }
-          })
-          .connect(address).sync().channel();
+          .handler(
+              new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                  WirePipeline.install(ch.pipeline());
+                  ch.pipeline().addLast(self);
+                }
+              })
+          .connect(address)
+          .sync()
+          .channel();
     }
 
     /** Any thread: write {@code messages} more. */
     void add(long messages) {
-      ctx.executor().execute(() -> {
-        total += messages;
-        pump();
-      });
+      ctx.executor()
+          .execute(
+              () -> {
+                total += messages;
+                pump();
+              });
     }
 
     @Override
@@ -359,7 +415,10 @@ public class RepeaterFanOutBenchmark {
     }
   }
 
-  /** A plugin stand-in: answers HELLO with STATUS, counts SEQUENCED frames without decoding them, acks per burst. */
+  /**
+   * A plugin stand-in: answers HELLO with STATUS, counts SEQUENCED frames without decoding them,
+   * acks per burst.
+   */
   private static final class Sink {
     final int id;
     volatile long received;
@@ -371,26 +430,38 @@ public class RepeaterFanOutBenchmark {
     }
 
     void start(EventLoopGroup group) throws InterruptedException {
-      server = new ServerBootstrap()
-          .group(group)
-          .channel(NioServerSocketChannel.class)
-          .childOption(ChannelOption.TCP_NODELAY, true)
-          .childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              int lengthBytes = WireSettings.LENGTH_FIELD_BYTES;
-              ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(WireSettings.DEFAULT_MAX_FRAME_BYTES, 0,
-                  lengthBytes, 0, lengthBytes));
-              ch.pipeline().addLast(new LengthFieldPrepender(lengthBytes));
-              ch.pipeline().addLast(new MessageEncoder(WireSettings.DEFAULT_MAX_FRAME_BYTES));
-              ch.pipeline().addLast(new Handler());
-            }
-          })
-          .bind("127.0.0.1", 0).sync().channel();
+      server =
+          new ServerBootstrap()
+              .group(group)
+              .channel(NioServerSocketChannel.class)
+              .childOption(ChannelOption.TCP_NODELAY, true)
+              .childHandler(
+                  new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                      int lengthBytes = WireSettings.LENGTH_FIELD_BYTES;
+                      ch.pipeline()
+                          .addLast(
+                              new LengthFieldBasedFrameDecoder(
+                                  WireSettings.DEFAULT_MAX_FRAME_BYTES,
+                                  0,
+                                  lengthBytes,
+                                  0,
+                                  lengthBytes));
+                      ch.pipeline().addLast(new LengthFieldPrepender(lengthBytes));
+                      ch.pipeline()
+                          .addLast(new MessageEncoder(WireSettings.DEFAULT_MAX_FRAME_BYTES));
+                      ch.pipeline().addLast(new Handler());
+                    }
+                  })
+              .bind("127.0.0.1", 0)
+              .sync()
+              .channel();
     }
 
     PluginEndpoint endpoint() {
-      return new PluginEndpoint(id, 1, "127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort());
+      return new PluginEndpoint(
+          id, 1, "127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort());
     }
 
     private final class Handler extends ChannelInboundHandlerAdapter {

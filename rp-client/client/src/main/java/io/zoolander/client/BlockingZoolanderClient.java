@@ -8,8 +8,9 @@ import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The synchronous twins of {@link ZoolanderClient}'s operations: each waits for its future and throws {@link
- * ZoolanderException} on failure (never a checked exception). Obtain one with {@link ZoolanderClient#blocking()}.
+ * The synchronous twins of {@link ZoolanderClient}'s operations: each waits for its future and
+ * throws {@link ZoolanderException} on failure (never a checked exception). Obtain one with {@link
+ * ZoolanderClient#blocking()}.
  */
 public final class BlockingZoolanderClient {
   private final ZoolanderClient client;
@@ -18,7 +19,10 @@ public final class BlockingZoolanderClient {
     this.client = client;
   }
 
-  /** The same client for use by the async-first implementation; see {@link ZoolanderClient#blocking()}. */
+  /**
+   * The same client for use by the async-first implementation; see {@link
+   * ZoolanderClient#blocking()}.
+   */
   public static BlockingZoolanderClient of(ZoolanderClient client) {
     return new BlockingZoolanderClient(client);
   }
@@ -78,7 +82,8 @@ public final class BlockingZoolanderClient {
       throw new ZoolanderException(KeeperException.Code.SYSTEMERROR, null, cause.toString(), cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT, null, "interrupted while waiting", e);
+      throw new ZoolanderException(
+          KeeperException.Code.OPERATIONTIMEOUT, null, "interrupted while waiting", e);
     }
   }
 }

@@ -7,7 +7,8 @@ import java.util.Arrays;
  *
  * @param data the node's data (never null)
  * @param version the node's data version
- * @param appliedSeq the duplicate's applied seq when it read the node: the read reflects every write up to it
+ * @param appliedSeq the duplicate's applied seq when it read the node: the read reflects every
+ *     write up to it
  * @param duplicateId the duplicate that answered first
  */
 public record NodeData(byte[] data, int version, long appliedSeq, int duplicateId) {
@@ -27,7 +28,14 @@ public record NodeData(byte[] data, int version, long appliedSeq, int duplicateI
 
   @Override
   public String toString() {
-    return "NodeData[" + data.length + " bytes, version=" + version + ", appliedSeq=" + appliedSeq + ", duplicate="
-        + duplicateId + "]";
+    return "NodeData["
+        + data.length
+        + " bytes, version="
+        + version
+        + ", appliedSeq="
+        + appliedSeq
+        + ", duplicate="
+        + duplicateId
+        + "]";
   }
 }

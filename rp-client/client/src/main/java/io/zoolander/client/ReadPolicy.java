@@ -4,15 +4,18 @@ package io.zoolander.client;
  * How many duplicates a read goes to (the degree of concurrency C) and when.
  *
  * <ul>
- *   <li>{@link #fixed(int)}: every read goes to the C best-ranked duplicates at once; the first reply wins.
- *   <li>{@link #adaptive()}: C moves between bounds following the autonomic policy: raised when the failure ratio or
- *       the latency variation in a window is high, lowered when both are low.
- *   <li>{@link #hedged(double)}: a read goes to the best-ranked duplicate, and to the next one only if no reply came
- *       within a percentile of recent latency (what gRPC, Finagle and the Cassandra driver offer).
+ *   <li>{@link #fixed(int)}: every read goes to the C best-ranked duplicates at once; the first
+ *       reply wins.
+ *   <li>{@link #adaptive()}: C moves between bounds following the autonomic policy: raised when the
+ *       failure ratio or the latency variation in a window is high, lowered when both are low.
+ *   <li>{@link #hedged(double)}: a read goes to the best-ranked duplicate, and to the next one only
+ *       if no reply came within a percentile of recent latency (what gRPC, Finagle and the
+ *       Cassandra driver offer).
  * </ul>
  *
- * In every mode duplicates are ranked by recent latency, so reads go to the fastest first, and a duplicate that refuses
- * a read (not caught up, fenced) or is unreachable is skipped for the next one.
+ * In every mode duplicates are ranked by recent latency, so reads go to the fastest first, and a
+ * duplicate that refuses a read (not caught up, fenced) or is unreachable is skipped for the next
+ * one.
  */
 public final class ReadPolicy {
 
@@ -35,7 +38,11 @@ public final class ReadPolicy {
   private final double hedgePercentile;
   private final long minHedgeDelayMicros;
 
-  private ReadPolicy(Mode mode, int concurrency, AdaptiveBuilder adaptive, double hedgePercentile,
+  private ReadPolicy(
+      Mode mode,
+      int concurrency,
+      AdaptiveBuilder adaptive,
+      double hedgePercentile,
       long minHedgeDelayMicros) {
     this.mode = mode;
     this.concurrency = concurrency;
@@ -51,7 +58,8 @@ public final class ReadPolicy {
   }
 
   /**
-   * Every read to the {@code concurrency} best-ranked duplicates (capped at the number of duplicates).
+   * Every read to the {@code concurrency} best-ranked duplicates (capped at the number of
+   * duplicates).
    *
    * @throws IllegalArgumentException if {@code concurrency < 1}
    */
@@ -77,8 +85,8 @@ public final class ReadPolicy {
   }
 
   /**
-   * Hedged reads: to the best duplicate, then to the next after the given percentile of recent read latency (at
-   * least 100 microseconds).
+   * Hedged reads: to the best duplicate, then to the next after the given percentile of recent read
+   * latency (at least 100 microseconds).
    *
    * @param percentile in (0, 1), e.g. 0.95
    */
@@ -115,7 +123,9 @@ public final class ReadPolicy {
     return raiseFailureRatio;
   }
 
-  /** Latency variation (p90 / p50 of the window's reply latencies) at or above which C is raised. */
+  /**
+   * Latency variation (p90 / p50 of the window's reply latencies) at or above which C is raised.
+   */
   public double raiseVariation() {
     return raiseVariation;
   }
@@ -163,7 +173,8 @@ public final class ReadPolicy {
     /** Bounds of C (the upper one is capped at the number of duplicates); default 1..all. */
     public AdaptiveBuilder bounds(int min, int max) {
       if (min < 1 || max < min) {
-        throw new IllegalArgumentException("bounds must satisfy 1 <= min <= max, were " + min + ".." + max);
+        throw new IllegalArgumentException(
+            "bounds must satisfy 1 <= min <= max, were " + min + ".." + max);
       }
       this.minConcurrency = min;
       this.maxConcurrency = max;
@@ -195,14 +206,19 @@ public final class ReadPolicy {
       return this;
     }
 
-    /** Lower C when a window's failure ratio and variation are both below these; defaults 0.01 and 2.0. */
+    /**
+     * Lower C when a window's failure ratio and variation are both below these; defaults 0.01 and
+     * 2.0.
+     */
     public AdaptiveBuilder lowerBelow(double failureRatio, double variation) {
       this.lowerFailureRatio = ratio(failureRatio, "lower failureRatio");
       this.lowerVariation = variation(variation, "lower variation");
       return this;
     }
 
-    /** @throws IllegalStateException if the lowering thresholds are not below the raising ones */
+    /**
+     * @throws IllegalStateException if the lowering thresholds are not below the raising ones
+     */
     public ReadPolicy build() {
       if (lowerFailureRatio > raiseFailureRatio || lowerVariation > raiseVariation) {
         throw new IllegalStateException("lowering thresholds must not exceed raising thresholds");

@@ -7,20 +7,22 @@ import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first duplicate, and
- * first-reply reads across C duplicates with read-your-writes.
+ * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first
+ * duplicate, and first-reply reads across C duplicates with read-your-writes.
  *
- * <p>Build one with {@link #builder()}; it is thread-safe and meant to be shared. Every operation is asynchronous and
- * completes exceptionally with a {@link ZoolanderException} carrying a ZooKeeper result code; {@link #blocking()} gives
- * the synchronous twins. Every future completes: at the latest when the request timeout passes or the client closes.
+ * <p>Build one with {@link #builder()}; it is thread-safe and meant to be shared. Every operation
+ * is asynchronous and completes exceptionally with a {@link ZoolanderException} carrying a
+ * ZooKeeper result code; {@link #blocking()} gives the synchronous twins. Every future completes:
+ * at the latest when the request timeout passes or the client closes.
  *
- * <p>Consistency: writes are applied by every duplicate in one global order (the seq). A read goes to duplicates that
- * have applied at least the highest seq this client has seen (its own writes, earlier reads), so a client always reads
- * its own writes and never goes back in time, even though duplicates lag each other. {@link #writeAll} and {@link
- * #barrier} wait until every live duplicate has applied a write, so that any client's later read sees it.
+ * <p>Consistency: writes are applied by every duplicate in one global order (the seq). A read goes
+ * to duplicates that have applied at least the highest seq this client has seen (its own writes,
+ * earlier reads), so a client always reads its own writes and never goes back in time, even though
+ * duplicates lag each other. {@link #writeAll} and {@link #barrier} wait until every live duplicate
+ * has applied a write, so that any client's later read sees it.
  *
- * <p>Paths are application paths (absolute ZooKeeper paths). Only persistent nodes are replicated: there are no
- * ephemeral nodes and no watches (sessions are per duplicate).
+ * <p>Paths are application paths (absolute ZooKeeper paths). Only persistent nodes are replicated:
+ * there are no ephemeral nodes and no watches (sessions are per duplicate).
  */
 public interface ZoolanderClient extends AutoCloseable {
 
@@ -28,15 +30,19 @@ public interface ZoolanderClient extends AutoCloseable {
     return new ZoolanderClientBuilder();
   }
 
-  /** This client's id, unique per client instance; the repeater and plugins route replies and detect retries by it. */
+  /**
+   * This client's id, unique per client instance; the repeater and plugins route replies and detect
+   * retries by it.
+   */
   long clientId();
 
   // ---- writes ----
 
   /**
-   * Sequences {@code ops} as one write (more than one op is an atomic multi) and completes with the first duplicate's
-   * result. A write whose ops fail (e.g. NODEEXISTS) completes normally: see {@link WriteResult#code()}. A write
-   * retried after a timeout or reconnect is applied at most once.
+   * Sequences {@code ops} as one write (more than one op is an atomic multi) and completes with the
+   * first duplicate's result. A write whose ops fail (e.g. NODEEXISTS) completes normally: see
+   * {@link WriteResult#code()}. A write retried after a timeout or reconnect is applied at most
+   * once.
    */
   CompletableFuture<WriteResult> write(List<Op> ops);
 
@@ -63,14 +69,17 @@ public interface ZoolanderClient extends AutoCloseable {
     return writeOp(() -> Op.delete(path, version));
   }
 
-  /** Builds one op and writes it; an invalid op fails the future with {@code BADARGUMENTS}, like any write. */
+  /**
+   * Builds one op and writes it; an invalid op fails the future with {@code BADARGUMENTS}, like any
+   * write.
+   */
   private CompletableFuture<WriteResult> writeOp(Supplier<Op> op) {
     Op built;
     try {
       built = op.get();
     } catch (IllegalArgumentException | NullPointerException e) {
-      return CompletableFuture.failedFuture(new ZoolanderException(
-          KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+      return CompletableFuture.failedFuture(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
     }
     return write(List.of(built));
   }
@@ -109,13 +118,18 @@ public interface ZoolanderClient extends AutoCloseable {
 
   void addInconsistencyListener(InconsistencyListener listener);
 
-  /** Observes every reply, winning and losing (latencies for the model, paired across duplicates). */
+  /**
+   * Observes every reply, winning and losing (latencies for the model, paired across duplicates).
+   */
   void addReplyListener(ReplyListener listener);
 
   /** The synchronous twins of this client's operations. */
   BlockingZoolanderClient blocking();
 
-  /** Closes every connection; pending operations fail with {@code CONNECTIONLOSS}, later ones at once. */
+  /**
+   * Closes every connection; pending operations fail with {@code CONNECTIONLOSS}, later ones at
+   * once.
+   */
   @Override
   void close();
 }

@@ -16,20 +16,31 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Builds a {@link ZoolanderClient}. Every setter validates its argument (NPE/IAE naming the setting); {@link #build()}
- * checks that the required settings are present (ISE) and connects.
+ * Builds a {@link ZoolanderClient}. Every setter validates its argument (NPE/IAE naming the
+ * setting); {@link #build()} checks that the required settings are present (ISE) and connects.
  */
 public final class ZoolanderClientBuilder {
   /** Default time a write may take before it fails with {@code OPERATIONTIMEOUT}. */
   public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
   /** Default time {@link #build()} waits for the repeater and the duplicates' plugins. */
   public static final long DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
-  /** Default ZooKeeper session timeout of the discovery sessions; also how long a peer stays SUSPENDED before LOST. */
+
+  /**
+   * Default ZooKeeper session timeout of the discovery sessions; also how long a peer stays
+   * SUSPENDED before LOST.
+   */
   public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
-  /** Default time after which an unanswered write is sent again (same request id: applied at most once). */
+
+  /**
+   * Default time after which an unanswered write is sent again (same request id: applied at most
+   * once).
+   */
   public static final long DEFAULT_WRITE_RETRY_MS = 2_000;
+
   /** Default time a read waits for one duplicate before asking the next. */
   public static final long DEFAULT_READ_ATTEMPT_TIMEOUT_MS = 2_000;
+
   /** Default tau of the observed-SLA meter. */
   public static final double DEFAULT_SLA_TAU_MS = 5;
 
@@ -53,8 +64,8 @@ public final class ZoolanderClientBuilder {
   ZoolanderClientBuilder() {}
 
   /**
-   * The repeater's address (required). Call it again to add standby repeaters: the client connects to the first and
-   * moves to the next whenever a connection fails or drops.
+   * The repeater's address (required). Call it again to add standby repeaters: the client connects
+   * to the first and moves to the next whenever a connection fails or drops.
    */
   public ZoolanderClientBuilder repeater(String host, int port) {
     Objects.requireNonNull(host, "repeater host must not be null");
@@ -65,7 +76,10 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  /** Adds a duplicate by its ensemble's ZooKeeper connect string; its active plugin is discovered there. */
+  /**
+   * Adds a duplicate by its ensemble's ZooKeeper connect string; its active plugin is discovered
+   * there.
+   */
   public ZoolanderClientBuilder duplicate(String connectString) {
     Objects.requireNonNull(connectString, "duplicate connectString must not be null");
     if (connectString.isBlank()) {
@@ -76,8 +90,8 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * Adds a duplicate by a fixed plugin endpoint, without discovery (the plugin must stay there: a leader change is
-   * not followed). Useful behind a load balancer or in tests.
+   * Adds a duplicate by a fixed plugin endpoint, without discovery (the plugin must stay there: a
+   * leader change is not followed). Useful behind a load balancer or in tests.
    */
   public ZoolanderClientBuilder duplicateAt(String host, int port) {
     Objects.requireNonNull(host, "duplicate host must not be null");
@@ -118,7 +132,10 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  /** Time after which an unanswered write is sent again with the same request id (applied at most once). */
+  /**
+   * Time after which an unanswered write is sent again with the same request id (applied at most
+   * once).
+   */
   public ZoolanderClientBuilder writeRetryMs(long writeRetryMs) {
     this.writeRetryMs = positive(writeRetryMs, "writeRetryMs");
     return this;
@@ -136,7 +153,10 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  /** The time source for latencies, timeouts' bookkeeping and the adaptive policy; the system's by default. */
+  /**
+   * The time source for latencies, timeouts' bookkeeping and the adaptive policy; the system's by
+   * default.
+   */
   public ZoolanderClientBuilder ticker(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
     return this;
@@ -148,7 +168,9 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  /** The bound of the observed-SLA meter ({@code zoolander.client.sla.observed}); 5 ms by default. */
+  /**
+   * The bound of the observed-SLA meter ({@code zoolander.client.sla.observed}); 5 ms by default.
+   */
   public ZoolanderClientBuilder slaTauMs(double slaTauMs) {
     if (!(slaTauMs > 0) || Double.isInfinite(slaTauMs)) {
       throw new IllegalArgumentException("slaTauMs must be a finite number > 0, was " + slaTauMs);
@@ -158,8 +180,9 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * TLS on every connection (to the repeater and to every plugin); plaintext by default. With {@link
-   * TlsSettings#verifyHostname()} the servers' certificates must name the hosts the client connects to.
+   * TLS on every connection (to the repeater and to every plugin); plaintext by default. With
+   * {@link TlsSettings#verifyHostname()} the servers' certificates must name the hosts the client
+   * connects to.
    */
   public ZoolanderClientBuilder tls(TlsSettings tls) {
     this.tls = Objects.requireNonNull(tls, "tls must not be null");
@@ -167,9 +190,10 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * How this client proves who it is to a repeater (and plugins) that require authentication; none by default. With a
-   * credential the client waits for the repeater's CHALLENGE before it sends writes, so give one only when the
-   * repeater requires authentication. {@link Credential#certificate()} needs {@link #tls} with a key (mutual TLS).
+   * How this client proves who it is to a repeater (and plugins) that require authentication; none
+   * by default. With a credential the client waits for the repeater's CHALLENGE before it sends
+   * writes, so give one only when the repeater requires authentication. {@link
+   * Credential#certificate()} needs {@link #tls} with a key (mutual TLS).
    */
   public ZoolanderClientBuilder credential(Credential credential) {
     this.credential = Objects.requireNonNull(credential, "credential must not be null");
@@ -177,21 +201,24 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * Connects: waits up to the connect timeout for the repeater and every duplicate's plugin, and returns once the
-   * repeater and at least one plugin are connected.
+   * Connects: waits up to the connect timeout for the repeater and every duplicate's plugin, and
+   * returns once the repeater and at least one plugin are connected.
    *
    * @throws IllegalStateException if the repeater or the duplicates are not set
-   * @throws ZoolanderException with {@code CONNECTIONLOSS} if the repeater or no plugin could be reached in time
+   * @throws ZoolanderException with {@code CONNECTIONLOSS} if the repeater or no plugin could be
+   *     reached in time
    */
   public ZoolanderClient build() {
     if (repeaters.isEmpty()) {
       throw new IllegalStateException("repeater must be set");
     }
     if (duplicates.isEmpty()) {
-      throw new IllegalStateException("duplicates must not be empty: add each duplicate's connect string");
+      throw new IllegalStateException(
+          "duplicates must not be empty: add each duplicate's connect string");
     }
     if (credential != null && credential.isCertificate() && (tls == null || !tls.hasKey())) {
-      throw new IllegalStateException("credential: a certificate credential needs tls with a key and certificate");
+      throw new IllegalStateException(
+          "credential: a certificate credential needs tls with a key and certificate");
     }
     return DefaultZoolanderClient.connect(
         new ClientSettings(
@@ -214,8 +241,8 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * How much shed writes and timed-out reads are retried (default {@link RetryBudget#defaults()}): see {@link
-   * RetryBudget}.
+   * How much shed writes and timed-out reads are retried (default {@link RetryBudget#defaults()}):
+   * see {@link RetryBudget}.
    */
   public ZoolanderClientBuilder retryBudget(RetryBudget retryBudget) {
     this.retryBudget = Objects.requireNonNull(retryBudget, "retryBudget must not be null");

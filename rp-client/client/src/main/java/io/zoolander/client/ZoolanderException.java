@@ -5,8 +5,9 @@ import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The one unchecked exception the client throws (sync methods) or completes futures with (async methods). It carries
- * a ZooKeeper-style result code, and, when a Zoolander server refused the request, the wire {@link ErrorCode}.
+ * The one unchecked exception the client throws (sync methods) or completes futures with (async
+ * methods). It carries a ZooKeeper-style result code, and, when a Zoolander server refused the
+ * request, the wire {@link ErrorCode}.
  */
 public class ZoolanderException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -18,18 +19,24 @@ public class ZoolanderException extends RuntimeException {
     this(code, null, message, null);
   }
 
-  public ZoolanderException(KeeperException.Code code, ErrorCode errorCode, String message, Throwable cause) {
+  public ZoolanderException(
+      KeeperException.Code code, ErrorCode errorCode, String message, Throwable cause) {
     super(message, cause);
     this.code = code;
     this.errorCode = errorCode;
   }
 
-  /** The ZooKeeper result code: e.g. {@code NODEEXISTS}, {@code BADVERSION}, {@code OPERATIONTIMEOUT}. */
+  /**
+   * The ZooKeeper result code: e.g. {@code NODEEXISTS}, {@code BADVERSION}, {@code
+   * OPERATIONTIMEOUT}.
+   */
   public KeeperException.Code code() {
     return code;
   }
 
-  /** The Zoolander error a server answered with, if the request was refused by a repeater or plugin. */
+  /**
+   * The Zoolander error a server answered with, if the request was refused by a repeater or plugin.
+   */
   public Optional<ErrorCode> errorCode() {
     return Optional.ofNullable(errorCode);
   }

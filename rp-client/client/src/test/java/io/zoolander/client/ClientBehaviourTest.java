@@ -10,7 +10,6 @@ import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,7 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The real client against scripted peers on real sockets: routing, retries, bookkeeping, detection. */
+/**
+ * The real client against scripted peers on real sockets: routing, retries, bookkeeping, detection.
+ */
 @Timeout(60)
 class ClientBehaviourTest {
   private FakePeers peers;
@@ -102,8 +103,11 @@ class ClientBehaviourTest {
       assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
       List<Message.Write> sent = repeater.received(Message.Write.class);
       assertThat(sent.size()).isGreaterThanOrEqualTo(2);
-      assertThat(sent).allMatch(w -> w.requestId() == sent.get(0).requestId() && w.ops().equals(sent.get(0).ops()));
-      assertThat(meters.get("zoolander.client.retries").tag("op", "write").counter().count()).isPositive();
+      assertThat(sent)
+          .allMatch(
+              w -> w.requestId() == sent.get(0).requestId() && w.ops().equals(sent.get(0).ops()));
+      assertThat(meters.get("zoolander.client.retries").tag("op", "write").counter().count())
+          .isPositive();
       assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
     }
   }
@@ -125,7 +129,8 @@ class ClientBehaviourTest {
   @Test
   void writesMoveToAStandbyRepeaterWhenTheFirstGoesAway() throws Exception {
     FakePeers.Peer standby = peers.repeater();
-    try (ZoolanderClient client = builder().repeater("127.0.0.1", standby.port()).writeRetryMs(200).build()) {
+    try (ZoolanderClient client =
+        builder().repeater("127.0.0.1", standby.port()).writeRetryMs(200).build()) {
       repeater.close(); // the first repeater dies: its port refuses from now on
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
       await(() -> !standby.received(Message.Write.class).isEmpty());
@@ -147,35 +152,65 @@ class ClientBehaviourTest {
     assertThat(codeOf(read)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
     assertThat(codeOf(barrier)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
     assertThat(codeOf(client.exists("/a"))).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
-    assertThat(codeOf(client.setData("/a", new byte[0], -1))).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
-    assertThatThrownBy(() -> client.blocking().getData("/a")).isInstanceOf(ZoolanderException.class)
+    assertThat(codeOf(client.setData("/a", new byte[0], -1)))
+        .isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+    assertThatThrownBy(() -> client.blocking().getData("/a"))
+        .isInstanceOf(ZoolanderException.class)
         .hasMessageContaining("closed");
   }
 
   @Test
   void readsGoToTheFirstReplyAmongCDuplicatesAndLosersAreStillMeasured() throws Exception {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(2)).build()) {
-      one.onMessage = (p, m) -> {
-        Message.Read r = (Message.Read) m;
-        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 1, 9, KeeperException.Code.OK, utf8("v"), 2,
-            List.of()));
-      };
-      two.onMessage = (p, m) -> {
-        Message.Read r = (Message.Read) m;
-        p.sendLater(new Message.ReadReply(r.clientId(), r.requestId(), 2, 9, KeeperException.Code.OK, utf8("v"), 2,
-            List.of()), 200);
-      };
+      one.onMessage =
+          (p, m) -> {
+            Message.Read r = (Message.Read) m;
+            p.send(
+                new Message.ReadReply(
+                    r.clientId(),
+                    r.requestId(),
+                    1,
+                    9,
+                    KeeperException.Code.OK,
+                    utf8("v"),
+                    2,
+                    List.of()));
+          };
+      two.onMessage =
+          (p, m) -> {
+            Message.Read r = (Message.Read) m;
+            p.sendLater(
+                new Message.ReadReply(
+                    r.clientId(),
+                    r.requestId(),
+                    2,
+                    9,
+                    KeeperException.Code.OK,
+                    utf8("v"),
+                    2,
+                    List.of()),
+                200);
+          };
       NodeData data = client.getData("/a").get(10, TimeUnit.SECONDS);
       assertThat(data.duplicateId()).isEqualTo(1);
       assertThat(new String(data.data(), StandardCharsets.UTF_8)).isEqualTo("v");
       assertThat(data.appliedSeq()).isEqualTo(9);
-      // Both were asked; the loser's READ may still be on its way when the winner's reply completes the read.
+      // Both were asked; the loser's READ may still be on its way when the winner's reply completes
+      // the read.
       await(() -> two.received(Message.Read.class).size() >= 1);
       assertThat(one.received(Message.Read.class)).hasSize(1);
       assertThat(two.received(Message.Read.class)).hasSize(1);
-      await(() -> meters.get("zoolander.client.read.latency").tag("duplicate", "1").tag("reply", "other").timer()
-          .count() == 1);
-      assertThat(meters.get("zoolander.client.read.wins").tag("duplicate", "0").counter().count()).isEqualTo(1);
+      await(
+          () ->
+              meters
+                      .get("zoolander.client.read.latency")
+                      .tag("duplicate", "1")
+                      .tag("reply", "other")
+                      .timer()
+                      .count()
+                  == 1);
+      assertThat(meters.get("zoolander.client.read.wins").tag("duplicate", "0").counter().count())
+          .isEqualTo(1);
       assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
     }
   }
@@ -185,16 +220,29 @@ class ClientBehaviourTest {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(1)).build()) {
       CompletableFuture<WriteResult> w = client.create("/a", utf8("v"));
       await(() -> !repeater.received(Message.Write.class).isEmpty());
-      one.send(reply(repeater.received(Message.Write.class).get(0), 42, 1, new OpResult.Created("/a")));
+      one.send(
+          reply(repeater.received(Message.Write.class).get(0), 42, 1, new OpResult.Created("/a")));
       w.get(10, TimeUnit.SECONDS);
       // Whichever duplicate the ranking picks first refuses (not caught up); the other answers.
-      one.onMessage = (p, m) -> p.send(Message.Error.forRequest(ErrorCode.OVERLOADED, ((Message.Read) m).requestId(),
-          "not caught up"));
-      two.onMessage = (p, m) -> {
-        Message.Read r = (Message.Read) m;
-        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 2, 42, KeeperException.Code.OK, utf8("v"), 0,
-            List.of()));
-      };
+      one.onMessage =
+          (p, m) ->
+              p.send(
+                  Message.Error.forRequest(
+                      ErrorCode.OVERLOADED, ((Message.Read) m).requestId(), "not caught up"));
+      two.onMessage =
+          (p, m) -> {
+            Message.Read r = (Message.Read) m;
+            p.send(
+                new Message.ReadReply(
+                    r.clientId(),
+                    r.requestId(),
+                    2,
+                    42,
+                    KeeperException.Code.OK,
+                    utf8("v"),
+                    0,
+                    List.of()));
+          };
       assertThat(client.exists("/a").get(10, TimeUnit.SECONDS)).isTrue();
       List<Message.Read> reads = new java.util.ArrayList<>(one.received(Message.Read.class));
       reads.addAll(two.received(Message.Read.class));
@@ -208,16 +256,35 @@ class ClientBehaviourTest {
     List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.all()).build()) {
       client.addInconsistencyListener(events::add);
-      one.onMessage = (p, m) -> {
-        Message.Read r = (Message.Read) m;
-        p.send(new Message.ReadReply(r.clientId(), r.requestId(), 1, 9, KeeperException.Code.OK, utf8("good"), 2,
-            List.of()));
-      };
-      two.onMessage = (p, m) -> {
-        Message.Read r = (Message.Read) m;
-        p.sendLater(new Message.ReadReply(r.clientId(), r.requestId(), 2, 9, KeeperException.Code.OK, utf8("bad"), 2,
-            List.of()), 50);
-      };
+      one.onMessage =
+          (p, m) -> {
+            Message.Read r = (Message.Read) m;
+            p.send(
+                new Message.ReadReply(
+                    r.clientId(),
+                    r.requestId(),
+                    1,
+                    9,
+                    KeeperException.Code.OK,
+                    utf8("good"),
+                    2,
+                    List.of()));
+          };
+      two.onMessage =
+          (p, m) -> {
+            Message.Read r = (Message.Read) m;
+            p.sendLater(
+                new Message.ReadReply(
+                    r.clientId(),
+                    r.requestId(),
+                    2,
+                    9,
+                    KeeperException.Code.OK,
+                    utf8("bad"),
+                    2,
+                    List.of()),
+                50);
+          };
       client.getData("/a").get(10, TimeUnit.SECONDS);
       await(() -> !events.isEmpty());
       assertThat(events.get(0).what()).isEqualTo("/a");
@@ -229,15 +296,28 @@ class ClientBehaviourTest {
   @Test
   void aHedgedReadAsksTheNextDuplicateWhenTheFirstIsSlow() throws Exception {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.hedged(0.5)).build()) {
-      one.onMessage = (p, m) -> { }; // never answers
+      one.onMessage = (p, m) -> {}; // never answers
       two.onMessage = one.onMessage;
       CompletableFuture<NodeData> f = client.getData("/a");
-      await(() -> one.received(Message.Read.class).size() + two.received(Message.Read.class).size() == 2);
+      await(
+          () ->
+              one.received(Message.Read.class).size() + two.received(Message.Read.class).size()
+                  == 2);
       assertThat(meters.counter("zoolander.client.read.hedges").count()).isEqualTo(1);
-      assertThat(meters.counter("zoolander.client.read.requests").count()).as("first try and hedge").isEqualTo(2);
+      assertThat(meters.counter("zoolander.client.read.requests").count())
+          .as("first try and hedge")
+          .isEqualTo(2);
       Message.Read r = two.received(Message.Read.class).get(0);
-      two.send(new Message.ReadReply(r.clientId(), r.requestId(), 2, 0, KeeperException.Code.OK, new byte[0], 0,
-          List.of()));
+      two.send(
+          new Message.ReadReply(
+              r.clientId(),
+              r.requestId(),
+              2,
+              0,
+              KeeperException.Code.OK,
+              new byte[0],
+              0,
+              List.of()));
       assertThat(f.get(10, TimeUnit.SECONDS).duplicateId()).isEqualTo(2);
     }
   }
@@ -246,14 +326,21 @@ class ClientBehaviourTest {
   void aBarrierWaitsForEveryLiveDuplicate() throws Exception {
     try (ZoolanderClient client = builder().build()) {
       CompletableFuture<Void> barrier = client.barrier(10);
-      await(() -> !one.received(Message.Read.class).isEmpty() && !two.received(Message.Read.class).isEmpty());
+      await(
+          () ->
+              !one.received(Message.Read.class).isEmpty()
+                  && !two.received(Message.Read.class).isEmpty());
       Message.Read r1 = one.received(Message.Read.class).get(0);
       assertThat(r1.minSeq()).isEqualTo(10);
       assertThat(r1.path()).isEqualTo("/");
-      one.send(new Message.ReadReply(7, r1.requestId(), 1, 10, KeeperException.Code.OK, new byte[0], 0, List.of()));
+      one.send(
+          new Message.ReadReply(
+              7, r1.requestId(), 1, 10, KeeperException.Code.OK, new byte[0], 0, List.of()));
       assertThat(barrier).isNotDone();
       Message.Read r2 = two.received(Message.Read.class).get(0);
-      two.send(new Message.ReadReply(7, r2.requestId(), 2, 12, KeeperException.Code.OK, new byte[0], 0, List.of()));
+      two.send(
+          new Message.ReadReply(
+              7, r2.requestId(), 2, 12, KeeperException.Code.OK, new byte[0], 0, List.of()));
       barrier.get(10, TimeUnit.SECONDS);
       assertThat(client.lastSeenSeq()).isEqualTo(12);
     }
@@ -266,11 +353,13 @@ class ClientBehaviourTest {
       client.addConnectionStateListener((peer, state) -> states.add(peer + ":" + state));
       assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.CONNECTED);
       one.close();
-      await(() -> states.contains("duplicate[0]:SUSPENDED") && states.contains("duplicate[0]:LOST"));
+      await(
+          () -> states.contains("duplicate[0]:SUSPENDED") && states.contains("duplicate[0]:LOST"));
       assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.LOST);
       two.dropClient();
       await(() -> states.contains("duplicate[1]:RECONNECTED"));
-      assertThat(states.indexOf("duplicate[1]:SUSPENDED")).isLessThan(states.indexOf("duplicate[1]:RECONNECTED"));
+      assertThat(states.indexOf("duplicate[1]:SUSPENDED"))
+          .isLessThan(states.indexOf("duplicate[1]:RECONNECTED"));
     }
   }
 
@@ -283,7 +372,8 @@ class ClientBehaviourTest {
       assertThat(codeOf(client.create("/a", null))).isEqualTo(KeeperException.Code.BADARGUMENTS);
       assertThat(codeOf(client.setData("/a", new byte[2 * 1024 * 1024], -1)))
           .isEqualTo(KeeperException.Code.BADARGUMENTS);
-      assertThat(codeOf(client.create("/bad path\u0000", new byte[0]))).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      assertThat(codeOf(client.create("/bad path\u0000", new byte[0])))
+          .isEqualTo(KeeperException.Code.BADARGUMENTS);
       assertThat(codeOf(client.write(List.of()))).isEqualTo(KeeperException.Code.BADARGUMENTS);
       assertThat(codeOf(client.barrier(-1))).isEqualTo(KeeperException.Code.BADARGUMENTS);
       assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The client's reaction to shed writes (back off by the hint, bounded) and its read retry budget, on real sockets. */
+/**
+ * The client's reaction to shed writes (back off by the hint, bounded) and its read retry budget,
+ * on real sockets.
+ */
 @Timeout(60)
 class ClientRetryBudgetTest {
   private FakePeers peers;
@@ -67,20 +70,26 @@ class ClientRetryBudgetTest {
     long hintMs = 60;
     List<Long> arrivals = new CopyOnWriteArrayList<>();
     AtomicInteger refusals = new AtomicInteger();
-    repeater.onMessage = (p, m) -> {
-      Message.Write w = (Message.Write) m;
-      arrivals.add(System.nanoTime());
-      if (refusals.getAndIncrement() < 3) {
-        p.send(new Message.Error(ErrorCode.OVERLOADED, w.requestId(), hintMs, "admission control"));
-      } else {
-        p.send(new Message.Reply(w.clientId(), w.requestId(), 11, 1, List.of(new OpResult.Created("/a"))));
-      }
-    };
+    repeater.onMessage =
+        (p, m) -> {
+          Message.Write w = (Message.Write) m;
+          arrivals.add(System.nanoTime());
+          if (refusals.getAndIncrement() < 3) {
+            p.send(
+                new Message.Error(
+                    ErrorCode.OVERLOADED, w.requestId(), hintMs, "admission control"));
+          } else {
+            p.send(
+                new Message.Reply(
+                    w.clientId(), w.requestId(), 11, 1, List.of(new OpResult.Created("/a"))));
+          }
+        };
     try (ZoolanderClient client = builder().build()) {
       WriteResult result = client.create("/a", new byte[0]).get(20, TimeUnit.SECONDS);
       assertThat(result.seq()).isEqualTo(11);
       List<Message.Write> sent = repeater.received(Message.Write.class);
-      // Each resend under a new, higher request id: the refused attempts were not sequenced, and the plugins need a
+      // Each resend under a new, higher request id: the refused attempts were not sequenced, and
+      // the plugins need a
       // client's request ids to increase in sequencing order.
       assertThat(sent).hasSize(4).allMatch(w -> w.ops().equals(sent.get(0).ops()));
       for (int i = 1; i < sent.size(); i++) {
@@ -97,14 +106,19 @@ class ClientRetryBudgetTest {
 
   @Test
   void aWriteShedBeyondTheBudgetFailsAsThrottledAndAppliedNowhere() throws Exception {
-    repeater.onMessage = (p, m) -> p.send(new Message.Error(ErrorCode.OVERLOADED, ((Message.Write) m).requestId(), 5,
-        "admission control"));
-    try (ZoolanderClient client = builder().retryBudget(RetryBudget.builder().maxShedWriteRetries(2).build())
-        .build()) {
+    repeater.onMessage =
+        (p, m) ->
+            p.send(
+                new Message.Error(
+                    ErrorCode.OVERLOADED, ((Message.Write) m).requestId(), 5, "admission control"));
+    try (ZoolanderClient client =
+        builder().retryBudget(RetryBudget.builder().maxShedWriteRetries(2).build()).build()) {
       ZoolanderException e = failure(client.create("/a", new byte[0]));
       assertThat(e.code()).isEqualTo(KeeperException.Code.THROTTLEDOP);
       assertThat(e.errorCode()).contains(ErrorCode.OVERLOADED);
-      assertThat(e.getMessage()).contains("retry budget (2 retries) is spent").contains("applied nowhere");
+      assertThat(e.getMessage())
+          .contains("retry budget (2 retries) is spent")
+          .contains("applied nowhere");
       assertThat(repeater.received(Message.Write.class)).hasSize(3);
       assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
     }
@@ -113,12 +127,13 @@ class ClientRetryBudgetTest {
   @Test
   void readRetriesToTheOnlyDuplicateAreBoundedByTheBudget() throws Exception {
     int reads = 10;
-    // Never answers: without a budget each read would be re-sent every attempt timeout until its request timeout
+    // Never answers: without a budget each read would be re-sent every attempt timeout until its
+    // request timeout
     // (20 times each here).
-    one.onMessage = (p, m) -> { };
+    one.onMessage = (p, m) -> {};
     RetryBudget budget = RetryBudget.builder().readRetryRatio(0.2).minReadRetriesPerSec(0).build();
-    try (ZoolanderClient client = builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget)
-        .build()) {
+    try (ZoolanderClient client =
+        builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget).build()) {
       List<CompletableFuture<Boolean>> futures = new ArrayList<>();
       for (int i = 0; i < reads; i++) {
         futures.add(client.exists("/r" + i));
@@ -140,12 +155,16 @@ class ClientRetryBudgetTest {
   @Test
   void theBudgetValidatesItsSettingsNamingThem() {
     assertThatThrownBy(() -> RetryBudget.builder().maxShedWriteRetries(-1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxShedWriteRetries");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxShedWriteRetries");
     assertThatThrownBy(() -> RetryBudget.builder().readRetryRatio(Double.NaN))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("readRetryRatio");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("readRetryRatio");
     assertThatThrownBy(() -> RetryBudget.builder().maxReadRetryTokens(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxReadRetryTokens");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("maxReadRetryTokens");
     assertThatThrownBy(() -> ZoolanderClient.builder().retryBudget(null))
-        .isInstanceOf(NullPointerException.class).hasMessageContaining("retryBudget");
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("retryBudget");
   }
 }

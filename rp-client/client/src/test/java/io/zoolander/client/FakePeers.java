@@ -18,8 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
- * Test-side peers speaking the real wire protocol over real sockets on 127.0.0.1: a repeater that records WRITEs, and
- * plugins whose answers the test scripts. The component under test is the real client.
+ * Test-side peers speaking the real wire protocol over real sockets on 127.0.0.1: a repeater that
+ * records WRITEs, and plugins whose answers the test scripts. The component under test is the real
+ * client.
  */
 final class FakePeers implements AutoCloseable {
   private final EventLoopGroup group = new NioEventLoopGroup(1);
@@ -30,7 +31,7 @@ final class FakePeers implements AutoCloseable {
     final List<Message> received = new CopyOnWriteArrayList<>();
     final int duplicateId;
     volatile Channel client;
-    volatile BiConsumer<Peer, Message> onMessage = (p, m) -> { };
+    volatile BiConsumer<Peer, Message> onMessage = (p, m) -> {};
     private final Channel server;
     volatile long appliedSeq;
 
@@ -44,21 +45,28 @@ final class FakePeers implements AutoCloseable {
                   new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                      WirePipeline.install(ch.pipeline()).addLast(new SimpleChannelInboundHandler<Message>() {
-                        @Override
-                        protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-                          received.add(msg);
-                          if (msg instanceof Message.Hello) {
-                            client = ctx.channel();
-                            if (Peer.this.duplicateId >= 0) {
-                              ctx.writeAndFlush(new Message.Status(Peer.this.duplicateId, 1, appliedSeq,
-                                  DuplicateState.ACTIVE));
-                            }
-                          } else {
-                            onMessage.accept(Peer.this, msg);
-                          }
-                        }
-                      });
+                      WirePipeline.install(ch.pipeline())
+                          .addLast(
+                              new SimpleChannelInboundHandler<Message>() {
+                                @Override
+                                protected void channelRead0(
+                                    ChannelHandlerContext ctx, Message msg) {
+                                  received.add(msg);
+                                  if (msg instanceof Message.Hello) {
+                                    client = ctx.channel();
+                                    if (Peer.this.duplicateId >= 0) {
+                                      ctx.writeAndFlush(
+                                          new Message.Status(
+                                              Peer.this.duplicateId,
+                                              1,
+                                              appliedSeq,
+                                              DuplicateState.ACTIVE));
+                                    }
+                                  } else {
+                                    onMessage.accept(Peer.this, msg);
+                                  }
+                                }
+                              });
                     }
                   })
               .bind("127.0.0.1", 0)

@@ -15,9 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Planned slowness, client side: a duplicate that announces background work is left out of the read set until it
- * announces the end or the announced maximum passes (an injected clock jumps past it); if every duplicate is busy,
- * reads still go out. Two fake plugins; reads with C = 1, so the ranking's first choice is visible.
+ * Planned slowness, client side: a duplicate that announces background work is left out of the read
+ * set until it announces the end or the announced maximum passes (an injected clock jumps past it);
+ * if every duplicate is busy, reads still go out. Two fake plugins; reads with C = 1, so the
+ * ranking's first choice is visible.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PlannedSlownessClientTest {
@@ -36,7 +37,8 @@ class PlannedSlownessClientTest {
     one = peers.plugin(1);
     two = peers.plugin(2);
     meters = new SimpleMeterRegistry();
-    // Both answer every read; one at once, two 30 ms late, so one ranks first once both are sampled.
+    // Both answer every read; one at once, two 30 ms late, so one ranks first once both are
+    // sampled.
     one.onMessage = (p, m) -> answer(p, (Message.Read) m, 0);
     two.onMessage = (p, m) -> answer(p, (Message.Read) m, 30);
   }
@@ -47,8 +49,16 @@ class PlannedSlownessClientTest {
   }
 
   private static void answer(FakePeers.Peer peer, Message.Read r, long delayMs) {
-    Message reply = new Message.ReadReply(r.clientId(), r.requestId(), peer.duplicateId, 0, KeeperException.Code.OK,
-        new byte[0], 0, List.of());
+    Message reply =
+        new Message.ReadReply(
+            r.clientId(),
+            r.requestId(),
+            peer.duplicateId,
+            0,
+            KeeperException.Code.OK,
+            new byte[0],
+            0,
+            List.of());
     if (delayMs == 0) {
       peer.send(reply);
     } else {
@@ -73,34 +83,42 @@ class PlannedSlownessClientTest {
     await(() -> meters.get("zoolander.client.read.planned.slowness").counter().count() >= count);
   }
 
-  /** @return how many of {@code count} reads went to duplicate one and two */
+  /**
+   * @return how many of {@code count} reads went to duplicate one and two
+   */
   private int[] readsTo(ZoolanderClient client, int count) throws Exception {
     int oneBefore = one.received(Message.Read.class).size();
     int twoBefore = two.received(Message.Read.class).size();
     for (int i = 0; i < count; i++) {
       client.getData("/x").get(10, TimeUnit.SECONDS);
     }
-    return new int[] {one.received(Message.Read.class).size() - oneBefore,
-        two.received(Message.Read.class).size() - twoBefore};
+    return new int[] {
+      one.received(Message.Read.class).size() - oneBefore,
+      two.received(Message.Read.class).size() - twoBefore
+    };
   }
 
   @Test
   void aDuplicateAnnouncingBackgroundWorkIsSkippedUntilItEndsOrItsMaximumPasses() throws Exception {
     try (ZoolanderClient client = client()) {
       // Sample both (an unsampled duplicate ranks first), then the fast one wins the ranking.
-      await(() -> {
-        try {
-          readsTo(client, 1);
-        } catch (Exception e) {
-          throw new AssertionError(e);
-        }
-        return !one.received(Message.Read.class).isEmpty() && !two.received(Message.Read.class).isEmpty();
-      });
+      await(
+          () -> {
+            try {
+              readsTo(client, 1);
+            } catch (Exception e) {
+              throw new AssertionError(e);
+            }
+            return !one.received(Message.Read.class).isEmpty()
+                && !two.received(Message.Read.class).isEmpty();
+          });
       assertThat(readsTo(client, 5)).containsExactly(5, 0);
 
       one.send(new Message.PlannedSlowness(1, 60_000));
       awaitAnnouncements(1);
-      assertThat(readsTo(client, 5)).as("one is snapshotting: reads go to two").containsExactly(0, 5);
+      assertThat(readsTo(client, 5))
+          .as("one is snapshotting: reads go to two")
+          .containsExactly(0, 5);
 
       one.send(new Message.PlannedSlowness(1, 0));
       awaitAnnouncements(2);

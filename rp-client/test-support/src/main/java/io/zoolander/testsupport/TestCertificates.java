@@ -36,8 +36,9 @@ import org.bouncycastle.operator.OutputEncryptor;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * Certificates made at test time: a CA, and certificates it signs (EC P-256, valid for a day), written as PEM files
- * (certificate chain, PKCS#8 key, encrypted PKCS#8 key) and key/trust stores (PKCS12 and JKS).
+ * Certificates made at test time: a CA, and certificates it signs (EC P-256, valid for a day),
+ * written as PEM files (certificate chain, PKCS#8 key, encrypted PKCS#8 key) and key/trust stores
+ * (PKCS12 and JKS).
  */
 public final class TestCertificates {
   /** Password of every store and encrypted key written here. */
@@ -89,17 +90,25 @@ public final class TestCertificates {
   }
 
   /**
-   * Issues a certificate for {@code cn}, usable by servers and clients, naming 127.0.0.1 and localhost.
+   * Issues a certificate for {@code cn}, usable by servers and clients, naming 127.0.0.1 and
+   * localhost.
    *
    * @return its files
    */
   public Issued issue(String cn) throws Exception {
     KeyPair keys = ecKeys();
-    X509v3CertificateBuilder b = builder(new X500Name(ca.getSubjectX500Principal().getName()),
-        new X500Name("CN=" + cn), keys);
+    X509v3CertificateBuilder b =
+        builder(
+            new X500Name(ca.getSubjectX500Principal().getName()), new X500Name("CN=" + cn), keys);
     b.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-    b.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-        new GeneralName(GeneralName.iPAddress, "127.0.0.1"), new GeneralName(GeneralName.dNSName, "localhost")}));
+    b.addExtension(
+        Extension.subjectAlternativeName,
+        false,
+        new GeneralNames(
+            new GeneralName[] {
+              new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+              new GeneralName(GeneralName.dNSName, "localhost")
+            }));
     X509Certificate cert = sign(b, caKeys.getPrivate());
     String base = name + "-" + cn;
     Path certificate = dir.resolve(base + ".pem");
@@ -107,18 +116,25 @@ public final class TestCertificates {
     Path key = dir.resolve(base + ".key");
     Files.writeString(key, pkcs8(keys.getPrivate(), null));
     Path encryptedKey = dir.resolve(base + "-encrypted.key");
-    OutputEncryptor encryptor = new JceOpenSSLPKCS8EncryptorBuilder(JcaPKCS8Generator.PBE_SHA1_3DES)
-        .setRandom(RANDOM).setPassword(PASSWORD).build();
+    OutputEncryptor encryptor =
+        new JceOpenSSLPKCS8EncryptorBuilder(JcaPKCS8Generator.PBE_SHA1_3DES)
+            .setRandom(RANDOM)
+            .setPassword(PASSWORD)
+            .build();
     Files.writeString(encryptedKey, pkcs8(keys.getPrivate(), encryptor));
     Path pkcs12 = keyStore(base, "PKCS12", keys.getPrivate(), cert);
     Path jks = keyStore(base, "JKS", keys.getPrivate(), cert);
     return new Issued(certificate, key, encryptedKey, pkcs12, jks);
   }
 
-  /** The files of an issued certificate: PEM chain, PEM PKCS#8 key (plain and encrypted), PKCS12 and JKS stores. */
+  /**
+   * The files of an issued certificate: PEM chain, PEM PKCS#8 key (plain and encrypted), PKCS12 and
+   * JKS stores.
+   */
   public record Issued(Path certificate, Path key, Path encryptedKey, Path pkcs12, Path jks) {}
 
-  private Path keyStore(String base, String type, PrivateKey key, X509Certificate cert) throws Exception {
+  private Path keyStore(String base, String type, PrivateKey key, X509Certificate cert)
+      throws Exception {
     KeyStore store = KeyStore.getInstance(type);
     store.load(null, null);
     store.setKeyEntry("key", key, PASSWORD, new Certificate[] {cert, ca});
@@ -137,12 +153,17 @@ public final class TestCertificates {
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(SERIAL.incrementAndGet()),
-        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(Duration.ofDays(1))), subject,
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(SERIAL.incrementAndGet()),
+        Date.from(now.minus(Duration.ofHours(1))),
+        Date.from(now.plus(Duration.ofDays(1))),
+        subject,
         keys.getPublic());
   }
 
-  private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer) throws Exception {
+  private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey signer)
+      throws Exception {
     ContentSigner s = new JcaContentSignerBuilder("SHA256withECDSA").build(signer);
     return new JcaX509CertificateConverter().getCertificate(b.build(s));
   }

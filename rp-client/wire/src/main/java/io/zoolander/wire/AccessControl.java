@@ -21,14 +21,16 @@ import java.util.Set;
 /**
  * Who may connect to a Zoolander server in which {@link Role}: the server side of authentication.
  *
- * <p>A role with an allow-list must authenticate: a HELLO in that role is answered with a {@link Message.Challenge};
- * the peer answers {@link Message.Auth} with either a shared-secret proof (see {@link Credential#secret}) for a
- * principal whose secret this object holds, or an empty proof, meaning its TLS client certificate, whose subject CN is
- * then the principal (mutual TLS must be on). The principal must then be on the role's allow-list. A role without an
- * allow-list is open, as before security existed. {@link #none()} opens every role.
+ * <p>A role with an allow-list must authenticate: a HELLO in that role is answered with a {@link
+ * Message.Challenge}; the peer answers {@link Message.Auth} with either a shared-secret proof (see
+ * {@link Credential#secret}) for a principal whose secret this object holds, or an empty proof,
+ * meaning its TLS client certificate, whose subject CN is then the principal (mutual TLS must be
+ * on). The principal must then be on the role's allow-list. A role without an allow-list is open,
+ * as before security existed. {@link #none()} opens every role.
  *
- * <p>The repeater allow-lists {@link Role#CLIENT} (who may write); a plugin allow-lists {@link Role#REPEATER} (who may
- * send SEQUENCED) and optionally {@link Role#CLIENT} (who may read and receive replies).
+ * <p>The repeater allow-lists {@link Role#CLIENT} (who may write); a plugin allow-lists {@link
+ * Role#REPEATER} (who may send SEQUENCED) and optionally {@link Role#CLIENT} (who may read and
+ * receive replies).
  *
  * <p>Immutable and thread-safe; {@link #toString()} never shows a secret.
  */
@@ -81,10 +83,14 @@ public final class AccessControl {
    * @param hello the peer's HELLO
    * @param challenge the challenge this connection was sent
    * @param auth the peer's answer
-   * @param certificatePrincipal the subject CN of the peer's verified TLS client certificate, if it presented one
+   * @param certificatePrincipal the subject CN of the peer's verified TLS client certificate, if it
+   *     presented one
    * @return the decision: the authenticated principal, or the error to answer with and why
    */
-  public Decision verify(Message.Hello hello, Message.Challenge challenge, Message.Auth auth,
+  public Decision verify(
+      Message.Hello hello,
+      Message.Challenge challenge,
+      Message.Auth auth,
       Optional<String> certificatePrincipal) {
     Objects.requireNonNull(hello, "hello must not be null");
     Objects.requireNonNull(challenge, "challenge must not be null");
@@ -93,23 +99,31 @@ public final class AccessControl {
     String principal;
     if (auth.byCertificate()) {
       if (certificatePrincipal.isEmpty()) {
-        return Decision.refused(ErrorCode.UNAUTHENTICATED,
+        return Decision.refused(
+            ErrorCode.UNAUTHENTICATED,
             "AUTH by certificate, but the connection has no verified TLS client certificate");
       }
       principal = certificatePrincipal.get();
     } else {
       byte[] secret = secrets.get(auth.principal());
       // Compute a proof even for an unknown principal, so the answer takes as long either way.
-      byte[] expected = Credential.proof(secret != null ? secret : new byte[Credential.MIN_SECRET_BYTES],
-          hello.role(), hello.id(), auth.principal(), challenge.nonce());
+      byte[] expected =
+          Credential.proof(
+              secret != null ? secret : new byte[Credential.MIN_SECRET_BYTES],
+              hello.role(),
+              hello.id(),
+              auth.principal(),
+              challenge.nonce());
       if (!MessageDigest.isEqual(expected, auth.proof()) || secret == null) {
-        return Decision.refused(ErrorCode.UNAUTHENTICATED,
+        return Decision.refused(
+            ErrorCode.UNAUTHENTICATED,
             "the proof for principal '" + auth.principal() + "' does not verify");
       }
       principal = auth.principal();
     }
     if (!allowed(hello.role()).contains(principal)) {
-      return Decision.refused(ErrorCode.UNAUTHORIZED,
+      return Decision.refused(
+          ErrorCode.UNAUTHORIZED,
           "principal '" + principal + "' is not allowed as " + hello.role());
     }
     return new Decision(principal, null, null);
@@ -117,7 +131,11 @@ public final class AccessControl {
 
   @Override
   public String toString() {
-    return "AccessControl[allowed=" + allowed + ", principals with secrets=" + secrets.keySet() + "]";
+    return "AccessControl[allowed="
+        + allowed
+        + ", principals with secrets="
+        + secrets.keySet()
+        + "]";
   }
 
   /**
@@ -138,14 +156,19 @@ public final class AccessControl {
     }
   }
 
-  /** Builds an {@link AccessControl}; every method validates its arguments (NPE/IAE naming them). */
+  /**
+   * Builds an {@link AccessControl}; every method validates its arguments (NPE/IAE naming them).
+   */
   public static final class Builder {
     private final Map<String, byte[]> secrets = new LinkedHashMap<>();
     private final Map<Role, Set<String>> allowed = new EnumMap<>(Role.class);
 
     private Builder() {}
 
-    /** Knows {@code principal}'s shared secret ({@value Credential#MIN_SECRET_BYTES}+ bytes; copied). */
+    /**
+     * Knows {@code principal}'s shared secret ({@value Credential#MIN_SECRET_BYTES}+ bytes;
+     * copied).
+     */
     public Builder secret(String principal, byte[] secret) {
       Credential.checkPrincipal(principal, "principal");
       Objects.requireNonNull(secret, "secret must not be null");
@@ -158,12 +181,12 @@ public final class AccessControl {
     }
 
     /**
-     * Knows every secret in a file of {@code principal=secret} lines (UTF-8; blank lines and lines starting with
-     * {@code #} skipped; the secret is the rest of the line, its UTF-8 bytes). Keep the file readable by the server
-     * only.
+     * Knows every secret in a file of {@code principal=secret} lines (UTF-8; blank lines and lines
+     * starting with {@code #} skipped; the secret is the rest of the line, its UTF-8 bytes). Keep
+     * the file readable by the server only.
      *
-     * @throws IllegalArgumentException if the file is missing or unreadable or a line is invalid; the message names the
-     *     file and line, never a secret
+     * @throws IllegalArgumentException if the file is missing or unreadable or a line is invalid;
+     *     the message names the file and line, never a secret
      */
     public Builder secretsFile(Path file) {
       Objects.requireNonNull(file, "secretsFile must not be null");
@@ -173,7 +196,8 @@ public final class AccessControl {
       } catch (NoSuchFileException e) {
         throw new IllegalArgumentException("secretsFile: " + file + " does not exist");
       } catch (IOException e) {
-        throw new IllegalArgumentException("secretsFile: cannot read " + file + ": " + e.getMessage());
+        throw new IllegalArgumentException(
+            "secretsFile: cannot read " + file + ": " + e.getMessage());
       }
       for (int i = 0; i < lines.size(); i++) {
         String line = lines.get(i).strip();
@@ -182,21 +206,24 @@ public final class AccessControl {
         }
         int eq = line.indexOf('=');
         if (eq <= 0) {
-          throw new IllegalArgumentException("secretsFile: " + file + " line " + (i + 1)
-              + ": expected principal=secret");
+          throw new IllegalArgumentException(
+              "secretsFile: " + file + " line " + (i + 1) + ": expected principal=secret");
         }
         try {
-          secret(line.substring(0, eq).strip(), line.substring(eq + 1).strip().getBytes(StandardCharsets.UTF_8));
+          secret(
+              line.substring(0, eq).strip(),
+              line.substring(eq + 1).strip().getBytes(StandardCharsets.UTF_8));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("secretsFile: " + file + " line " + (i + 1) + ": " + e.getMessage());
+          throw new IllegalArgumentException(
+              "secretsFile: " + file + " line " + (i + 1) + ": " + e.getMessage());
         }
       }
       return this;
     }
 
     /**
-     * Makes {@code role} authenticate and allows these principals in it (shared-secret principals or certificate
-     * CNs). Calling it again for a role adds principals.
+     * Makes {@code role} authenticate and allows these principals in it (shared-secret principals
+     * or certificate CNs). Calling it again for a role adds principals.
      *
      * @throws IllegalArgumentException if no principal is given or one is invalid
      */
@@ -220,7 +247,8 @@ public final class AccessControl {
       allowed.forEach((r, s) -> roles.put(r, Collections.unmodifiableSet(new LinkedHashSet<>(s))));
       Map<String, byte[]> copy = new LinkedHashMap<>();
       secrets.forEach((p, s) -> copy.put(p, Arrays.copyOf(s, s.length)));
-      return new AccessControl(Collections.unmodifiableMap(copy), Collections.unmodifiableMap(roles));
+      return new AccessControl(
+          Collections.unmodifiableMap(copy), Collections.unmodifiableMap(roles));
     }
   }
 }

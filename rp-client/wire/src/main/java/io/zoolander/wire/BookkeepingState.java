@@ -3,8 +3,9 @@ package io.zoolander.wire;
 import java.nio.ByteBuffer;
 
 /**
- * A duplicate's bookkeeping record, stored in {@link Znodes#state()} and updated in the same ZooKeeper multi as every
- * write it applies: the highest repeater epoch it has accepted and the seq of the last write it applied.
+ * A duplicate's bookkeeping record, stored in {@link Znodes#state()} and updated in the same
+ * ZooKeeper multi as every write it applies: the highest repeater epoch it has accepted and the seq
+ * of the last write it applied.
  *
  * <p>Encoding: {@code [byte format = 1][long epoch][long appliedSeq]}, big-endian.
  *
@@ -28,7 +29,11 @@ public record BookkeepingState(long epoch, long appliedSeq) {
   }
 
   public byte[] encode() {
-    return ByteBuffer.allocate(ENCODED_BYTES).put(FORMAT).putLong(epoch).putLong(appliedSeq).array();
+    return ByteBuffer.allocate(ENCODED_BYTES)
+        .put(FORMAT)
+        .putLong(epoch)
+        .putLong(appliedSeq)
+        .array();
   }
 
   /**
@@ -37,7 +42,11 @@ public record BookkeepingState(long epoch, long appliedSeq) {
   public static BookkeepingState decode(byte[] bytes) {
     if (bytes == null || bytes.length != ENCODED_BYTES || bytes[0] != FORMAT) {
       throw new IllegalArgumentException(
-          "not a Zoolander bookkeeping record (expected " + ENCODED_BYTES + " bytes of format " + FORMAT + ")");
+          "not a Zoolander bookkeeping record (expected "
+              + ENCODED_BYTES
+              + " bytes of format "
+              + FORMAT
+              + ")");
     }
     ByteBuffer buffer = ByteBuffer.wrap(bytes, 1, ENCODED_BYTES - 1);
     return new BookkeepingState(buffer.getLong(), buffer.getLong());

@@ -9,23 +9,26 @@ import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * The requests a duplicate has applied for one client, stored in {@link Znodes#client(long)} and updated in the same
- * ZooKeeper multi as each of that client's writes, so it is replicated state: every duplicate holds the same record
- * after the same seq. It makes writes idempotent by {@code (clientId, requestId)}: a client retries a write (after a
- * timeout or a reconnect) with the same request id, the repeater sequences the retry again under a new seq, and the
- * plugin recognises it as a duplicate because its request id is not above {@link #highestRequestId()}.
+ * The requests a duplicate has applied for one client, stored in {@link Znodes#client(long)} and
+ * updated in the same ZooKeeper multi as each of that client's writes, so it is replicated state:
+ * every duplicate holds the same record after the same seq. It makes writes idempotent by {@code
+ * (clientId, requestId)}: a client retries a write (after a timeout or a reconnect) with the same
+ * request id, the repeater sequences the retry again under a new seq, and the plugin recognises it
+ * as a duplicate because its request id is not above {@link #highestRequestId()}.
  *
- * <p>This relies on one assumption: a client's first attempts carry increasing request ids, in the order the
- * repeater sequences them (a client's writes go over one connection and the repeater never reorders them). A client
- * id must therefore not be reused by a new client that starts counting request ids again.
+ * <p>This relies on one assumption: a client's first attempts carry increasing request ids, in the
+ * order the repeater sequences them (a client's writes go over one connection and the repeater
+ * never reorders them). A client id must therefore not be reused by a new client that starts
+ * counting request ids again.
  *
- * <p>The record keeps the outcome of the client's last {@link #WINDOW} requests ({@link Entry}: request id, the seq it
- * was applied at, its results, failures included), so a retry is answered with the original seq and results. Older
- * outcomes are forgotten; an entry whose results would make the record larger than {@link #MAX_ENCODED_BYTES} is
- * forgotten too (oldest first), so the record always fits in one ZooKeeper request next to a write. The entries built
- * by {@link #first}, {@link #append} and {@link #withoutEntries} are always the outcomes of the client's <em>last</em>
- * applied requests, without a hole: a request id between the oldest entry's and the highest that has no entry was
- * never applied ({@link #neverApplied}).
+ * <p>The record keeps the outcome of the client's last {@link #WINDOW} requests ({@link Entry}:
+ * request id, the seq it was applied at, its results, failures included), so a retry is answered
+ * with the original seq and results. Older outcomes are forgotten; an entry whose results would
+ * make the record larger than {@link #MAX_ENCODED_BYTES} is forgotten too (oldest first), so the
+ * record always fits in one ZooKeeper request next to a write. The entries built by {@link #first},
+ * {@link #append} and {@link #withoutEntries} are always the outcomes of the client's <em>last</em>
+ * applied requests, without a hole: a request id between the oldest entry's and the highest that
+ * has no entry was never applied ({@link #neverApplied}).
  *
  * <p>Encoding, {@code varint} being an unsigned LEB128 number (7 bits a byte, low bits first):
  *
@@ -37,7 +40,8 @@ import org.apache.zookeeper.KeeperException;
  *         3 Deleted, 4 Checked: nothing                 5 Failed: [varint zigzag(code)]
  * </pre>
  *
- * Entries are oldest first, their request ids strictly increasing and at most {@code highestRequestId}.
+ * Entries are oldest first, their request ids strictly increasing and at most {@code
+ * highestRequestId}.
  *
  * @param highestRequestId the highest request id applied for the client ({@code >= 0})
  * @param entries the outcomes still held, oldest first
@@ -48,8 +52,9 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
   public static final int WINDOW = 32;
 
   /**
-   * Upper bound of an encoded record: entries are dropped, oldest first, to stay within it. Far below ZooKeeper's
-   * default {@code jute.maxbuffer} (1 MiB), so the record's update fits next to almost any write.
+   * Upper bound of an encoded record: entries are dropped, oldest first, to stay within it. Far
+   * below ZooKeeper's default {@code jute.maxbuffer} (1 MiB), so the record's update fits next to
+   * almost any write.
    */
   public static final int MAX_ENCODED_BYTES = 64 * 1024;
 
@@ -68,7 +73,9 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
    * @param results one per op of the write, as its REPLY carried them
    */
   public record Entry(long requestId, long seq, List<OpResult> results) {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Entry {
       if (requestId < 0) {
         throw new IllegalArgumentException("requestId must be >= 0, was " + requestId);
@@ -79,7 +86,10 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
       Objects.requireNonNull(results, "results must not be null");
       if (results.isEmpty() || results.size() > WireSettings.MAX_OPS_PER_MESSAGE) {
         throw new IllegalArgumentException(
-            "results must hold 1 to " + WireSettings.MAX_OPS_PER_MESSAGE + " results, held " + results.size());
+            "results must hold 1 to "
+                + WireSettings.MAX_OPS_PER_MESSAGE
+                + " results, held "
+                + results.size());
       }
       results = List.copyOf(results);
     }
@@ -101,7 +111,10 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
     }
   }
 
-  /** @throws IllegalArgumentException if a field is invalid or the entries are out of order; the message names it */
+  /**
+   * @throws IllegalArgumentException if a field is invalid or the entries are out of order; the
+   *     message names it
+   */
   public ClientRecord {
     if (highestRequestId < 0) {
       throw new IllegalArgumentException("highestRequestId must be >= 0, was " + highestRequestId);
@@ -110,8 +123,13 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
     long previous = -1;
     for (Entry e : entries) {
       if (e.requestId() <= previous || e.requestId() > highestRequestId) {
-        throw new IllegalArgumentException("entries: request ids must increase and not exceed highestRequestId "
-            + highestRequestId + ", found " + e.requestId() + " after " + previous);
+        throw new IllegalArgumentException(
+            "entries: request ids must increase and not exceed highestRequestId "
+                + highestRequestId
+                + ", found "
+                + e.requestId()
+                + " after "
+                + previous);
       }
       previous = e.requestId();
     }
@@ -128,16 +146,21 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
   }
 
   /**
-   * Whether {@code requestId}, though not above {@link #highestRequestId()}, was certainly never applied: it lies within
-   * the window and has no entry. Only a client that breaks the ordering assumption (a first attempt sent after a
-   * request with a higher id was sequenced) sends such a request.
+   * Whether {@code requestId}, though not above {@link #highestRequestId()}, was certainly never
+   * applied: it lies within the window and has no entry. Only a client that breaks the ordering
+   * assumption (a first attempt sent after a request with a higher id was sequenced) sends such a
+   * request.
    */
   public boolean neverApplied(long requestId) {
-    return isDuplicate(requestId) && !entries.isEmpty() && requestId > entries.get(0).requestId()
+    return isDuplicate(requestId)
+        && !entries.isEmpty()
+        && requestId > entries.get(0).requestId()
         && find(requestId).isEmpty();
   }
 
-  /** @return the outcome of {@code requestId}, if the record still holds it */
+  /**
+   * @return the outcome of {@code requestId}, if the record still holds it
+   */
   public Optional<Entry> find(long requestId) {
     for (Entry e : entries) {
       if (e.requestId() == requestId) {
@@ -148,16 +171,20 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
   }
 
   /**
-   * The record after applying {@code entry}: its request id becomes the highest, and it joins the window, which then
-   * drops its oldest entries beyond {@link #WINDOW} or {@link #MAX_ENCODED_BYTES} (possibly {@code entry} itself, if
-   * its results alone are too large).
+   * The record after applying {@code entry}: its request id becomes the highest, and it joins the
+   * window, which then drops its oldest entries beyond {@link #WINDOW} or {@link
+   * #MAX_ENCODED_BYTES} (possibly {@code entry} itself, if its results alone are too large).
    *
-   * @throws IllegalArgumentException if {@code entry} is not newer than {@link #highestRequestId()} (a duplicate)
+   * @throws IllegalArgumentException if {@code entry} is not newer than {@link #highestRequestId()}
+   *     (a duplicate)
    */
   public ClientRecord append(Entry entry) {
     if (entry.requestId() <= highestRequestId) {
-      throw new IllegalArgumentException("request " + entry.requestId() + " is not newer than the highest applied, "
-          + highestRequestId);
+      throw new IllegalArgumentException(
+          "request "
+              + entry.requestId()
+              + " is not newer than the highest applied, "
+              + highestRequestId);
     }
     return window(entry.requestId(), entries, entry);
   }
@@ -176,26 +203,33 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
     return new ClientRecord(highest, window);
   }
 
-  /** The same record without any outcome: a retry of any of its requests is then a {@code DUPLICATE_REQUEST}. */
+  /**
+   * The same record without any outcome: a retry of any of its requests is then a {@code
+   * DUPLICATE_REQUEST}.
+   */
   public ClientRecord withoutEntries() {
     return new ClientRecord(highestRequestId, List.of());
   }
 
   /**
-   * The record after applying request {@code requestId} without holding its outcome (its results are too large to
-   * keep): it becomes the highest, and the older outcomes are dropped too, so that the window has no hole.
+   * The record after applying request {@code requestId} without holding its outcome (its results
+   * are too large to keep): it becomes the highest, and the older outcomes are dropped too, so that
+   * the window has no hole.
    *
-   * @throws IllegalArgumentException if {@code requestId} is not newer than {@link #highestRequestId()}
+   * @throws IllegalArgumentException if {@code requestId} is not newer than {@link
+   *     #highestRequestId()}
    */
   public ClientRecord appendUnheld(long requestId) {
     if (requestId <= highestRequestId) {
-      throw new IllegalArgumentException("request " + requestId + " is not newer than the highest applied, "
-          + highestRequestId);
+      throw new IllegalArgumentException(
+          "request " + requestId + " is not newer than the highest applied, " + highestRequestId);
     }
     return new ClientRecord(requestId, List.of());
   }
 
-  /** @return the encoding described in the class documentation */
+  /**
+   * @return the encoding described in the class documentation
+   */
   public byte[] encode() {
     Writer out = new Writer(encodedLength());
     out.write(FORMAT);
@@ -229,7 +263,9 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
     return out.toByteArray();
   }
 
-  /** @return the length of {@link #encode()} */
+  /**
+   * @return the length of {@link #encode()}
+   */
   public int encodedLength() {
     int length = headerLength(highestRequestId, entries.size());
     for (Entry e : entries) {
@@ -308,7 +344,9 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
         length += 1;
       } else if (c < 0x800) {
         length += 2;
-      } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+      } else if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
         length += 4;
         i++;
       } else {
@@ -374,11 +412,15 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
       return (int) value;
     }
 
-    /** A count of items of at least {@code minItemBytes} each: it cannot claim more than the bytes left. */
+    /**
+     * A count of items of at least {@code minItemBytes} each: it cannot claim more than the bytes
+     * left.
+     */
     int readCount(String name, int minItemBytes) {
       int count = readInt(name);
       if ((long) count * minItemBytes > remaining()) {
-        throw new IllegalArgumentException("client record: " + name + " " + count + " exceeds the bytes left");
+        throw new IllegalArgumentException(
+            "client record: " + name + " " + count + " exceeds the bytes left");
       }
       return count;
     }

@@ -13,9 +13,10 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * How a peer proves who it is when a server challenges it (see {@link AccessControl}): either a principal name with a
- * shared secret, proven by an HMAC-SHA256 over the server's fresh nonce (the secret never crosses the wire), or the
- * peer's TLS client certificate, whose subject CN the server takes as the principal.
+ * How a peer proves who it is when a server challenges it (see {@link AccessControl}): either a
+ * principal name with a shared secret, proven by an HMAC-SHA256 over the server's fresh nonce (the
+ * secret never crosses the wire), or the peer's TLS client certificate, whose subject CN the server
+ * takes as the principal.
  *
  * <p>Immutable. {@link #toString()} never shows the secret.
  */
@@ -39,8 +40,8 @@ public final class Credential {
   /**
    * A principal proven by a shared secret; the server must know the same secret for it.
    *
-   * @param principal 1 to {@link WireSettings#MAX_PRINCIPAL_BYTES} UTF-8 bytes, no control characters, no {@code =}
-   *     or {@code ,} (they separate entries in configuration files)
+   * @param principal 1 to {@link WireSettings#MAX_PRINCIPAL_BYTES} UTF-8 bytes, no control
+   *     characters, no {@code =} or {@code ,} (they separate entries in configuration files)
    * @param secret {@link #MIN_SECRET_BYTES} to {@link #MAX_SECRET_BYTES} bytes; copied
    * @throws NullPointerException if an argument is null
    * @throws IllegalArgumentException if an argument is out of bounds; the message names it
@@ -55,15 +56,18 @@ public final class Credential {
   /**
    * A principal proven by a shared secret read from a file: its bytes, less trailing line breaks.
    *
-   * @throws IllegalArgumentException if the file is missing, unreadable or holds a secret out of bounds; the message
-   *     names the file
+   * @throws IllegalArgumentException if the file is missing, unreadable or holds a secret out of
+   *     bounds; the message names the file
    */
   public static Credential secretFile(String principal, Path secretFile) {
     checkPrincipal(principal, "principal");
     return new Credential(principal, readSecret(secretFile, "secretFile"));
   }
 
-  /** The peer's TLS client certificate: the server takes its subject CN as the principal. Needs mutual TLS. */
+  /**
+   * The peer's TLS client certificate: the server takes its subject CN as the principal. Needs
+   * mutual TLS.
+   */
   public static Credential certificate() {
     return new Credential("", null);
   }
@@ -90,9 +94,10 @@ public final class Credential {
   }
 
   /**
-   * The proof of a shared-secret AUTH: {@code HMAC-SHA256(secret, "zoolander-auth-v1" 0 role id 0 principal 0 nonce)},
-   * where {@code role} is one byte (its wire code) and strings are UTF-8. Binding role, HELLO id and principal stops a
-   * proof from being replayed for another identity; the nonce, from being replayed on another connection.
+   * The proof of a shared-secret AUTH: {@code HMAC-SHA256(secret, "zoolander-auth-v1" 0 role id 0
+   * principal 0 nonce)}, where {@code role} is one byte (its wire code) and strings are UTF-8.
+   * Binding role, HELLO id and principal stops a proof from being replayed for another identity;
+   * the nonce, from being replayed on another connection.
    */
   static byte[] proof(byte[] secret, Role role, String helloId, String principal, byte[] nonce) {
     try {
@@ -115,26 +120,32 @@ public final class Credential {
   static void checkPrincipal(String principal, String name) {
     Objects.requireNonNull(principal, name + " must not be null");
     if (principal.isBlank() || !principal.equals(principal.strip())) {
-      throw new IllegalArgumentException(name + " must be non-blank without surrounding spaces, was '" + principal
-          + "'");
+      throw new IllegalArgumentException(
+          name + " must be non-blank without surrounding spaces, was '" + principal + "'");
     }
     if (principal.getBytes(StandardCharsets.UTF_8).length > WireSettings.MAX_PRINCIPAL_BYTES) {
-      throw new IllegalArgumentException(name + " must be at most " + WireSettings.MAX_PRINCIPAL_BYTES
-          + " UTF-8 bytes");
+      throw new IllegalArgumentException(
+          name + " must be at most " + WireSettings.MAX_PRINCIPAL_BYTES + " UTF-8 bytes");
     }
     for (int i = 0; i < principal.length(); i++) {
       char c = principal.charAt(i);
       if (Character.isISOControl(c) || c == '=' || c == ',') {
-        throw new IllegalArgumentException(name + " must not contain control characters, '=' or ',': '" + principal
-            + "'");
+        throw new IllegalArgumentException(
+            name + " must not contain control characters, '=' or ',': '" + principal + "'");
       }
     }
   }
 
   static void checkSecret(int length, String name) {
     if (length < MIN_SECRET_BYTES || length > MAX_SECRET_BYTES) {
-      throw new IllegalArgumentException(name + " must be " + MIN_SECRET_BYTES + " to " + MAX_SECRET_BYTES
-          + " bytes, was " + length);
+      throw new IllegalArgumentException(
+          name
+              + " must be "
+              + MIN_SECRET_BYTES
+              + " to "
+              + MAX_SECRET_BYTES
+              + " bytes, was "
+              + length);
     }
   }
 
@@ -165,6 +176,8 @@ public final class Credential {
 
   @Override
   public String toString() {
-    return secret == null ? "Credential[certificate]" : "Credential[principal=" + principal + ", secret=***]";
+    return secret == null
+        ? "Credential[certificate]"
+        : "Credential[principal=" + principal + ", secret=***]";
   }
 }

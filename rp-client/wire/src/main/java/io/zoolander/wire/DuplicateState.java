@@ -1,6 +1,9 @@
 package io.zoolander.wire;
 
-/** The state a duplicate's plugin reports in a {@link Message.Status}. Each state has a stable wire code. */
+/**
+ * The state a duplicate's plugin reports in a {@link Message.Status}. Each state has a stable wire
+ * code.
+ */
 public enum DuplicateState {
   /** The plugin is starting and has not yet read its applied sequence. */
   STARTING(1),

@@ -1,13 +1,16 @@
 package io.zoolander.wire;
 
 /**
- * Why a peer sent a {@link Message.Error}. Codes are stable on the wire; unused numbers are reserved.
+ * Why a peer sent a {@link Message.Error}. Codes are stable on the wire; unused numbers are
+ * reserved.
  *
- * <p>The four <em>protocol</em> codes (1 to 4) mean the receiver could not parse what it was sent; it writes the ERROR
- * and closes the connection ({@link #closesConnection()}). The <em>application</em> codes (100 and up) answer a
- * request the receiver will not perform, naming it ({@link Message.Error#requestId()}); the connection stays open.
+ * <p>The four <em>protocol</em> codes (1 to 4) mean the receiver could not parse what it was sent;
+ * it writes the ERROR and closes the connection ({@link #closesConnection()}). The
+ * <em>application</em> codes (100 and up) answer a request the receiver will not perform, naming it
+ * ({@link Message.Error#requestId()}); the connection stays open.
  *
- * <p>Bad input and the code it gets (the tests are listed in {@code docs/reliability.md}, "Bad input"):
+ * <p>Bad input and the code it gets (the tests are listed in {@code docs/reliability.md}, "Bad
+ * input"):
  *
  * <table>
  * <caption>Bad input and its error code</caption>
@@ -34,21 +37,27 @@ package io.zoolander.wire;
  *     <td>the repeater or plugin</td></tr>
  * </table>
  *
- * <p>A request refused per request was not sequenced: nothing of it is applied on any duplicate. After an ERROR that
- * closes the connection the receiver reads and discards whatever else arrives until the connection closes: nothing
- * sent after the bad frame is delivered, let alone applied.
+ * <p>A request refused per request was not sequenced: nothing of it is applied on any duplicate.
+ * After an ERROR that closes the connection the receiver reads and discards whatever else arrives
+ * until the connection closes: nothing sent after the bad frame is delivered, let alone applied.
  */
 public enum ErrorCode {
   /** The length prefix announced a frame larger than the receiver's maximum. */
   FRAME_TOO_LARGE(1, true),
-  /** The frame could not be parsed: truncated, trailing bytes, a lying length or count, an invalid field value. */
+  /**
+   * The frame could not be parsed: truncated, trailing bytes, a lying length or count, an invalid
+   * field value.
+   */
   MALFORMED_FRAME(2, true),
   /** The type byte names no message this protocol version knows. */
   UNKNOWN_MESSAGE_TYPE(3, true),
   /** The version byte is not {@link WireSettings#PROTOCOL_VERSION}. */
   UNSUPPORTED_VERSION(4, true),
 
-  /** A well-formed message that this peer does not accept here (for example a WRITE sent to a plugin). */
+  /**
+   * A well-formed message that this peer does not accept here (for example a WRITE sent to a
+   * plugin).
+   */
   UNEXPECTED_MESSAGE(100, false),
   /** The sender's epoch is older than the receiver's: a deposed repeater. */
   STALE_EPOCH(101, false),
@@ -57,9 +66,10 @@ public enum ErrorCode {
   /** The duplicate is fenced and serves nothing until a state transfer. */
   FENCED(103, false),
   /**
-   * The op will not be performed: not replicated (an ephemeral, container or TTL create mode, or an unknown mode
-   * flag), an invalid field (a version below -1, a WRITE without ops), or it touches Zoolander's own znodes (an
-   * application path at or under the base path). Also a retried request id a plugin knows was never applied.
+   * The op will not be performed: not replicated (an ephemeral, container or TTL create mode, or an
+   * unknown mode flag), an invalid field (a version below -1, a WRITE without ops), or it touches
+   * Zoolander's own znodes (an application path at or under the base path). Also a retried request
+   * id a plugin knows was never applied.
    */
   INVALID_OP(104, false),
   /** The receiver sheds load; retry after {@link Message.Error#retryAfterMillis()}. */
@@ -69,48 +79,59 @@ public enum ErrorCode {
   /** An unexpected failure inside the receiver. */
   INTERNAL(107, false),
   /**
-   * A retried write (same client id and request id) was applied earlier, at a seq the duplicate no longer holds
-   * together with its results (it fell out of the client's window of recent requests). It was not applied again.
+   * A retried write (same client id and request id) was applied earlier, at a seq the duplicate no
+   * longer holds together with its results (it fell out of the client's window of recent requests).
+   * It was not applied again.
    */
   DUPLICATE_REQUEST(108, false),
   /**
-   * The receiver requires authentication and the peer has not proven who it is: no AUTH, a wrong proof, an unknown
-   * principal, or a request sent before the handshake finished. Nothing was done; the receiver closes the connection.
+   * The receiver requires authentication and the peer has not proven who it is: no AUTH, a wrong
+   * proof, an unknown principal, or a request sent before the handshake finished. Nothing was done;
+   * the receiver closes the connection.
    */
   UNAUTHENTICATED(109, false),
   /**
-   * The peer proved who it is, but that principal is not allowed in the role it announced (for example a client's
-   * principal saying HELLO as the repeater). Nothing was done; the receiver closes the connection.
+   * The peer proved who it is, but that principal is not allowed in the role it announced (for
+   * example a client's principal saying HELLO as the repeater). Nothing was done; the receiver
+   * closes the connection.
    */
   UNAUTHORIZED(110, false),
 
   /**
-   * A state transfer was refused because the snapshot of the healthy duplicate exceeds the plugin's limit (64 MiB of
-   * paths and data); {@code requestId} is the transfer id. The duplicate that was to rejoin stays fenced.
+   * A state transfer was refused because the snapshot of the healthy duplicate exceeds the plugin's
+   * limit (64 MiB of paths and data); {@code requestId} is the transfer id. The duplicate that was
+   * to rejoin stays fenced.
    */
   TRANSFER_TOO_LARGE(111, false),
   /**
-   * A state transfer failed: the snapshot could not be read or installed (a ZooKeeper failure, a chunk out of order, a
-   * path outside the data root, the source lost); {@code requestId} is the transfer id. The duplicate stays fenced.
+   * A state transfer failed: the snapshot could not be read or installed (a ZooKeeper failure, a
+   * chunk out of order, a path outside the data root, the source lost); {@code requestId} is the
+   * transfer id. The duplicate stays fenced.
    */
   TRANSFER_FAILED(112, false),
   /**
-   * The duplicate is rejoining (a state transfer is installing its data, or it is still catching up with the stream
-   * after one) and serves no reads: try another duplicate. Clients treat it as any duplicate that cannot answer now.
+   * The duplicate is rejoining (a state transfer is installing its data, or it is still catching up
+   * with the stream after one) and serves no reads: try another duplicate. Clients treat it as any
+   * duplicate that cannot answer now.
    */
   REJOINING(113, false),
 
   /**
-   * The request is too large: an op's data over {@link WireSettings#MAX_DATA_BYTES}, more than {@link
-   * WireSettings#MAX_OPS_PER_MESSAGE} ops, a ZooKeeper request over the duplicates' {@code jute.maxbuffer}, or a
-   * SEQUENCED frame over the maximum frame size. Refused before sequencing: applied nowhere.
+   * The request is too large: an op's data over {@link WireSettings#MAX_DATA_BYTES}, more than
+   * {@link WireSettings#MAX_OPS_PER_MESSAGE} ops, a ZooKeeper request over the duplicates' {@code
+   * jute.maxbuffer}, or a SEQUENCED frame over the maximum frame size. Refused before sequencing:
+   * applied nowhere.
    */
   TOO_LARGE(120, false),
-  /** A path in the request is not a valid ZooKeeper path ({@code org.apache.zookeeper.common.PathUtils}). */
+  /**
+   * A path in the request is not a valid ZooKeeper path ({@code
+   * org.apache.zookeeper.common.PathUtils}).
+   */
   INVALID_PATH(121, false),
   /**
-   * The request names an op type (in a WRITE) or a read kind (in a READ) this protocol version does not know, e.g.
-   * from a newer client. The rest of the request is not parsed; the connection stays usable.
+   * The request names an op type (in a WRITE) or a read kind (in a READ) this protocol version does
+   * not know, e.g. from a newer client. The rest of the request is not parsed; the connection stays
+   * usable.
    */
   UNKNOWN_OP(122, false);
 
@@ -127,7 +148,9 @@ public enum ErrorCode {
     return code;
   }
 
-  /** Whether the sender closes the connection after this error: true exactly for the protocol codes. */
+  /**
+   * Whether the sender closes the connection after this error: true exactly for the protocol codes.
+   */
   public boolean closesConnection() {
     return closesConnection;
   }

@@ -17,27 +17,32 @@ import java.util.Objects;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * A message of the Zoolander wire protocol; one message is one frame. See the {@linkplain io.zoolander.wire package
- * documentation} for the frame layout and who sends what.
+ * A message of the Zoolander wire protocol; one message is one frame. See the {@linkplain
+ * io.zoolander.wire package documentation} for the frame layout and who sends what.
  *
- * <p>Messages are immutable values, validated when built (an invalid field throws {@link IllegalArgumentException}
- * naming it), so a decoded message is always valid too. Client and request ids, epochs and sequence numbers are
- * {@code >= 0}; a sequence number that names a write is {@code >= 1} (a plugin that applied nothing has applied seq 0).
- * Byte arrays are not copied: do not modify one after handing it to a message. Equality compares them by content.
+ * <p>Messages are immutable values, validated when built (an invalid field throws {@link
+ * IllegalArgumentException} naming it), so a decoded message is always valid too. Client and
+ * request ids, epochs and sequence numbers are {@code >= 0}; a sequence number that names a write
+ * is {@code >= 1} (a plugin that applied nothing has applied seq 0). Byte arrays are not copied: do
+ * not modify one after handing it to a message. Equality compares them by content.
  *
- * <p>{@link Error} shadows {@code java.lang.Error} when imported: refer to it as {@code Message.Error}.
+ * <p>{@link Error} shadows {@code java.lang.Error} when imported: refer to it as {@code
+ * Message.Error}.
  */
 public sealed interface Message {
 
   /**
-   * First message on every connection, in both directions: who the sender is and which protocol version it speaks.
+   * First message on every connection, in both directions: who the sender is and which protocol
+   * version it speaks.
    *
-   * @param id a name for logs and routing (a client id, a duplicate id), 1 to {@link WireSettings#MAX_ID_BYTES} UTF-8
-   *     bytes
+   * @param id a name for logs and routing (a client id, a duplicate id), 1 to {@link
+   *     WireSettings#MAX_ID_BYTES} UTF-8 bytes
    * @param protocolVersion the version the sender speaks, 1 to 255
    */
   record Hello(Role role, String id, int protocolVersion) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Hello {
       notNull(role, "role");
       utf8(id, "id", WireSettings.MAX_ID_BYTES);
@@ -45,7 +50,8 @@ public sealed interface Message {
         throw new IllegalArgumentException("id: must not be empty");
       }
       if (protocolVersion < 1 || protocolVersion > 255) {
-        throw new IllegalArgumentException("protocolVersion: must be 1 to 255, was " + protocolVersion);
+        throw new IllegalArgumentException(
+            "protocolVersion: must be 1 to 255, was " + protocolVersion);
       }
     }
 
@@ -61,7 +67,9 @@ public sealed interface Message {
    * @param ops 1 to {@link WireSettings#MAX_OPS_PER_MESSAGE} ops
    */
   record Write(long clientId, long requestId, List<Op> ops) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Write {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -74,9 +82,15 @@ public sealed interface Message {
     }
   }
 
-  /** Repeater to every plugin: the write {@code (clientId, requestId)} is number {@code seq} of {@code epoch}. */
-  record Sequenced(long epoch, long seq, long clientId, long requestId, List<Op> ops) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+  /**
+   * Repeater to every plugin: the write {@code (clientId, requestId)} is number {@code seq} of
+   * {@code epoch}.
+   */
+  record Sequenced(long epoch, long seq, long clientId, long requestId, List<Op> ops)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Sequenced {
       atLeast(epoch, 0, "epoch");
       atLeast(seq, 1, "seq");
@@ -96,8 +110,11 @@ public sealed interface Message {
    *
    * @param results one per op of the write, in order
    */
-  record Reply(long clientId, long requestId, long seq, int duplicateId, List<OpResult> results) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+  record Reply(long clientId, long requestId, long seq, int duplicateId, List<OpResult> results)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Reply {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -117,9 +134,14 @@ public sealed interface Message {
     }
   }
 
-  /** Plugin to repeater: this duplicate has applied every write up to {@code appliedSeq} of {@code epoch}. */
+  /**
+   * Plugin to repeater: this duplicate has applied every write up to {@code appliedSeq} of {@code
+   * epoch}.
+   */
   record Ack(int duplicateId, long epoch, long appliedSeq) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Ack {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -127,9 +149,14 @@ public sealed interface Message {
     }
   }
 
-  /** Plugin to repeater: resend the SEQUENCED writes {@code fromSeq..toSeq} (inclusive) of {@code epoch}. */
+  /**
+   * Plugin to repeater: resend the SEQUENCED writes {@code fromSeq..toSeq} (inclusive) of {@code
+   * epoch}.
+   */
   record Retransmit(int duplicateId, long epoch, long fromSeq, long toSeq) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Retransmit {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -143,8 +170,11 @@ public sealed interface Message {
    *
    * @param minSeq the highest seq the client has seen (read-your-writes, monotonic reads)
    */
-  record Read(long clientId, long requestId, ReadKind kind, String path, long minSeq) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+  record Read(long clientId, long requestId, ReadKind kind, String path, long minSeq)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Read {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -157,10 +187,11 @@ public sealed interface Message {
   /**
    * Plugin to client: the answer to a {@link Read}, as of {@code appliedSeq}.
    *
-   * @param code {@link KeeperException.Code#OK}, or why the read failed ({@code NONODE} for an absent node, also for
-   *     EXISTS)
+   * @param code {@link KeeperException.Code#OK}, or why the read failed ({@code NONODE} for an
+   *     absent node, also for EXISTS)
    * @param data the node's data for GET_DATA, otherwise empty; never null
-   * @param version the node's data version ({@code Stat.version}), {@code -1} when the node is absent
+   * @param version the node's data version ({@code Stat.version}), {@code -1} when the node is
+   *     absent
    * @param children the child names for GET_CHILDREN, otherwise empty
    */
   record ReadReply(
@@ -173,7 +204,9 @@ public sealed interface Message {
       int version,
       List<String> children)
       implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public ReadReply {
       atLeast(clientId, 0, "clientId");
       atLeast(requestId, 0, "requestId");
@@ -203,21 +236,39 @@ public sealed interface Message {
 
     @Override
     public int hashCode() {
-      return Objects.hash(clientId, requestId, duplicateId, appliedSeq, code, version, children) * 31
+      return Objects.hash(clientId, requestId, duplicateId, appliedSeq, code, version, children)
+              * 31
           + Arrays.hashCode(data);
     }
 
     @Override
     public String toString() {
-      return "ReadReply[clientId=" + clientId + ", requestId=" + requestId + ", duplicateId=" + duplicateId
-          + ", appliedSeq=" + appliedSeq + ", code=" + code + ", data=" + describe(data) + ", version=" + version
-          + ", children=" + children + "]";
+      return "ReadReply[clientId="
+          + clientId
+          + ", requestId="
+          + requestId
+          + ", duplicateId="
+          + duplicateId
+          + ", appliedSeq="
+          + appliedSeq
+          + ", code="
+          + code
+          + ", data="
+          + describe(data)
+          + ", version="
+          + version
+          + ", children="
+          + children
+          + "]";
     }
   }
 
   /** Plugin to repeater, client or admin: where this duplicate stands. */
-  record Status(int duplicateId, long epoch, long appliedSeq, DuplicateState state) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+  record Status(int duplicateId, long epoch, long appliedSeq, DuplicateState state)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Status {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(epoch, 0, "epoch");
@@ -227,22 +278,28 @@ public sealed interface Message {
   }
 
   /**
-   * Plugin to its clients: planned slowness. The duplicate's server is starting background work that slows it down
-   * (a ZooKeeper snapshot, a log roll), so clients leave it out of the read set until the work ends: a second
-   * announcement with {@code maxDurationMs == 0}, or {@code maxDurationMs} after this one, whichever comes first (so a
-   * lost end cannot keep the duplicate out for good).
+   * Plugin to its clients: planned slowness. The duplicate's server is starting background work
+   * that slows it down (a ZooKeeper snapshot, a log roll), so clients leave it out of the read set
+   * until the work ends: a second announcement with {@code maxDurationMs == 0}, or {@code
+   * maxDurationMs} after this one, whichever comes first (so a lost end cannot keep the duplicate
+   * out for good).
    *
-   * @param maxDurationMs how long the work may last at most, 1 to {@link WireSettings#MAX_PLANNED_SLOWNESS_MS}; 0: it
-   *     ended
+   * @param maxDurationMs how long the work may last at most, 1 to {@link
+   *     WireSettings#MAX_PLANNED_SLOWNESS_MS}; 0: it ended
    */
   record PlannedSlowness(int duplicateId, long maxDurationMs) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public PlannedSlowness {
       atLeast(duplicateId, 0, "duplicateId");
       atLeast(maxDurationMs, 0, "maxDurationMs");
       if (maxDurationMs > WireSettings.MAX_PLANNED_SLOWNESS_MS) {
-        throw new IllegalArgumentException("maxDurationMs: must be at most " + WireSettings.MAX_PLANNED_SLOWNESS_MS
-            + ", was " + maxDurationMs);
+        throw new IllegalArgumentException(
+            "maxDurationMs: must be at most "
+                + WireSettings.MAX_PLANNED_SLOWNESS_MS
+                + ", was "
+                + maxDurationMs);
       }
     }
 
@@ -253,18 +310,21 @@ public sealed interface Message {
   }
 
   /**
-   * Server to a peer that said HELLO in a role the server authenticates: prove who you are by answering {@link Auth}.
-   * Sent only when authentication is configured (see {@link AccessControl}); a server without it never sends one.
+   * Server to a peer that said HELLO in a role the server authenticates: prove who you are by
+   * answering {@link Auth}. Sent only when authentication is configured (see {@link
+   * AccessControl}); a server without it never sends one.
    *
    * @param nonce {@link WireSettings#NONCE_BYTES} random bytes, fresh for every connection
    */
   record Challenge(byte[] nonce) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Challenge {
       notNull(nonce, "nonce");
       if (nonce.length != WireSettings.NONCE_BYTES) {
-        throw new IllegalArgumentException("nonce: must be " + WireSettings.NONCE_BYTES + " bytes, was "
-            + nonce.length);
+        throw new IllegalArgumentException(
+            "nonce: must be " + WireSettings.NONCE_BYTES + " bytes, was " + nonce.length);
       }
     }
 
@@ -285,23 +345,34 @@ public sealed interface Message {
   }
 
   /**
-   * Peer to server, in answer to {@link Challenge}: who the peer is and the proof. A non-empty {@code proof} is the
-   * HMAC-SHA256 of the challenge with the principal's shared secret (see {@link Credential}); an empty proof asks the
-   * server to take the principal from the peer's verified TLS client certificate, and then {@code principal} is empty
-   * too.
+   * Peer to server, in answer to {@link Challenge}: who the peer is and the proof. A non-empty
+   * {@code proof} is the HMAC-SHA256 of the challenge with the principal's shared secret (see
+   * {@link Credential}); an empty proof asks the server to take the principal from the peer's
+   * verified TLS client certificate, and then {@code principal} is empty too.
    *
-   * @param principal up to {@link WireSettings#MAX_PRINCIPAL_BYTES} UTF-8 bytes; empty for a certificate
+   * @param principal up to {@link WireSettings#MAX_PRINCIPAL_BYTES} UTF-8 bytes; empty for a
+   *     certificate
    * @param proof {@link WireSettings#PROOF_BYTES} bytes, or empty for a certificate
    */
   record Auth(String principal, byte[] proof) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Auth {
       utf8(principal, "principal", WireSettings.MAX_PRINCIPAL_BYTES);
       notNull(proof, "proof");
-      if (proof.length == 0 ? !principal.isEmpty() : proof.length != WireSettings.PROOF_BYTES || principal.isEmpty()) {
-        throw new IllegalArgumentException("proof: must be " + WireSettings.PROOF_BYTES + " bytes with a principal, or"
-            + " empty with an empty principal (certificate); was " + proof.length + " bytes with principal '"
-            + principal + "'");
+      if (proof.length == 0
+          ? !principal.isEmpty()
+          : proof.length != WireSettings.PROOF_BYTES || principal.isEmpty()) {
+        throw new IllegalArgumentException(
+            "proof: must be "
+                + WireSettings.PROOF_BYTES
+                + " bytes with a principal, or"
+                + " empty with an empty principal (certificate); was "
+                + proof.length
+                + " bytes with principal '"
+                + principal
+                + "'");
       }
     }
 
@@ -322,21 +393,28 @@ public sealed interface Message {
 
     @Override
     public String toString() {
-      return "Auth[principal=" + principal + ", proof=" + proof.length + " bytes]"; // never log a proof
+      return "Auth[principal="
+          + principal
+          + ", proof="
+          + proof.length
+          + " bytes]"; // never log a proof
     }
   }
 
   /**
-   * Repeater to a healthy plugin: take a consistent snapshot of this duplicate's data root and client records, between
-   * two applied writes, and send it back on this connection as {@link TransferChunk}s, for the state transfer that
-   * brings duplicate {@code targetDuplicateId} back. A plugin that cannot answers ERROR (TRANSFER_TOO_LARGE,
-   * TRANSFER_FAILED) with {@code requestId = transferId}.
+   * Repeater to a healthy plugin: take a consistent snapshot of this duplicate's data root and
+   * client records, between two applied writes, and send it back on this connection as {@link
+   * TransferChunk}s, for the state transfer that brings duplicate {@code targetDuplicateId} back. A
+   * plugin that cannot answers ERROR (TRANSFER_TOO_LARGE, TRANSFER_FAILED) with {@code requestId =
+   * transferId}.
    *
    * @param transferId names the transfer in its chunks and errors ({@code >= 0})
    * @param targetDuplicateId the duplicate the snapshot is for (for logs)
    */
   record TransferRequest(long transferId, int targetDuplicateId) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public TransferRequest {
       atLeast(transferId, 0, "transferId");
       atLeast(targetDuplicateId, 0, "targetDuplicateId");
@@ -344,23 +422,36 @@ public sealed interface Message {
   }
 
   /**
-   * One bounded piece of a state transfer's snapshot: from the healthy plugin to the repeater, which relays it to the
-   * plugin of the duplicate that rejoins. The chunks of one transfer carry the same header and consecutive {@code
-   * index}es from 0; the {@code last} one completes it. Parents come before their children.
+   * One bounded piece of a state transfer's snapshot: from the healthy plugin to the repeater,
+   * which relays it to the plugin of the duplicate that rejoins. The chunks of one transfer carry
+   * the same header and consecutive {@code index}es from 0; the {@code last} one completes it.
+   * Parents come before their children.
    *
    * @param transferId the transfer ({@link TransferRequest#transferId()})
    * @param sourceDuplicateId the duplicate the snapshot was taken of
    * @param epoch the source's recorded epoch at the snapshot
-   * @param appliedSeq the seq the snapshot is the state after: the rejoining duplicate follows the stream from the next
-   * @param catchUpToSeq the rejoining duplicate serves no reads until it has applied this seq ({@code >= appliedSeq};
-   *     the repeater sets it to its last sequenced seq when it relays the last chunk)
+   * @param appliedSeq the seq the snapshot is the state after: the rejoining duplicate follows the
+   *     stream from the next
+   * @param catchUpToSeq the rejoining duplicate serves no reads until it has applied this seq
+   *     ({@code >= appliedSeq}; the repeater sets it to its last sequenced seq when it relays the
+   *     last chunk)
    * @param index the chunk's position in the transfer, from 0
    * @param last whether this chunk completes the snapshot
    * @param nodes the znodes of this chunk
    */
-  record TransferChunk(long transferId, int sourceDuplicateId, long epoch, long appliedSeq, long catchUpToSeq,
-      int index, boolean last, List<Node> nodes) implements Message {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+  record TransferChunk(
+      long transferId,
+      int sourceDuplicateId,
+      long epoch,
+      long appliedSeq,
+      long catchUpToSeq,
+      int index,
+      boolean last,
+      List<Node> nodes)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public TransferChunk {
       atLeast(transferId, 0, "transferId");
       atLeast(sourceDuplicateId, 0, "sourceDuplicateId");
@@ -373,15 +464,19 @@ public sealed interface Message {
 
     /** The same chunk with another {@link #catchUpToSeq()}. */
     public TransferChunk withCatchUpToSeq(long seq) {
-      return new TransferChunk(transferId, sourceDuplicateId, epoch, appliedSeq, seq, index, last, nodes);
+      return new TransferChunk(
+          transferId, sourceDuplicateId, epoch, appliedSeq, seq, index, last, nodes);
     }
 
     /**
-     * One znode of the snapshot: its full path (under the data root or the client records' parent), its data, and
-     * the data version and child version it has at the source, which the rejoining duplicate reproduces.
+     * One znode of the snapshot: its full path (under the data root or the client records' parent),
+     * its data, and the data version and child version it has at the source, which the rejoining
+     * duplicate reproduces.
      */
     public record Node(String path, byte[] data, int version, int cversion) {
-      /** @throws IllegalArgumentException if a field is invalid; the message names it */
+      /**
+       * @throws IllegalArgumentException if a field is invalid; the message names it
+       */
       public Node {
         checkPath(path, "path", false);
         checkData(data, "data");
@@ -391,7 +486,10 @@ public sealed interface Message {
 
       @Override
       public boolean equals(Object o) {
-        return o instanceof Node n && n.path.equals(path) && Arrays.equals(n.data, data) && n.version == version
+        return o instanceof Node n
+            && n.path.equals(path)
+            && Arrays.equals(n.data, data)
+            && n.version == version
             && n.cversion == cversion;
       }
 
@@ -402,24 +500,38 @@ public sealed interface Message {
 
       @Override
       public String toString() {
-        return "Node[" + path + ", " + data.length + " bytes, version " + version + ", cversion " + cversion + "]";
+        return "Node["
+            + path
+            + ", "
+            + data.length
+            + " bytes, version "
+            + version
+            + ", cversion "
+            + cversion
+            + "]";
       }
     }
   }
 
   /**
-   * Any direction: a frame was rejected (protocol codes; the sender then closes the connection) or a request was
-   * refused (application codes). Its layout is frozen, so a peer of any protocol version can read it.
+   * Any direction: a frame was rejected (protocol codes; the sender then closes the connection) or
+   * a request was refused (application codes). Its layout is frozen, so a peer of any protocol
+   * version can read it.
    *
    * @param requestId the refused request, or {@link #NO_REQUEST}
-   * @param retryAfterMillis when {@link ErrorCode#OVERLOADED}, how long to wait before retrying; otherwise 0
-   * @param message a human-readable reason; truncated to {@link WireSettings#MAX_ERROR_MESSAGE_BYTES} UTF-8 bytes
+   * @param retryAfterMillis when {@link ErrorCode#OVERLOADED}, how long to wait before retrying;
+   *     otherwise 0
+   * @param message a human-readable reason; truncated to {@link
+   *     WireSettings#MAX_ERROR_MESSAGE_BYTES} UTF-8 bytes
    */
-  record Error(ErrorCode code, long requestId, long retryAfterMillis, String message) implements Message {
+  record Error(ErrorCode code, long requestId, long retryAfterMillis, String message)
+      implements Message {
     /** The {@code requestId} of an error that answers no particular request. */
     public static final long NO_REQUEST = -1;
 
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Error {
       notNull(code, "code");
       atLeast(requestId, NO_REQUEST, "requestId");

@@ -10,19 +10,24 @@ import java.util.Arrays;
 import org.apache.zookeeper.CreateMode;
 
 /**
- * One replicated ZooKeeper write op. A {@link Message.Write} of several ops is one atomic ZooKeeper {@code multi}.
+ * One replicated ZooKeeper write op. A {@link Message.Write} of several ops is one atomic ZooKeeper
+ * {@code multi}.
  *
  * <p>Ops are validated when built: the path must be a valid ZooKeeper path, data at most {@link
- * WireSettings#MAX_DATA_BYTES}, an expected version {@code -1} (any) or {@code >= 0}, with ZooKeeper's semantics.
- * Ephemeral, container and TTL nodes are rejected: sessions are per ensemble, so they cannot be replicated. A failure
- * throws {@link IllegalArgumentException} naming the field.
+ * WireSettings#MAX_DATA_BYTES}, an expected version {@code -1} (any) or {@code >= 0}, with
+ * ZooKeeper's semantics. Ephemeral, container and TTL nodes are rejected: sessions are per
+ * ensemble, so they cannot be replicated. A failure throws {@link IllegalArgumentException} naming
+ * the field.
  *
- * <p>Data arrays are not copied, for speed: do not modify an array after handing it to an op. Equality compares data
- * by content.
+ * <p>Data arrays are not copied, for speed: do not modify an array after handing it to an op.
+ * Equality compares data by content.
  */
 public sealed interface Op {
 
-  /** The znode the op acts on (for a sequential create, the prefix of the name ZooKeeper will generate). */
+  /**
+   * The znode the op acts on (for a sequential create, the prefix of the name ZooKeeper will
+   * generate).
+   */
   String path();
 
   /** {@code create(path, data, mode)}; the reply carries the created path. */
@@ -56,12 +61,17 @@ public sealed interface Op {
    * @param mode {@link CreateMode#PERSISTENT} or {@link CreateMode#PERSISTENT_SEQUENTIAL}
    */
   record Create(String path, byte[] data, CreateMode mode) implements Op {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Create {
       notNull(mode, "mode");
       if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
-        throw new IllegalArgumentException("mode: " + mode + " is not replicated (sessions, containers and TTLs are"
-            + " per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
+        throw new IllegalArgumentException(
+            "mode: "
+                + mode
+                + " is not replicated (sessions, containers and TTLs are"
+                + " per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
       }
       checkPath(path, "path", mode.isSequential());
       checkData(data, "data");
@@ -69,7 +79,10 @@ public sealed interface Op {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Create c && path.equals(c.path) && mode == c.mode && Arrays.equals(data, c.data);
+      return o instanceof Create c
+          && path.equals(c.path)
+          && mode == c.mode
+          && Arrays.equals(data, c.data);
     }
 
     @Override
@@ -85,7 +98,9 @@ public sealed interface Op {
 
   /** Replaces a node's data if its version matches. */
   record SetData(String path, byte[] data, int version) implements Op {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public SetData {
       checkPath(path, "path", false);
       checkData(data, "data");
@@ -94,7 +109,10 @@ public sealed interface Op {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof SetData s && path.equals(s.path) && version == s.version && Arrays.equals(data, s.data);
+      return o instanceof SetData s
+          && path.equals(s.path)
+          && version == s.version
+          && Arrays.equals(data, s.data);
     }
 
     @Override
@@ -110,7 +128,9 @@ public sealed interface Op {
 
   /** Deletes a childless node if its version matches. */
   record Delete(String path, int version) implements Op {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Delete {
       checkPath(path, "path", false);
       expectedVersion(version, "version");
@@ -119,7 +139,9 @@ public sealed interface Op {
 
   /** Fails (and so fails its multi) unless the node exists with this version. */
   record Check(String path, int version) implements Op {
-    /** @throws IllegalArgumentException if a field is invalid; the message names it */
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
     public Check {
       checkPath(path, "path", false);
       expectedVersion(version, "version");

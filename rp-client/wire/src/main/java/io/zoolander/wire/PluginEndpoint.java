@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Where a duplicate's active plugin listens, as published in the ephemeral {@link Znodes#endpoint()} znode.
+ * Where a duplicate's active plugin listens, as published in the ephemeral {@link
+ * Znodes#endpoint()} znode.
  *
  * <p>Encoding: UTF-8 {@code duplicateId=1;serverId=2;address=127.0.0.1:40123}.
  *
@@ -20,7 +21,8 @@ public record PluginEndpoint(int duplicateId, long serverId, String host, int po
   public PluginEndpoint {
     Objects.requireNonNull(host, "host must not be null");
     if (host.isEmpty() || host.contains(";")) {
-      throw new IllegalArgumentException("host must be a non-empty host name or address, was '" + host + "'");
+      throw new IllegalArgumentException(
+          "host must be a non-empty host name or address, was '" + host + "'");
     }
     if (port < 1 || port > 65535) {
       throw new IllegalArgumentException("port must be in 1..65535, was " + port);
@@ -28,7 +30,14 @@ public record PluginEndpoint(int duplicateId, long serverId, String host, int po
   }
 
   public byte[] encode() {
-    return ("duplicateId=" + duplicateId + ";serverId=" + serverId + ";address=" + host + ":" + port)
+    return ("duplicateId="
+            + duplicateId
+            + ";serverId="
+            + serverId
+            + ";address="
+            + host
+            + ":"
+            + port)
         .getBytes(StandardCharsets.UTF_8);
   }
 

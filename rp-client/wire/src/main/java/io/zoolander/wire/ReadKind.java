@@ -1,6 +1,9 @@
 package io.zoolander.wire;
 
-/** What a {@link Message.Read} asks for, mirroring the ZooKeeper read calls. Each kind has a stable wire code. */
+/**
+ * What a {@link Message.Read} asks for, mirroring the ZooKeeper read calls. Each kind has a stable
+ * wire code.
+ */
 public enum ReadKind {
   /** {@code getData}: the node's data and version. */
   GET_DATA(1),

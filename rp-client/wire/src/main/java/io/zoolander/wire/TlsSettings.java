@@ -46,8 +46,8 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * TLS for every Zoolander link (client to repeater, repeater to plugin, client to plugin), the same type for all three
- * roles. Uses the JDK's TLS provider through Netty's {@link SslHandler}.
+ * TLS for every Zoolander link (client to repeater, repeater to plugin, client to plugin), the same
+ * type for all three roles. Uses the JDK's TLS provider through Netty's {@link SslHandler}.
  *
  * <pre>{@code
  * TlsSettings tls = TlsSettings.builder()
@@ -57,14 +57,17 @@ import javax.net.ssl.TrustManagerFactory;
  *     .build();
  * }</pre>
  *
- * <p>Trust material is required: it verifies servers and, with {@link Builder#requireClientCertificate(boolean)},
- * clients; there is no "trust everything" mode. A key and certificate are required by a server (the repeater's client
- * listener, a plugin) and by a client when the server requires client certificates. The repeater uses one settings
- * object both as a server (to clients) and as a client (to plugins), so its certificate should allow both uses.
- * Private keys in PEM are PKCS#8 ({@code BEGIN PRIVATE KEY}, or {@code BEGIN ENCRYPTED PRIVATE KEY} with a password).
+ * <p>Trust material is required: it verifies servers and, with {@link
+ * Builder#requireClientCertificate(boolean)}, clients; there is no "trust everything" mode. A key
+ * and certificate are required by a server (the repeater's client listener, a plugin) and by a
+ * client when the server requires client certificates. The repeater uses one settings object both
+ * as a server (to clients) and as a client (to plugins), so its certificate should allow both uses.
+ * Private keys in PEM are PKCS#8 ({@code BEGIN PRIVATE KEY}, or {@code BEGIN ENCRYPTED PRIVATE KEY}
+ * with a password).
  *
- * <p>{@link Builder#build()} reads and checks every file at once (clear {@link IllegalArgumentException}s for missing or
- * unreadable files and wrong passwords) and prepares the TLS contexts; the object is then immutable and thread-safe.
+ * <p>{@link Builder#build()} reads and checks every file at once (clear {@link
+ * IllegalArgumentException}s for missing or unreadable files and wrong passwords) and prepares the
+ * TLS contexts; the object is then immutable and thread-safe.
  */
 public final class TlsSettings {
   /** Name of the TLS handler in a pipeline: the first handler, below the wire protocol. */
@@ -73,8 +76,9 @@ public final class TlsSettings {
   /** Default bound on a TLS handshake, in milliseconds. */
   public static final long DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
-  private static final Pattern PEM_KEY = Pattern.compile(
-      "-----BEGIN (ENCRYPTED )?PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END (ENCRYPTED )?PRIVATE KEY-----");
+  private static final Pattern PEM_KEY =
+      Pattern.compile(
+          "-----BEGIN (ENCRYPTED )?PRIVATE KEY-----([A-Za-z0-9+/=\\s]+)-----END (ENCRYPTED )?PRIVATE KEY-----");
 
   private final SslContext server; // null without a key
   private final SslContext client;
@@ -98,7 +102,10 @@ public final class TlsSettings {
     return new Builder();
   }
 
-  /** Whether a key and certificate are configured: needed to be a server, or a client under mutual TLS. */
+  /**
+   * Whether a key and certificate are configured: needed to be a server, or a client under mutual
+   * TLS.
+   */
   public boolean hasKey() {
     return hasKey;
   }
@@ -108,7 +115,9 @@ public final class TlsSettings {
     return requireClientCertificate;
   }
 
-  /** Whether, as a client, this checks that the server's certificate names the host it connected to. */
+  /**
+   * Whether, as a client, this checks that the server's certificate names the host it connected to.
+   */
   public boolean verifyHostname() {
     return verifyHostname;
   }
@@ -133,8 +142,9 @@ public final class TlsSettings {
   }
 
   /**
-   * Puts a client-side TLS handler first in {@code pipeline} for a connection to {@code host:port}; the server's
-   * certificate must name {@code host} (a DNS or IP subject alternative name) unless hostname verification is off.
+   * Puts a client-side TLS handler first in {@code pipeline} for a connection to {@code host:port};
+   * the server's certificate must name {@code host} (a DNS or IP subject alternative name) unless
+   * hostname verification is off.
    */
   public void addClientHandler(ChannelPipeline pipeline, String host, int port) {
     SslHandler handler = newClientHandler(pipeline.channel().alloc(), host, port);
@@ -154,8 +164,8 @@ public final class TlsSettings {
   }
 
   /**
-   * The subject CN of the verified TLS certificate of the peer on {@code channel}, if the channel uses TLS, the
-   * handshake is done and the peer presented a certificate.
+   * The subject CN of the verified TLS certificate of the peer on {@code channel}, if the channel
+   * uses TLS, the handshake is done and the peer presented a certificate.
    */
   public static Optional<String> peerPrincipal(Channel channel) {
     SslHandler handler = channel.pipeline().get(SslHandler.class);
@@ -174,8 +184,9 @@ public final class TlsSettings {
   }
 
   /**
-   * Whether {@code cause} is a TLS failure: a failed handshake (an untrusted or missing certificate), a plaintext peer
-   * on a TLS port. Expected from misconfigured or hostile peers, so servers log it in one line, without a stack.
+   * Whether {@code cause} is a TLS failure: a failed handshake (an untrusted or missing
+   * certificate), a plaintext peer on a TLS port. Expected from misconfigured or hostile peers, so
+   * servers log it in one line, without a stack.
    */
   public static boolean isTlsFailure(Throwable cause) {
     for (Throwable t = cause; t != null; t = t.getCause()) {
@@ -207,9 +218,9 @@ public final class TlsSettings {
   }
 
   /**
-   * Builds {@link TlsSettings}. Key material comes from PEM files or a key store, trust material from a PEM file of CA
-   * certificates or a trust store; each setter validates its arguments (NPE/IAE naming them), {@link #build()} reads
-   * the files.
+   * Builds {@link TlsSettings}. Key material comes from PEM files or a key store, trust material
+   * from a PEM file of CA certificates or a trust store; each setter validates its arguments
+   * (NPE/IAE naming them), {@link #build()} reads the files.
    */
   public static final class Builder {
     private Path certificateChain;
@@ -228,51 +239,63 @@ public final class TlsSettings {
 
     private Builder() {}
 
-    /** Key and certificate chain from PEM files: an unencrypted PKCS#8 key. Replaces a key store. */
+    /**
+     * Key and certificate chain from PEM files: an unencrypted PKCS#8 key. Replaces a key store.
+     */
     public Builder keyCertChainPem(Path certificateChain, Path privateKey) {
       return keyCertChainPem(certificateChain, privateKey, null);
     }
 
     /**
-     * Key and certificate chain from PEM files: the leaf certificate first, then its intermediates; a PKCS#8 key,
-     * encrypted if {@code keyPassword} is not null. Replaces a key store.
+     * Key and certificate chain from PEM files: the leaf certificate first, then its intermediates;
+     * a PKCS#8 key, encrypted if {@code keyPassword} is not null. Replaces a key store.
      */
     public Builder keyCertChainPem(Path certificateChain, Path privateKey, char[] keyPassword) {
-      this.certificateChain = Objects.requireNonNull(certificateChain, "certificateChain must not be null");
+      this.certificateChain =
+          Objects.requireNonNull(certificateChain, "certificateChain must not be null");
       this.privateKey = Objects.requireNonNull(privateKey, "privateKey must not be null");
       this.privateKeyPassword = keyPassword == null ? null : keyPassword.clone();
       this.keyStore = null;
       return this;
     }
 
-    /** Key and certificate chain from a key store; its type from the file name ({@code .jks}: JKS, else PKCS12). */
+    /**
+     * Key and certificate chain from a key store; its type from the file name ({@code .jks}: JKS,
+     * else PKCS12).
+     */
     public Builder keyStore(Path file, char[] password) {
       return keyStore(file, password, typeOf(file));
     }
 
     /**
-     * Key and certificate chain from a key store holding one key entry, whose password is the store's. Replaces PEM
-     * key material.
+     * Key and certificate chain from a key store holding one key entry, whose password is the
+     * store's. Replaces PEM key material.
      *
      * @param type {@code PKCS12} or {@code JKS}
      */
     public Builder keyStore(Path file, char[] password, String type) {
       this.keyStore = Objects.requireNonNull(file, "keyStore must not be null");
-      this.keyStorePassword = Objects.requireNonNull(password, "keyStorePassword must not be null").clone();
+      this.keyStorePassword =
+          Objects.requireNonNull(password, "keyStorePassword must not be null").clone();
       this.keyStoreType = storeType(type, "keyStoreType");
       this.certificateChain = null;
       this.privateKey = null;
       return this;
     }
 
-    /** Trusted CA certificates from a PEM file (one or more certificates). Replaces a trust store. */
+    /**
+     * Trusted CA certificates from a PEM file (one or more certificates). Replaces a trust store.
+     */
     public Builder trustPem(Path caCertificates) {
       this.trustPem = Objects.requireNonNull(caCertificates, "trustCertificates must not be null");
       this.trustStore = null;
       return this;
     }
 
-    /** Trusted CA certificates from a trust store; its type from the file name ({@code .jks}: JKS, else PKCS12). */
+    /**
+     * Trusted CA certificates from a trust store; its type from the file name ({@code .jks}: JKS,
+     * else PKCS12).
+     */
     public Builder trustStore(Path file, char[] password) {
       return trustStore(file, password, typeOf(file));
     }
@@ -284,28 +307,38 @@ public final class TlsSettings {
      */
     public Builder trustStore(Path file, char[] password, String type) {
       this.trustStore = Objects.requireNonNull(file, "trustStore must not be null");
-      this.trustStorePassword = Objects.requireNonNull(password, "trustStorePassword must not be null").clone();
+      this.trustStorePassword =
+          Objects.requireNonNull(password, "trustStorePassword must not be null").clone();
       this.trustStoreType = storeType(type, "trustStoreType");
       this.trustPem = null;
       return this;
     }
 
-    /** As a server, require a client certificate signed by a trusted CA (mutual TLS); off by default. */
+    /**
+     * As a server, require a client certificate signed by a trusted CA (mutual TLS); off by
+     * default.
+     */
     public Builder requireClientCertificate(boolean require) {
       this.requireClientCertificate = require;
       return this;
     }
 
-    /** As a client, check that the server's certificate names the host connected to; on by default. */
+    /**
+     * As a client, check that the server's certificate names the host connected to; on by default.
+     */
     public Builder verifyHostname(boolean verify) {
       this.verifyHostname = verify;
       return this;
     }
 
-    /** Bound on a TLS handshake (default {@value TlsSettings#DEFAULT_HANDSHAKE_TIMEOUT_MS} ms), 1 ms to 10 min. */
+    /**
+     * Bound on a TLS handshake (default {@value TlsSettings#DEFAULT_HANDSHAKE_TIMEOUT_MS} ms), 1 ms
+     * to 10 min.
+     */
     public Builder handshakeTimeoutMs(long timeoutMs) {
       if (timeoutMs < 1 || timeoutMs > 600_000) {
-        throw new IllegalArgumentException("handshakeTimeoutMs must be in 1..600000, was " + timeoutMs);
+        throw new IllegalArgumentException(
+            "handshakeTimeoutMs must be in 1..600000, was " + timeoutMs);
       }
       this.handshakeTimeoutMs = timeoutMs;
       return this;
@@ -315,8 +348,8 @@ public final class TlsSettings {
      * Reads every file and prepares the TLS contexts.
      *
      * @throws IllegalStateException if no trust material is configured
-     * @throws IllegalArgumentException if a file is missing, unreadable or invalid, or a password is wrong; the message
-     *     names the setting and the file
+     * @throws IllegalArgumentException if a file is missing, unreadable or invalid, or a password
+     *     is wrong; the message names the setting and the file
      */
     public TlsSettings build() {
       if (trustPem == null && trustStore == null) {
@@ -327,21 +360,31 @@ public final class TlsSettings {
       try {
         SslContext server = null;
         if (keys != null) {
-          server = SslContextBuilder.forServer(keys)
-              .sslProvider(SslProvider.JDK)
-              .trustManager(trust)
-              .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE)
-              .build();
+          server =
+              SslContextBuilder.forServer(keys)
+                  .sslProvider(SslProvider.JDK)
+                  .trustManager(trust)
+                  .clientAuth(requireClientCertificate ? ClientAuth.REQUIRE : ClientAuth.NONE)
+                  .build();
         } else if (requireClientCertificate) {
-          throw new IllegalStateException("tls: requireClientCertificate needs a key and certificate (a server)");
+          throw new IllegalStateException(
+              "tls: requireClientCertificate needs a key and certificate (a server)");
         }
-        SslContextBuilder client = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(trust);
+        SslContextBuilder client =
+            SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(trust);
         if (keys != null) {
           client.keyManager(keys);
         }
-        String description = "TlsSettings[key=" + (keyStore != null ? keyStore : certificateChain)
-            + ", trust=" + (trustStore != null ? trustStore : trustPem)
-            + ", requireClientCertificate=" + requireClientCertificate + ", verifyHostname=" + verifyHostname + "]";
+        String description =
+            "TlsSettings[key="
+                + (keyStore != null ? keyStore : certificateChain)
+                + ", trust="
+                + (trustStore != null ? trustStore : trustPem)
+                + ", requireClientCertificate="
+                + requireClientCertificate
+                + ", verifyHostname="
+                + verifyHostname
+                + "]";
         return new TlsSettings(this, server, client.build(), description);
       } catch (javax.net.ssl.SSLException e) {
         throw new IllegalArgumentException("tls: cannot set up TLS: " + e.getMessage(), e);
@@ -361,11 +404,13 @@ public final class TlsSettings {
             store.setCertificateEntry("ca-" + i++, c);
           }
         }
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        TrustManagerFactory tmf =
+            TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         tmf.init(store);
         return tmf;
       } catch (GeneralSecurityException | IOException e) {
-        throw new IllegalArgumentException("tls: cannot use the trust material: " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "tls: cannot use the trust material: " + e.getMessage(), e);
       }
     }
 
@@ -380,7 +425,8 @@ public final class TlsSettings {
           store = loadStore(keyStore, keyStorePassword, keyStoreType, "keyStore");
           password = keyStorePassword;
           if (!hasKeyEntry(store)) {
-            throw new IllegalArgumentException("keyStore: " + keyStore + " holds no private key entry");
+            throw new IllegalArgumentException(
+                "keyStore: " + keyStore + " holds no private key entry");
           }
         } else {
           List<X509Certificate> chain = readCertificates(certificateChain, "certificateChain");
@@ -390,14 +436,16 @@ public final class TlsSettings {
           store.load(null, null);
           store.setKeyEntry("key", key, password, chain.toArray(new Certificate[0]));
         }
-        KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        KeyManagerFactory kmf =
+            KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(store, password);
         return kmf;
       } catch (UnrecoverableKeyException e) {
-        throw new IllegalArgumentException("keyStorePassword: cannot recover the key in " + keyStore
-            + " (wrong password?)", e);
+        throw new IllegalArgumentException(
+            "keyStorePassword: cannot recover the key in " + keyStore + " (wrong password?)", e);
       } catch (GeneralSecurityException | IOException e) {
-        throw new IllegalArgumentException("tls: cannot use the key material: " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "tls: cannot use the key material: " + e.getMessage(), e);
       }
     }
 
@@ -417,14 +465,15 @@ public final class TlsSettings {
         store.load(new ByteArrayInputStream(bytes), password);
         return store;
       } catch (IOException e) {
-        if (e.getCause() instanceof UnrecoverableKeyException || String.valueOf(e.getMessage()).contains("password")) {
+        if (e.getCause() instanceof UnrecoverableKeyException
+            || String.valueOf(e.getMessage()).contains("password")) {
           throw new IllegalArgumentException(name + "Password: wrong password for " + file, e);
         }
-        throw new IllegalArgumentException(name + ": " + file + " is not a readable " + type + " store: "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            name + ": " + file + " is not a readable " + type + " store: " + e.getMessage(), e);
       } catch (GeneralSecurityException e) {
-        throw new IllegalArgumentException(name + ": " + file + " is not a readable " + type + " store: "
-            + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            name + ": " + file + " is not a readable " + type + " store: " + e.getMessage(), e);
       }
     }
 
@@ -442,8 +491,8 @@ public final class TlsSettings {
         }
         return list;
       } catch (GeneralSecurityException | IOException e) {
-        throw new IllegalArgumentException(name + ": " + file + " is not a PEM certificate file: " + e.getMessage(),
-            e);
+        throw new IllegalArgumentException(
+            name + ": " + file + " is not a PEM certificate file: " + e.getMessage(), e);
       }
     }
 
@@ -451,22 +500,27 @@ public final class TlsSettings {
       String pem = new String(read(file, "privateKey"), StandardCharsets.US_ASCII);
       Matcher m = PEM_KEY.matcher(pem);
       if (!m.find()) {
-        throw new IllegalArgumentException("privateKey: " + file + " holds no PKCS#8 PEM key (BEGIN PRIVATE KEY or"
-            + " BEGIN ENCRYPTED PRIVATE KEY)");
+        throw new IllegalArgumentException(
+            "privateKey: "
+                + file
+                + " holds no PKCS#8 PEM key (BEGIN PRIVATE KEY or"
+                + " BEGIN ENCRYPTED PRIVATE KEY)");
       }
       boolean encrypted = m.group(1) != null;
       byte[] der = Base64.getMimeDecoder().decode(m.group(2));
       PKCS8EncodedKeySpec spec;
       if (encrypted) {
         if (password == null) {
-          throw new IllegalArgumentException("privateKeyPassword: " + file + " is encrypted; a password is required");
+          throw new IllegalArgumentException(
+              "privateKeyPassword: " + file + " is encrypted; a password is required");
         }
         try {
           EncryptedPrivateKeyInfo info = new EncryptedPrivateKeyInfo(der);
           SecretKeyFactory factory = SecretKeyFactory.getInstance(info.getAlgName());
           spec = info.getKeySpec(factory.generateSecret(new PBEKeySpec(password)));
         } catch (GeneralSecurityException | IOException e) {
-          throw new IllegalArgumentException("privateKeyPassword: cannot decrypt " + file + " (wrong password?)", e);
+          throw new IllegalArgumentException(
+              "privateKeyPassword: cannot decrypt " + file + " (wrong password?)", e);
         }
       } else {
         spec = new PKCS8EncodedKeySpec(der);
@@ -491,13 +545,16 @@ public final class TlsSettings {
       try {
         return Files.readAllBytes(file);
       } catch (IOException e) {
-        throw new IllegalArgumentException(name + ": cannot read " + file + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            name + ": cannot read " + file + ": " + e.getMessage(), e);
       }
     }
 
     private static String typeOf(Path file) {
       Objects.requireNonNull(file, "store file must not be null");
-      return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jks") ? "JKS" : "PKCS12";
+      return file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".jks")
+          ? "JKS"
+          : "PKCS12";
     }
 
     private static String storeType(String type, String name) {

@@ -3,9 +3,10 @@ package io.zoolander.wire;
 import java.util.Objects;
 
 /**
- * Where Zoolander keeps its znodes in every duplicate, under a base path ({@code /zoolander} by default): the data
- * root holding the application's tree, the plugin's bookkeeping record, the per-client records of applied requests,
- * the active plugin's endpoint and the (test and demo) anomaly injector's settings.
+ * Where Zoolander keeps its znodes in every duplicate, under a base path ({@code /zoolander} by
+ * default): the data root holding the application's tree, the plugin's bookkeeping record, the
+ * per-client records of applied requests, the active plugin's endpoint and the (test and demo)
+ * anomaly injector's settings.
  *
  * @param basePath absolute ZooKeeper path, without a trailing slash
  */
@@ -15,8 +16,12 @@ public record Znodes(String basePath) {
 
   public Znodes {
     Objects.requireNonNull(basePath, "basePath must not be null");
-    if (!basePath.startsWith("/") || basePath.length() < 2 || basePath.endsWith("/") || basePath.contains("//")) {
-      throw new IllegalArgumentException("basePath must be an absolute path like /zoolander, was '" + basePath + "'");
+    if (!basePath.startsWith("/")
+        || basePath.length() < 2
+        || basePath.endsWith("/")
+        || basePath.contains("//")) {
+      throw new IllegalArgumentException(
+          "basePath must be an absolute path like /zoolander, was '" + basePath + "'");
     }
   }
 
@@ -45,8 +50,9 @@ public record Znodes(String basePath) {
   }
 
   /**
-   * The record of the requests applied for client {@code clientId} ({@code ClientRecord}), updated in the same
-   * ZooKeeper multi as each of that client's writes: {@code <base>/clients/<clientId in decimal>}.
+   * The record of the requests applied for client {@code clientId} ({@code ClientRecord}), updated
+   * in the same ZooKeeper multi as each of that client's writes: {@code <base>/clients/<clientId in
+   * decimal>}.
    *
    * @throws IllegalArgumentException if {@code clientId < 0}
    */
@@ -58,17 +64,17 @@ public record Znodes(String basePath) {
   }
 
   /**
-   * The anomaly injector's settings (a test and demo tool): absent means off. Not replicated: each duplicate's own
-   * ensemble has its own.
+   * The anomaly injector's settings (a test and demo tool): absent means off. Not replicated: each
+   * duplicate's own ensemble has its own.
    */
   public String anomaly() {
     return basePath + "/anomaly";
   }
 
   /**
-   * Present while a state transfer installs a snapshot in this duplicate: created before the data root is replaced,
-   * deleted in the same multi as the state update that ends the install. A plugin that finds it at start knows an
-   * install was interrupted and starts fenced.
+   * Present while a state transfer installs a snapshot in this duplicate: created before the data
+   * root is replaced, deleted in the same multi as the state update that ends the install. A plugin
+   * that finds it at start knows an install was interrupted and starts fenced.
    */
   public String transferMarker() {
     return basePath + "/transfer";
@@ -86,7 +92,8 @@ public record Znodes(String basePath) {
       return "/";
     }
     if (!znode.startsWith(root + "/")) {
-      throw new IllegalArgumentException("znode '" + znode + "' is not under the data root " + root);
+      throw new IllegalArgumentException(
+          "znode '" + znode + "' is not under the data root " + root);
     }
     return znode.substring(root.length());
   }

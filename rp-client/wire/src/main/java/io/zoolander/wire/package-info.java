@@ -1,6 +1,7 @@
 /**
- * The Zoolander wire protocol: length-prefixed binary frames over TCP, one {@link io.zoolander.wire.Message} per
- * frame. {@link io.zoolander.wire.WirePipeline#install} puts it on a Netty pipeline.
+ * The Zoolander wire protocol: length-prefixed binary frames over TCP, one {@link
+ * io.zoolander.wire.Message} per frame. {@link io.zoolander.wire.WirePipeline#install} puts it on a
+ * Netty pipeline.
  *
  * <h2>Frame</h2>
  *
@@ -8,11 +9,13 @@
  * [int length][byte version][byte type][body]
  * </pre>
  *
- * <p>All integers are big-endian. {@code length} counts the bytes after itself and is read unsigned (a "negative"
- * prefix is a frame of 2 GiB or more); the whole frame, prefix included, is at most the configured maximum ({@link io.zoolander.wire.WireSettings#DEFAULT_MAX_FRAME_BYTES} = 1 MiB + 64 KiB).
- * {@code version} is {@link io.zoolander.wire.WireSettings#PROTOCOL_VERSION}. In a body, a <em>string</em> is {@code
- * [int n][n bytes of UTF-8]}, <em>bytes</em> are {@code [int n][n bytes]}, and a list is {@code [int count]} followed by
- * its elements. A body must be read exactly: missing or trailing bytes make the frame malformed.
+ * <p>All integers are big-endian. {@code length} counts the bytes after itself and is read unsigned
+ * (a "negative" prefix is a frame of 2 GiB or more); the whole frame, prefix included, is at most
+ * the configured maximum ({@link io.zoolander.wire.WireSettings#DEFAULT_MAX_FRAME_BYTES} = 1 MiB +
+ * 64 KiB). {@code version} is {@link io.zoolander.wire.WireSettings#PROTOCOL_VERSION}. In a body, a
+ * <em>string</em> is {@code [int n][n bytes of UTF-8]}, <em>bytes</em> are {@code [int n][n
+ * bytes]}, and a list is {@code [int count]} followed by its elements. A body must be read exactly:
+ * missing or trailing bytes make the frame malformed.
  *
  * <h2>Messages</h2>
  *
@@ -45,47 +48,52 @@
  *     cversion</td><td>the healthy plugin to the repeater, relayed to the plugin that rejoins</td></tr>
  * </table>
  *
- * <p>CHALLENGE and AUTH exist only when authentication is configured ({@link io.zoolander.wire.AccessControl}):
- * a server that authenticates a role answers a HELLO in that role with CHALLENGE, waits for AUTH, and only then
- * proceeds as after HELLO (a plugin answers STATUS); anything else first, or a proof that does not verify, is answered
- * with ERROR {@code UNAUTHENTICATED} or {@code UNAUTHORIZED} and the connection is closed. The protocol version is
+ * <p>CHALLENGE and AUTH exist only when authentication is configured ({@link
+ * io.zoolander.wire.AccessControl}): a server that authenticates a role answers a HELLO in that
+ * role with CHALLENGE, waits for AUTH, and only then proceeds as after HELLO (a plugin answers
+ * STATUS); anything else first, or a proof that does not verify, is answered with ERROR {@code
+ * UNAUTHENTICATED} or {@code UNAUTHORIZED} and the connection is closed. The protocol version is
  * unchanged: without security nothing on the wire differs from before.
  *
- * <p>{@code ops} is {@code [int count]} (1 to {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE}; more than one
- * is one atomic multi) then per op {@code [byte opType][string path]} and:
+ * <p>{@code ops} is {@code [int count]} (1 to {@link
+ * io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE}; more than one is one atomic multi) then per
+ * op {@code [byte opType][string path]} and:
  *
  * <ul>
- *   <li>1 CREATE: {@code byte mode} (ZooKeeper's {@code CreateMode} flag: 0 PERSISTENT or 2 PERSISTENT_SEQUENTIAL),
- *       {@code bytes data}
+ *   <li>1 CREATE: {@code byte mode} (ZooKeeper's {@code CreateMode} flag: 0 PERSISTENT or 2
+ *       PERSISTENT_SEQUENTIAL), {@code bytes data}
  *   <li>2 SET_DATA: {@code bytes data, int version}
  *   <li>3 DELETE: {@code int version}
  *   <li>4 CHECK: {@code int version}
  * </ul>
  *
- * <p>Versions follow ZooKeeper: {@code -1} matches any version, otherwise the node's data version must equal it.
- * {@code results} is {@code [int count]} then per result {@code [byte resultType]} and: 1 CREATED {@code string path};
- * 2 DATA_SET {@code int version}; 3 DELETED; 4 CHECKED; 5 FAILED {@code int code}. Every ZooKeeper result code ({@code
- * code} in READ_REPLY and FAILED) is a {@link org.apache.zookeeper.KeeperException.Code#intValue()}. Enumerations are
- * written as their stable codes: {@link io.zoolander.wire.Role}, {@link io.zoolander.wire.ReadKind}, {@link
+ * <p>Versions follow ZooKeeper: {@code -1} matches any version, otherwise the node's data version
+ * must equal it. {@code results} is {@code [int count]} then per result {@code [byte resultType]}
+ * and: 1 CREATED {@code string path}; 2 DATA_SET {@code int version}; 3 DELETED; 4 CHECKED; 5
+ * FAILED {@code int code}. Every ZooKeeper result code ({@code code} in READ_REPLY and FAILED) is a
+ * {@link org.apache.zookeeper.KeeperException.Code#intValue()}. Enumerations are written as their
+ * stable codes: {@link io.zoolander.wire.Role}, {@link io.zoolander.wire.ReadKind}, {@link
  * io.zoolander.wire.DuplicateState}, {@link io.zoolander.wire.ErrorCode}.
  *
  * <h2>Errors</h2>
  *
- * <p>A receiver answers an oversized frame ({@code FRAME_TOO_LARGE}, detected from the length prefix before the body
- * is buffered), a truncated or otherwise unparsable one, including a negative or lying length or count and an invalid
- * field value in a message header or a server's message ({@code MALFORMED_FRAME}), an unknown type ({@code
- * UNKNOWN_MESSAGE_TYPE}) or a version it does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes
- * the connection (after half-closing it and draining input for at most {@link
- * io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS}, so the peer can read the ERROR even while it is still sending;
- * nothing sent after the bad frame is delivered). The ERROR body's prefix {@code [int code][string message]} is frozen
- * across protocol versions and decoded whatever the frame's version byte, so a peer speaking another version still
- * learns why it was dropped.
+ * <p>A receiver answers an oversized frame ({@code FRAME_TOO_LARGE}, detected from the length
+ * prefix before the body is buffered), a truncated or otherwise unparsable one, including a
+ * negative or lying length or count and an invalid field value in a message header or a server's
+ * message ({@code MALFORMED_FRAME}), an unknown type ({@code UNKNOWN_MESSAGE_TYPE}) or a version it
+ * does not speak ({@code UNSUPPORTED_VERSION}) with an ERROR frame, then closes the connection
+ * (after half-closing it and draining input for at most {@link
+ * io.zoolander.wire.WireSettings#ERROR_LINGER_MILLIS}, so the peer can read the ERROR even while it
+ * is still sending; nothing sent after the bad frame is delivered). The ERROR body's prefix {@code
+ * [int code][string message]} is frozen across protocol versions and decoded whatever the frame's
+ * version byte, so a peer speaking another version still learns why it was dropped.
  *
- * <p>Application errors (codes 100 and up) refuse a request, name it and leave the connection open. A client request
- * (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is refused that way by the pipeline
- * itself, and the rest of its frame skipped: an invalid ZooKeeper path ({@code INVALID_PATH}), an op type or read
- * kind this version does not know ({@code UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a
- * WRITE without ops ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more
+ * <p>Application errors (codes 100 and up) refuse a request, name it and leave the connection open.
+ * A client request (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is
+ * refused that way by the pipeline itself, and the rest of its frame skipped: an invalid ZooKeeper
+ * path ({@code INVALID_PATH}), an op type or read kind this version does not know ({@code
+ * UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a WRITE without ops
+ * ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more
  * than {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
  * io.zoolander.wire.ErrorCode} lists every code and who sends it.
  */

@@ -14,11 +14,12 @@ class AccessControlTest {
   private static final byte[] SECRET = "writer-secret-0123456789".getBytes(UTF_8);
   private static final Message.Hello HELLO = Message.Hello.of(Role.CLIENT, "17");
 
-  private final AccessControl access = AccessControl.builder()
-      .secret("writer-1", SECRET)
-      .secret("reader-1", "reader-secret-0123456789".getBytes(UTF_8))
-      .allow(Role.CLIENT, "writer-1", "cert-writer")
-      .build();
+  private final AccessControl access =
+      AccessControl.builder()
+          .secret("writer-1", SECRET)
+          .secret("reader-1", "reader-secret-0123456789".getBytes(UTF_8))
+          .allow(Role.CLIENT, "writer-1", "cert-writer")
+          .build();
 
   @Test
   void aProofMadeWithTheSharedSecretVerifies() {
@@ -33,10 +34,15 @@ class AccessControlTest {
   void aProofDoesNotVerifyWithAnotherSecretNonceRoleOrId() {
     Message.Challenge challenge = access.challenge();
     Credential wrong = Credential.secret("writer-1", "another-secret-0123456789".getBytes(UTF_8));
-    assertThat(access.verify(HELLO, challenge, wrong.answer(Role.CLIENT, "17", challenge), Optional.empty()).error())
+    assertThat(
+            access
+                .verify(
+                    HELLO, challenge, wrong.answer(Role.CLIENT, "17", challenge), Optional.empty())
+                .error())
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
     Credential right = Credential.secret("writer-1", SECRET);
-    Message.Auth replayed = right.answer(Role.CLIENT, "17", access.challenge()); // another connection's nonce
+    Message.Auth replayed =
+        right.answer(Role.CLIENT, "17", access.challenge()); // another connection's nonce
     assertThat(access.verify(HELLO, challenge, replayed, Optional.empty()).error())
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
     Message.Auth otherId = right.answer(Role.CLIENT, "18", challenge);
@@ -53,8 +59,9 @@ class AccessControlTest {
     Message.Auth unknown = Credential.secret("nobody", SECRET).answer(Role.CLIENT, "17", challenge);
     assertThat(access.verify(HELLO, challenge, unknown, Optional.empty()).error())
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
-    Message.Auth reader = Credential.secret("reader-1", "reader-secret-0123456789".getBytes(UTF_8))
-        .answer(Role.CLIENT, "17", challenge);
+    Message.Auth reader =
+        Credential.secret("reader-1", "reader-secret-0123456789".getBytes(UTF_8))
+            .answer(Role.CLIENT, "17", challenge);
     AccessControl.Decision d = access.verify(HELLO, challenge, reader, Optional.empty());
     assertThat(d.error()).isEqualTo(ErrorCode.UNAUTHORIZED);
     assertThat(d.reason()).contains("reader-1").contains("CLIENT");
@@ -65,10 +72,12 @@ class AccessControlTest {
     Message.Challenge challenge = access.challenge();
     Message.Auth auth = Credential.certificate().answer(Role.CLIENT, "17", challenge);
     assertThat(auth.byCertificate()).isTrue();
-    assertThat(access.verify(HELLO, challenge, auth, Optional.of("cert-writer")).principal()).isEqualTo("cert-writer");
+    assertThat(access.verify(HELLO, challenge, auth, Optional.of("cert-writer")).principal())
+        .isEqualTo("cert-writer");
     assertThat(access.verify(HELLO, challenge, auth, Optional.of("cert-other")).error())
         .isEqualTo(ErrorCode.UNAUTHORIZED);
-    assertThat(access.verify(HELLO, challenge, auth, Optional.empty()).error()).isEqualTo(ErrorCode.UNAUTHENTICATED);
+    assertThat(access.verify(HELLO, challenge, auth, Optional.empty()).error())
+        .isEqualTo(ErrorCode.UNAUTHENTICATED);
   }
 
   @Test
@@ -80,39 +89,58 @@ class AccessControlTest {
   }
 
   @Test
-  void secretsFileIsReadAndItsErrorsNameTheLineButNeverTheSecret(@TempDir Path dir) throws Exception {
-    Path file = Files.writeString(dir.resolve("secrets"), "# comment\n\nwriter-1=" + new String(SECRET, UTF_8) + "\n");
-    AccessControl fromFile = AccessControl.builder().secretsFile(file).allow(Role.CLIENT, "writer-1").build();
+  void secretsFileIsReadAndItsErrorsNameTheLineButNeverTheSecret(@TempDir Path dir)
+      throws Exception {
+    Path file =
+        Files.writeString(
+            dir.resolve("secrets"), "# comment\n\nwriter-1=" + new String(SECRET, UTF_8) + "\n");
+    AccessControl fromFile =
+        AccessControl.builder().secretsFile(file).allow(Role.CLIENT, "writer-1").build();
     Message.Challenge challenge = fromFile.challenge();
-    assertThat(fromFile.verify(HELLO, challenge, Credential.secret("writer-1", SECRET).answer(Role.CLIENT, "17",
-        challenge), Optional.empty()).ok()).isTrue();
+    assertThat(
+            fromFile
+                .verify(
+                    HELLO,
+                    challenge,
+                    Credential.secret("writer-1", SECRET).answer(Role.CLIENT, "17", challenge),
+                    Optional.empty())
+                .ok())
+        .isTrue();
 
     Path shortSecret = Files.writeString(dir.resolve("short"), "writer-1=tooShort\n");
     assertThatThrownBy(() -> AccessControl.builder().secretsFile(shortSecret))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("line 1").hasMessageNotContaining("tooShort");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("line 1")
+        .hasMessageNotContaining("tooShort");
     Path noEquals = Files.writeString(dir.resolve("bad"), "writer-1\n");
     assertThatThrownBy(() -> AccessControl.builder().secretsFile(noEquals))
-        .hasMessageContaining("line 1").hasMessageContaining("principal=secret");
+        .hasMessageContaining("line 1")
+        .hasMessageContaining("principal=secret");
     assertThatThrownBy(() -> AccessControl.builder().secretsFile(dir.resolve("missing")))
         .hasMessageContaining("does not exist");
   }
 
   @Test
   void buildersValidateEveryArgument(@TempDir Path dir) throws Exception {
-    assertThatThrownBy(() -> Credential.secret("w", new byte[15])).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> Credential.secret("w", new byte[15]))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("secret");
     assertThatThrownBy(() -> Credential.secret("a,b", SECRET)).hasMessageContaining("principal");
     assertThatThrownBy(() -> Credential.secret(" ", SECRET)).hasMessageContaining("principal");
-    assertThatThrownBy(() -> Credential.secret(null, SECRET)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> AccessControl.builder().allow(Role.CLIENT)).hasMessageContaining("at least one");
+    assertThatThrownBy(() -> Credential.secret(null, SECRET))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> AccessControl.builder().allow(Role.CLIENT))
+        .hasMessageContaining("at least one");
     assertThatThrownBy(() -> AccessControl.builder().secret("w", SECRET).secret("w", SECRET))
         .hasMessageContaining("already");
-    assertThatThrownBy(() -> Credential.secretFile("w", dir.resolve("none"))).hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> Credential.secretFile("w", dir.resolve("none")))
+        .hasMessageContaining("does not exist");
     Path withNewline = Files.writeString(dir.resolve("secret"), new String(SECRET, UTF_8) + "\r\n");
     Message.Challenge c = access.challenge();
     assertThat(Credential.secretFile("writer-1", withNewline).answer(Role.CLIENT, "17", c))
         .isEqualTo(Credential.secret("writer-1", SECRET).answer(Role.CLIENT, "17", c));
-    assertThat(Credential.secret("writer-1", SECRET).toString()).doesNotContain(new String(SECRET, UTF_8));
+    assertThat(Credential.secret("writer-1", SECRET).toString())
+        .doesNotContain(new String(SECRET, UTF_8));
   }
 
   @Test

@@ -11,21 +11,27 @@ import org.junit.jupiter.api.Test;
 
 class ClientRecordTest {
 
-  private static final List<OpResult> EVERY_KIND = List.of(
-      new OpResult.Created("/a/b-0000000007"),
-      new OpResult.DataSet(3),
-      new OpResult.Deleted(),
-      new OpResult.Checked(),
-      new OpResult.Failed(Code.NODEEXISTS),
-      new OpResult.Failed(Code.OK),
-      new OpResult.Failed(Code.RUNTIMEINCONSISTENCY),
-      new OpResult.Created("/ünïcödé/日本"));
+  private static final List<OpResult> EVERY_KIND =
+      List.of(
+          new OpResult.Created("/a/b-0000000007"),
+          new OpResult.DataSet(3),
+          new OpResult.Deleted(),
+          new OpResult.Checked(),
+          new OpResult.Failed(Code.NODEEXISTS),
+          new OpResult.Failed(Code.OK),
+          new OpResult.Failed(Code.RUNTIMEINCONSISTENCY),
+          new OpResult.Created("/ünïcödé/日本"));
 
   @Test
   void roundTripsEveryResultKind() {
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(5, 17, EVERY_KIND))
-        .append(new ClientRecord.Entry(6, 1L << 40, List.of(new OpResult.DataSet(Integer.MAX_VALUE))))
-        .append(new ClientRecord.Entry(Long.MAX_VALUE, Long.MAX_VALUE, List.of(new OpResult.Failed(Code.BADVERSION))));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(5, 17, EVERY_KIND))
+            .append(
+                new ClientRecord.Entry(
+                    6, 1L << 40, List.of(new OpResult.DataSet(Integer.MAX_VALUE))))
+            .append(
+                new ClientRecord.Entry(
+                    Long.MAX_VALUE, Long.MAX_VALUE, List.of(new OpResult.Failed(Code.BADVERSION))));
     byte[] encoded = record.encode();
     assertThat(encoded).hasSize(record.encodedLength());
     assertThat(ClientRecord.decode(encoded)).isEqualTo(record);
@@ -37,7 +43,8 @@ class ClientRecordTest {
 
   @Test
   void isCompact() {
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.DataSet(1))));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.DataSet(1))));
     assertThat(record.encode()).hasSize(1 + 1 + 1 + (1 + 1 + 1 + 2));
     for (int i = 2; i <= 100; i++) {
       record = record.append(new ClientRecord.Entry(i, 1000 + i, List.of(new OpResult.DataSet(i))));
@@ -48,24 +55,28 @@ class ClientRecordTest {
 
   @Test
   void duplicatesAreRequestIdsNotAboveTheHighest() {
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(10, 1, List.of(new OpResult.Deleted())));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(10, 1, List.of(new OpResult.Deleted())));
     assertThat(record.isDuplicate(10)).isTrue();
     assertThat(record.isDuplicate(3)).isTrue();
     assertThat(record.isDuplicate(11)).isFalse();
-    assertThatThrownBy(() -> record.append(new ClientRecord.Entry(10, 2, List.of(new OpResult.Deleted()))))
+    assertThatThrownBy(
+            () -> record.append(new ClientRecord.Entry(10, 2, List.of(new OpResult.Deleted()))))
         .hasMessageContaining("not newer");
     ClientRecord forgotten = record.withoutEntries();
     assertThat(forgotten.isDuplicate(10)).isTrue();
     assertThat(forgotten.find(10)).isEmpty();
-    assertThatThrownBy(() -> forgotten.append(new ClientRecord.Entry(10, 2, List.of(new OpResult.Deleted()))))
+    assertThatThrownBy(
+            () -> forgotten.append(new ClientRecord.Entry(10, 2, List.of(new OpResult.Deleted()))))
         .hasMessageContaining("not newer");
   }
 
   @Test
   void aHoleInTheWindowWasNeverApplied() {
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(3, 1, List.of(new OpResult.Checked())))
-        .append(new ClientRecord.Entry(5, 2, List.of(new OpResult.Checked())))
-        .append(new ClientRecord.Entry(6, 3, List.of(new OpResult.Checked())));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(3, 1, List.of(new OpResult.Checked())))
+            .append(new ClientRecord.Entry(5, 2, List.of(new OpResult.Checked())))
+            .append(new ClientRecord.Entry(6, 3, List.of(new OpResult.Checked())));
     assertThat(record.neverApplied(4)).isTrue();
     assertThat(record.neverApplied(5)).isFalse();
     assertThat(record.neverApplied(2)).as("older than the window: unknown").isFalse();
@@ -79,7 +90,8 @@ class ClientRecordTest {
 
   @Test
   void keepsTheLastWindowOfEntries() {
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.Checked())));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.Checked())));
     for (long id = 2; id <= ClientRecord.WINDOW + 5; id++) {
       record = record.append(new ClientRecord.Entry(id, id * 2, List.of(new OpResult.Checked())));
     }
@@ -93,15 +105,21 @@ class ClientRecordTest {
   @Test
   void dropsOldEntriesToStayWithinTheByteBudget() {
     String longPath = "/" + "p".repeat(400);
-    List<OpResult> bulky = Collections.nCopies(WireSettings.MAX_OPS_PER_MESSAGE, new OpResult.Created(longPath));
-    ClientRecord record = ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.Deleted())));
-    record = record.append(new ClientRecord.Entry(2, 2, bulky)); // ~400 KB of results alone: not held
+    List<OpResult> bulky =
+        Collections.nCopies(WireSettings.MAX_OPS_PER_MESSAGE, new OpResult.Created(longPath));
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(1, 1, List.of(new OpResult.Deleted())));
+    record =
+        record.append(new ClientRecord.Entry(2, 2, bulky)); // ~400 KB of results alone: not held
     assertThat(record.highestRequestId()).isEqualTo(2);
     assertThat(record.find(2)).isEmpty();
     assertThat(record.encode().length).isLessThanOrEqualTo(ClientRecord.MAX_ENCODED_BYTES);
 
     List<OpResult> medium = Collections.nCopies(100, new OpResult.Created(longPath)); // ~40 KB
-    record = record.append(new ClientRecord.Entry(3, 3, medium)).append(new ClientRecord.Entry(4, 4, medium));
+    record =
+        record
+            .append(new ClientRecord.Entry(3, 3, medium))
+            .append(new ClientRecord.Entry(4, 4, medium));
     assertThat(record.entries()).extracting(ClientRecord.Entry::requestId).containsExactly(4L);
     assertThat(record.encode().length).isLessThanOrEqualTo(ClientRecord.MAX_ENCODED_BYTES);
   }
@@ -109,11 +127,14 @@ class ClientRecordTest {
   @Test
   void rejectsGarbage() {
     byte[] good = ClientRecord.first(new ClientRecord.Entry(3, 4, EVERY_KIND)).encode();
-    assertThatThrownBy(() -> ClientRecord.decode(null)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> ClientRecord.decode(new byte[] {9, 0, 0})).hasMessageContaining("client record");
+    assertThatThrownBy(() -> ClientRecord.decode(null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> ClientRecord.decode(new byte[] {9, 0, 0}))
+        .hasMessageContaining("client record");
     for (int length = 0; length < good.length; length++) {
       byte[] truncated = java.util.Arrays.copyOf(good, length);
-      assertThatThrownBy(() -> ClientRecord.decode(truncated)).as("truncated to %d", length)
+      assertThatThrownBy(() -> ClientRecord.decode(truncated))
+          .as("truncated to %d", length)
           .isInstanceOf(IllegalArgumentException.class);
     }
     byte[] trailing = java.util.Arrays.copyOf(good, good.length + 1);
@@ -125,9 +146,14 @@ class ClientRecordTest {
     outOfOrder.add(new ClientRecord.Entry(2, 1, List.of(new OpResult.Deleted())));
     outOfOrder.add(new ClientRecord.Entry(1, 2, List.of(new OpResult.Deleted())));
     assertThatThrownBy(() -> new ClientRecord(2, outOfOrder)).hasMessageContaining("entries");
-    assertThatThrownBy(() -> new ClientRecord(1, List.of(new ClientRecord.Entry(2, 1, List.of(new OpResult.Deleted())))))
+    assertThatThrownBy(
+            () ->
+                new ClientRecord(
+                    1, List.of(new ClientRecord.Entry(2, 1, List.of(new OpResult.Deleted())))))
         .hasMessageContaining("entries");
-    assertThatThrownBy(() -> new ClientRecord.Entry(1, 0, List.of(new OpResult.Deleted()))).hasMessageContaining("seq");
-    assertThatThrownBy(() -> new ClientRecord.Entry(1, 1, List.of())).hasMessageContaining("results");
+    assertThatThrownBy(() -> new ClientRecord.Entry(1, 0, List.of(new OpResult.Deleted())))
+        .hasMessageContaining("seq");
+    assertThatThrownBy(() -> new ClientRecord.Entry(1, 1, List.of()))
+        .hasMessageContaining("results");
   }
 }

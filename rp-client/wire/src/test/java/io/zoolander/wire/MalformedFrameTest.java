@@ -24,8 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Every kind of bad frame is answered with an ERROR frame carrying the right code, the connection is closed, the
- * failure reaches the application as a WireException, and nothing else escapes.
+ * Every kind of bad frame is answered with an ERROR frame carrying the right code, the connection
+ * is closed, the failure reaches the application as a WireException, and nothing else escapes.
  */
 class MalformedFrameTest {
   // Type bytes as documented in package-info.
@@ -42,8 +42,9 @@ class MalformedFrameTest {
   static final int MAX = WireSettings.DEFAULT_MAX_FRAME_BYTES;
 
   /**
-   * Feeds {@code bytes} to a fresh server-side peer and checks the protocol's answer: no message delivered, exactly one
-   * ERROR frame with {@code expected} written, the channel closed, one WireException with the same code fired.
+   * Feeds {@code bytes} to a fresh server-side peer and checks the protocol's answer: no message
+   * delivered, exactly one ERROR frame with {@code expected} written, the channel closed, one
+   * WireException with the same code fired.
    *
    * @return the ERROR the peer would read
    */
@@ -77,8 +78,10 @@ class MalformedFrameTest {
 
   @Test
   void oversizedFrameIsRejectedFromItsLengthAloneWithoutWaitingForTheBody() {
-    // Only the 4-byte length prefix is sent: the ERROR must not wait for (or buffer) the announced body.
-    byte[] header = Raw.frame(HELLO).buildWithLength(MAX - 3); // frame = 4 + MAX - 3 = MAX + 1 bytes
+    // Only the 4-byte length prefix is sent: the ERROR must not wait for (or buffer) the announced
+    // body.
+    byte[] header =
+        Raw.frame(HELLO).buildWithLength(MAX - 3); // frame = 4 + MAX - 3 = MAX + 1 bytes
     byte[] prefixOnly = Arrays.copyOf(header, 4);
 
     Message.Error error = rejects(prefixOnly, ErrorCode.FRAME_TOO_LARGE);
@@ -94,8 +97,16 @@ class MalformedFrameTest {
   @Test
   void frameOfExactlyTheMaximumIsAccepted() {
     int dataBytes = WireSettings.MAX_DATA_BYTES;
-    Message m = new Message.ReadReply(1, 2, 3, 4, org.apache.zookeeper.KeeperException.Code.OK,
-        new byte[dataBytes], 0, List.of());
+    Message m =
+        new Message.ReadReply(
+            1,
+            2,
+            3,
+            4,
+            org.apache.zookeeper.KeeperException.Code.OK,
+            new byte[dataBytes],
+            0,
+            List.of());
     byte[] frame = encode(m);
     Peer peer = new Peer(frame.length);
 
@@ -104,8 +115,10 @@ class MalformedFrameTest {
     Peer smaller = new Peer(frame.length - 1);
     smaller.receive(Arrays.copyOf(frame, 4));
     assertThat(smaller.channel.isOpen()).isFalse();
-    assertThat(decode(smaller.sent())).singleElement()
-        .satisfies(e -> assertThat(((Message.Error) e).code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE));
+    assertThat(decode(smaller.sent()))
+        .singleElement()
+        .satisfies(
+            e -> assertThat(((Message.Error) e).code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE));
   }
 
   @ParameterizedTest
@@ -122,7 +135,8 @@ class MalformedFrameTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 99, 127, 128, 255}) // 11, 12 and 13 are CHALLENGE, AUTH and PLANNED_SLOWNESS
+  @ValueSource(
+      ints = {0, 99, 127, 128, 255}) // 11, 12 and 13 are CHALLENGE, AUTH and PLANNED_SLOWNESS
   void unknownTypeIsRejected(int type) {
     Message.Error error = rejects(Raw.frame(type).i64(1).build(), ErrorCode.UNKNOWN_MESSAGE_TYPE);
     assertThat(error.message()).contains("unknown message type " + type);
@@ -138,7 +152,8 @@ class MalformedFrameTest {
       raw.i8(b);
     }
     Message.Error error = rejects(raw.build(), ErrorCode.UNSUPPORTED_VERSION);
-    assertThat(error.message()).contains("version " + version, "speaks version " + WireSettings.PROTOCOL_VERSION);
+    assertThat(error.message())
+        .contains("version " + version, "speaks version " + WireSettings.PROTOCOL_VERSION);
   }
 
   @Test
@@ -148,15 +163,22 @@ class MalformedFrameTest {
 
   @Test
   void anErrorFrameFromAnotherVersionIsStillRead() {
-    byte[] future = Raw.frame(2, ERROR).i32(ErrorCode.UNSUPPORTED_VERSION.code()).str("I speak 2")
-        .i64(123).i8(9).build(); // a later version's fields after the frozen prefix
+    byte[] future =
+        Raw.frame(2, ERROR)
+            .i32(ErrorCode.UNSUPPORTED_VERSION.code())
+            .str("I speak 2")
+            .i64(123)
+            .i8(9)
+            .build(); // a later version's fields after the frozen prefix
 
-    assertThat(decode(future)).containsExactly(Message.Error.of(ErrorCode.UNSUPPORTED_VERSION, "I speak 2"));
+    assertThat(decode(future))
+        .containsExactly(Message.Error.of(ErrorCode.UNSUPPORTED_VERSION, "I speak 2"));
   }
 
   @Test
   void anUnreadableErrorFrameFromAnotherVersionIsAnUnsupportedVersion() {
-    rejects(Raw.frame(2, ERROR).i32(ErrorCode.MALFORMED_FRAME.code()).i32(100).build(),
+    rejects(
+        Raw.frame(2, ERROR).i32(ErrorCode.MALFORMED_FRAME.code()).i32(100).build(),
         ErrorCode.UNSUPPORTED_VERSION);
   }
 
@@ -171,7 +193,8 @@ class MalformedFrameTest {
   void everyTruncationOfEveryMessageIsMalformed(Message message) {
     byte[] frame = encode(message);
     int body = frame.length - 6;
-    // Cut the body at every length (sampled for long bodies), with a length prefix that matches the cut.
+    // Cut the body at every length (sampled for long bodies), with a length prefix that matches the
+    // cut.
     int step = Math.max(1, body / 64);
     for (int keep = 0; keep < body; keep += (keep < 16 ? 1 : step)) {
       byte[] cut = Arrays.copyOf(frame, 6 + keep);
@@ -213,14 +236,16 @@ class MalformedFrameTest {
   @ParameterizedTest
   @ValueSource(ints = {5, 1000, Integer.MAX_VALUE})
   void stringLongerThanTheFrameIsMalformed(int length) {
-    byte[] frame = Raw.frame(READ).i64(1).i64(2).i8(ReadKind.GET_DATA.code()).i32(length).i8('/').build();
+    byte[] frame =
+        Raw.frame(READ).i64(1).i64(2).i8(ReadKind.GET_DATA.code()).i32(length).i8('/').build();
     malformed(frame, "path: length " + length);
   }
 
   @Test
   void stringOverItsLimitIsMalformed() {
     String id = repeat("x", WireSettings.MAX_ID_BYTES + 1);
-    malformed(Raw.frame(HELLO).i8(Role.CLIENT.code()).str(id).i32(1).build(), "exceeds the limit of 256");
+    malformed(
+        Raw.frame(HELLO).i8(Role.CLIENT.code()).str(id).i32(1).build(), "exceeds the limit of 256");
   }
 
   @ParameterizedTest
@@ -239,26 +264,39 @@ class MalformedFrameTest {
   @ParameterizedTest
   @ValueSource(ints = {WireSettings.MAX_OPS_PER_MESSAGE + 1, Integer.MAX_VALUE})
   void opCountOverTheLimitIsMalformed(int count) {
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(count).build(), "exceeds the limit");
+    malformed(
+        Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(count).build(), "exceeds the limit");
   }
 
   @ParameterizedTest
   @ValueSource(ints = {-1, 0x7fffffff, WireSettings.MAX_DATA_BYTES + 1})
   void badDataLengthIsMalformed(int length) {
-    byte[] frame = Raw.frame(WRITE).i64(1).i64(2).i32(1).i8(2).str("/a").i32(length).i32(-1).build();
+    byte[] frame =
+        Raw.frame(WRITE).i64(1).i64(2).i32(1).i8(2).str("/a").i32(length).i32(-1).build();
     malformed(frame, "op data");
   }
 
   @Test
   void lyingResultCountIsMalformed() {
-    malformed(Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(3).i8(3).build(), "results: count 3");
+    malformed(
+        Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(3).i8(3).build(), "results: count 3");
   }
 
   @ParameterizedTest
   @ValueSource(ints = {-7, 1_000_000, Integer.MAX_VALUE})
   void lyingChildCountIsMalformed(int count) {
-    byte[] frame = Raw.frame(READ_REPLY).i64(1).i64(2).i32(3).i64(4).i32(0).bytes(new byte[0]).i32(0)
-        .i32(count).str("a").build();
+    byte[] frame =
+        Raw.frame(READ_REPLY)
+            .i64(1)
+            .i64(2)
+            .i32(3)
+            .i64(4)
+            .i32(0)
+            .bytes(new byte[0])
+            .i32(0)
+            .i32(count)
+            .str("a")
+            .build();
     malformed(frame, "children");
   }
 
@@ -267,25 +305,48 @@ class MalformedFrameTest {
 
   @Test
   void invalidPathInAResultIsMalformed() {
-    malformed(Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(1).str("/x/").build(), "results[0]", "path");
+    malformed(
+        Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(1).str("/x/").build(),
+        "results[0]",
+        "path");
   }
 
   @Test
   void invalidOpsInASequencedAreMalformed() {
-    // SEQUENCED comes from the repeater, which sequences only valid writes: no refusal, the connection is dropped.
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(4).str("/a/").i32(-1).build(),
-        "SEQUENCED: ops[0]", "path");
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(9).str("/a").i32(0).build(),
+    // SEQUENCED comes from the repeater, which sequences only valid writes: no refusal, the
+    // connection is dropped.
+    malformed(
+        Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(4).str("/a/").i32(-1).build(),
+        "SEQUENCED: ops[0]",
+        "path");
+    malformed(
+        Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(9).str("/a").i32(0).build(),
         "unknown op type 9");
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1)
-        .i8(1).str("/e").i8(CreateMode.EPHEMERAL.toFlag()).bytes(utf8("d")).build(), "mode", "EPHEMERAL");
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(3).str("/a").i32(-2).build(), "version");
+    malformed(
+        Raw.frame(SEQUENCED)
+            .i64(1)
+            .i64(1)
+            .i64(1)
+            .i64(1)
+            .i32(1)
+            .i8(1)
+            .str("/e")
+            .i8(CreateMode.EPHEMERAL.toFlag())
+            .bytes(utf8("d"))
+            .build(),
+        "mode",
+        "EPHEMERAL");
+    malformed(
+        Raw.frame(SEQUENCED).i64(1).i64(1).i64(1).i64(1).i32(1).i8(3).str("/a").i32(-2).build(),
+        "version");
   }
 
   @Test
   void unknownResultAndEnumCodesAreMalformed() {
-    malformed(Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(0).build(), "unknown result type 0");
-    malformed(Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(5).i32(424242).build(), "424242");
+    malformed(
+        Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(0).build(), "unknown result type 0");
+    malformed(
+        Raw.frame(REPLY).i64(1).i64(2).i64(3).i32(0).i32(1).i8(5).i32(424242).build(), "424242");
     malformed(Raw.frame(HELLO).i8(0).str("c").i32(1).build(), "role: unknown code 0");
     malformed(Raw.frame(STATUS).i32(1).i64(2).i64(3).i8(0).build(), "state: unknown code 0");
     malformed(Raw.frame(ERROR).i32(999).str("?").i64(-1).i64(0).build(), "unknown error code 999");
@@ -298,17 +359,31 @@ class MalformedFrameTest {
     malformed(Raw.frame(WRITE).i64(1).i64(-2).i32(1).i8(3).str("/a").i32(-1).build(), "requestId");
     malformed(Raw.frame(READ).i64(1).i64(-5).i8(1).str("/a").i64(0).build(), "requestId");
     malformed(Raw.frame(READ).i64(1).i64(2).i8(1).str("/a").i64(-1).build(), "minSeq");
-    malformed(Raw.frame(SEQUENCED).i64(1).i64(0).i64(1).i64(1).i32(1).i8(3).str("/a").i32(-1).build(), "seq");
+    malformed(
+        Raw.frame(SEQUENCED).i64(1).i64(0).i64(1).i64(1).i32(1).i8(3).str("/a").i32(-1).build(),
+        "seq");
     malformed(Raw.frame(RETRANSMIT).i32(1).i64(1).i64(5).i64(4).build(), "toSeq");
     malformed(Raw.frame(HELLO).i8(1).str("c").i32(256).build(), "protocolVersion");
-    malformed(Raw.frame(READ_REPLY).i64(1).i64(2).i32(3).i64(4).i32(0).bytes(new byte[0]).i32(0)
-        .i32(1).str("a/b").build(), "children[0]");
+    malformed(
+        Raw.frame(READ_REPLY)
+            .i64(1)
+            .i64(2)
+            .i32(3)
+            .i64(4)
+            .i32(0)
+            .bytes(new byte[0])
+            .i32(0)
+            .i32(1)
+            .str("a/b")
+            .build(),
+        "children[0]");
   }
 
   @Test
   void aReadWithTrailingBytesIsMalformedEvenWithAnInvalidPath() {
     // The READ body's layout is fixed: structure is checked before the path is refused.
-    malformed(Raw.frame(READ).i64(1).i64(2).i8(1).str("bad").i64(0).i8(0).build(), "1 trailing bytes");
+    malformed(
+        Raw.frame(READ).i64(1).i64(2).i8(1).str("bad").i64(0).i8(0).build(), "1 trailing bytes");
   }
 
   // ---------------------------------------------------------------- after a failure
@@ -345,10 +420,14 @@ class MalformedFrameTest {
     ChannelFuture write = peer.channel.writeAndFlush(tooBig);
     peer.channel.writeAndFlush(next);
 
-    assertThat(write.cause()).isInstanceOfSatisfying(WireException.class, e -> {
-      assertThat(e.code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE);
-      assertThat(e.getMessage()).contains("Write of", "exceeds the maximum frame of " + MAX);
-    });
+    assertThat(write.cause())
+        .isInstanceOfSatisfying(
+            WireException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.FRAME_TOO_LARGE);
+              assertThat(e.getMessage())
+                  .contains("Write of", "exceeds the maximum frame of " + MAX);
+            });
     assertThat(peer.channel.isOpen()).isTrue();
     assertThat(decode(peer.sent())).containsExactly(next);
     peer.channel.finishAndReleaseAll();
@@ -357,7 +436,8 @@ class MalformedFrameTest {
   @Test
   void installRejectsATinyMaximum() {
     EmbeddedChannel channel = new EmbeddedChannel();
-    assertThatThrownBy(() -> WirePipeline.install(channel.pipeline(), WireSettings.MIN_MAX_FRAME_BYTES - 1))
+    assertThatThrownBy(
+            () -> WirePipeline.install(channel.pipeline(), WireSettings.MIN_MAX_FRAME_BYTES - 1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("maxFrameBytes");
     channel.finishAndReleaseAll();

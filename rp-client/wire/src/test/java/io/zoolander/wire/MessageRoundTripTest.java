@@ -19,7 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every message, op and result survives encoding and decoding through the real pipeline unchanged. */
+/**
+ * Every message, op and result survives encoding and decoding through the real pipeline unchanged.
+ */
 class MessageRoundTripTest {
 
   static Stream<Message> messages() {
@@ -39,7 +41,9 @@ class MessageRoundTripTest {
   void framesHaveTheDocumentedHeader(Message message) {
     ByteBuffer frame = ByteBuffer.wrap(encode(message));
 
-    assertThat(frame.getInt()).as("length prefix counts the bytes after it").isEqualTo(frame.remaining());
+    assertThat(frame.getInt())
+        .as("length prefix counts the bytes after it")
+        .isEqualTo(frame.remaining());
     assertThat(frame.get()).isEqualTo((byte) WireSettings.PROTOCOL_VERSION);
   }
 
@@ -50,7 +54,10 @@ class MessageRoundTripTest {
     Set<Class<?>> results = new HashSet<>();
     for (Message m : allSamples()) {
       types.add(m.getClass());
-      List<Op> opList = m instanceof Message.Write w ? w.ops() : m instanceof Message.Sequenced s ? s.ops() : List.of();
+      List<Op> opList =
+          m instanceof Message.Write w
+              ? w.ops()
+              : m instanceof Message.Sequenced s ? s.ops() : List.of();
       opList.forEach(op -> ops.add(op.getClass()));
       if (m instanceof Message.Reply r) {
         r.results().forEach(res -> results.add(res.getClass()));
@@ -103,8 +110,11 @@ class MessageRoundTripTest {
   @Test
   void everyErrorCodeRoundTripsAndOnlyProtocolCodesClose() {
     assertThat(EnumSet.allOf(ErrorCode.class).stream().filter(ErrorCode::closesConnection))
-        .containsExactlyInAnyOrder(ErrorCode.FRAME_TOO_LARGE, ErrorCode.MALFORMED_FRAME,
-            ErrorCode.UNKNOWN_MESSAGE_TYPE, ErrorCode.UNSUPPORTED_VERSION);
+        .containsExactlyInAnyOrder(
+            ErrorCode.FRAME_TOO_LARGE,
+            ErrorCode.MALFORMED_FRAME,
+            ErrorCode.UNKNOWN_MESSAGE_TYPE,
+            ErrorCode.UNSUPPORTED_VERSION);
     for (ErrorCode code : ErrorCode.values()) {
       assertThat(ErrorCode.fromCode(code.code())).isSameAs(code);
     }

@@ -32,7 +32,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Over real TCP on 127.0.0.1: bad peers get an ERROR and are closed while a good peer keeps being served. */
+/**
+ * Over real TCP on 127.0.0.1: bad peers get an ERROR and are closed while a good peer keeps being
+ * served.
+ */
 @Timeout(30)
 class WireNetworkTest {
   static final long WAIT_SECONDS = 10;
@@ -48,31 +51,37 @@ class WireNetworkTest {
       if (m instanceof Message.Hello) {
         ctx.writeAndFlush(Message.Hello.of(Role.PLUGIN, "dup-0"));
       } else if (m instanceof Message.Read r) {
-        ctx.writeAndFlush(new Message.ReadReply(r.clientId(), r.requestId(), 0, 0, Code.OK, utf8(r.path()), 0,
-            List.of()));
+        ctx.writeAndFlush(
+            new Message.ReadReply(
+                r.clientId(), r.requestId(), 0, 0, Code.OK, utf8(r.path()), 0, List.of()));
       }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-      serverFailures.add(cause); // the wire pipeline has already answered and is closing the connection
+      serverFailures.add(
+          cause); // the wire pipeline has already answered and is closing the connection
     }
   }
 
   @BeforeEach
   void startServer() throws InterruptedException {
     group = new NioEventLoopGroup(2);
-    server = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new Server());
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    WirePipeline.install(ch.pipeline());
+                    ch.pipeline().addLast(new Server());
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
   }
 
   @AfterEach
@@ -90,59 +99,73 @@ class WireNetworkTest {
     return new Bootstrap()
         .group(group)
         .channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new SimpleChannelInboundHandler<Message>() {
+        .handler(
+            new ChannelInitializer<SocketChannel>() {
               @Override
-              protected void channelRead0(ChannelHandlerContext ctx, Message m) {
-                received.add(m);
+              protected void initChannel(SocketChannel ch) {
+                WirePipeline.install(ch.pipeline());
+                ch.pipeline()
+                    .addLast(
+                        new SimpleChannelInboundHandler<Message>() {
+                          @Override
+                          protected void channelRead0(ChannelHandlerContext ctx, Message m) {
+                            received.add(m);
+                          }
+                        });
               }
-            });
-          }
-        })
-        .connect(address()).sync().channel();
+            })
+        .connect(address())
+        .sync()
+        .channel();
   }
 
   /**
-   * A raw client that writes {@code bytes}, collects everything it receives, and completes with it when the server
-   * closes the connection.
+   * A raw client that writes {@code bytes}, collects everything it receives, and completes with it
+   * when the server closes the connection.
    */
   CompletableFuture<byte[]> badClient(byte[] bytes) throws InterruptedException {
     CompletableFuture<byte[]> closed = new CompletableFuture<>();
     ByteBuf received = Unpooled.buffer();
-    Channel ch = new Bootstrap()
-        .group(group)
-        .channel(NioSocketChannel.class)
-        .handler(new ChannelInboundHandlerAdapter() {
-          @Override
-          public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf b = (ByteBuf) msg;
-            received.writeBytes(b);
-            b.release();
-          }
+    Channel ch =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInboundHandlerAdapter() {
+                  @Override
+                  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    ByteBuf b = (ByteBuf) msg;
+                    received.writeBytes(b);
+                    b.release();
+                  }
 
-          @Override
-          public void channelInactive(ChannelHandlerContext ctx) {
-            byte[] all = new byte[received.readableBytes()];
-            received.readBytes(all);
-            closed.complete(all);
-          }
+                  @Override
+                  public void channelInactive(ChannelHandlerContext ctx) {
+                    byte[] all = new byte[received.readableBytes()];
+                    received.readBytes(all);
+                    closed.complete(all);
+                  }
 
-          @Override
-          public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close(); // e.g. a reset while still writing; what was received so far is what counts
-          }
-        })
-        .connect(address()).sync().channel();
+                  @Override
+                  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    ctx.close(); // e.g. a reset while still writing; what was received so far is
+                    // what counts
+                  }
+                })
+            .connect(address())
+            .sync()
+            .channel();
     ch.writeAndFlush(Unpooled.wrappedBuffer(bytes));
     return closed;
   }
 
   static Message.Error errorIn(byte[] received) {
     List<Message> messages = decode(received);
-    assertThat(messages).as("what the bad peer received").hasSize(1).first().isInstanceOf(Message.Error.class);
+    assertThat(messages)
+        .as("what the bad peer received")
+        .hasSize(1)
+        .first()
+        .isInstanceOf(Message.Error.class);
     return (Message.Error) messages.get(0);
   }
 
@@ -151,7 +174,8 @@ class WireNetworkTest {
     BlockingQueue<Message> received = new LinkedBlockingQueue<>();
     Channel good = goodClient(received);
     good.writeAndFlush(Message.Hello.of(Role.CLIENT, "good"));
-    assertThat(received.poll(WAIT_SECONDS, TimeUnit.SECONDS)).isEqualTo(Message.Hello.of(Role.PLUGIN, "dup-0"));
+    assertThat(received.poll(WAIT_SECONDS, TimeUnit.SECONDS))
+        .isEqualTo(Message.Hello.of(Role.PLUGIN, "dup-0"));
     good.writeAndFlush(new Message.Read(1, 1, ReadKind.GET_DATA, "/before", 0));
     assertThat(received.poll(WAIT_SECONDS, TimeUnit.SECONDS))
         .isEqualTo(new Message.ReadReply(1, 1, 0, 0, Code.OK, utf8("/before"), 0, List.of()));
@@ -180,12 +204,16 @@ class WireNetworkTest {
 
   @Test
   void aPeerFloodingAnOversizedFrameStillReadsTheError() throws Exception {
-    // Without the lingering close, the server's close with unread input resets the connection and the peer, still
-    // writing, loses the ERROR about half the time on a loaded host. 20 rounds make a regression all but certain to
+    // Without the lingering close, the server's close with unread input resets the connection and
+    // the peer, still
+    // writing, loses the ERROR about half the time on a loaded host. 20 rounds make a regression
+    // all but certain to
     // show.
     for (int round = 0; round < 20; round++) {
       byte[] received = errorInBytes(badClient(oversizedFrame(2 + round % 3)));
-      assertThat(errorIn(received).code()).as("round " + round).isEqualTo(ErrorCode.FRAME_TOO_LARGE);
+      assertThat(errorIn(received).code())
+          .as("round " + round)
+          .isEqualTo(ErrorCode.FRAME_TOO_LARGE);
     }
     assertThat(serverFailures(20)).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
   }
@@ -194,37 +222,44 @@ class WireNetworkTest {
   void aPeerThatNeverClosesIsClosedAfterTheLinger() throws Exception {
     BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
     server.close().sync();
-    server = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            accepted.add(ch);
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new Server());
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    accepted.add(ch);
+                    WirePipeline.install(ch.pipeline());
+                    ch.pipeline().addLast(new Server());
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
     // A plain socket ignores the server's FIN and keeps its side open.
     try (java.net.Socket peer = new java.net.Socket(address().getAddress(), address().getPort())) {
       peer.getOutputStream().write(Raw.frame(99).build());
       Channel serverSide = accepted.poll(WAIT_SECONDS, TimeUnit.SECONDS);
       long start = System.nanoTime();
 
-      assertThat(errorIn(peer.getInputStream().readAllBytes()).code()).isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
+      assertThat(errorIn(peer.getInputStream().readAllBytes()).code())
+          .isEqualTo(ErrorCode.UNKNOWN_MESSAGE_TYPE);
       peer.getOutputStream().write(new byte[1000]); // discarded while lingering
       assertThat(serverSide.closeFuture().await(WireSettings.ERROR_LINGER_MILLIS + 5_000)).isTrue();
 
       long lingeredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
       assertThat(lingeredMillis).isGreaterThanOrEqualTo(WireSettings.ERROR_LINGER_MILLIS - 500);
-      assertThat(serverFailures(1)).allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
+      assertThat(serverFailures(1))
+          .allSatisfy(t -> assertThat(t).isInstanceOf(WireException.class));
     }
   }
 
   /**
-   * @return the server's next {@code expected} failures, each waited for: the pipeline answers the peer before it fires
-   *     the failure, so the peer can read the ERROR before the server has recorded it; and then no more
+   * @return the server's next {@code expected} failures, each waited for: the pipeline answers the
+   *     peer before it fires the failure, so the peer can read the ERROR before the server has
+   *     recorded it; and then no more
    */
   private List<Throwable> serverFailures(int expected) throws InterruptedException {
     List<Throwable> failures = new ArrayList<>();

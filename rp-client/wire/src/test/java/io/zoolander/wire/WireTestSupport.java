@@ -17,7 +17,10 @@ import org.apache.zookeeper.KeeperException.Code;
 final class WireTestSupport {
   private WireTestSupport() {}
 
-  /** Records every exception that reaches the end of the pipeline, so none escapes a test as a throw. */
+  /**
+   * Records every exception that reaches the end of the pipeline, so none escapes a test as a
+   * throw.
+   */
   static final class ExceptionRecorder extends ChannelInboundHandlerAdapter {
     final List<Throwable> exceptions = new ArrayList<>();
 
@@ -193,8 +196,8 @@ final class WireTestSupport {
   }
 
   /**
-   * A sample of every message type, every op and result kind, every enum value, and boundary values. Leaves out
-   * megabyte messages, for speed; see {@link #largeMessages()}.
+   * A sample of every message type, every op and result kind, every enum value, and boundary
+   * values. Leaves out megabyte messages, for speed; see {@link #largeMessages()}.
    */
   static List<Message> sampleMessages() {
     List<Message> m = new ArrayList<>();
@@ -212,15 +215,28 @@ final class WireTestSupport {
     m.add(new Message.Sequenced(Long.MAX_VALUE, Long.MAX_VALUE, 5, 6, allOps()));
     m.add(Message.Sequenced.of(3, 42, new Message.Write(9, 10, List.of(Op.delete("/d", 2)))));
     m.add(new Message.Reply(1, 2, 1, 0, List.of(new OpResult.Created("/queue/item-0000000001"))));
-    m.add(new Message.Reply(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, List.of(
-        new OpResult.Created(UNICODE_PATH),
-        new OpResult.DataSet(0),
-        new OpResult.DataSet(Integer.MAX_VALUE),
-        new OpResult.Deleted(),
-        new OpResult.Checked())));
-    m.add(new Message.Reply(3, 4, 5, 6, List.of(
-        new OpResult.Failed(Code.OK), new OpResult.Failed(Code.BADVERSION), new OpResult.Failed(
-            Code.RUNTIMEINCONSISTENCY))));
+    m.add(
+        new Message.Reply(
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            Integer.MAX_VALUE,
+            List.of(
+                new OpResult.Created(UNICODE_PATH),
+                new OpResult.DataSet(0),
+                new OpResult.DataSet(Integer.MAX_VALUE),
+                new OpResult.Deleted(),
+                new OpResult.Checked())));
+    m.add(
+        new Message.Reply(
+            3,
+            4,
+            5,
+            6,
+            List.of(
+                new OpResult.Failed(Code.OK),
+                new OpResult.Failed(Code.BADVERSION),
+                new OpResult.Failed(Code.RUNTIMEINCONSISTENCY))));
     for (Code code : Code.values()) {
       m.add(new Message.Reply(7, 8, 9, 1, List.of(new OpResult.Failed(code))));
     }
@@ -231,30 +247,55 @@ final class WireTestSupport {
     for (ReadKind kind : ReadKind.values()) {
       m.add(new Message.Read(1, 2, kind, "/r", 0));
     }
-    m.add(new Message.Read(Long.MAX_VALUE, Long.MAX_VALUE, ReadKind.GET_DATA, UNICODE_PATH, Long.MAX_VALUE));
+    m.add(
+        new Message.Read(
+            Long.MAX_VALUE, Long.MAX_VALUE, ReadKind.GET_DATA, UNICODE_PATH, Long.MAX_VALUE));
     m.add(new Message.ReadReply(1, 2, 3, 4, Code.OK, utf8("data"), 5, List.of()));
     m.add(new Message.ReadReply(1, 2, 3, 4, Code.NONODE, new byte[0], -1, List.of()));
-    m.add(new Message.ReadReply(1, 2, 3, 4, Code.OK, new byte[0], 0, List.of("a", "b-0000000001", "日本")));
-    m.add(new Message.ReadReply(
-        Long.MAX_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, Code.OK, filled(300, 1),
-        Integer.MAX_VALUE, List.of()));
+    m.add(
+        new Message.ReadReply(
+            1, 2, 3, 4, Code.OK, new byte[0], 0, List.of("a", "b-0000000001", "日本")));
+    m.add(
+        new Message.ReadReply(
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            Integer.MAX_VALUE,
+            Long.MAX_VALUE,
+            Code.OK,
+            filled(300, 1),
+            Integer.MAX_VALUE,
+            List.of()));
     for (DuplicateState state : DuplicateState.values()) {
       m.add(new Message.Status(1, 2, 3, state));
     }
-    m.add(new Message.Status(Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, DuplicateState.ACTIVE));
+    m.add(
+        new Message.Status(
+            Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, DuplicateState.ACTIVE));
     m.add(new Message.PlannedSlowness(3, 0));
     m.add(new Message.PlannedSlowness(Integer.MAX_VALUE, WireSettings.MAX_PLANNED_SLOWNESS_MS));
     m.add(new Message.Challenge(filled(WireSettings.NONCE_BYTES, 7)));
     m.add(new Message.Auth("writer-1", filled(WireSettings.PROOF_BYTES, 9)));
-    m.add(new Message.Auth(repeat("p", WireSettings.MAX_PRINCIPAL_BYTES), filled(WireSettings.PROOF_BYTES, 3)));
+    m.add(
+        new Message.Auth(
+            repeat("p", WireSettings.MAX_PRINCIPAL_BYTES), filled(WireSettings.PROOF_BYTES, 3)));
     m.add(new Message.Auth("", new byte[0]));
     m.add(new Message.TransferRequest(0, 0));
     m.add(new Message.TransferRequest(Long.MAX_VALUE, Integer.MAX_VALUE));
     m.add(new Message.TransferChunk(1, 2, 3, 40, 40, 0, true, List.of()));
-    m.add(new Message.TransferChunk(Long.MAX_VALUE, 1, 7, 100, 250, 3, false, List.of(
-        new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 12),
-        new Message.TransferChunk.Node("/zoolander/data/a✋", filled(300, 5), Integer.MAX_VALUE, 0),
-        new Message.TransferChunk.Node("/zoolander/clients/7", filled(40, 1), 3, 0))));
+    m.add(
+        new Message.TransferChunk(
+            Long.MAX_VALUE,
+            1,
+            7,
+            100,
+            250,
+            3,
+            false,
+            List.of(
+                new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 12),
+                new Message.TransferChunk.Node(
+                    "/zoolander/data/a✋", filled(300, 5), Integer.MAX_VALUE, 0),
+                new Message.TransferChunk.Node("/zoolander/clients/7", filled(40, 1), 3, 0))));
     for (ErrorCode code : ErrorCode.values()) {
       m.add(Message.Error.of(code, "because " + code));
     }

@@ -22,7 +22,8 @@ class ZnodeRecordsTest {
     assertThat(z.toZnode("/")).isEqualTo("/zoolander/data");
     assertThat(z.toApplicationPath("/zoolander/data/a/b0000000001")).isEqualTo("/a/b0000000001");
     assertThat(z.toApplicationPath("/zoolander/data")).isEqualTo("/");
-    assertThatThrownBy(() -> z.toApplicationPath("/zoolander/state")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> z.toApplicationPath("/zoolander/state"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new Znodes("zoolander")).hasMessageContaining("basePath");
     assertThatThrownBy(() -> new Znodes("/x/")).hasMessageContaining("basePath");
   }
@@ -31,11 +32,14 @@ class ZnodeRecordsTest {
   void bookkeepingStateRoundTripsAndRejectsGarbage() {
     BookkeepingState s = new BookkeepingState(3, 123_456_789_012L);
     assertThat(BookkeepingState.decode(s.encode())).isEqualTo(s);
-    assertThat(BookkeepingState.decode(BookkeepingState.INITIAL.encode())).isEqualTo(BookkeepingState.INITIAL);
-    assertThatThrownBy(() -> BookkeepingState.decode(new byte[3])).isInstanceOf(IllegalArgumentException.class);
+    assertThat(BookkeepingState.decode(BookkeepingState.INITIAL.encode()))
+        .isEqualTo(BookkeepingState.INITIAL);
+    assertThatThrownBy(() -> BookkeepingState.decode(new byte[3]))
+        .isInstanceOf(IllegalArgumentException.class);
     byte[] wrongFormat = s.encode();
     wrongFormat[0] = 9;
-    assertThatThrownBy(() -> BookkeepingState.decode(wrongFormat)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> BookkeepingState.decode(wrongFormat))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new BookkeepingState(-1, 0)).hasMessageContaining("epoch");
     assertThatThrownBy(() -> new BookkeepingState(0, -1)).hasMessageContaining("appliedSeq");
   }
@@ -47,7 +51,10 @@ class ZnodeRecordsTest {
         .isEqualTo("duplicateId=2;serverId=3;address=127.0.0.1:40123");
     assertThat(PluginEndpoint.decode(e.encode())).isEqualTo(e);
     assertThat(e.address()).isEqualTo("127.0.0.1:40123");
-    assertThatThrownBy(() -> PluginEndpoint.decode("duplicateId=x;serverId=1;address=h:1".getBytes(StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                PluginEndpoint.decode(
+                    "duplicateId=x;serverId=1;address=h:1".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> PluginEndpoint.decode("hello".getBytes(StandardCharsets.UTF_8)))
         .isInstanceOf(IllegalArgumentException.class);

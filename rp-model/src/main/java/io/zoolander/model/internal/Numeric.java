@@ -7,8 +7,8 @@ public final class Numeric {
   private Numeric() {}
 
   /**
-   * Smallest x in {@code [lo, hi]} (to within {@code 1e-12} relative) with {@code cdf(x) >= p}, for a non-decreasing
-   * cdf; grows {@code hi} until it brackets {@code p}.
+   * Smallest x in {@code [lo, hi]} (to within {@code 1e-12} relative) with {@code cdf(x) >= p}, for
+   * a non-decreasing cdf; grows {@code hi} until it brackets {@code p}.
    */
   public static double invertCdf(DoubleUnaryOperator cdf, double p, double lo, double hi) {
     if (p <= 0) {

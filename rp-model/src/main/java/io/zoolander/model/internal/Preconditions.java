@@ -3,7 +3,8 @@ package io.zoolander.model.internal;
 import java.util.Objects;
 
 /**
- * Argument checks shared by the model. Internal: not part of the public API and may change without notice.
+ * Argument checks shared by the model. Internal: not part of the public API and may change without
+ * notice.
  *
  * <p>Every message names the offending parameter so a caller sees at once which argument was wrong.
  */
@@ -62,15 +63,16 @@ public final class Preconditions {
     for (int i = 0; i < samples.length; i++) {
       double s = samples[i];
       if (!(s >= 0) || Double.isInfinite(s)) {
-        throw new IllegalArgumentException(name + "[" + i + "] must be a finite latency >= 0, was " + s);
+        throw new IllegalArgumentException(
+            name + "[" + i + "] must be a finite latency >= 0, was " + s);
       }
     }
     return samples;
   }
 
   /**
-   * Paired samples {@code samples[access][duplicate]}: at least one row, at least two duplicates per row, rows of
-   * equal length, every sample finite and {@code >= 0}.
+   * Paired samples {@code samples[access][duplicate]}: at least one row, at least two duplicates
+   * per row, rows of equal length, every sample finite and {@code >= 0}.
    *
    * @return the number of duplicates per row
    */
@@ -81,7 +83,8 @@ public final class Preconditions {
     }
     int columns = checkNotNull(samples[0], name + "[0]").length;
     if (columns < 2) {
-      throw new IllegalArgumentException(name + " needs at least 2 duplicates per row, had " + columns);
+      throw new IllegalArgumentException(
+          name + " needs at least 2 duplicates per row, had " + columns);
     }
     for (int r = 0; r < samples.length; r++) {
       double[] row = checkNotNull(samples[r], name + "[" + r + "]");

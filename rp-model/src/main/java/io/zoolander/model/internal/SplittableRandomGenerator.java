@@ -4,10 +4,11 @@ import java.util.SplittableRandom;
 import org.apache.commons.math3.random.RandomGenerator;
 
 /**
- * A commons-math3 {@link RandomGenerator} backed by {@link SplittableRandom} (SplitMix64): several times faster than
- * {@code Well19937c} (about 1 ns per double), passes BigCrush, and {@link #split()} gives statistically independent
- * streams, one per random source of a simulation. Deterministic for a given seed on a given JDK ({@link #nextGaussian}
- * uses the JDK's algorithm). Not thread-safe. Internal: not part of the public API.
+ * A commons-math3 {@link RandomGenerator} backed by {@link SplittableRandom} (SplitMix64): several
+ * times faster than {@code Well19937c} (about 1 ns per double), passes BigCrush, and {@link
+ * #split()} gives statistically independent streams, one per random source of a simulation.
+ * Deterministic for a given seed on a given JDK ({@link #nextGaussian} uses the JDK's algorithm).
+ * Not thread-safe. Internal: not part of the public API.
  */
 public final class SplittableRandomGenerator implements RandomGenerator {
   private SplittableRandom random;

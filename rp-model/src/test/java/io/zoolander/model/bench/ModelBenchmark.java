@@ -11,7 +11,8 @@ import java.util.function.DoubleSupplier;
 import org.apache.commons.math3.random.Well19937c;
 
 /**
- * Plain cost benchmark of the predictor and planner (not a test; JMH benchmarks live in their own module). Run:
+ * Plain cost benchmark of the predictor and planner (not a test; JMH benchmarks live in their own
+ * module). Run:
  *
  * <pre>mvn -q -pl rp-model test-compile exec:java -Dexec.classpathScope=test \
  *     -Dexec.mainClass=io.zoolander.model.bench.ModelBenchmark</pre>
@@ -33,11 +34,20 @@ public final class ModelBenchmark {
     DistributionModel distribution = DistributionModel.create();
     Planner planner = Planner.builder().serviceTime(empirical).tauMs(tau).build();
 
-    report("thesis model, N=16, 100k-sample empirical", 200_000, () -> thesis.predict(sixteen, tau).sla());
-    report("distribution model (1024 cells), N=16, 100k-sample empirical", 200,
+    report(
+        "thesis model, N=16, 100k-sample empirical",
+        200_000,
+        () -> thesis.predict(sixteen, tau).sla());
+    report(
+        "distribution model (1024 cells), N=16, 100k-sample empirical",
+        200,
         () -> distribution.predict(sixteen, tau).sla());
-    report("planner best() over all strategies for 32 nodes", 200, () -> planner.best(32, 20).sla());
-    report("planner maxArrivalRate() for 32 nodes", 20, () -> planner.maxArrivalRate(0.999, 32).orElseThrow().sla());
+    report(
+        "planner best() over all strategies for 32 nodes", 200, () -> planner.best(32, 20).sla());
+    report(
+        "planner maxArrivalRate() for 32 nodes",
+        20,
+        () -> planner.maxArrivalRate(0.999, 32).orElseThrow().sla());
   }
 
   private static void report(String name, int iterations, DoubleSupplier work) {

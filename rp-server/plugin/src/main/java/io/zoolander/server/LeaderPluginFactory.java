@@ -3,8 +3,8 @@ package io.zoolander.server;
 /**
  * Creates the {@link LeaderPlugin} of each leadership term.
  *
- * <p>The implementation is named in {@code zoo.cfg} by its class name under the key
- * {@value ZoolanderPeerMain#PLUGIN_FACTORY_KEY}; it must be public and have a public no-argument
+ * <p>The implementation is named in {@code zoo.cfg} by its class name under the key {@value
+ * ZoolanderPeerMain#PLUGIN_FACTORY_KEY}; it must be public and have a public no-argument
  * constructor. One factory instance is created when the server boots; a factory that cannot be
  * loaded or instantiated is a configuration error and the server refuses to start, like with any
  * other invalid {@code zoo.cfg} entry. Without that key the server runs as plain ZooKeeper.
@@ -12,13 +12,13 @@ package io.zoolander.server;
 @FunctionalInterface
 public interface LeaderPluginFactory {
 
-    /**
-     * Returns a new, not yet started plugin for a leadership term that is beginning.
-     * Called on the plugin's own thread; an exception is logged like a failed
-     * {@link LeaderPlugin#start(LeaderContext)}.
-     *
-     * @return a fresh plugin instance
-     * @throws Exception if no plugin can be created
-     */
-    LeaderPlugin newPlugin() throws Exception;
+  /**
+   * Returns a new, not yet started plugin for a leadership term that is beginning. Called on the
+   * plugin's own thread; an exception is logged like a failed {@link
+   * LeaderPlugin#start(LeaderContext)}.
+   *
+   * @return a fresh plugin instance
+   * @throws Exception if no plugin can be created
+   */
+  LeaderPlugin newPlugin() throws Exception;
 }

@@ -15,67 +15,72 @@ import org.apache.zookeeper.ZooKeeper;
  */
 public final class LeaderZnodePluginFactory implements LeaderPluginFactory {
 
-    static final String PARENT_PATH = "/zoolander";
-    static final String LEADER_PATH = "/zoolander/leader";
-    static final int SESSION_TIMEOUT_MILLIS = 2_000;
+  static final String PARENT_PATH = "/zoolander";
+  static final String LEADER_PATH = "/zoolander/leader";
+  static final int SESSION_TIMEOUT_MILLIS = 2_000;
+
+  @Override
+  public LeaderPlugin newPlugin() {
+    return new LeaderZnodePlugin();
+  }
+
+  private static final class LeaderZnodePlugin implements LeaderPlugin {
+
+    private volatile ZooKeeper client;
+    private volatile LeaderContext context;
 
     @Override
-    public LeaderPlugin newPlugin() {
-        return new LeaderZnodePlugin();
-    }
-
-    private static final class LeaderZnodePlugin implements LeaderPlugin {
-
-        private volatile ZooKeeper client;
-        private volatile LeaderContext context;
-
-        @Override
-        public void start(LeaderContext ctx) throws Exception {
-            context = ctx;
-            PluginEvents.record(ctx, "starting");
-            CountDownLatch connected = new CountDownLatch(1);
-            client = new ZooKeeper(ctx.localConnectString(), SESSION_TIMEOUT_MILLIS, event -> {
+    public void start(LeaderContext ctx) throws Exception {
+      context = ctx;
+      PluginEvents.record(ctx, "starting");
+      CountDownLatch connected = new CountDownLatch(1);
+      client =
+          new ZooKeeper(
+              ctx.localConnectString(),
+              SESSION_TIMEOUT_MILLIS,
+              event -> {
                 if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                    connected.countDown();
+                  connected.countDown();
                 }
-            });
-            if (!connected.await(30, TimeUnit.SECONDS)) {
-                throw new IllegalStateException("Could not connect to own server " + ctx.localConnectString());
-            }
-            try {
-                client.create(PARENT_PATH, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-            } catch (KeeperException.NodeExistsException e) {
-                // created by an earlier leader
-            }
-            byte[] id = Long.toString(ctx.serverId()).getBytes(StandardCharsets.UTF_8);
-            while (true) {
-                try {
-                    client.create(LEADER_PATH, id, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
-                    break;
-                } catch (KeeperException.NodeExistsException e) {
-                    // The previous leader's node lives until its session expires: wait for it to go.
-                    CountDownLatch gone = new CountDownLatch(1);
-                    if (client.exists(LEADER_PATH, event -> gone.countDown()) != null) {
-                        gone.await(SESSION_TIMEOUT_MILLIS * 5L, TimeUnit.MILLISECONDS);
-                    }
-                }
-            }
-            PluginEvents.record(ctx, "start");
+              });
+      if (!connected.await(30, TimeUnit.SECONDS)) {
+        throw new IllegalStateException(
+            "Could not connect to own server " + ctx.localConnectString());
+      }
+      try {
+        client.create(PARENT_PATH, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      } catch (KeeperException.NodeExistsException e) {
+        // created by an earlier leader
+      }
+      byte[] id = Long.toString(ctx.serverId()).getBytes(StandardCharsets.UTF_8);
+      while (true) {
+        try {
+          client.create(LEADER_PATH, id, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+          break;
+        } catch (KeeperException.NodeExistsException e) {
+          // The previous leader's node lives until its session expires: wait for it to go.
+          CountDownLatch gone = new CountDownLatch(1);
+          if (client.exists(LEADER_PATH, event -> gone.countDown()) != null) {
+            gone.await(SESSION_TIMEOUT_MILLIS * 5L, TimeUnit.MILLISECONDS);
+          }
         }
-
-        @Override
-        public void stop() {
-            ZooKeeper zk = client;
-            if (zk != null) {
-                try {
-                    zk.close(1_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            if (context != null) {
-                PluginEvents.record(context, "stop");
-            }
-        }
+      }
+      PluginEvents.record(ctx, "start");
     }
+
+    @Override
+    public void stop() {
+      ZooKeeper zk = client;
+      if (zk != null) {
+        try {
+          zk.close(1_000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      if (context != null) {
+        PluginEvents.record(context, "stop");
+      }
+    }
+  }
 }

@@ -6,12 +6,13 @@ import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The autonomic degree-of-concurrency policy (after the St Andrews autonomic client): reads are observed in windows of
- * {@link ReadPolicy#windowReads()} reads (or one second, if that comes first with at least 10 reads). At the end of a
- * window, C goes up by one if the failure ratio (reads where some duplicate refused, failed or timed out) or the
- * latency variation (p90 / p50 of every reply latency in the window, winners and losers) reached the raising
- * thresholds, and down by one if both are below the lowering thresholds. For {@code FIXED} and {@code HEDGED} policies C
- * never moves. Not thread-safe: used on the client's I/O thread. Internal: not part of the public API.
+ * The autonomic degree-of-concurrency policy (after the St Andrews autonomic client): reads are
+ * observed in windows of {@link ReadPolicy#windowReads()} reads (or one second, if that comes first
+ * with at least 10 reads). At the end of a window, C goes up by one if the failure ratio (reads
+ * where some duplicate refused, failed or timed out) or the latency variation (p90 / p50 of every
+ * reply latency in the window, winners and losers) reached the raising thresholds, and down by one
+ * if both are below the lowering thresholds. For {@code FIXED} and {@code HEDGED} policies C never
+ * moves. Not thread-safe: used on the client's I/O thread. Internal: not part of the public API.
  */
 public final class AdaptiveConcurrency {
   static final long WINDOW_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -53,7 +54,10 @@ public final class AdaptiveConcurrency {
     latencies[latencyCount++] = latencyNanos;
   }
 
-  /** A read completed (or failed); {@code failed} if some duplicate refused, failed or timed out on it. */
+  /**
+   * A read completed (or failed); {@code failed} if some duplicate refused, failed or timed out on
+   * it.
+   */
   public void recordRead(boolean failed) {
     if (policy.mode() != ReadPolicy.Mode.ADAPTIVE) {
       return;
@@ -63,7 +67,8 @@ public final class AdaptiveConcurrency {
       failures++;
     }
     long now = ticker.nanoTime();
-    if (reads >= policy.windowReads() || (reads >= WINDOW_MIN_READS && now - windowStartNanos >= WINDOW_MAX_NANOS)) {
+    if (reads >= policy.windowReads()
+        || (reads >= WINDOW_MIN_READS && now - windowStartNanos >= WINDOW_MAX_NANOS)) {
       decide();
       windowStartNanos = now;
     }
@@ -73,9 +78,11 @@ public final class AdaptiveConcurrency {
     lastFailureRatio = (double) failures / reads;
     lastVariation = variation();
     int c = concurrency;
-    if (lastFailureRatio >= policy.raiseFailureRatio() || lastVariation >= policy.raiseVariation()) {
+    if (lastFailureRatio >= policy.raiseFailureRatio()
+        || lastVariation >= policy.raiseVariation()) {
       c = Math.min(maxConcurrency, c + 1);
-    } else if (lastFailureRatio < policy.lowerFailureRatio() && lastVariation < policy.lowerVariation()) {
+    } else if (lastFailureRatio < policy.lowerFailureRatio()
+        && lastVariation < policy.lowerVariation()) {
       c = Math.max(Math.min(policy.minConcurrency(), maxConcurrency), c - 1);
     }
     concurrency = c;

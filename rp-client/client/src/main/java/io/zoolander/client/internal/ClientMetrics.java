@@ -7,8 +7,9 @@ import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's Micrometer meters. Names are stable and documented in {@code docs/client.md}. Updated on the client's
- * I/O thread; gauges may be read from any thread. Internal: not part of the public API.
+ * The client's Micrometer meters. Names are stable and documented in {@code docs/client.md}.
+ * Updated on the client's I/O thread; gauges may be read from any thread. Internal: not part of the
+ * public API.
  */
 final class ClientMetrics {
   static final int SLA_WINDOW = 10_000;
@@ -32,44 +33,80 @@ final class ClientMetrics {
   private int slaWithin;
   private volatile double observedSla = Double.NaN;
 
-  ClientMetrics(MeterRegistry registry, int duplicates, AdaptiveConcurrency concurrency, double slaTauMs) {
+  ClientMetrics(
+      MeterRegistry registry, int duplicates, AdaptiveConcurrency concurrency, double slaTauMs) {
     readWin = new Timer[duplicates];
     readLose = new Timer[duplicates];
     wins = new Counter[duplicates];
     for (int i = 0; i < duplicates; i++) {
       String d = Integer.toString(i);
-      readWin[i] = Timer.builder("zoolander.client.read.latency").tag("duplicate", d).tag("reply", "first")
-          .description("Latency of read replies per duplicate; 'other' are the losing replies (still model input)")
-          .publishPercentileHistogram().register(registry);
-      readLose[i] = Timer.builder("zoolander.client.read.latency").tag("duplicate", d).tag("reply", "other")
-          .publishPercentileHistogram().register(registry);
-      wins[i] = Counter.builder("zoolander.client.read.wins").tag("duplicate", d)
-          .description("Reads this duplicate answered first").register(registry);
+      readWin[i] =
+          Timer.builder("zoolander.client.read.latency")
+              .tag("duplicate", d)
+              .tag("reply", "first")
+              .description(
+                  "Latency of read replies per duplicate; 'other' are the losing replies (still model input)")
+              .publishPercentileHistogram()
+              .register(registry);
+      readLose[i] =
+          Timer.builder("zoolander.client.read.latency")
+              .tag("duplicate", d)
+              .tag("reply", "other")
+              .publishPercentileHistogram()
+              .register(registry);
+      wins[i] =
+          Counter.builder("zoolander.client.read.wins")
+              .tag("duplicate", d)
+              .description("Reads this duplicate answered first")
+              .register(registry);
     }
-    hedges = Counter.builder("zoolander.client.read.hedges").description("Hedged read requests sent")
-        .register(registry);
-    readRequests = Counter.builder("zoolander.client.read.requests")
-        .description("READ requests sent to duplicates: first tries, hedges and retries").register(registry);
-    readRetries = Counter.builder("zoolander.client.retries").tag("op", "read")
-        .description("Requests sent again: reads asked of another duplicate, writes re-sent").register(registry);
-    writeRetries = Counter.builder("zoolander.client.retries").tag("op", "write").register(registry);
-    shedWrites = Counter.builder("zoolander.client.write.shed")
-        .description("Refusals of a write with OVERLOADED (shed by the repeater); each is retried within the retry "
-            + "budget").register(registry);
-    readRetriesDenied = Counter.builder("zoolander.client.read.retries.denied")
-        .description("Read retries not sent: the retry budget had no token").register(registry);
-    inconsistencies = Counter.builder("zoolander.client.inconsistencies")
-        .description("Replies for the same seq that differ between duplicates").register(registry);
-    plannedSlowness = Counter.builder("zoolander.client.read.planned.slowness")
-        .description("Planned-slowness announcements received (starts and ends): a duplicate doing background work is"
-            + " left out of the read set").register(registry);
-    writeLatency = Timer.builder("zoolander.client.write.latency").description("Time to the first reply of a write")
-        .publishPercentileHistogram().register(registry);
+    hedges =
+        Counter.builder("zoolander.client.read.hedges")
+            .description("Hedged read requests sent")
+            .register(registry);
+    readRequests =
+        Counter.builder("zoolander.client.read.requests")
+            .description("READ requests sent to duplicates: first tries, hedges and retries")
+            .register(registry);
+    readRetries =
+        Counter.builder("zoolander.client.retries")
+            .tag("op", "read")
+            .description("Requests sent again: reads asked of another duplicate, writes re-sent")
+            .register(registry);
+    writeRetries =
+        Counter.builder("zoolander.client.retries").tag("op", "write").register(registry);
+    shedWrites =
+        Counter.builder("zoolander.client.write.shed")
+            .description(
+                "Refusals of a write with OVERLOADED (shed by the repeater); each is retried within the retry "
+                    + "budget")
+            .register(registry);
+    readRetriesDenied =
+        Counter.builder("zoolander.client.read.retries.denied")
+            .description("Read retries not sent: the retry budget had no token")
+            .register(registry);
+    inconsistencies =
+        Counter.builder("zoolander.client.inconsistencies")
+            .description("Replies for the same seq that differ between duplicates")
+            .register(registry);
+    plannedSlowness =
+        Counter.builder("zoolander.client.read.planned.slowness")
+            .description(
+                "Planned-slowness announcements received (starts and ends): a duplicate doing background work is"
+                    + " left out of the read set")
+            .register(registry);
+    writeLatency =
+        Timer.builder("zoolander.client.write.latency")
+            .description("Time to the first reply of a write")
+            .publishPercentileHistogram()
+            .register(registry);
     Gauge.builder("zoolander.client.read.concurrency", concurrency, AdaptiveConcurrency::current)
-        .description("Current degree of concurrency C").register(registry);
+        .description("Current degree of concurrency C")
+        .register(registry);
     Gauge.builder("zoolander.client.sla.observed", this, m -> m.observedSla)
         .tag("tauMs", Double.toString(slaTauMs))
-        .description("Fraction of the last " + SLA_WINDOW + " operations completed within tau").register(registry);
+        .description("Fraction of the last " + SLA_WINDOW + " operations completed within tau")
+        .register(registry);
     this.tauNanos = (long) (slaTauMs * 1_000_000);
   }
 

@@ -51,14 +51,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client implementation. One event-loop thread owns every piece of mutable state (pending requests, ranking,
- * adaptive policy, meters), so there are no locks on the request path: public methods hand their work to it, and
- * replies are handled where their bytes arrive. Internal: not part of the public API.
+ * The client implementation. One event-loop thread owns every piece of mutable state (pending
+ * requests, ranking, adaptive policy, meters), so there are no locks on the request path: public
+ * methods hand their work to it, and replies are handled where their bytes arrive. Internal: not
+ * part of the public API.
  */
 public final class DefaultZoolanderClient implements ZoolanderClient {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultZoolanderClient.class);
+
   /** How many answered writes and reads are kept to compare later replies from other duplicates. */
   static final int ANSWERED_KEPT = 4_096;
+
   private static final long DEFAULT_RETRY_AFTER_MS = 50;
 
   private final ClientSettings settings;
@@ -71,8 +74,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final PlannedSlownessTable slowness;
   private final AdaptiveConcurrency concurrency;
   private final ClientMetrics metrics;
+
   /** Read retries draw on it (event loop only). */
   private final ReadRetryTokens readRetries;
+
   private final AtomicLong nextRequestId = new AtomicLong();
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
@@ -97,8 +102,16 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
     this.readRetries = new ReadRetryTokens(settings.retryBudget(), settings.ticker());
     this.repeater =
-        new PeerLink("repeater", settings.clientId(), loop, false, settings.sessionTimeoutMs(), this::onMessage,
-            this::onState, settings.tls(), settings.credential());
+        new PeerLink(
+            "repeater",
+            settings.clientId(),
+            loop,
+            false,
+            settings.sessionTimeoutMs(),
+            this::onMessage,
+            this::onState,
+            settings.tls(),
+            settings.credential());
   }
 
   private static <V> Map<Long, V> lru() {
@@ -117,8 +130,16 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       client.repeater.targets(settings.repeaters());
       for (int i = 0; i < settings.duplicates().size(); i++) {
         PeerLink link =
-            new PeerLink("duplicate[" + i + "]", settings.clientId(), client.loop, true, settings.sessionTimeoutMs(),
-                client::onMessage, client::onState, settings.tls(), settings.credential());
+            new PeerLink(
+                "duplicate[" + i + "]",
+                settings.clientId(),
+                client.loop,
+                true,
+                settings.sessionTimeoutMs(),
+                client::onMessage,
+                client::onState,
+                settings.tls(),
+                settings.credential());
         client.plugins.add(link);
         DuplicateTarget target = settings.duplicates().get(i);
         if (target.endpoint() != null) {
@@ -130,7 +151,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 target.connectString(),
                 settings.znodes(),
                 settings.sessionTimeoutMs(),
-                endpoint -> link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null)));
+                endpoint ->
+                    link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null)));
         client.watchers.add(watcher);
         watcher.start();
       }
@@ -141,7 +163,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       if (e instanceof ZoolanderException z) {
         throw z;
       }
-      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, null, "cannot connect: " + e, e);
+      throw new ZoolanderException(
+          KeeperException.Code.CONNECTIONLOSS, null, "cannot connect: " + e, e);
     }
   }
 
@@ -159,16 +182,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
         Thread.sleep(10);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, null, "interrupted while connecting", e);
+        throw new ZoolanderException(
+            KeeperException.Code.CONNECTIONLOSS, null, "interrupted while connecting", e);
       }
     }
     if (!repeater.isReady()) {
-      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "repeater not reachable in " + timeoutMs + " ms");
+      throw new ZoolanderException(
+          KeeperException.Code.CONNECTIONLOSS, "repeater not reachable in " + timeoutMs + " ms");
     }
     if (plugins.stream().noneMatch(PeerLink::isReady)) {
-      throw new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "no duplicate reachable in " + timeoutMs + " ms");
+      throw new ZoolanderException(
+          KeeperException.Code.CONNECTIONLOSS, "no duplicate reachable in " + timeoutMs + " ms");
     }
-    LOG.warn("connected to the repeater and some duplicates; still waiting for {}",
+    LOG.warn(
+        "connected to the repeater and some duplicates; still waiting for {}",
         plugins.stream().filter(p -> !p.isReady()).map(PeerLink::name).toList());
   }
 
@@ -209,7 +236,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     replyListeners.add(Objects.requireNonNull(listener, "listener must not be null"));
   }
 
-  private void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first) {
+  private void notifyReply(
+      boolean write, long requestId, int index, long latencyNanos, boolean first) {
     if (replyListeners.isEmpty() || index < 0) {
       return;
     }
@@ -237,12 +265,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     Message.Write validated;
     try {
-      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread (startWrite). The
+      // Validated here so a bad write fails at once; its request id is drawn on the I/O thread
+      // (startWrite). The
       // repeater checks all of it again (and the duplicates' jute.maxbuffer, which only it knows).
       validated = new Message.Write(settings.clientId(), 0, ops);
       WriteChecks.check(validated, settings.znodes());
     } catch (IllegalArgumentException | NullPointerException e) {
-      future.completeExceptionally(new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+      future.completeExceptionally(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
       return future;
     }
     PendingWrite pending = new PendingWrite(validated, future, settings.ticker().nanoTime());
@@ -264,45 +294,59 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     if (seq < 0) {
       future.completeExceptionally(
-          new ZoolanderException(KeeperException.Code.BADARGUMENTS, "seq must be >= 0, was " + seq));
+          new ZoolanderException(
+              KeeperException.Code.BADARGUMENTS, "seq must be >= 0, was " + seq));
       return future;
     }
-    Barrier barrier = new Barrier(nextRequestId.incrementAndGet(), seq, future, settings.ticker().nanoTime());
+    Barrier barrier =
+        new Barrier(nextRequestId.incrementAndGet(), seq, future, settings.ticker().nanoTime());
     loop.execute(() -> startBarrier(barrier));
     return future;
   }
 
   @Override
   public CompletableFuture<NodeData> getData(String path) {
-    return read(ReadKind.GET_DATA, path, reply -> {
-      if (reply.code() != KeeperException.Code.OK) {
-        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-      }
-      return new NodeData(reply.data(), reply.version(), reply.appliedSeq(), reply.duplicateId());
-    });
+    return read(
+        ReadKind.GET_DATA,
+        path,
+        reply -> {
+          if (reply.code() != KeeperException.Code.OK) {
+            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+          }
+          return new NodeData(
+              reply.data(), reply.version(), reply.appliedSeq(), reply.duplicateId());
+        });
   }
 
   @Override
   public CompletableFuture<Boolean> exists(String path) {
-    return read(ReadKind.EXISTS, path, reply -> {
-      if (reply.code() != KeeperException.Code.OK && reply.code() != KeeperException.Code.NONODE) {
-        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-      }
-      return reply.code() == KeeperException.Code.OK;
-    });
+    return read(
+        ReadKind.EXISTS,
+        path,
+        reply -> {
+          if (reply.code() != KeeperException.Code.OK
+              && reply.code() != KeeperException.Code.NONODE) {
+            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+          }
+          return reply.code() == KeeperException.Code.OK;
+        });
   }
 
   @Override
   public CompletableFuture<List<String>> getChildren(String path) {
-    return read(ReadKind.GET_CHILDREN, path, reply -> {
-      if (reply.code() != KeeperException.Code.OK) {
-        throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-      }
-      return reply.children();
-    });
+    return read(
+        ReadKind.GET_CHILDREN,
+        path,
+        reply -> {
+          if (reply.code() != KeeperException.Code.OK) {
+            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+          }
+          return reply.children();
+        });
   }
 
-  private <T> CompletableFuture<T> read(ReadKind kind, String path, Function<Message.ReadReply, T> result) {
+  private <T> CompletableFuture<T> read(
+      ReadKind kind, String path, Function<Message.ReadReply, T> result) {
     CompletableFuture<T> future = new CompletableFuture<>();
     if (closed) {
       future.completeExceptionally(closedException());
@@ -312,11 +356,18 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       PathUtils.validatePath(path);
     } catch (IllegalArgumentException | NullPointerException e) {
       future.completeExceptionally(
-          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, "path: " + e.getMessage(), e));
+          new ZoolanderException(
+              KeeperException.Code.BADARGUMENTS, null, "path: " + e.getMessage(), e));
       return future;
     }
     PendingRead<T> pending =
-        new PendingRead<>(nextRequestId.incrementAndGet(), kind, path, lastSeenSeq.get(), future, result,
+        new PendingRead<>(
+            nextRequestId.incrementAndGet(),
+            kind,
+            path,
+            lastSeenSeq.get(),
+            future,
+            result,
             settings.ticker().nanoTime());
     loop.execute(() -> startRead(pending));
     return future;
@@ -331,8 +382,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     final Map<Integer, List<io.zoolander.wire.OpResult>> repliesByDuplicate = new HashMap<>();
     WriteResult first;
     int attempts;
+
     /** Attempts refused with OVERLOADED (not sequenced). */
     int shed;
+
     ScheduledFuture<?> retry;
     ScheduledFuture<?> deadline;
 
@@ -348,14 +401,25 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       w.future.completeExceptionally(closedException());
       return;
     }
-    // Request ids are drawn in the order writes go out, so each duplicate sees a client's first attempts in
+    // Request ids are drawn in the order writes go out, so each duplicate sees a client's first
+    // attempts in
     // increasing id order: the plugins' retry check (clientId, requestId) relies on it.
     w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
     writes.put(w.write.requestId(), w);
-    w.deadline = loop.schedule(
-        () -> failWrite(w, new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT,
-            "write " + w.write.requestId() + " not acknowledged within " + settings.requestTimeoutMs() + " ms")),
-        settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+    w.deadline =
+        loop.schedule(
+            () ->
+                failWrite(
+                    w,
+                    new ZoolanderException(
+                        KeeperException.Code.OPERATIONTIMEOUT,
+                        "write "
+                            + w.write.requestId()
+                            + " not acknowledged within "
+                            + settings.requestTimeoutMs()
+                            + " ms")),
+            settings.requestTimeoutMs(),
+            TimeUnit.MILLISECONDS);
     sendWrite(w);
   }
 
@@ -373,11 +437,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (w.retry != null) {
       w.retry.cancel(false);
     }
-    w.retry = loop.schedule(() -> {
-      if (writes.get(w.write.requestId()) == w) {
-        sendWrite(w);
-      }
-    }, delayMs, TimeUnit.MILLISECONDS);
+    w.retry =
+        loop.schedule(
+            () -> {
+              if (writes.get(w.write.requestId()) == w) {
+                sendWrite(w);
+              }
+            },
+            delayMs,
+            TimeUnit.MILLISECONDS);
   }
 
   private void onReply(PeerLink from, Message.Reply reply) {
@@ -397,15 +465,32 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     PendingWrite answered = answeredWrites.get(reply.requestId());
     if (answered != null) {
-      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()),
-          settings.ticker().nanoTime() - answered.startNanos, false);
+      notifyReply(
+          true,
+          reply.requestId(),
+          indexOf(reply.duplicateId()),
+          settings.ticker().nanoTime() - answered.startNanos,
+          false);
       answered.repliesByDuplicate.put(reply.duplicateId(), reply.results());
-      if (!answered.first.results().equals(reply.results()) || answered.first.seq() != reply.seq()) {
-        reportInconsistency(new InconsistencyEvent(reply.seq(), "write " + reply.requestId(),
-            List.of(answered.first.duplicateId(), reply.duplicateId()),
-            "duplicate " + answered.first.duplicateId() + " replied seq " + answered.first.seq() + " "
-                + answered.first.results() + ", duplicate " + reply.duplicateId() + " replied seq " + reply.seq()
-                + " " + reply.results()));
+      if (!answered.first.results().equals(reply.results())
+          || answered.first.seq() != reply.seq()) {
+        reportInconsistency(
+            new InconsistencyEvent(
+                reply.seq(),
+                "write " + reply.requestId(),
+                List.of(answered.first.duplicateId(), reply.duplicateId()),
+                "duplicate "
+                    + answered.first.duplicateId()
+                    + " replied seq "
+                    + answered.first.seq()
+                    + " "
+                    + answered.first.results()
+                    + ", duplicate "
+                    + reply.duplicateId()
+                    + " replied seq "
+                    + reply.seq()
+                    + " "
+                    + reply.results()));
       }
     }
   }
@@ -418,36 +503,69 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
-  /** Whether {@code code} refuses the request itself (invalid or too large), so that retrying it cannot help. */
+  /**
+   * Whether {@code code} refuses the request itself (invalid or too large), so that retrying it
+   * cannot help.
+   */
   private static boolean refusesTheRequest(ErrorCode code) {
-    return code == ErrorCode.INVALID_OP || code == ErrorCode.INVALID_PATH || code == ErrorCode.UNKNOWN_OP
+    return code == ErrorCode.INVALID_OP
+        || code == ErrorCode.INVALID_PATH
+        || code == ErrorCode.UNKNOWN_OP
         || code == ErrorCode.TOO_LARGE;
   }
 
   private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
     if (refusesTheRequest(error.code())) {
-      failWrite(w, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
-          from.name() + " refused the write: " + error.message(), null));
+      failWrite(
+          w,
+          new ZoolanderException(
+              KeeperException.Code.BADARGUMENTS,
+              error.code(),
+              from.name() + " refused the write: " + error.message(),
+              null));
       return;
     }
     switch (error.code()) {
       case OVERLOADED -> onWriteShed(from, w, error);
-      case UNAUTHENTICATED, UNAUTHORIZED -> failWrite(w, new ZoolanderException(KeeperException.Code.NOAUTH,
-          error.code(), from.name() + " refused the write: " + error.message(), null));
-      case DUPLICATE_REQUEST -> failWrite(w, new ZoolanderException(KeeperException.Code.SYSTEMERROR, error.code(),
-          "write " + w.write.requestId() + " WAS applied by an earlier attempt, but its result is no longer held "
-              + "(more than " + ClientRecord.WINDOW + " later writes): " + error.message(), null));
-      default -> LOG.debug("{} answered write {} with {}: {}; waiting for other replies or the retry", from.name(),
-          w.write.requestId(), error.code(), error.message());
+      case UNAUTHENTICATED, UNAUTHORIZED ->
+          failWrite(
+              w,
+              new ZoolanderException(
+                  KeeperException.Code.NOAUTH,
+                  error.code(),
+                  from.name() + " refused the write: " + error.message(),
+                  null));
+      case DUPLICATE_REQUEST ->
+          failWrite(
+              w,
+              new ZoolanderException(
+                  KeeperException.Code.SYSTEMERROR,
+                  error.code(),
+                  "write "
+                      + w.write.requestId()
+                      + " WAS applied by an earlier attempt, but its result is no longer held "
+                      + "(more than "
+                      + ClientRecord.WINDOW
+                      + " later writes): "
+                      + error.message(),
+                  null));
+      default ->
+          LOG.debug(
+              "{} answered write {} with {}: {}; waiting for other replies or the retry",
+              from.name(),
+              w.write.requestId(),
+              error.code(),
+              error.message());
     }
   }
 
   /**
-   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it again after the hint,
-   * doubled at each further refusal of this write (a full log's hint is short, and the overload may last), times a
-   * random factor in [1, 2); or fail once the retry budget is spent. If every attempt so far was shed, the
-   * write goes again under a new request id: the plugins require a client's request ids to increase in the order they
-   * are sequenced, and later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
+   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it
+   * again after the hint, doubled at each further refusal of this write (a full log's hint is
+   * short, and the overload may last), times a random factor in [1, 2); or fail once the retry
+   * budget is spent. If every attempt so far was shed, the write goes again under a new request id:
+   * the plugins require a client's request ids to increase in the order they are sequenced, and
+   * later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
    * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
    */
   private void onWriteShed(PeerLink from, PendingWrite w, Message.Error error) {
@@ -456,29 +574,52 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     int budget = settings.retryBudget().maxShedWriteRetries();
     if (w.shed > budget) {
       boolean appliedNowhere = w.shed == w.attempts; // every attempt was refused before sequencing
-      failWrite(w, new ZoolanderException(
-          appliedNowhere ? KeeperException.Code.THROTTLEDOP : KeeperException.Code.CONNECTIONLOSS, ErrorCode.OVERLOADED,
-          "write " + w.write.requestId() + " shed by " + from.name() + " " + w.shed + " times, the retry budget ("
-              + budget + " retries) is spent; " + (appliedNowhere ? "it was applied nowhere"
-                  : "an earlier attempt, resent after no reply, may have been applied") + ": " + error.message(),
-          null));
+      failWrite(
+          w,
+          new ZoolanderException(
+              appliedNowhere
+                  ? KeeperException.Code.THROTTLEDOP
+                  : KeeperException.Code.CONNECTIONLOSS,
+              ErrorCode.OVERLOADED,
+              "write "
+                  + w.write.requestId()
+                  + " shed by "
+                  + from.name()
+                  + " "
+                  + w.shed
+                  + " times, the retry budget ("
+                  + budget
+                  + " retries) is spent; "
+                  + (appliedNowhere
+                      ? "it was applied nowhere"
+                      : "an earlier attempt, resent after no reply, may have been applied")
+                  + ": "
+                  + error.message(),
+              null));
       return;
     }
-    long backoff = Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
+    long backoff =
+        Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
     if (w.retry != null) {
       w.retry.cancel(false);
     }
-    w.retry = loop.schedule(() -> {
-      if (writes.get(w.write.requestId()) != w) {
-        return;
-      }
-      if (w.shed == w.attempts) {
-        writes.remove(w.write.requestId());
-        w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
-        writes.put(w.write.requestId(), w);
-      }
-      sendWrite(w);
-    }, backoff + ThreadLocalRandom.current().nextLong(backoff), TimeUnit.MILLISECONDS);
+    w.retry =
+        loop.schedule(
+            () -> {
+              if (writes.get(w.write.requestId()) != w) {
+                return;
+              }
+              if (w.shed == w.attempts) {
+                writes.remove(w.write.requestId());
+                w.write =
+                    new Message.Write(
+                        w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+                writes.put(w.write.requestId(), w);
+              }
+              sendWrite(w);
+            },
+            backoff + ThreadLocalRandom.current().nextLong(backoff),
+            TimeUnit.MILLISECONDS);
   }
 
   // ------------------------------------------------------------------ reads (event loop)
@@ -497,13 +638,21 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     final List<ScheduledFuture<?>> timers = new ArrayList<>();
     boolean failed;
     boolean answered;
+
     /** Retries the retry budget withheld. */
     int retriesDenied;
+
     /** Whether any attempt was sent: later sends are retries. */
     boolean sent;
 
-    PendingRead(long requestId, ReadKind kind, String path, long minSeq, CompletableFuture<T> future,
-        Function<Message.ReadReply, T> result, long startNanos) {
+    PendingRead(
+        long requestId,
+        ReadKind kind,
+        String path,
+        long minSeq,
+        CompletableFuture<T> future,
+        Function<Message.ReadReply, T> result,
+        long startNanos) {
       this.requestId = requestId;
       this.kind = kind;
       this.path = path;
@@ -525,11 +674,26 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     reads.put(r.requestId, r);
     readRetries.deposit();
-    r.timers.add(loop.schedule(() -> finishReadUnanswered(r, new ZoolanderException(
-        KeeperException.Code.OPERATIONTIMEOUT, "read of " + r.path + " not answered within "
-            + settings.requestTimeoutMs() + " ms by a duplicate that applied seq " + r.minSeq
-            + (r.retriesDenied > 0 ? " (the client's retry budget withheld " + r.retriesDenied + " retries)" : ""))),
-        settings.requestTimeoutMs(), TimeUnit.MILLISECONDS));
+    r.timers.add(
+        loop.schedule(
+            () ->
+                finishReadUnanswered(
+                    r,
+                    new ZoolanderException(
+                        KeeperException.Code.OPERATIONTIMEOUT,
+                        "read of "
+                            + r.path
+                            + " not answered within "
+                            + settings.requestTimeoutMs()
+                            + " ms by a duplicate that applied seq "
+                            + r.minSeq
+                            + (r.retriesDenied > 0
+                                ? " (the client's retry budget withheld "
+                                    + r.retriesDenied
+                                    + " retries)"
+                                : ""))),
+            settings.requestTimeoutMs(),
+            TimeUnit.MILLISECONDS));
     ReadPolicy policy = settings.readPolicy();
     int fanOut = policy.mode() == ReadPolicy.Mode.HEDGED ? 1 : concurrency.current();
     int sent = 0;
@@ -545,23 +709,29 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
-  /** Sends the read to the best-ranked connected duplicate not yet tried; false if there is none. */
+  /**
+   * Sends the read to the best-ranked connected duplicate not yet tried; false if there is none.
+   */
   private boolean sendToNext(PendingRead<?> r) {
-    List<Integer> candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)
-        && !slowness.isSlow(i));
+    List<Integer> candidates =
+        ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i) && !slowness.isSlow(i));
     if (candidates.isEmpty()) {
       // Every duplicate left is busy with announced background work: slow beats unanswered.
       candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i));
     }
     for (int index : candidates) {
-      Message.Read read = new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
+      Message.Read read =
+          new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
       if (plugins.get(index).send(read)) {
         metrics.readRequestSent();
         r.tried.add(index);
         r.sent = true;
         r.sentNanos.put(index, settings.ticker().nanoTime());
-        r.timers.add(loop.schedule(() -> onReadAttemptTimeout(r, index), settings.readAttemptTimeoutMs(),
-            TimeUnit.MILLISECONDS));
+        r.timers.add(
+            loop.schedule(
+                () -> onReadAttemptTimeout(r, index),
+                settings.readAttemptTimeoutMs(),
+                TimeUnit.MILLISECONDS));
         return true;
       }
     }
@@ -569,14 +739,21 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   private void scheduleHedge(PendingRead<?> r) {
-    long delayNanos = Math.max(TimeUnit.MICROSECONDS.toNanos(settings.readPolicy().minHedgeDelayMicros()),
-        ranking.latencyPercentileNanos(settings.readPolicy().hedgePercentile(), TimeUnit.MILLISECONDS.toNanos(1)));
-    r.timers.add(loop.schedule(() -> {
-      if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
-        metrics.hedge();
-        scheduleHedge(r);
-      }
-    }, delayNanos, TimeUnit.NANOSECONDS));
+    long delayNanos =
+        Math.max(
+            TimeUnit.MICROSECONDS.toNanos(settings.readPolicy().minHedgeDelayMicros()),
+            ranking.latencyPercentileNanos(
+                settings.readPolicy().hedgePercentile(), TimeUnit.MILLISECONDS.toNanos(1)));
+    r.timers.add(
+        loop.schedule(
+            () -> {
+              if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
+                metrics.hedge();
+                scheduleHedge(r);
+              }
+            },
+            delayNanos,
+            TimeUnit.NANOSECONDS));
   }
 
   private void onReadAttemptTimeout(PendingRead<?> r, int index) {
@@ -587,7 +764,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
   }
 
-  /** One duplicate could not answer: ask the next, or start a new round once every one was tried. */
+  /**
+   * One duplicate could not answer: ask the next, or start a new round once every one was tried.
+   */
   private void onReadAttemptFailed(PendingRead<?> r, long retryAfterMs) {
     r.failed = true;
     if (r.answered || reads.get(r.requestId) != r) {
@@ -600,8 +779,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   /**
-   * Sends the read again, to the best-ranked connected duplicate not yet tried, if the retry budget has a token; false
-   * if there is no such duplicate or no token.
+   * Sends the read again, to the best-ranked connected duplicate not yet tried, if the retry budget
+   * has a token; false if there is no such duplicate or no token.
    */
   private boolean retryToNext(PendingRead<?> r) {
     if (ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)).isEmpty()) {
@@ -617,14 +796,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   private void retryReadRound(PendingRead<?> r, long delayMs) {
-    r.timers.add(loop.schedule(() -> {
-      if (!r.answered && reads.get(r.requestId) == r) {
-        r.tried.clear();
-        if (!(r.sent ? retryToNext(r) : sendToNext(r))) { // not sent yet: no duplicate was ready at the start
-          retryReadRound(r, Math.min(1_000, delayMs * 2));
-        }
-      }
-    }, delayMs, TimeUnit.MILLISECONDS));
+    r.timers.add(
+        loop.schedule(
+            () -> {
+              if (!r.answered && reads.get(r.requestId) == r) {
+                r.tried.clear();
+                if (!(r.sent
+                    ? retryToNext(r)
+                    : sendToNext(r))) { // not sent yet: no duplicate was ready at the start
+                  retryReadRound(r, Math.min(1_000, delayMs * 2));
+                }
+              }
+            },
+            delayMs,
+            TimeUnit.MILLISECONDS));
   }
 
   private void onReadReply(Message.ReadReply reply) {
@@ -690,12 +875,30 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
               || other.version() != reply.version()
               || !Arrays.equals(other.data(), reply.data())
               || !other.children().equals(reply.children()))) {
-        reportInconsistency(new InconsistencyEvent(reply.appliedSeq(), r.path,
-            List.of(other.duplicateId(), reply.duplicateId()),
-            "at appliedSeq " + reply.appliedSeq() + " duplicate " + other.duplicateId() + " read " + other.code()
-                + " version " + other.version() + " (" + other.data().length + " bytes), duplicate "
-                + reply.duplicateId() + " read " + reply.code() + " version " + reply.version() + " ("
-                + reply.data().length + " bytes)"));
+        reportInconsistency(
+            new InconsistencyEvent(
+                reply.appliedSeq(),
+                r.path,
+                List.of(other.duplicateId(), reply.duplicateId()),
+                "at appliedSeq "
+                    + reply.appliedSeq()
+                    + " duplicate "
+                    + other.duplicateId()
+                    + " read "
+                    + other.code()
+                    + " version "
+                    + other.version()
+                    + " ("
+                    + other.data().length
+                    + " bytes), duplicate "
+                    + reply.duplicateId()
+                    + " read "
+                    + reply.code()
+                    + " version "
+                    + reply.version()
+                    + " ("
+                    + reply.data().length
+                    + " bytes)"));
       }
     }
   }
@@ -706,8 +909,13 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     if (refusesTheRequest(error.code())) { // every duplicate would refuse it the same way
-      finishReadUnanswered(r, new ZoolanderException(KeeperException.Code.BADARGUMENTS, error.code(),
-          from.name() + " refused the read: " + error.message(), null));
+      finishReadUnanswered(
+          r,
+          new ZoolanderException(
+              KeeperException.Code.BADARGUMENTS,
+              error.code(),
+              from.name() + " refused the read: " + error.message(),
+              null));
       return;
     }
     ranking.recordFailure(index);
@@ -748,13 +956,24 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     barriers.put(b.requestId, b);
-    b.deadline = loop.schedule(() -> {
-      if (barriers.remove(b.requestId) == b) {
-        b.future.completeExceptionally(new ZoolanderException(KeeperException.Code.OPERATIONTIMEOUT,
-            "duplicates " + b.waitingFor + " did not apply seq " + b.seq + " within " + settings.requestTimeoutMs()
-                + " ms"));
-      }
-    }, settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+    b.deadline =
+        loop.schedule(
+            () -> {
+              if (barriers.remove(b.requestId) == b) {
+                b.future.completeExceptionally(
+                    new ZoolanderException(
+                        KeeperException.Code.OPERATIONTIMEOUT,
+                        "duplicates "
+                            + b.waitingFor
+                            + " did not apply seq "
+                            + b.seq
+                            + " within "
+                            + settings.requestTimeoutMs()
+                            + " ms"));
+              }
+            },
+            settings.requestTimeoutMs(),
+            TimeUnit.MILLISECONDS);
     b.waitingFor.forEach(i -> sendBarrierRead(b, i));
   }
 
@@ -763,7 +982,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     // An EXISTS of the data root that the plugin answers only once it has applied b.seq.
-    if (!plugins.get(index).send(new Message.Read(settings.clientId(), b.requestId, ReadKind.EXISTS, "/", b.seq))) {
+    if (!plugins
+        .get(index)
+        .send(new Message.Read(settings.clientId(), b.requestId, ReadKind.EXISTS, "/", b.seq))) {
       barrierDuplicateGone(b, index); // not live any more: a barrier waits for live duplicates only
     }
   }
@@ -846,20 +1067,22 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     Peer peer = link == repeater ? Peer.REPEATER : Peer.duplicate(plugins.indexOf(link));
     LOG.info("{} is {}", peer, state);
     if (link == repeater && state == ConnectionState.RECONNECTED) {
-      // Re-send every unanswered write in request order: a plugin applies each request id at most once.
+      // Re-send every unanswered write in request order: a plugin applies each request id at most
+      // once.
       loop.execute(() -> List.copyOf(writes.values()).forEach(this::sendWrite));
     }
     if (link != repeater && !state.isConnected()) {
       int index = peer.index();
-      loop.execute(() -> {
-        List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
-        for (PendingRead<?> r : List.copyOf(reads.values())) {
-          if (r.sentNanos.remove(index) != null) {
-            ranking.recordFailure(index);
-            onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
-          }
-        }
-      });
+      loop.execute(
+          () -> {
+            List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+            for (PendingRead<?> r : List.copyOf(reads.values())) {
+              if (r.sentNanos.remove(index) != null) {
+                ranking.recordFailure(index);
+                onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
+              }
+            }
+          });
     }
     for (ConnectionStateListener listener : stateListeners) {
       try {
@@ -925,19 +1148,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       }
     }
     CompletableFuture<Void> failed = new CompletableFuture<>();
-    loop.execute(() -> {
-      ZoolanderException e = closedException();
-      List.copyOf(writes.values()).forEach(w -> failWrite(w, e));
-      List.copyOf(reads.values()).forEach(r -> finishReadUnanswered(r, e));
-      for (Barrier b : List.copyOf(barriers.values())) {
-        barriers.remove(b.requestId);
-        b.deadline.cancel(false);
-        b.future.completeExceptionally(e);
-      }
-      answeredReads.clear();
-      answeredWrites.clear();
-      failed.complete(null);
-    });
+    loop.execute(
+        () -> {
+          ZoolanderException e = closedException();
+          List.copyOf(writes.values()).forEach(w -> failWrite(w, e));
+          List.copyOf(reads.values()).forEach(r -> finishReadUnanswered(r, e));
+          for (Barrier b : List.copyOf(barriers.values())) {
+            barriers.remove(b.requestId);
+            b.deadline.cancel(false);
+            b.future.completeExceptionally(e);
+          }
+          answeredReads.clear();
+          answeredWrites.clear();
+          failed.complete(null);
+        });
     try {
       failed.get(5, TimeUnit.SECONDS);
     } catch (Exception e) {

@@ -7,10 +7,11 @@ import java.util.List;
 import java.util.function.IntPredicate;
 
 /**
- * Ranks duplicates by recent read latency so that reads with C below N go to the fastest first: an exponentially
- * weighted moving average of each duplicate's reply latency, inflated by its recent failure rate. A duplicate with no
- * sample yet ranks first, so every duplicate gets tried. Also keeps a window of recent first-reply latencies for the
- * hedging delay. Not thread-safe: used on the client's I/O thread. Internal: not part of the public API.
+ * Ranks duplicates by recent read latency so that reads with C below N go to the fastest first: an
+ * exponentially weighted moving average of each duplicate's reply latency, inflated by its recent
+ * failure rate. A duplicate with no sample yet ranks first, so every duplicate gets tried. Also
+ * keeps a window of recent first-reply latencies for the hedging delay. Not thread-safe: used on
+ * the client's I/O thread. Internal: not part of the public API.
  */
 public final class DuplicateRanking {
   static final double LATENCY_WEIGHT = 0.2;
@@ -62,7 +63,9 @@ public final class DuplicateRanking {
 
   /** The ranking score (lower is better): latency EWMA times a failure penalty. */
   double score(int index) {
-    return sampled[index] ? latencyEwmaNanos[index] * (1 + FAILURE_PENALTY * failureEwma[index]) : 0;
+    return sampled[index]
+        ? latencyEwmaNanos[index] * (1 + FAILURE_PENALTY * failureEwma[index])
+        : 0;
   }
 
   /** Indices of the duplicates {@code usable} accepts, best first. */
@@ -77,7 +80,10 @@ public final class DuplicateRanking {
     return order;
   }
 
-  /** The given percentile of recent first-reply latencies, or {@code fallbackNanos} before any sample. */
+  /**
+   * The given percentile of recent first-reply latencies, or {@code fallbackNanos} before any
+   * sample.
+   */
   public long latencyPercentileNanos(double percentile, long fallbackNanos) {
     if (recentCount == 0) {
       return fallbackNanos;
@@ -85,7 +91,8 @@ public final class DuplicateRanking {
     if (sinceRefresh >= PERCENTILE_REFRESH || percentile != cachedPercentile) {
       long[] copy = Arrays.copyOf(recent, recentCount);
       Arrays.sort(copy);
-      cachedPercentileNanos = copy[Math.min(copy.length - 1, (int) Math.ceil(percentile * copy.length) - 1)];
+      cachedPercentileNanos =
+          copy[Math.min(copy.length - 1, (int) Math.ceil(percentile * copy.length) - 1)];
       cachedPercentile = percentile;
       sinceRefresh = 0;
     }

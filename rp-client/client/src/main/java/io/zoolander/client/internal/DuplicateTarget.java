@@ -3,8 +3,8 @@ package io.zoolander.client.internal;
 import java.net.InetSocketAddress;
 
 /**
- * Where a client finds one duplicate's plugin: through discovery in the duplicate's ensemble, or at a fixed address.
- * Internal.
+ * Where a client finds one duplicate's plugin: through discovery in the duplicate's ensemble, or at
+ * a fixed address. Internal.
  *
  * @param connectString the ensemble's ZooKeeper connect string, or null for a fixed endpoint
  * @param endpoint the fixed plugin endpoint, or null for discovery

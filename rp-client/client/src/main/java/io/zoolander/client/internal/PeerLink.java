@@ -24,11 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection to a peer (the repeater or a duplicate's plugin) whose address may change: says HELLO as a
- * client, is ready once the peer answers STATUS, and reconnects with bounded backoff while it has an address.
- * With TLS settings every connection starts with a TLS handshake; with a credential the link answers the peer's
- * CHALLENGE with AUTH, and a link that does not wait for STATUS (the repeater's) is ready only once it has. Internal:
- * not part of the public API.
+ * One client connection to a peer (the repeater or a duplicate's plugin) whose address may change:
+ * says HELLO as a client, is ready once the peer answers STATUS, and reconnects with bounded
+ * backoff while it has an address. With TLS settings every connection starts with a TLS handshake;
+ * with a credential the link answers the peer's CHALLENGE with AUTH, and a link that does not wait
+ * for STATUS (the repeater's) is ready only once it has. Internal: not part of the public API.
  */
 final class PeerLink {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLink.class);
@@ -56,9 +56,10 @@ final class PeerLink {
   private boolean closed;
 
   /**
-   * @param awaitStatus whether the link is ready only once the peer answers HELLO with STATUS (plugins do); otherwise
-   *     it is ready as soon as HELLO is written (the repeater answers clients only to refuse a write), or, with a
-   *     credential, once AUTH is written in answer to the CHALLENGE
+   * @param awaitStatus whether the link is ready only once the peer answers HELLO with STATUS
+   *     (plugins do); otherwise it is ready as soon as HELLO is written (the repeater answers
+   *     clients only to refuse a write), or, with a credential, once AUTH is written in answer to
+   *     the CHALLENGE
    * @param tls TLS for the connections, null for plaintext
    * @param credential answers a CHALLENGE, null for none
    */
@@ -92,7 +93,10 @@ final class PeerLink {
     return ready;
   }
 
-  /** Connects to the first of several addresses, moving to the next whenever a connection fails or drops. */
+  /**
+   * Connects to the first of several addresses, moving to the next whenever a connection fails or
+   * drops.
+   */
   void targets(List<InetSocketAddress> addresses) {
     synchronized (lock) {
       alternates = List.copyOf(addresses);
@@ -162,7 +166,8 @@ final class PeerLink {
                     WirePipeline.install(ch.pipeline()).addLast(new Handler());
                   }
                 });
-    ChannelFuture future = bootstrap.connect(new InetSocketAddress(target.getHostString(), target.getPort()));
+    ChannelFuture future =
+        bootstrap.connect(new InetSocketAddress(target.getHostString(), target.getPort()));
     Channel c = future.channel();
     synchronized (lock) {
       if (closed || !target.equals(address)) {
@@ -174,7 +179,8 @@ final class PeerLink {
     future.addListener(
         f -> {
           if (f.isSuccess()) {
-            c.writeAndFlush(Message.Hello.of(Role.CLIENT, Long.toString(clientId)), c.voidPromise());
+            c.writeAndFlush(
+                Message.Hello.of(Role.CLIENT, Long.toString(clientId)), c.voidPromise());
             if (!awaitStatus && credential == null) {
               markReady(c);
             }
@@ -199,8 +205,10 @@ final class PeerLink {
       delay = backoffMs;
       int next = (alternates.indexOf(target) + 1) % Math.max(1, alternates.size());
       if (alternates.size() > 1) {
-        // Several addresses (a repeater and its standbys): try the next one. The backoff grows once per round of
-        // the list, so a standby that comes up is tried soon, not after a pause grown on the dead one.
+        // Several addresses (a repeater and its standbys): try the next one. The backoff grows once
+        // per round of
+        // the list, so a standby that comes up is tried soon, not after a pause grown on the dead
+        // one.
         address = alternates.get(next);
       }
       if (next == 0) {
@@ -294,7 +302,9 @@ final class PeerLink {
         if (credential == null) {
           LOG.warn("{}: the peer requires authentication, but this client has no credential", name);
         } else {
-          ctx.writeAndFlush(credential.answer(Role.CLIENT, Long.toString(clientId), challenge), ctx.voidPromise());
+          ctx.writeAndFlush(
+              credential.answer(Role.CLIENT, Long.toString(clientId), challenge),
+              ctx.voidPromise());
           if (!awaitStatus) {
             markReady(ctx.channel());
           }

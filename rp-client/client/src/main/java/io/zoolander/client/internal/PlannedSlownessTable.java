@@ -1,15 +1,16 @@
 package io.zoolander.client.internal;
 
-import io.zoolander.wire.Ticker;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Ticker;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Which duplicates announced planned slowness ({@link Message.PlannedSlowness}: a snapshot, a log roll) and until
- * when: reads leave them out while another duplicate can serve. An announcement lasts until its end is announced or
- * its maximum duration passes, whichever is first, so a lost end cannot keep a duplicate out for good. Not
- * thread-safe: used on the client's I/O thread. Internal: not part of the public API.
+ * Which duplicates announced planned slowness ({@link Message.PlannedSlowness}: a snapshot, a log
+ * roll) and until when: reads leave them out while another duplicate can serve. An announcement
+ * lasts until its end is announced or its maximum duration passes, whichever is first, so a lost
+ * end cannot keep a duplicate out for good. Not thread-safe: used on the client's I/O thread.
+ * Internal: not part of the public API.
  */
 public final class PlannedSlownessTable {
 
@@ -29,7 +30,8 @@ public final class PlannedSlownessTable {
       slow[index] = false;
     } else {
       slow[index] = true;
-      untilNanos[index] = ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(announcement.maxDurationMs());
+      untilNanos[index] =
+          ticker.nanoTime() + TimeUnit.MILLISECONDS.toNanos(announcement.maxDurationMs());
     }
   }
 

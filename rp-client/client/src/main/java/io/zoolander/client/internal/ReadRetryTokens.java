@@ -4,7 +4,8 @@ import io.zoolander.client.RetryBudget;
 import io.zoolander.wire.Ticker;
 
 /**
- * The token bucket behind {@link RetryBudget}'s read retries. Internal; confined to the client's event loop.
+ * The token bucket behind {@link RetryBudget}'s read retries. Internal; confined to the client's
+ * event loop.
  */
 final class ReadRetryTokens {
   private final RetryBudget budget;
@@ -27,7 +28,10 @@ final class ReadRetryTokens {
   /** Takes a token for one retry; false if there is none (the retry must not be sent). */
   boolean tryRetry() {
     long now = ticker.nanoTime();
-    tokens = Math.min(budget.maxReadRetryTokens(), tokens + (now - earnedNanos) * budget.minReadRetriesPerSec() / 1e9);
+    tokens =
+        Math.min(
+            budget.maxReadRetryTokens(),
+            tokens + (now - earnedNanos) * budget.minReadRetriesPerSec() / 1e9);
     earnedNanos = now;
     if (tokens < 1) {
       return false;

@@ -1,5 +1,5 @@
 /**
- * Implementation of the client SDK. <b>Internal</b>: not part of Zoolander's public API; anything here may change
- * or disappear in any release.
+ * Implementation of the client SDK. <b>Internal</b>: not part of Zoolander's public API; anything
+ * here may change or disappear in any release.
  */
 package io.zoolander.client.internal;

@@ -13,11 +13,16 @@ class AdaptiveConcurrencyTest {
   private final Ticker ticker = () -> nowNanos;
 
   private AdaptiveConcurrency adaptive(int duplicates) {
-    return new AdaptiveConcurrency(ReadPolicy.adaptiveBuilder().windowReads(20).build(), duplicates, ticker);
+    return new AdaptiveConcurrency(
+        ReadPolicy.adaptiveBuilder().windowReads(20).build(), duplicates, ticker);
   }
 
-  /** One window of reads whose reply latencies are {@code fast} except every {@code slowEvery}-th one. */
-  private void window(AdaptiveConcurrency a, long fastNanos, long slowNanos, int slowEvery, int failEvery) {
+  /**
+   * One window of reads whose reply latencies are {@code fast} except every {@code slowEvery}-th
+   * one.
+   */
+  private void window(
+      AdaptiveConcurrency a, long fastNanos, long slowNanos, int slowEvery, int failEvery) {
     for (int i = 1; i <= 20; i++) {
       a.recordLatency(slowEvery > 0 && i % slowEvery == 0 ? slowNanos : fastNanos);
       nowNanos += TimeUnit.MICROSECONDS.toNanos(100);

@@ -11,8 +11,9 @@ import org.apache.zookeeper.common.PathUtils;
 /**
  * Argument checks for the wire records. Internal: not part of the public API.
  *
- * <p>Every failure is an {@link IllegalArgumentException} whose message starts with the offending field's name, so both
- * a caller building a message and a peer reading an ERROR see at once what was wrong.
+ * <p>Every failure is an {@link IllegalArgumentException} whose message starts with the offending
+ * field's name, so both a caller building a message and a peer reading an ERROR see at once what
+ * was wrong.
  */
 public final class Checks {
   private Checks() {}
@@ -41,7 +42,8 @@ public final class Checks {
   /** A ZooKeeper expected version: {@code -1} (any) or a version {@code >= 0}. */
   public static int expectedVersion(int version, String name) {
     if (version < -1) {
-      throw new IllegalArgumentException(name + ": must be -1 (any version) or >= 0, was " + version);
+      throw new IllegalArgumentException(
+          name + ": must be -1 (any version) or >= 0, was " + version);
     }
     return version;
   }
@@ -72,12 +74,16 @@ public final class Checks {
     notNull(value, name);
     int bytes = ByteBufUtil.utf8Bytes(value);
     if (bytes > maxBytes) {
-      throw new IllegalArgumentException(name + ": " + bytes + " UTF-8 bytes exceed the limit of " + maxBytes);
+      throw new IllegalArgumentException(
+          name + ": " + bytes + " UTF-8 bytes exceed the limit of " + maxBytes);
     }
     return value;
   }
 
-  /** The longest prefix of {@code value} that is at most {@code maxBytes} UTF-8 bytes, never splitting a code point. */
+  /**
+   * The longest prefix of {@code value} that is at most {@code maxBytes} UTF-8 bytes, never
+   * splitting a code point.
+   */
   public static String truncateUtf8(String value, int maxBytes) {
     if (ByteBufUtil.utf8Bytes(value) <= maxBytes) {
       return value;
@@ -107,7 +113,9 @@ public final class Checks {
     List<T> copy = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
       T element = list.get(i);
-      if (element == null) { // the name is built only on failure: this runs for every message on every hot path
+      if (element
+          == null) { // the name is built only on failure: this runs for every message on every hot
+        // path
         throw new IllegalArgumentException(name + "[" + i + "]: must not be null");
       }
       copy.add(element);
@@ -119,7 +127,8 @@ public final class Checks {
   public static String childName(String child, String name) {
     notNull(child, name);
     if (child.isEmpty() || child.indexOf('/') >= 0) {
-      throw new IllegalArgumentException(name + ": a child name must be non-empty and contain no '/', was \"" + child + "\"");
+      throw new IllegalArgumentException(
+          name + ": a child name must be non-empty and contain no '/', was \"" + child + "\"");
     }
     return child;
   }
@@ -128,6 +137,8 @@ public final class Checks {
   public static String describe(byte[] data) {
     int shown = Math.min(data.length, 16);
     String hex = HexFormat.of().formatHex(data, 0, shown);
-    return data.length + " bytes" + (data.length == 0 ? "" : " 0x" + hex + (shown < data.length ? "..." : ""));
+    return data.length
+        + " bytes"
+        + (data.length == 0 ? "" : " 0x" + hex + (shown < data.length ? "..." : ""));
   }
 }

@@ -17,8 +17,9 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 
 /**
- * Encodes a {@link Message} to the bytes of a frame after its length prefix ({@code [version][type][body]}) and back.
- * The layout is documented in the {@code io.zoolander.wire} package. Internal: not part of the public API.
+ * Encodes a {@link Message} to the bytes of a frame after its length prefix ({@code
+ * [version][type][body]}) and back. The layout is documented in the {@code io.zoolander.wire}
+ * package. Internal: not part of the public API.
  */
 public final class Codec {
   private Codec() {}
@@ -33,15 +34,21 @@ public final class Codec {
   static final int READ = 7;
   static final int READ_REPLY = 8;
   static final int STATUS = 9;
+
   /** ERROR's layout is frozen across protocol versions. */
   static final int ERROR = 10;
+
   /** Sent only when authentication is configured: a peer without it never sees one. */
   static final int CHALLENGE = 11;
+
   static final int AUTH = 12;
+
   /** Plugin to clients only. */
   static final int PLANNED_SLOWNESS = 13;
+
   /** State transfer: a healthy plugin's snapshot, asked for and relayed by the repeater. */
   static final int TRANSFER_REQUEST = 15;
+
   static final int TRANSFER_CHUNK = 16;
 
   // Op types.
@@ -57,34 +64,56 @@ public final class Codec {
   static final int RESULT_CHECKED = 4;
   static final int RESULT_FAILED = 5;
 
-  /** Smallest encoded op: type, path length, a version (DELETE, CHECK); an empty path is invalid but parses. */
+  /**
+   * Smallest encoded op: type, path length, a version (DELETE, CHECK); an empty path is invalid but
+   * parses.
+   */
   private static final int MIN_OP_BYTES = 1 + 4 + 4;
+
   /** Smallest encoded result: type only (DELETED, CHECKED). */
   private static final int MIN_RESULT_BYTES = 1;
+
   /** Smallest encoded transfer node: a one-byte path, empty data, two versions. */
   private static final int MIN_TRANSFER_NODE_BYTES = 4 + 1 + 4 + 4 + 4;
+
   /** Smallest encoded child name: length and one byte. */
   private static final int MIN_CHILD_BYTES = 4 + 1;
 
   /** The wire name of a message type, for error messages. */
   static String typeName(int type) {
     switch (type) {
-      case HELLO: return "HELLO";
-      case WRITE: return "WRITE";
-      case SEQUENCED: return "SEQUENCED";
-      case REPLY: return "REPLY";
-      case ACK: return "ACK";
-      case RETRANSMIT: return "RETRANSMIT";
-      case READ: return "READ";
-      case READ_REPLY: return "READ_REPLY";
-      case STATUS: return "STATUS";
-      case ERROR: return "ERROR";
-      case CHALLENGE: return "CHALLENGE";
-      case AUTH: return "AUTH";
-      case PLANNED_SLOWNESS: return "PLANNED_SLOWNESS";
-      case TRANSFER_REQUEST: return "TRANSFER_REQUEST";
-      case TRANSFER_CHUNK: return "TRANSFER_CHUNK";
-      default: return "type " + type;
+      case HELLO:
+        return "HELLO";
+      case WRITE:
+        return "WRITE";
+      case SEQUENCED:
+        return "SEQUENCED";
+      case REPLY:
+        return "REPLY";
+      case ACK:
+        return "ACK";
+      case RETRANSMIT:
+        return "RETRANSMIT";
+      case READ:
+        return "READ";
+      case READ_REPLY:
+        return "READ_REPLY";
+      case STATUS:
+        return "STATUS";
+      case ERROR:
+        return "ERROR";
+      case CHALLENGE:
+        return "CHALLENGE";
+      case AUTH:
+        return "AUTH";
+      case PLANNED_SLOWNESS:
+        return "PLANNED_SLOWNESS";
+      case TRANSFER_REQUEST:
+        return "TRANSFER_REQUEST";
+      case TRANSFER_CHUNK:
+        return "TRANSFER_CHUNK";
+      default:
+        return "type " + type;
     }
   }
 
@@ -226,7 +255,8 @@ public final class Codec {
         out.writeInt(n.cversion());
       }
     } else {
-      throw new IllegalStateException("unhandled message " + m.getClass().getName()); // sealed: unreachable
+      throw new IllegalStateException(
+          "unhandled message " + m.getClass().getName()); // sealed: unreachable
     }
   }
 
@@ -252,7 +282,8 @@ public final class Codec {
         writeString(out, c.path());
         out.writeInt(c.version());
       } else {
-        throw new IllegalStateException("unhandled op " + op.getClass().getName()); // sealed: unreachable
+        throw new IllegalStateException(
+            "unhandled op " + op.getClass().getName()); // sealed: unreachable
       }
     }
   }
@@ -274,7 +305,8 @@ public final class Codec {
         out.writeByte(RESULT_FAILED);
         out.writeInt(f.code().intValue());
       } else {
-        throw new IllegalStateException("unhandled result " + r.getClass().getName()); // sealed: unreachable
+        throw new IllegalStateException(
+            "unhandled result " + r.getClass().getName()); // sealed: unreachable
       }
     }
   }
@@ -293,21 +325,27 @@ public final class Codec {
   // ---------------------------------------------------------------- decoding
 
   /**
-   * Decodes one frame, {@code [version][type][body]} (the length prefix already stripped), reading it entirely.
+   * Decodes one frame, {@code [version][type][body]} (the length prefix already stripped), reading
+   * it entirely.
    *
-   * <p>A request from a client (WRITE, READ) whose header parses but whose ops, read kind or path are invalid is
-   * <em>refused</em>: the WireException then carries an application code ({@link ErrorCode#INVALID_PATH}, {@link
-   * ErrorCode#UNKNOWN_OP}, {@link ErrorCode#INVALID_OP}, {@link ErrorCode#TOO_LARGE}) and the request id, and the rest
-   * of the frame is not parsed (the length prefix delimits it, so the next frame is still found). SEQUENCED and the
-   * other messages come from servers only: any invalid field there is {@link ErrorCode#MALFORMED_FRAME}.
+   * <p>A request from a client (WRITE, READ) whose header parses but whose ops, read kind or path
+   * are invalid is <em>refused</em>: the WireException then carries an application code ({@link
+   * ErrorCode#INVALID_PATH}, {@link ErrorCode#UNKNOWN_OP}, {@link ErrorCode#INVALID_OP}, {@link
+   * ErrorCode#TOO_LARGE}) and the request id, and the rest of the frame is not parsed (the length
+   * prefix delimits it, so the next frame is still found). SEQUENCED and the other messages come
+   * from servers only: any invalid field there is {@link ErrorCode#MALFORMED_FRAME}.
    *
-   * @throws WireException with {@link ErrorCode#UNSUPPORTED_VERSION}, {@link ErrorCode#UNKNOWN_MESSAGE_TYPE} or {@link
-   *     ErrorCode#MALFORMED_FRAME}, or a refusal as above; never anything else
+   * @throws WireException with {@link ErrorCode#UNSUPPORTED_VERSION}, {@link
+   *     ErrorCode#UNKNOWN_MESSAGE_TYPE} or {@link ErrorCode#MALFORMED_FRAME}, or a refusal as
+   *     above; never anything else
    */
   public static Message decode(ByteBuf frame) {
     if (frame.readableBytes() < 2) {
-      throw new WireException(ErrorCode.MALFORMED_FRAME,
-          "frame of " + frame.readableBytes() + " bytes has no room for its version and type bytes");
+      throw new WireException(
+          ErrorCode.MALFORMED_FRAME,
+          "frame of "
+              + frame.readableBytes()
+              + " bytes has no room for its version and type bytes");
     }
     int version = frame.readUnsignedByte();
     int type = frame.readUnsignedByte();
@@ -318,8 +356,12 @@ public final class Codec {
           return error;
         }
       }
-      throw new WireException(ErrorCode.UNSUPPORTED_VERSION, "protocol version " + version
-          + " is not supported; this peer speaks version " + WireSettings.PROTOCOL_VERSION);
+      throw new WireException(
+          ErrorCode.UNSUPPORTED_VERSION,
+          "protocol version "
+              + version
+              + " is not supported; this peer speaks version "
+              + WireSettings.PROTOCOL_VERSION);
     }
     String name = typeName(type);
     FrameReader in = new FrameReader(frame, name);
@@ -327,36 +369,45 @@ public final class Codec {
     try {
       switch (type) {
         case HELLO:
-          m = new Message.Hello(
-              Role.fromCode(in.readUnsignedByte("role")),
-              in.readString("id", WireSettings.MAX_ID_BYTES),
-              in.readInt("protocolVersion"));
+          m =
+              new Message.Hello(
+                  Role.fromCode(in.readUnsignedByte("role")),
+                  in.readString("id", WireSettings.MAX_ID_BYTES),
+                  in.readInt("protocolVersion"));
           break;
         case WRITE:
           m = readWrite(in);
           break;
         case SEQUENCED:
-          m = new Message.Sequenced(
-              in.readLong("epoch"),
-              in.readLong("seq"),
-              in.readLong("clientId"),
-              in.readLong("requestId"),
-              readOps(in, name));
+          m =
+              new Message.Sequenced(
+                  in.readLong("epoch"),
+                  in.readLong("seq"),
+                  in.readLong("clientId"),
+                  in.readLong("requestId"),
+                  readOps(in, name));
           break;
         case REPLY:
-          m = new Message.Reply(
-              in.readLong("clientId"),
-              in.readLong("requestId"),
-              in.readLong("seq"),
-              in.readInt("duplicateId"),
-              readResults(in, name));
+          m =
+              new Message.Reply(
+                  in.readLong("clientId"),
+                  in.readLong("requestId"),
+                  in.readLong("seq"),
+                  in.readInt("duplicateId"),
+                  readResults(in, name));
           break;
         case ACK:
-          m = new Message.Ack(in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("appliedSeq"));
+          m =
+              new Message.Ack(
+                  in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("appliedSeq"));
           break;
         case RETRANSMIT:
-          m = new Message.Retransmit(
-              in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("fromSeq"), in.readLong("toSeq"));
+          m =
+              new Message.Retransmit(
+                  in.readInt("duplicateId"),
+                  in.readLong("epoch"),
+                  in.readLong("fromSeq"),
+                  in.readLong("toSeq"));
           break;
         case READ:
           m = readRead(in);
@@ -365,11 +416,12 @@ public final class Codec {
           m = readReadReply(in);
           break;
         case STATUS:
-          m = new Message.Status(
-              in.readInt("duplicateId"),
-              in.readLong("epoch"),
-              in.readLong("appliedSeq"),
-              DuplicateState.fromCode(in.readUnsignedByte("state")));
+          m =
+              new Message.Status(
+                  in.readInt("duplicateId"),
+                  in.readLong("epoch"),
+                  in.readLong("appliedSeq"),
+                  DuplicateState.fromCode(in.readUnsignedByte("state")));
           break;
         case ERROR:
           m = readError(in);
@@ -381,19 +433,23 @@ public final class Codec {
           m = new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));
           break;
         case AUTH:
-          m = new Message.Auth(
-              in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
-              in.readBytes("proof", WireSettings.PROOF_BYTES));
+          m =
+              new Message.Auth(
+                  in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
+                  in.readBytes("proof", WireSettings.PROOF_BYTES));
           break;
         case TRANSFER_REQUEST:
-          m = new Message.TransferRequest(in.readLong("transferId"), in.readInt("targetDuplicateId"));
+          m =
+              new Message.TransferRequest(
+                  in.readLong("transferId"), in.readInt("targetDuplicateId"));
           break;
         case TRANSFER_CHUNK:
           m = readTransferChunk(in);
           break;
         default:
-          throw new WireException(ErrorCode.UNKNOWN_MESSAGE_TYPE, "unknown message type " + type
-              + " (protocol version " + version + ")");
+          throw new WireException(
+              ErrorCode.UNKNOWN_MESSAGE_TYPE,
+              "unknown message type " + type + " (protocol version " + version + ")");
       }
     } catch (IllegalArgumentException e) {
       throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": " + e.getMessage(), e);
@@ -403,8 +459,8 @@ public final class Codec {
   }
 
   /**
-   * The frozen prefix {@code [int code][string message]} of an ERROR frame from a peer of another version, or null if
-   * it does not parse.
+   * The frozen prefix {@code [int code][string message]} of an ERROR frame from a peer of another
+   * version, or null if it does not parse.
    */
   private static Message.Error decodeForeignError(ByteBuf frame) {
     FrameReader in = new FrameReader(frame, "ERROR");
@@ -430,19 +486,25 @@ public final class Codec {
     if (last > 1) {
       throw new IllegalArgumentException("last: must be 0 or 1, was " + last);
     }
-    int count = in.readCount("nodes", MIN_TRANSFER_NODE_BYTES, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
+    int count =
+        in.readCount("nodes", MIN_TRANSFER_NODE_BYTES, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
     List<Message.TransferChunk.Node> nodes = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      nodes.add(new Message.TransferChunk.Node(
-          in.readString("path", Integer.MAX_VALUE),
-          in.readBytes("data", WireSettings.MAX_DATA_BYTES),
-          in.readInt("version"),
-          in.readInt("cversion")));
+      nodes.add(
+          new Message.TransferChunk.Node(
+              in.readString("path", Integer.MAX_VALUE),
+              in.readBytes("data", WireSettings.MAX_DATA_BYTES),
+              in.readInt("version"),
+              in.readInt("cversion")));
     }
-    return new Message.TransferChunk(transferId, source, epoch, appliedSeq, catchUpToSeq, index, last == 1, nodes);
+    return new Message.TransferChunk(
+        transferId, source, epoch, appliedSeq, catchUpToSeq, index, last == 1, nodes);
   }
 
-  /** The ops of a SEQUENCED: from the repeater, which sequences only valid writes, so anything invalid is malformed. */
+  /**
+   * The ops of a SEQUENCED: from the repeater, which sequences only valid writes, so anything
+   * invalid is malformed.
+   */
   private static List<Op> readOps(FrameReader in, String name) {
     int count = in.readCount("ops", MIN_OP_BYTES, WireSettings.MAX_OPS_PER_MESSAGE);
     List<Op> ops = new ArrayList<>(count);
@@ -450,15 +512,16 @@ public final class Codec {
       try {
         ops.add(readOp(in, Refusal.NONE));
       } catch (IllegalArgumentException e) {
-        throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": ops[" + i + "]: " + e.getMessage(), e);
+        throw new WireException(
+            ErrorCode.MALFORMED_FRAME, name + ": ops[" + i + "]: " + e.getMessage(), e);
       }
     }
     return ops;
   }
 
   /**
-   * WRITE: {@code clientId}, {@code requestId}, then ops that are refused one by one (see {@link #decode}). An invalid
-   * id is malformed: a refusal must name a request.
+   * WRITE: {@code clientId}, {@code requestId}, then ops that are refused one by one (see {@link
+   * #decode}). An invalid id is malformed: a refusal must name a request.
    */
   private static Message.Write readWrite(FrameReader in) {
     long clientId = Checks.atLeast(in.readLong("clientId"), 0, "clientId");
@@ -469,23 +532,25 @@ public final class Codec {
       throw refusal.of(ErrorCode.INVALID_OP, "ops: a write needs at least one op");
     }
     if (count > WireSettings.MAX_OPS_PER_MESSAGE) {
-      throw refusal.of(ErrorCode.TOO_LARGE, "ops: " + count + " ops exceed the limit of "
-          + WireSettings.MAX_OPS_PER_MESSAGE);
+      throw refusal.of(
+          ErrorCode.TOO_LARGE,
+          "ops: " + count + " ops exceed the limit of " + WireSettings.MAX_OPS_PER_MESSAGE);
     }
     List<Op> ops = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       try {
         ops.add(readOp(in, refusal.at("ops[" + i + "]")));
       } catch (IllegalArgumentException e) {
-        throw new WireException(ErrorCode.MALFORMED_FRAME, "WRITE: ops[" + i + "]: " + e.getMessage(), e);
+        throw new WireException(
+            ErrorCode.MALFORMED_FRAME, "WRITE: ops[" + i + "]: " + e.getMessage(), e);
       }
     }
     return new Message.Write(clientId, requestId, ops);
   }
 
   /**
-   * READ: an unknown kind or an invalid path is refused (see {@link #decode}) once the whole body has been read, since
-   * its layout does not depend on them.
+   * READ: an unknown kind or an invalid path is refused (see {@link #decode}) once the whole body
+   * has been read, since its layout does not depend on them.
    */
   private static Message.Read readRead(FrameReader in) {
     long clientId = Checks.atLeast(in.readLong("clientId"), 0, "clientId");
@@ -506,8 +571,9 @@ public final class Codec {
   }
 
   /**
-   * Where an invalid field of a request goes: a refusal of request {@code requestId} ({@code message} names the
-   * message type and position), or, for {@link #NONE}, an IllegalArgumentException the caller makes malformed.
+   * Where an invalid field of a request goes: a refusal of request {@code requestId} ({@code
+   * message} names the message type and position), or, for {@link #NONE}, an
+   * IllegalArgumentException the caller makes malformed.
    */
   private record Refusal(String context, long requestId) {
     static final Refusal NONE = new Refusal(null, Message.Error.NO_REQUEST);
@@ -545,8 +611,8 @@ public final class Codec {
   }
 
   /**
-   * One op. Structure first (a lying length is malformed whatever {@code refusal} says), then the values: an invalid
-   * one throws {@code refusal.of(...)}.
+   * One op. Structure first (a lying length is malformed whatever {@code refusal} says), then the
+   * values: an invalid one throws {@code refusal.of(...)}.
    */
   private static Op readOp(FrameReader in, Refusal refusal) {
     int type = in.readUnsignedByte("op type");
@@ -556,49 +622,62 @@ public final class Codec {
     }
     String path = in.readString("op path", Integer.MAX_VALUE);
     switch (type) {
-      case OP_CREATE: {
-        int flag = in.readUnsignedByte("op mode");
-        byte[] data = readData(in, refusal);
-        // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood the logs.
-        CreateMode mode = CreateMode.fromFlag(flag, null);
-        if (mode == null) {
-          throw refusal.of(ErrorCode.INVALID_OP, "mode: unknown create mode flag " + flag);
+      case OP_CREATE:
+        {
+          int flag = in.readUnsignedByte("op mode");
+          byte[] data = readData(in, refusal);
+          // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood
+          // the logs.
+          CreateMode mode = CreateMode.fromFlag(flag, null);
+          if (mode == null) {
+            throw refusal.of(ErrorCode.INVALID_OP, "mode: unknown create mode flag " + flag);
+          }
+          if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
+            throw refusal.of(
+                ErrorCode.INVALID_OP,
+                "mode: "
+                    + mode
+                    + " is not replicated (sessions, containers and"
+                    + " TTLs are per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
+          }
+          refusal.checkPath(path, mode.isSequential());
+          return new Op.Create(path, data, mode);
         }
-        if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
-          throw refusal.of(ErrorCode.INVALID_OP, "mode: " + mode + " is not replicated (sessions, containers and"
-              + " TTLs are per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
+      case OP_SET_DATA:
+        {
+          byte[] data = readData(in, refusal);
+          int version = in.readInt("op version");
+          refusal.checkPath(path, false);
+          refusal.checkVersion(version);
+          return new Op.SetData(path, data, version);
         }
-        refusal.checkPath(path, mode.isSequential());
-        return new Op.Create(path, data, mode);
-      }
-      case OP_SET_DATA: {
-        byte[] data = readData(in, refusal);
-        int version = in.readInt("op version");
-        refusal.checkPath(path, false);
-        refusal.checkVersion(version);
-        return new Op.SetData(path, data, version);
-      }
-      case OP_DELETE: {
-        int version = in.readInt("op version");
-        refusal.checkPath(path, false);
-        refusal.checkVersion(version);
-        return new Op.Delete(path, version);
-      }
-      default: {
-        int version = in.readInt("op version");
-        refusal.checkPath(path, false);
-        refusal.checkVersion(version);
-        return new Op.Check(path, version);
-      }
+      case OP_DELETE:
+        {
+          int version = in.readInt("op version");
+          refusal.checkPath(path, false);
+          refusal.checkVersion(version);
+          return new Op.Delete(path, version);
+        }
+      default:
+        {
+          int version = in.readInt("op version");
+          refusal.checkPath(path, false);
+          refusal.checkVersion(version);
+          return new Op.Check(path, version);
+        }
     }
   }
 
-  /** An op's data: a length beyond the frame is malformed, one within it but over the limit is too large. */
+  /**
+   * An op's data: a length beyond the frame is malformed, one within it but over the limit is too
+   * large.
+   */
   private static byte[] readData(FrameReader in, Refusal refusal) {
     int length = in.readLength("op data", Integer.MAX_VALUE);
     if (length > WireSettings.MAX_DATA_BYTES) {
-      throw refusal.of(ErrorCode.TOO_LARGE, "data: " + length + " bytes exceed the limit of "
-          + WireSettings.MAX_DATA_BYTES);
+      throw refusal.of(
+          ErrorCode.TOO_LARGE,
+          "data: " + length + " bytes exceed the limit of " + WireSettings.MAX_DATA_BYTES);
     }
     return in.readBytes(length);
   }
@@ -629,13 +708,17 @@ public final class Codec {
             throw new IllegalArgumentException("unknown result type " + type);
         }
       } catch (IllegalArgumentException e) {
-        throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": results[" + i + "]: " + e.getMessage(), e);
+        throw new WireException(
+            ErrorCode.MALFORMED_FRAME, name + ": results[" + i + "]: " + e.getMessage(), e);
       }
     }
     return results;
   }
 
-  /** ERROR: the frozen prefix {@code [code][message]}, then this version's {@code [requestId][retryAfterMillis]}. */
+  /**
+   * ERROR: the frozen prefix {@code [code][message]}, then this version's {@code
+   * [requestId][retryAfterMillis]}.
+   */
   private static Message.Error readError(FrameReader in) {
     ErrorCode code = ErrorCode.fromCode(in.readInt("code"));
     String message = in.readString("message", WireSettings.MAX_ERROR_MESSAGE_BYTES);
@@ -657,7 +740,8 @@ public final class Codec {
     for (int i = 0; i < count; i++) {
       children.add(in.readString("child", Integer.MAX_VALUE));
     }
-    return new Message.ReadReply(clientId, requestId, duplicateId, appliedSeq, code, data, version, children);
+    return new Message.ReadReply(
+        clientId, requestId, duplicateId, appliedSeq, code, data, version, children);
   }
 
   private static KeeperException.Code keeperCode(int code) {

@@ -14,12 +14,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Follows one duplicate's active plugin: watches the ephemeral {@link Znodes#endpoint()} znode in the duplicate's
- * own ensemble and tells a listener whenever the endpoint appears, changes (a new leader) or disappears. Used by the
- * repeater and by clients, so a leader change needs no configuration change.
+ * Follows one duplicate's active plugin: watches the ephemeral {@link Znodes#endpoint()} znode in
+ * the duplicate's own ensemble and tells a listener whenever the endpoint appears, changes (a new
+ * leader) or disappears. Used by the repeater and by clients, so a leader change needs no
+ * configuration change.
  *
- * <p>The listener runs on the ZooKeeper client's event thread and is called only on a change; it must not block.
- * The session is re-created after expiry. Internal: not part of the public API.
+ * <p>The listener runs on the ZooKeeper client's event thread and is called only on a change; it
+ * must not block. The session is re-created after expiry. Internal: not part of the public API.
  */
 public final class EndpointWatcher implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EndpointWatcher.class);
@@ -34,7 +35,10 @@ public final class EndpointWatcher implements AutoCloseable {
   private boolean closed;
 
   public EndpointWatcher(
-      String connectString, Znodes znodes, int sessionTimeoutMs, Consumer<Optional<PluginEndpoint>> listener) {
+      String connectString,
+      Znodes znodes,
+      int sessionTimeoutMs,
+      Consumer<Optional<PluginEndpoint>> listener) {
     this.connectString = Objects.requireNonNull(connectString, "connectString must not be null");
     this.znodes = Objects.requireNonNull(znodes, "znodes must not be null");
     this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -44,7 +48,10 @@ public final class EndpointWatcher implements AutoCloseable {
     this.sessionTimeoutMs = sessionTimeoutMs;
   }
 
-  /** Connects and starts watching; the first endpoint (if any) is reported once the session is established. */
+  /**
+   * Connects and starts watching; the first endpoint (if any) is reported once the session is
+   * established.
+   */
   public void start() throws IOException {
     synchronized (lock) {
       if (closed) {
@@ -68,7 +75,7 @@ public final class EndpointWatcher implements AutoCloseable {
     switch (event.getState()) {
       case SyncConnected -> readEndpoint();
       case Expired -> reconnect();
-      default -> { }
+      default -> {}
     }
   }
 
@@ -98,7 +105,9 @@ public final class EndpointWatcher implements AutoCloseable {
         }
       };
 
-  /** Reads the endpoint and sets a watch: an exists watch when absent, a data watch when present. */
+  /**
+   * Reads the endpoint and sets a watch: an exists watch when absent, a data watch when present.
+   */
   private void readEndpoint() {
     ZooKeeper zk;
     synchronized (lock) {
@@ -122,11 +131,13 @@ public final class EndpointWatcher implements AutoCloseable {
                     try {
                       update(Optional.of(PluginEndpoint.decode(data)));
                     } catch (IllegalArgumentException e) {
-                      LOG.warn("ignoring malformed endpoint in {}: {}", connectString, e.getMessage());
+                      LOG.warn(
+                          "ignoring malformed endpoint in {}: {}", connectString, e.getMessage());
                       update(Optional.empty());
                     }
                   } else if (rc2 == KeeperException.Code.NONODE.intValue()) {
-                    readEndpoint(); // deleted between exists and getData: set the exists watch again
+                    readEndpoint(); // deleted between exists and getData: set the exists watch
+                    // again
                   }
                 },
                 null);

@@ -6,9 +6,10 @@ import io.zoolander.wire.WireException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads the fields of one frame body, checking before every read that the frame still holds the bytes it needs, so a
- * truncated frame or a lying length or count fails with {@link ErrorCode#MALFORMED_FRAME} naming the field, and never
- * allocates more than the frame holds. Internal: not part of the public API.
+ * Reads the fields of one frame body, checking before every read that the frame still holds the
+ * bytes it needs, so a truncated frame or a lying length or count fails with {@link
+ * ErrorCode#MALFORMED_FRAME} naming the field, and never allocates more than the frame holds.
+ * Internal: not part of the public API.
  */
 final class FrameReader {
   private final ByteBuf buf;
@@ -58,8 +59,8 @@ final class FrameReader {
   }
 
   /**
-   * An int element count, at most {@code maxCount}, and no more than the rest of the frame can hold at {@code
-   * minElementBytes} each.
+   * An int element count, at most {@code maxCount}, and no more than the rest of the frame can hold
+   * at {@code minElementBytes} each.
    */
   int readCount(String field, int minElementBytes, int maxCount) {
     int count = readInt(field);
@@ -71,8 +72,15 @@ final class FrameReader {
     }
     long needed = (long) count * minElementBytes;
     if (needed > buf.readableBytes()) {
-      throw malformed(field + ": count " + count + " needs at least " + needed + " bytes but only "
-          + buf.readableBytes() + " remain");
+      throw malformed(
+          field
+              + ": count "
+              + count
+              + " needs at least "
+              + needed
+              + " bytes but only "
+              + buf.readableBytes()
+              + " remain");
     }
     return count;
   }
@@ -89,8 +97,8 @@ final class FrameReader {
   }
 
   /**
-   * An int length, non-negative, at most {@code maxBytes} and no more than the rest of the frame holds: so a lying
-   * length never drives an allocation.
+   * An int length, non-negative, at most {@code maxBytes} and no more than the rest of the frame
+   * holds: so a lying length never drives an allocation.
    */
   int readLength(String field, int maxBytes) {
     int length = readInt(field);
@@ -98,18 +106,31 @@ final class FrameReader {
       throw malformed(field + ": negative length " + length);
     }
     if (length > maxBytes) {
-      throw malformed(field + ": length " + length + " exceeds the limit of " + maxBytes + " bytes");
+      throw malformed(
+          field + ": length " + length + " exceeds the limit of " + maxBytes + " bytes");
     }
     if (length > buf.readableBytes()) {
-      throw malformed(field + ": length " + length + " exceeds the " + buf.readableBytes()
-          + " bytes remaining in the frame");
+      throw malformed(
+          field
+              + ": length "
+              + length
+              + " exceeds the "
+              + buf.readableBytes()
+              + " bytes remaining in the frame");
     }
     return length;
   }
 
   private void need(int bytes, String field) {
     if (buf.readableBytes() < bytes) {
-      throw malformed("truncated at " + field + ": needs " + bytes + " bytes, " + buf.readableBytes() + " remain");
+      throw malformed(
+          "truncated at "
+              + field
+              + ": needs "
+              + bytes
+              + " bytes, "
+              + buf.readableBytes()
+              + " remain");
     }
   }
 }

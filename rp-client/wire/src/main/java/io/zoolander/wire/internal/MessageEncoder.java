@@ -11,10 +11,11 @@ import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
 
 /**
- * Encodes each outbound {@link Message} into {@code [version][type][body]}; the length prepender after it adds the
- * length prefix. A message whose frame would exceed the maximum is not sent: its write fails with a {@link
- * WireException} ({@link ErrorCode#FRAME_TOO_LARGE}) and the connection stays usable, since the peer would otherwise
- * close it. Anything that is not a Message passes through. Internal: not part of the public API.
+ * Encodes each outbound {@link Message} into {@code [version][type][body]}; the length prepender
+ * after it adds the length prefix. A message whose frame would exceed the maximum is not sent: its
+ * write fails with a {@link WireException} ({@link ErrorCode#FRAME_TOO_LARGE}) and the connection
+ * stays usable, since the peer would otherwise close it. Anything that is not a Message passes
+ * through. Internal: not part of the public API.
  */
 @ChannelHandler.Sharable
 public final class MessageEncoder extends ChannelOutboundHandlerAdapter {
@@ -39,8 +40,14 @@ public final class MessageEncoder extends ChannelOutboundHandlerAdapter {
       Codec.encode(m, buf);
       int frameBytes = WireSettings.LENGTH_FIELD_BYTES + buf.readableBytes();
       if (frameBytes > maxFrameBytes) {
-        throw new WireException(ErrorCode.FRAME_TOO_LARGE, m.getClass().getSimpleName() + " of " + frameBytes
-            + " bytes exceeds the maximum frame of " + maxFrameBytes + " bytes; not sent");
+        throw new WireException(
+            ErrorCode.FRAME_TOO_LARGE,
+            m.getClass().getSimpleName()
+                + " of "
+                + frameBytes
+                + " bytes exceeds the maximum frame of "
+                + maxFrameBytes
+                + " bytes; not sent");
       }
     } catch (RuntimeException e) {
       buf.release();

@@ -8,19 +8,22 @@ import io.zoolander.wire.Znodes;
 import java.util.List;
 
 /**
- * Checks of a WRITE beyond what its message validates, made by the client SDK before sending and by the repeater
- * before sequencing: no application path at or under Zoolander's base path, and a SEQUENCED frame that fits. Internal:
- * not part of the public API.
+ * Checks of a WRITE beyond what its message validates, made by the client SDK before sending and by
+ * the repeater before sequencing: no application path at or under Zoolander's base path, and a
+ * SEQUENCED frame that fits. Internal: not part of the public API.
  */
 public final class WriteChecks {
   private WriteChecks() {}
 
-  /** A SEQUENCED frame's bytes before its ops: length prefix, version, type, epoch, seq, clientId, requestId, count. */
+  /**
+   * A SEQUENCED frame's bytes before its ops: length prefix, version, type, epoch, seq, clientId,
+   * requestId, count.
+   */
   private static final int SEQUENCED_HEADER_BYTES = WireSettings.FRAME_HEADER_BYTES + 4 * 8 + 4;
 
   /**
-   * Fails unless {@code write} may be sequenced with the default frame limit (the repeater's): see {@link
-   * #reservedPath} and {@link #sequencedFrameBytes}.
+   * Fails unless {@code write} may be sequenced with the default frame limit (the repeater's): see
+   * {@link #reservedPath} and {@link #sequencedFrameBytes}.
    *
    * @throws IllegalArgumentException naming the problem
    */
@@ -31,15 +34,17 @@ public final class WriteChecks {
     }
     long frameBytes = sequencedFrameBytes(write.ops());
     if (frameBytes > WireSettings.DEFAULT_MAX_FRAME_BYTES) {
-      throw new IllegalArgumentException(tooLarge(frameBytes, WireSettings.DEFAULT_MAX_FRAME_BYTES));
+      throw new IllegalArgumentException(
+          tooLarge(frameBytes, WireSettings.DEFAULT_MAX_FRAME_BYTES));
     }
   }
 
   /**
-   * Zoolander keeps its own znodes (the bookkeeping state, the client records, the plugin's endpoint) under the base
-   * path, beside the data root. Application paths are resolved under the data root, so no write can reach them; an
-   * application path at or under the base path is refused anyway, so that {@code /zoolander/state} is not silently
-   * created as {@code /zoolander/data/zoolander/state}.
+   * Zoolander keeps its own znodes (the bookkeeping state, the client records, the plugin's
+   * endpoint) under the base path, beside the data root. Application paths are resolved under the
+   * data root, so no write can reach them; an application path at or under the base path is refused
+   * anyway, so that {@code /zoolander/state} is not silently created as {@code
+   * /zoolander/data/zoolander/state}.
    *
    * @return why the first such op is refused, or null if there is none
    */
@@ -47,8 +52,15 @@ public final class WriteChecks {
     String base = znodes.basePath();
     for (int i = 0; i < ops.size(); i++) {
       String path = ops.get(i).path();
-      if (path.startsWith(base) && (path.length() == base.length() || path.charAt(base.length()) == '/')) {
-        return "ops[" + i + "]: path " + path + " is at or under " + base + ", reserved for Zoolander's own znodes"
+      if (path.startsWith(base)
+          && (path.length() == base.length() || path.charAt(base.length()) == '/')) {
+        return "ops["
+            + i
+            + "]: path "
+            + path
+            + " is at or under "
+            + base
+            + ", reserved for Zoolander's own znodes"
             + " (bookkeeping state, client records, endpoint); application paths must be outside it";
       }
     }
@@ -73,7 +85,11 @@ public final class WriteChecks {
 
   /** The reason a write whose SEQUENCED frame has {@code frameBytes} is refused. */
   public static String tooLarge(long frameBytes, int maxFrameBytes) {
-    return "the write is too large to sequence: its SEQUENCED frame would be " + frameBytes + " bytes, over the"
-        + " maximum frame of " + maxFrameBytes + " bytes";
+    return "the write is too large to sequence: its SEQUENCED frame would be "
+        + frameBytes
+        + " bytes, over the"
+        + " maximum frame of "
+        + maxFrameBytes
+        + " bytes";
   }
 }

@@ -3,9 +3,9 @@ package io.zoolander.server.cli;
 import java.util.List;
 
 /**
- * Every key of the two files the operator's commands read, with its default and meaning, as {@code zoolander server
- * --help} and {@code zoolander repeater --help} print them. The documentation check compares {@code
- * docs/operations.md} against this list.
+ * Every key of the two files the operator's commands read, with its default and meaning, as {@code
+ * zoolander server --help} and {@code zoolander repeater --help} print them. The documentation
+ * check compares {@code docs/operations.md} against this list.
  */
 public final class ConfigurationReference {
 

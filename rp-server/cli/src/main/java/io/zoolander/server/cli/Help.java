@@ -6,10 +6,16 @@ import java.util.List;
 final class Help {
   private Help() {}
 
-  /** Width of wrapped help text, below picocli's default usage width (80), which would wrap it again. */
+  /**
+   * Width of wrapped help text, below picocli's default usage width (80), which would wrap it
+   * again.
+   */
   static final int WIDTH = 79;
 
-  /** Appends {@code text} wrapped at {@link #WIDTH} columns, every line starting with {@code indent}. */
+  /**
+   * Appends {@code text} wrapped at {@link #WIDTH} columns, every line starting with {@code
+   * indent}.
+   */
   static void wrap(String text, String indent, List<String> lines) {
     StringBuilder line = new StringBuilder(indent);
     for (String word : text.split(" ")) {
@@ -29,8 +35,8 @@ final class Help {
   }
 
   /**
-   * A throwable's message and those of its causes (when they add something), on one line: what a user needs to fix a
-   * configuration, without a stack trace.
+   * A throwable's message and those of its causes (when they add something), on one line: what a
+   * user needs to fix a configuration, without a stack trace.
    */
   static String oneLine(Throwable e) {
     StringBuilder text = new StringBuilder();

@@ -8,25 +8,27 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Option;
 
 /**
- * The JMX settings of {@code zoolander server} and {@code zoolander repeater}: the meters and MBeans are always in
- * the platform MBean server (so {@code jconsole <pid>} works on the same host); {@code --jmx-port} adds the remote
- * connector.
+ * The JMX settings of {@code zoolander server} and {@code zoolander repeater}: the meters and
+ * MBeans are always in the platform MBean server (so {@code jconsole <pid>} works on the same
+ * host); {@code --jmx-port} adds the remote connector.
  */
 final class JmxOptions {
   @Option(
       names = "--jmx-port",
       paramLabel = "PORT",
-      description = "Serve remote JMX (RMI registry and connector on this one port; 0 picks a free one) and print its"
-          + " service URL. Default: no remote JMX (local attach by pid still works). No authentication: keep"
-          + " --jmx-host on a private address.")
+      description =
+          "Serve remote JMX (RMI registry and connector on this one port; 0 picks a free one) and print its"
+              + " service URL. Default: no remote JMX (local attach by pid still works). No authentication: keep"
+              + " --jmx-host on a private address.")
   Integer port;
 
   @Option(
       names = "--jmx-host",
       paramLabel = "HOST",
       defaultValue = JmxConsole.DEFAULT_HOST,
-      description = "Address the JMX port binds to (default: ${DEFAULT-VALUE}); 0.0.0.0 for every interface, with"
-          + " -Djava.rmi.server.hostname=<name clients use> in ZOOLANDER_JAVA_OPTS.")
+      description =
+          "Address the JMX port binds to (default: ${DEFAULT-VALUE}); 0.0.0.0 for every interface, with"
+              + " -Djava.rmi.server.hostname=<name clients use> in ZOOLANDER_JAVA_OPTS.")
   String host;
 
   /** What {@link #start} started; close it when the command ends. */
@@ -49,8 +51,8 @@ final class JmxOptions {
   }
 
   /**
-   * Creates the JMX meter registry and, with {@code --jmx-port}, starts the connector and prints {@code JMX console
-   * at <service URL>}.
+   * Creates the JMX meter registry and, with {@code --jmx-port}, starts the connector and prints
+   * {@code JMX console at <service URL>}.
    *
    * @throws CliException if the port is out of range or cannot be bound
    */

@@ -13,9 +13,9 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogReader;
 
 /**
- * Reads a latency sample file: one value in milliseconds per line ({@code #} comments and blank lines skipped), or an
- * HdrHistogram log (recognised by its {@code #[Histogram log format version} header) whose values are in {@code
- * unitsPerMs} units per millisecond.
+ * Reads a latency sample file: one value in milliseconds per line ({@code #} comments and blank
+ * lines skipped), or an HdrHistogram log (recognised by its {@code #[Histogram log format version}
+ * header) whose values are in {@code unitsPerMs} units per millisecond.
  */
 final class LatencySamples {
   private LatencySamples() {}
@@ -46,7 +46,8 @@ final class LatencySamples {
         throw new CliException(file + " line " + (i + 1) + ": not a latency in ms: '" + line + "'");
       }
       if (!(value >= 0) || Double.isInfinite(value)) {
-        throw new CliException(file + " line " + (i + 1) + ": a latency must be a finite number >= 0, was " + line);
+        throw new CliException(
+            file + " line " + (i + 1) + ": a latency must be a finite number >= 0, was " + line);
       }
       samples[count++] = value;
     }

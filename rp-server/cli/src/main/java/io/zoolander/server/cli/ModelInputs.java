@@ -4,16 +4,24 @@ import io.zoolander.model.LatencyDistribution;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
-/** Inputs every model command takes: the service-time source, tau and the network delay (a picocli mixin). */
+/**
+ * Inputs every model command takes: the service-time source, tau and the network delay (a picocli
+ * mixin).
+ */
 final class ModelInputs {
 
   @ArgGroup(exclusive = false, multiplicity = "1")
   ServiceTimeOptions service;
 
-  @Option(names = "--tau-ms", description = "SLA bound tau in ms (default: twice the mean service time).")
+  @Option(
+      names = "--tau-ms",
+      description = "SLA bound tau in ms (default: twice the mean service time).")
   Double tauMs;
 
-  @Option(names = "--network-ms", defaultValue = "0", description = "Round-trip network delay in ms (default: 0).")
+  @Option(
+      names = "--network-ms",
+      defaultValue = "0",
+      description = "Round-trip network delay in ms (default: 0).")
   double networkMs;
 
   private LatencyDistribution serviceTime;

@@ -14,7 +14,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code zoolander plan}: the best strategy for a node budget, or the fewest nodes for a target SLA. */
+/**
+ * {@code zoolander plan}: the best strategy for a node budget, or the fewest nodes for a target
+ * SLA.
+ */
 @Command(
     name = "plan",
     mixinStandardHelpOptions = true,
@@ -35,13 +38,20 @@ final class PlanCommand implements Callable<Integer> {
       description = "Total arrivals per second the deployment must serve.")
   double arrivalRatePerSec;
 
-  @Option(names = "--nodes", description = "Node budget: print the best strategy using at most this many nodes.")
+  @Option(
+      names = "--nodes",
+      description = "Node budget: print the best strategy using at most this many nodes.")
   Integer nodes;
 
-  @Option(names = "--target-sla", description = "Target SLA in (0, 1), e.g. 0.9999: print the fewest nodes meeting it.")
+  @Option(
+      names = "--target-sla",
+      description = "Target SLA in (0, 1), e.g. 0.9999: print the fewest nodes meeting it.")
   Double targetSla;
 
-  @Option(names = "--max-nodes", defaultValue = "32", description = "Largest deployment considered (default: 32).")
+  @Option(
+      names = "--max-nodes",
+      defaultValue = "32",
+      description = "Largest deployment considered (default: 32).")
   int maxNodes;
 
   @Override
@@ -65,7 +75,11 @@ final class PlanCommand implements Callable<Integer> {
             .build();
     out.printf(
         "service time: %s (mean %.3f ms, Cv %.2f); tau %.3f ms; %.1f arrivals/s%n",
-        inputs.describe(), serviceTime.meanMs(), Math.sqrt(serviceTime.scv()), tau, arrivalRatePerSec);
+        inputs.describe(),
+        serviceTime.meanMs(),
+        Math.sqrt(serviceTime.scv()),
+        tau,
+        arrivalRatePerSec);
     if (nodes != null) {
       if (nodes < 1) {
         throw new CliException("--nodes must be >= 1, was " + nodes);
@@ -77,18 +91,27 @@ final class PlanCommand implements Callable<Integer> {
       plans.stream()
           .sorted(Comparator.comparingDouble(Planner.Plan::sla).reversed())
           .limit(8)
-          .forEach(p -> out.printf("  %-22s nodes %2d  utilisation %.3f  SLA %s%n", p.strategy(),
-              p.strategy().nodes(), p.prediction().maxUtilisation(), Options.sla(p.prediction())));
+          .forEach(
+              p ->
+                  out.printf(
+                      "  %-22s nodes %2d  utilisation %.3f  SLA %s%n",
+                      p.strategy(),
+                      p.strategy().nodes(),
+                      p.prediction().maxUtilisation(),
+                      Options.sla(p.prediction())));
     }
     if (targetSla != null) {
       double target = Options.probability(targetSla, "--target-sla");
       Optional<Planner.Plan> fewest = planner.fewestNodes(target, arrivalRatePerSec, maxNodes);
-      out.printf("%nfewest nodes for SLA %s: %s%n", targetSla,
+      out.printf(
+          "%nfewest nodes for SLA %s: %s%n",
+          targetSla,
           fewest.map(Planner.Plan::toString).orElse("none within " + maxNodes + " nodes"));
       int budget = nodes != null ? nodes : fewest.map(p -> p.strategy().nodes()).orElse(maxNodes);
       Optional<Planner.Plan> goodput = planner.maxArrivalRate(target, budget);
-      out.printf("highest arrival rate meeting SLA %s with %d nodes: %s%n", targetSla, budget,
-          goodput.map(Planner.Plan::toString).orElse("none"));
+      out.printf(
+          "highest arrival rate meeting SLA %s with %d nodes: %s%n",
+          targetSla, budget, goodput.map(Planner.Plan::toString).orElse("none"));
     }
     out.flush();
     return 0;

@@ -31,7 +31,8 @@ final class PredictCommand implements Callable<Integer> {
   @Option(
       names = "--rate",
       paramLabel = "PER_SEC",
-      description = "Arrivals per second every duplicate serves (default: 5%% utilisation of one duplicate).")
+      description =
+          "Arrivals per second every duplicate serves (default: 5%% utilisation of one duplicate).")
   Double arrivalRatePerSec;
 
   @Option(
@@ -44,16 +45,21 @@ final class PredictCommand implements Callable<Integer> {
   @Option(
       names = "--queueing",
       defaultValue = "MG1",
-      description = "Queueing formula of the thesis model: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+      description =
+          "Queueing formula of the thesis model: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
   QueueingModel queueing;
 
-  @Option(names = "--chart", paramLabel = "FILE",
-      description = "Also draw the predicted misses against the bound for each duplicate count as a PNG.")
+  @Option(
+      names = "--chart",
+      paramLabel = "FILE",
+      description =
+          "Also draw the predicted misses against the bound for each duplicate count as a PNG.")
   java.nio.file.Path chart;
 
   @Option(
       names = "--tradeoff",
-      description = "Also compare RP with replication for throughput for 1..32 nodes at 1%%, 5%% and 15%% utilisation.")
+      description =
+          "Also compare RP with replication for throughput for 1..32 nodes at 1%%, 5%% and 15%% utilisation.")
   boolean tradeoff;
 
   @Override
@@ -74,12 +80,17 @@ final class PredictCommand implements Callable<Integer> {
     out.printf("service time: %s%n", inputs.describe());
     out.printf(
         "  mean %.3f ms, p50 %.3f ms, p99 %.3f ms, p99.9 %.3f ms, Cv %.2f%n",
-        serviceTime.meanMs(), serviceTime.quantile(0.5), serviceTime.quantile(0.99), serviceTime.quantile(0.999),
+        serviceTime.meanMs(),
+        serviceTime.quantile(0.5),
+        serviceTime.quantile(0.99),
+        serviceTime.quantile(0.999),
         Math.sqrt(serviceTime.scv()));
     out.printf("tau %.3f ms, %.1f arrivals/s, network %.3f ms%n%n", tau, rate, networkMs);
     ThesisModel thesis = ThesisModel.builder().queueing(queueing).build();
     DistributionModel distribution = DistributionModel.create();
-    out.printf("%10s  %11s  %18s  %18s%n", "duplicates", "utilisation", "thesis (" + queueing + ")", "distribution");
+    out.printf(
+        "%10s  %11s  %18s  %18s%n",
+        "duplicates", "utilisation", "thesis (" + queueing + ")", "distribution");
     for (int n : duplicates) {
       Deployment deployment =
           Deployment.builder()
@@ -89,18 +100,22 @@ final class PredictCommand implements Callable<Integer> {
               .build();
       SlaPrediction t = thesis.predict(deployment, tau);
       SlaPrediction d = distribution.predict(deployment, tau);
-      out.printf("%10d  %11.3f  %18s  %18s%n", n, t.maxUtilisation(), Options.sla(t), Options.sla(d));
+      out.printf(
+          "%10d  %11.3f  %18s  %18s%n", n, t.maxUtilisation(), Options.sla(t), Options.sla(d));
     }
     if (tradeoff) {
       printTradeOff(out, serviceTime, tau);
     }
     if (chart != null) {
       if (!chartLibraryPresent()) {
-        throw new CliException("--chart needs the chart library, which the slim server jar (zoolander-server.jar) "
-            + "leaves out: run predict with zoolander.jar (./zoolander) to write a chart");
+        throw new CliException(
+            "--chart needs the chart library, which the slim server jar (zoolander-server.jar) "
+                + "leaves out: run predict with zoolander.jar (./zoolander) to write a chart");
       }
-      out.println("chart written to " + PredictionChart.write(serviceTime, rate, networkMs, duplicates, tau, chart)
-          .toAbsolutePath());
+      out.println(
+          "chart written to "
+              + PredictionChart.write(serviceTime, rate, networkMs, duplicates, tau, chart)
+                  .toAbsolutePath());
     }
     out.flush();
     return 0;
@@ -108,7 +123,9 @@ final class PredictCommand implements Callable<Integer> {
 
   private static void printTradeOff(PrintWriter out, LatencyDistribution serviceTime, double tau) {
     double[] utilisations = {0.01, 0.05, 0.15};
-    out.printf("%nRP (n duplicates) vs replication for throughput (n replicas), thesis model, tau %.3f ms%n", tau);
+    out.printf(
+        "%nRP (n duplicates) vs replication for throughput (n replicas), thesis model, tau %.3f ms%n",
+        tau);
     out.printf("%6s", "nodes");
     for (double u : utilisations) {
       out.printf("  %12s  %12s", "RP@" + pct(u), "thru@" + pct(u));
@@ -124,19 +141,25 @@ final class PredictCommand implements Callable<Integer> {
       for (List<TradeOff.Row> column : columns) {
         TradeOff.Row row = column.get(n - 1);
         out.printf(
-            "  %11.6f%s  %12.6f", row.predictability().sla(), row.predictabilityWins() ? "*" : " ",
+            "  %11.6f%s  %12.6f",
+            row.predictability().sla(),
+            row.predictabilityWins() ? "*" : " ",
             row.throughput().sla());
       }
       out.println();
     }
-    out.println("(* RP wins: at low utilisation extra duplicates mask anomalies; at high utilisation queueing wins)");
+    out.println(
+        "(* RP wins: at low utilisation extra duplicates mask anomalies; at high utilisation queueing wins)");
   }
 
   private static String pct(double u) {
     return Math.round(u * 100) + "%";
   }
 
-  /** Whether XChart is on the class path: the tools' jar has it, the slim server jar of the images does not. */
+  /**
+   * Whether XChart is on the class path: the tools' jar has it, the slim server jar of the images
+   * does not.
+   */
   private static boolean chartLibraryPresent() {
     try {
       Class.forName("org.knowm.xchart.XYChart", false, PredictCommand.class.getClassLoader());

@@ -14,23 +14,42 @@ import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
-/** The {@code predict --chart} PNG: predicted fraction of accesses slower than a bound, per duplicate count. */
+/**
+ * The {@code predict --chart} PNG: predicted fraction of accesses slower than a bound, per
+ * duplicate count.
+ */
 final class PredictionChart {
   private PredictionChart() {}
 
-  static Path write(LatencyDistribution service, double ratePerSec, double networkMs, List<Integer> duplicates,
-      double tauMs, Path file) {
+  static Path write(
+      LatencyDistribution service,
+      double ratePerSec,
+      double networkMs,
+      List<Integer> duplicates,
+      double tauMs,
+      Path file) {
     System.setProperty("java.awt.headless", "true");
-    XYChart chart = new XYChartBuilder().width(900).height(600)
-        .title(String.format("Predicted misses vs bound (thesis model, %.0f accesses/s)", ratePerSec))
-        .xAxisTitle("bound (ms)").yAxisTitle("fraction of accesses slower than the bound").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(600)
+            .title(
+                String.format(
+                    "Predicted misses vs bound (thesis model, %.0f accesses/s)", ratePerSec))
+            .xAxisTitle("bound (ms)")
+            .yAxisTitle("fraction of accesses slower than the bound")
+            .build();
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setYAxisMin(1e-6);
     chart.getStyler().setYAxisMax(1.0);
     double hi = Math.max(2 * tauMs, service.quantile(0.999));
     for (int n : duplicates) {
-      Deployment d = Deployment.builder().networkDelay(LatencyDistributions.constant(networkMs))
-          .duplicates(n, service).arrivalRatePerSec(ratePerSec).build();
+      Deployment d =
+          Deployment.builder()
+              .networkDelay(LatencyDistributions.constant(networkMs))
+              .duplicates(n, service)
+              .arrivalRatePerSec(ratePerSec)
+              .build();
       List<Double> x = new ArrayList<>();
       List<Double> y = new ArrayList<>();
       for (int i = 1; i <= 80; i++) {

@@ -3,8 +3,8 @@ package io.zoolander.server.cli;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterListener;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,8 +21,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code zoolander repeater}: runs the repeater of a deployment in this process until SIGTERM (or until a newer
- * repeater deposes it).
+ * {@code zoolander repeater}: runs the repeater of a deployment in this process until SIGTERM (or
+ * until a newer repeater deposes it).
  */
 @Command(
     name = "repeater",
@@ -40,12 +40,16 @@ final class RepeaterCommand implements Callable<Integer> {
       names = "--config",
       paramLabel = "FILE",
       required = true,
-      description = "The repeater's properties file: one key=value per line, # comments (settings below).")
+      description =
+          "The repeater's properties file: one key=value per line, # comments (settings below).")
   Path config;
 
   @Mixin JmxOptions jmx;
 
-  /** The help section listing every setting of the properties file, from {@link RepeaterConfig#SETTINGS}. */
+  /**
+   * The help section listing every setting of the properties file, from {@link
+   * RepeaterConfig#SETTINGS}.
+   */
   static List<String> settingsHelp() {
     List<String> lines = new ArrayList<>();
     lines.add("");
@@ -79,12 +83,19 @@ final class RepeaterCommand implements Callable<Integer> {
           }
         };
     JmxOptions.Running console = jmx.start(out);
-    Repeater repeater = settings.toBuilder().listener(listener).meterRegistry(console.meters)
-        .mbeanServer(ManagementFactory.getPlatformMBeanServer()).build();
-    Thread shutdownHook = new Thread(() -> {
-      repeater.close();
-      stopped.countDown();
-    }, "zoolander-repeater-shutdown");
+    Repeater repeater =
+        settings.toBuilder()
+            .listener(listener)
+            .meterRegistry(console.meters)
+            .mbeanServer(ManagementFactory.getPlatformMBeanServer())
+            .build();
+    Thread shutdownHook =
+        new Thread(
+            () -> {
+              repeater.close();
+              stopped.countDown();
+            },
+            "zoolander-repeater-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     try {
       try {
@@ -93,8 +104,12 @@ final class RepeaterCommand implements Callable<Integer> {
         throw new CliException("the repeater did not start: " + Help.oneLine(e));
       }
       InetSocketAddress address = repeater.boundAddress();
-      out.printf("repeater listening on %s:%d, epoch %d, next seq %d, duplicates %s%n", address.getHostString(),
-          address.getPort(), repeater.epoch(), repeater.nextSeq(),
+      out.printf(
+          "repeater listening on %s:%d, epoch %d, next seq %d, duplicates %s%n",
+          address.getHostString(),
+          address.getPort(),
+          repeater.epoch(),
+          repeater.nextSeq(),
           settings.duplicates().entrySet().stream()
               .map(e -> e.getKey() + "=" + e.getValue())
               .collect(Collectors.joining(" ")));
@@ -114,7 +129,8 @@ final class RepeaterCommand implements Callable<Integer> {
     }
     String deposed = deposedBy.get();
     if (deposed != null) {
-      throw new CliException("repeater epoch " + repeater.epoch() + " deposed by a newer repeater: " + deposed);
+      throw new CliException(
+          "repeater epoch " + repeater.epoch() + " deposed by a newer repeater: " + deposed);
     }
     out.println("repeater stopped");
     out.flush();

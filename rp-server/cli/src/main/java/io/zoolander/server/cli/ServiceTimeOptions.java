@@ -6,7 +6,9 @@ import java.nio.file.Path;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
-/** Where a command takes the service-time distribution from: a sample file or the built-in example. */
+/**
+ * Where a command takes the service-time distribution from: a sample file or the built-in example.
+ */
 final class ServiceTimeOptions {
 
   @ArgGroup(exclusive = true, multiplicity = "1")
@@ -15,7 +17,8 @@ final class ServiceTimeOptions {
   @Option(
       names = "--units-per-ms",
       defaultValue = "1000",
-      description = "Units per millisecond of an HdrHistogram log's values (default: ${DEFAULT-VALUE}, microseconds).")
+      description =
+          "Units per millisecond of an HdrHistogram log's values (default: ${DEFAULT-VALUE}, microseconds).")
   double unitsPerMs;
 
   static final class Source {
@@ -27,7 +30,8 @@ final class ServiceTimeOptions {
 
     @Option(
         names = "--example",
-        description = "Use the thesis-like ZooKeeper write distribution (1 ms normal body, 0.5%% anomalies of ~100 ms).")
+        description =
+            "Use the thesis-like ZooKeeper write distribution (1 ms normal body, 0.5%% anomalies of ~100 ms).")
     boolean example;
   }
 
@@ -35,7 +39,9 @@ final class ServiceTimeOptions {
     if (!(unitsPerMs > 0)) {
       throw new CliException("--units-per-ms must be > 0, was " + unitsPerMs);
     }
-    return source.example ? TradeOff.thesisLikeWrites() : LatencySamples.read(source.samples, unitsPerMs);
+    return source.example
+        ? TradeOff.thesisLikeWrites()
+        : LatencySamples.read(source.samples, unitsPerMs);
   }
 
   String describe() {

@@ -6,9 +6,10 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code zoolander} command: entry point of the slim server jar (the operator's commands {@code predict},
- * {@code plan}, {@code server} and {@code repeater}). The tools' jar adds {@code demo} and {@code bench} through
- * {@link #commandLine(Object...)} and runs the same {@link #execute(CommandLine, String[], PrintWriter, PrintWriter)}.
+ * The {@code zoolander} command: entry point of the slim server jar (the operator's commands {@code
+ * predict}, {@code plan}, {@code server} and {@code repeater}). The tools' jar adds {@code demo}
+ * and {@code bench} through {@link #commandLine(Object...)} and runs the same {@link
+ * #execute(CommandLine, String[], PrintWriter, PrintWriter)}.
  */
 @Command(
     name = "zoolander",
@@ -26,18 +27,20 @@ public final class ZoolanderCommand implements Runnable {
 
   public static void main(String[] args) {
     logDefaults();
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
   /**
-   * Defaults of the runnable jar's logger (slf4j-simple, to standard error) unless set with {@code -D}: timestamps,
-   * and ZooKeeper's configuration parser at WARN, so that its INFO lines do not precede a one-line configuration
-   * error.
+   * Defaults of the runnable jar's logger (slf4j-simple, to standard error) unless set with {@code
+   * -D}: timestamps, and ZooKeeper's configuration parser at WARN, so that its INFO lines do not
+   * precede a one-line configuration error.
    */
   public static void logDefaults() {
     setIfAbsent("org.slf4j.simpleLogger.showDateTime", "true");
     setIfAbsent("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd HH:mm:ss.SSS");
-    setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeerConfig", "warn");
+    setIfAbsent(
+        "org.slf4j.simpleLogger.log.org.apache.zookeeper.server.quorum.QuorumPeerConfig", "warn");
   }
 
   /** Sets a system property (a logger default) unless the user set it with {@code -D}. */
@@ -47,15 +50,19 @@ public final class ZoolanderCommand implements Runnable {
     }
   }
 
-  /** Runs the command; bad flags and bad files give one line on {@code err} and a non-zero exit code. */
+  /**
+   * Runs the command; bad flags and bad files give one line on {@code err} and a non-zero exit
+   * code.
+   */
   /** Runs {@code zoolander args...} (the operator's commands) and returns its exit status. */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     return execute(commandLine(), args, out, err);
   }
 
   /**
-   * Runs {@code args} on {@code cli} (from {@link #commandLine(Object...)}) with the command's error handling: a usage
-   * error exits 2, a {@link CliException} or {@link IllegalArgumentException} prints one line and exits 1.
+   * Runs {@code args} on {@code cli} (from {@link #commandLine(Object...)}) with the command's
+   * error handling: a usage error exits 2, a {@link CliException} or {@link
+   * IllegalArgumentException} prints one line and exits 1.
    */
   public static int execute(CommandLine cli, String[] args, PrintWriter out, PrintWriter err) {
     cli.setOut(out);
@@ -63,8 +70,12 @@ public final class ZoolanderCommand implements Runnable {
     cli.setParameterExceptionHandler(
         (ex, arguments) -> {
           ex.getCommandLine().getErr().println("zoolander: " + ex.getMessage());
-          ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-              + " --help' for more information.");
+          ex.getCommandLine()
+              .getErr()
+              .println(
+                  "Try '"
+                      + ex.getCommandLine().getCommandSpec().qualifiedName()
+                      + " --help' for more information.");
           return 2;
         });
     cli.setExecutionExceptionHandler(
@@ -79,18 +90,19 @@ public final class ZoolanderCommand implements Runnable {
   }
 
   /**
-   * Parses {@code args} as {@link #execute} would, without running anything: the check that every {@code zoolander}
-   * command shown in the documentation still parses.
+   * Parses {@code args} as {@link #execute} would, without running anything: the check that every
+   * {@code zoolander} command shown in the documentation still parses.
    *
-   * @throws CommandLine.ParameterException naming the unknown subcommand or option, or the invalid value
+   * @throws CommandLine.ParameterException naming the unknown subcommand or option, or the invalid
+   *     value
    */
   static CommandLine.ParseResult parseOnly(String... args) {
     return commandLine().parseArgs(args);
   }
 
   /**
-   * The command line of {@code zoolander}: {@code tools} (picocli commands, listed first), then the operator's
-   * commands, whose help lists every setting of their files.
+   * The command line of {@code zoolander}: {@code tools} (picocli commands, listed first), then the
+   * operator's commands, whose help lists every setting of their files.
    *
    * @param tools further subcommands, such as the tools' {@code demo} and {@code bench}
    */
@@ -99,12 +111,20 @@ public final class ZoolanderCommand implements Runnable {
     for (Object tool : tools) {
       cli.addSubcommand(tool);
     }
-    for (Object command : List.of(new PredictCommand(), new PlanCommand(), new ServerCommand(), new RepeaterCommand())) {
+    for (Object command :
+        List.of(
+            new PredictCommand(), new PlanCommand(), new ServerCommand(), new RepeaterCommand())) {
       cli.addSubcommand(command);
     }
-    cli.getSubcommands().get("server").getCommandSpec().usageMessage()
+    cli.getSubcommands()
+        .get("server")
+        .getCommandSpec()
+        .usageMessage()
         .footer(ServerCommand.settingsHelp().toArray(String[]::new));
-    cli.getSubcommands().get("repeater").getCommandSpec().usageMessage()
+    cli.getSubcommands()
+        .get("repeater")
+        .getCommandSpec()
+        .usageMessage()
         .footer(RepeaterCommand.settingsHelp().toArray(String[]::new));
     return cli;
   }

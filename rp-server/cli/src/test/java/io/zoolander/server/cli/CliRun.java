@@ -16,7 +16,8 @@ record CliRun(int exit, String out, String err) {
   static CliRun run(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int exit = ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    int exit =
+        ZoolanderCommand.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
     return new CliRun(exit, out.toString(), err.toString());
   }
 }

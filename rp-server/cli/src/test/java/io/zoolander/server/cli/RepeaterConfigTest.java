@@ -1,10 +1,10 @@
 package io.zoolander.server.cli;
 
-import io.zoolander.server.repeater.BatchingPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.server.repeater.AdmissionSettings;
+import io.zoolander.server.repeater.BatchingPolicy;
 import io.zoolander.server.repeater.RepeaterSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,28 +44,52 @@ class RepeaterConfigTest {
   @Test
   void everyKeyIsRead() throws Exception {
     Path file = dir.resolve("repeater.properties");
-    Files.writeString(file, String.join("\n",
-        "# a deployment of three duplicates",
-        "! also a comment",
-        "",
-        "  clientHost = 0.0.0.0  ",
-        "clientPort=7000",
-        "duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181",
-        "duplicate.1=zk-a1:2181,zk-a2:2181/chroot",
-        "duplicate.2=[::1]:2182",
-        "basePath=/rp",
-        "logCapacity=1000",
-        "sessionTimeoutMs=4000",
-        "startTimeoutMs=9000",
-        "epoch=42",
-        "clientIoThreads=2",
-        "juteMaxBuffer=4194304",
-        "batching=1000",
-        "autoRejoin=false") + "\n");
+    Files.writeString(
+        file,
+        String.join(
+                "\n",
+                "# a deployment of three duplicates",
+                "! also a comment",
+                "",
+                "  clientHost = 0.0.0.0  ",
+                "clientPort=7000",
+                "duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181",
+                "duplicate.1=zk-a1:2181,zk-a2:2181/chroot",
+                "duplicate.2=[::1]:2182",
+                "basePath=/rp",
+                "logCapacity=1000",
+                "sessionTimeoutMs=4000",
+                "startTimeoutMs=9000",
+                "epoch=42",
+                "clientIoThreads=2",
+                "juteMaxBuffer=4194304",
+                "batching=1000",
+                "autoRejoin=false")
+            + "\n");
     RepeaterConfig c = RepeaterConfig.read(file);
-    assertThat(c).isEqualTo(new RepeaterConfig("0.0.0.0", 7000,
-        Map.of(3, "zk-c1:2181,zk-c2:2181,zk-c3:2181", 1, "zk-a1:2181,zk-a2:2181/chroot", 2, "[::1]:2182"), "/rp", 1000,
-        4000, 9000, OptionalLong.of(42), 2, 4_194_304, BatchingPolicy.fixed(1000), false, Map.of(), null));
+    assertThat(c)
+        .isEqualTo(
+            new RepeaterConfig(
+                "0.0.0.0",
+                7000,
+                Map.of(
+                    3,
+                    "zk-c1:2181,zk-c2:2181,zk-c3:2181",
+                    1,
+                    "zk-a1:2181,zk-a2:2181/chroot",
+                    2,
+                    "[::1]:2182"),
+                "/rp",
+                1000,
+                4000,
+                9000,
+                OptionalLong.of(42),
+                2,
+                4_194_304,
+                BatchingPolicy.fixed(1000),
+                false,
+                Map.of(),
+                null));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -76,7 +100,10 @@ class RepeaterConfigTest {
     {"clientPort=70000", "clientPort: must be in 0..65535, was 70000"},
     {"clientPort=-1", "clientPort: must be in 0..65535, was -1"},
     {"logCapacity=0", "logCapacity: must be in 1..16777216, was 0"},
-    {"batching=fast", "batching: batching must be 'adaptive', 'none' or an interval in microseconds, not 'fast'"},
+    {
+      "batching=fast",
+      "batching: batching must be 'adaptive', 'none' or an interval in microseconds, not 'fast'"
+    },
     {"batching=-1", "batching: intervalMicros must be in [0, 100000], was -1"},
     {"logCapacity=1e6", "logCapacity: not an integer: '1e6'"},
     {"sessionTimeoutMs=0", "sessionTimeoutMs: must be in 1..3600000, was 0"},
@@ -87,28 +114,52 @@ class RepeaterConfigTest {
     {"juteMaxBuffer=1024", "juteMaxBuffer: must be in 65536..2147483647, was 1024"},
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},
-    {"clientport=7000", "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-        + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
-        + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
-        + " them))"},
+    {
+      "clientport=7000",
+      "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
+          + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
+          + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
+          + " them))"
+    },
     {"autoRejoin=no", "autoRejoin: must be true or false, was 'no'"},
     {"admission.enabled=yes", "admission.enabled: must be true or false, was 'yes'"},
-    {"admission.tauMs=5", "admission.tauMs: admission control is off: set admission.enabled=true or remove this line"},
+    {
+      "admission.tauMs=5",
+      "admission.tauMs: admission control is off: set admission.enabled=true or remove this line"
+    },
     {"clientPort 7000", "expected key=value, got 'clientPort 7000'"},
     {"=7000", "a line starts with '=': the key is missing"},
     {"clientHost=", "clientHost has no value"},
-    {"duplicate.a=h:1", "duplicate.a: the duplicate id 'a' is not an integer >= 0 (write duplicate.<id>=<connect"
-        + " string>, <id> as the ensemble's zoolander.duplicateId)"},
-    {"duplicate.-2=h:1", "duplicate.-2: the duplicate id '-2' is not an integer >= 0 (write duplicate.<id>=<connect"
-        + " string>, <id> as the ensemble's zoolander.duplicateId)"},
-    {"duplicate.01=h:1", "duplicate.01: duplicate 1 is already configured (ids are integers: duplicate.1 and"
-        + " duplicate.01 are the same)"},
-    {"duplicate.2=h:port", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:port'"
-        + " (For input string: \"port\")"},
-    {"duplicate.2=h:1,:2", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:1,:2'"
-        + " (a server has no host)"},
-    {"duplicate.2=h:99999", "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:99999'"
-        + " (port out of range:99999)"},
+    {
+      "duplicate.a=h:1",
+      "duplicate.a: the duplicate id 'a' is not an integer >= 0 (write duplicate.<id>=<connect"
+          + " string>, <id> as the ensemble's zoolander.duplicateId)"
+    },
+    {
+      "duplicate.-2=h:1",
+      "duplicate.-2: the duplicate id '-2' is not an integer >= 0 (write duplicate.<id>=<connect"
+          + " string>, <id> as the ensemble's zoolander.duplicateId)"
+    },
+    {
+      "duplicate.01=h:1",
+      "duplicate.01: duplicate 1 is already configured (ids are integers: duplicate.1 and"
+          + " duplicate.01 are the same)"
+    },
+    {
+      "duplicate.2=h:port",
+      "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:port'"
+          + " (For input string: \"port\")"
+    },
+    {
+      "duplicate.2=h:1,:2",
+      "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:1,:2'"
+          + " (a server has no host)"
+    },
+    {
+      "duplicate.2=h:99999",
+      "duplicate.2: not a ZooKeeper connect string (host:port,host:port,...): 'h:99999'"
+          + " (port out of range:99999)"
+    },
     {"duplicate.1=h:2", "duplicate.1 is already set on line 1"},
   };
 
@@ -126,9 +177,16 @@ class RepeaterConfigTest {
 
   @Test
   void admissionKeysAreReadAndValidated() {
-    RepeaterConfig c = parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.targetSla=0.99",
-        "admission.tauMs=12.5", "admission.controlPeriodMs=50", "admission.integralGain=0.25",
-        "admission.minRetryAfterMs=5", "admission.maxRetryAfterMs=200");
+    RepeaterConfig c =
+        parse(
+            "duplicate.1=127.0.0.1:2181",
+            "admission.enabled=true",
+            "admission.targetSla=0.99",
+            "admission.tauMs=12.5",
+            "admission.controlPeriodMs=50",
+            "admission.integralGain=0.25",
+            "admission.minRetryAfterMs=5",
+            "admission.maxRetryAfterMs=200");
     assertThat(c.admission().targetSla()).isEqualTo(0.99);
     assertThat(c.admission().tauMs()).isEqualTo(12.5);
     assertThat(c.admission().controlPeriodMs()).isEqualTo(50);
@@ -137,10 +195,19 @@ class RepeaterConfigTest {
     assertThat(c.admission().maxRetryAfterMs()).isEqualTo(200);
     assertThat(c.admission().slaWindowMs()).isEqualTo(AdmissionSettings.DEFAULT_SLA_WINDOW_MS);
     assertThat(parse("duplicate.1=127.0.0.1:2181").admission()).isNull();
-    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.targetSla=1"))
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "duplicate.1=127.0.0.1:2181",
+                    "admission.enabled=true",
+                    "admission.targetSla=1"))
         .isInstanceOf(CliException.class)
-        .hasMessage("r.properties line 3: admission.targetSla: targetSla must be in (0, 1), was 1.0");
-    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.burstMs=x"))
+        .hasMessage(
+            "r.properties line 3: admission.targetSla: targetSla must be in (0, 1), was 1.0");
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.burstMs=x"))
         .isInstanceOf(CliException.class)
         .hasMessage("r.properties line 3: admission.burstMs: not an integer: 'x'");
   }
@@ -149,7 +216,8 @@ class RepeaterConfigTest {
   void aRepeaterNeedsADuplicate() {
     assertThatThrownBy(() -> parse("# nothing", "clientPort=7000"))
         .isInstanceOf(CliException.class)
-        .hasMessage("r.properties: no duplicate.<id>=<connect string> line: a repeater needs at least one duplicate");
+        .hasMessage(
+            "r.properties: no duplicate.<id>=<connect string> line: a repeater needs at least one duplicate");
   }
 
   @Test

@@ -2,9 +2,9 @@ package io.zoolander.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.zoolander.testsupport.Await;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
+import io.zoolander.testsupport.Await;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -28,13 +28,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code zoolander server --jmx-port 0} in a child JVM, as an operator (or the Docker image) runs it: the printed URL
- * reaches its plugin's MBean and meters once the server leads its one-server duplicate.
+ * {@code zoolander server --jmx-port 0} in a child JVM, as an operator (or the Docker image) runs
+ * it: the printed URL reaches its plugin's MBean and meters once the server leads its one-server
+ * duplicate.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ServerCommandJmxTest {
   private static final Pattern JMX_LINE =
-      Pattern.compile("JMX console at (service:jmx:rmi://127\\.0\\.0\\.1:\\d+/jndi/rmi://127\\.0\\.0\\.1:\\d+/jmxrmi)");
+      Pattern.compile(
+          "JMX console at (service:jmx:rmi://127\\.0\\.0\\.1:\\d+/jndi/rmi://127\\.0\\.0\\.1:\\d+/jmxrmi)");
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   @TempDir Path dir;
@@ -44,17 +46,40 @@ class ServerCommandJmxTest {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("myid"), "1\n");
     Path cfg = dir.resolve("zoo.cfg");
-    Files.writeString(cfg, String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
-        "clientPort=" + freePort(), "clientPortAddress=127.0.0.1", "admin.enableServer=false",
-        "standaloneEnabled=false", "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
-        "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(), "zoolander.duplicateId=7") + "\n");
-    Process server = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), ZoolanderCommand.class.getName(),
-        "server", "--config", cfg.toString(), "--jmx-port", "0"))
-        .redirectError(dir.resolve("server.log").toFile())
-        .start();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(),
-        StandardCharsets.UTF_8))) {
+    Files.writeString(
+        cfg,
+        String.join(
+                "\n",
+                "tickTime=500",
+                "initLimit=10",
+                "syncLimit=5",
+                "dataDir=" + data,
+                "clientPort=" + freePort(),
+                "clientPortAddress=127.0.0.1",
+                "admin.enableServer=false",
+                "standaloneEnabled=false",
+                "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
+                "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+                "zoolander.duplicateId=7")
+            + "\n");
+    Process server =
+        new ProcessBuilder(
+                List.of(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-XX:TieredStopAtLevel=1",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ZoolanderCommand.class.getName(),
+                    "server",
+                    "--config",
+                    cfg.toString(),
+                    "--jmx-port",
+                    "0"))
+            .redirectError(dir.resolve("server.log").toFile())
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(
+            new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8))) {
       String first = out.readLine();
       assertThat(first).as("first line; log: %s", log()).isNotNull();
       Matcher m = JMX_LINE.matcher(first);
@@ -63,12 +88,17 @@ class ServerCommandJmxTest {
       try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(m.group(1)))) {
         MBeanServerConnection jmx = connector.getMBeanServerConnection();
         ObjectName plugin = ZoolanderJmx.plugin(7, 1);
-        Await.until(WAIT, "the plugin MBean reports ACTIVE", () -> "ACTIVE".equals(attribute(jmx, plugin, "State")),
+        Await.until(
+            WAIT,
+            "the plugin MBean reports ACTIVE",
+            () -> "ACTIVE".equals(attribute(jmx, plugin, "State")),
             this::log);
         assertThat(attribute(jmx, plugin, "AppliedSeq")).isEqualTo(0L);
         assertThat((String) attribute(jmx, plugin, "Endpoint")).startsWith("127.0.0.1:");
-        ObjectName appliedSeq = new ObjectName(ZoolanderJmx.DOMAIN
-            + ":name=zoolander.plugin.applied.seq.duplicate.7.server.1,type=gauges");
+        ObjectName appliedSeq =
+            new ObjectName(
+                ZoolanderJmx.DOMAIN
+                    + ":name=zoolander.plugin.applied.seq.duplicate.7.server.1,type=gauges");
         assertThat(attribute(jmx, appliedSeq, "Value")).isEqualTo(0.0);
       }
     } finally {

@@ -23,7 +23,15 @@ class ZoolanderCommandTest {
   @Test
   void predictExamplePrintsOneRowPerDuplicateCountAndTheTradeOff() throws IOException {
     Path chart = dir.resolve("predict.png");
-    CliRun r = run("predict", "--example", "--duplicates", "1,2,4", "--tradeoff", "--chart", chart.toString());
+    CliRun r =
+        run(
+            "predict",
+            "--example",
+            "--duplicates",
+            "1,2,4",
+            "--tradeoff",
+            "--chart",
+            chart.toString());
     assertThat(r.exit()).isZero();
     assertThat(Files.size(chart)).isPositive();
     assertThat(r.out()).contains("chart written to");
@@ -40,7 +48,17 @@ class ZoolanderCommandTest {
       text.append(i % 100 == 0 ? 20.0 : 0.5 + i % 7 * 0.1).append('\n');
     }
     Files.writeString(file, text);
-    CliRun r = run("predict", "--samples", file.toString(), "--tau-ms", "2", "--rate", "100", "--duplicates", "1,2");
+    CliRun r =
+        run(
+            "predict",
+            "--samples",
+            file.toString(),
+            "--tau-ms",
+            "2",
+            "--rate",
+            "100",
+            "--duplicates",
+            "1,2");
     assertThat(r.exit()).isZero();
     // 1% of the samples exceed 2 ms: one idle-ish duplicate predicts about 0.99, two about 0.9999.
     assertThat(r.out()).contains("tau 2.000 ms, 100.0 arrivals/s");
@@ -67,14 +85,18 @@ class ZoolanderCommandTest {
   void planForABudgetAndATarget() {
     CliRun r = run("plan", "--example", "--rate", "33", "--nodes", "8", "--target-sla", "0.9999");
     assertThat(r.exit()).isZero();
-    assertThat(r.out()).contains("best with at most 8 nodes:", "fewest nodes for SLA 0.9999:", "highest arrival rate");
+    assertThat(r.out())
+        .contains(
+            "best with at most 8 nodes:", "fewest nodes for SLA 0.9999:", "highest arrival rate");
   }
 
   @Test
   void badFlagsAndFilesGiveOneLineAndNonZeroExit() throws IOException {
     CliRun unknown = run("predict", "--example", "--bogus");
     assertThat(unknown.exit()).isEqualTo(2);
-    assertThat(unknown.err()).startsWith("zoolander: Unknown option: '--bogus'").doesNotContain("Exception");
+    assertThat(unknown.err())
+        .startsWith("zoolander: Unknown option: '--bogus'")
+        .doesNotContain("Exception");
 
     CliRun missing = run("predict", "--samples", dir.resolve("nope.txt").toString());
     assertThat(missing.exit()).isEqualTo(1);
@@ -84,7 +106,8 @@ class ZoolanderCommandTest {
     Files.writeString(bad, "1.0\n2.0\nabc\n");
     CliRun badLine = run("predict", "--samples", bad.toString());
     assertThat(badLine.exit()).isEqualTo(1);
-    assertThat(badLine.err().strip()).isEqualTo("zoolander: " + bad + " line 3: not a latency in ms: 'abc'");
+    assertThat(badLine.err().strip())
+        .isEqualTo("zoolander: " + bad + " line 3: not a latency in ms: 'abc'");
 
     Path negative = dir.resolve("negative.txt");
     Files.writeString(negative, "1.0\n-2\n");
@@ -92,11 +115,13 @@ class ZoolanderCommandTest {
 
     Path empty = dir.resolve("empty.txt");
     Files.writeString(empty, "# nothing\n\n");
-    assertThat(run("predict", "--samples", empty.toString()).err()).contains("holds no latency values");
+    assertThat(run("predict", "--samples", empty.toString()).err())
+        .contains("holds no latency values");
 
     CliRun tau = run("predict", "--example", "--tau-ms", "-1");
     assertThat(tau.exit()).isEqualTo(1);
-    assertThat(tau.err().strip()).isEqualTo("zoolander: --tau-ms must be a finite number >= 0, was -1.0");
+    assertThat(tau.err().strip())
+        .isEqualTo("zoolander: --tau-ms must be a finite number >= 0, was -1.0");
 
     CliRun noSource = run("predict");
     assertThat(noSource.exit()).isEqualTo(2);
@@ -104,14 +129,16 @@ class ZoolanderCommandTest {
 
     CliRun planWithoutGoal = run("plan", "--example", "--rate", "10");
     assertThat(planWithoutGoal.exit()).isEqualTo(1);
-    assertThat(planWithoutGoal.err().strip()).isEqualTo("zoolander: give --nodes, --target-sla or both");
+    assertThat(planWithoutGoal.err().strip())
+        .isEqualTo("zoolander: give --nodes, --target-sla or both");
 
     assertThat(run("plan", "--example", "--rate", "10", "--target-sla", "1.5").err())
         .contains("--target-sla must be in (0, 1)");
   }
 
   @Test
-  void serverHelpListsEveryZoolanderSettingWithItsDefaultAndTheZooKeeperEntriesThatMatter() throws Exception {
+  void serverHelpListsEveryZoolanderSettingWithItsDefaultAndTheZooKeeperEntriesThatMatter()
+      throws Exception {
     CliRun r = run("server", "--help");
     assertThat(r.exit()).isZero();
     List<String> keys = new ArrayList<>();
@@ -124,16 +151,21 @@ class ZoolanderCommandTest {
     for (String key : keys) {
       assertThat(r.out()).as("help of %s", key).contains("  " + key + "=");
     }
-    assertThat(r.out()).contains(
-        "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\n",
-        "zoolander.duplicateId=<id> (required)",
-        "zoolander.plugin.stopTimeoutMs=5000",
-        ZoolanderPluginConfig.BASE_PATH_KEY + "=" + ZoolanderPluginConfig.BASE_PATH_DEFAULT,
-        ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY + "=" + ZoolanderPluginConfig.SESSION_TIMEOUT_MS_DEFAULT,
-        ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY + "=" + ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT,
-        "standaloneEnabled=false (required)",
-        "server.N=host:quorumPort:electionPort",
-        "--config=FILE");
+    assertThat(r.out())
+        .contains(
+            "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\n",
+            "zoolander.duplicateId=<id> (required)",
+            "zoolander.plugin.stopTimeoutMs=5000",
+            ZoolanderPluginConfig.BASE_PATH_KEY + "=" + ZoolanderPluginConfig.BASE_PATH_DEFAULT,
+            ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY
+                + "="
+                + ZoolanderPluginConfig.SESSION_TIMEOUT_MS_DEFAULT,
+            ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY
+                + "="
+                + ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT,
+            "standaloneEnabled=false (required)",
+            "server.N=host:quorumPort:electionPort",
+            "--config=FILE");
     assertThat(r.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(80));
   }
 
@@ -141,72 +173,130 @@ class ZoolanderCommandTest {
   void repeaterHelpListsEveryKeyWithItsDefault() {
     CliRun r = run("repeater", "--help");
     assertThat(r.exit()).isZero();
-    assertThat(r.out()).contains("duplicate.<id>=<connect string> (required, one line per duplicate)", "clientHost=127.0.0.1", "clientPort=0",
-        "basePath=/zoolander", "logCapacity=65536", "sessionTimeoutMs=10000", "startTimeoutMs=30000",
-        "epoch=(the highest epoch found plus one)", "clientIoThreads=1", "--config=FILE");
+    assertThat(r.out())
+        .contains(
+            "duplicate.<id>=<connect string> (required, one line per duplicate)",
+            "clientHost=127.0.0.1",
+            "clientPort=0",
+            "basePath=/zoolander",
+            "logCapacity=65536",
+            "sessionTimeoutMs=10000",
+            "startTimeoutMs=30000",
+            "epoch=(the highest epoch found plus one)",
+            "clientIoThreads=1",
+            "--config=FILE");
     assertThat(r.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(80));
   }
 
   @Test
-  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
+  @Timeout(
+      value = 60,
+      threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
   void badServerConfigsExitNonZeroWithOneLine() throws IOException {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("myid"), "1\n");
-    // Free ports, not fixed ones: a server that gets as far as binding must not collide with anything else.
+    // Free ports, not fixed ones: a server that gets as far as binding must not collide with
+    // anything else.
     int clientPort = freePort();
     String server = "server.1=127.0.0.1:" + freePort() + ":" + freePort();
-    String base = String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
-        "clientPort=" + clientPort, "admin.enableServer=false");
+    String base =
+        String.join(
+            "\n",
+            "tickTime=500",
+            "initLimit=10",
+            "syncLimit=5",
+            "dataDir=" + data,
+            "clientPort=" + clientPort,
+            "admin.enableServer=false");
     String quorum = "standaloneEnabled=false\n" + server;
-    String plugin = "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName() + "\nzoolander.duplicateId=1";
+    String plugin =
+        "zoolander.pluginFactory="
+            + ZoolanderPluginFactory.class.getName()
+            + "\nzoolander.duplicateId=1";
 
     assertServerError(null, "zoo.cfg " + dir.resolve("missing.cfg") + " does not exist");
     assertServerError(base + "\n" + server + "\n" + plugin, "the server would run standalone");
-    assertServerError(base + "\nstandaloneEnabled=false\nserver.1=127.0.0.1:x:38880\n" + plugin,
+    assertServerError(
+        base + "\nstandaloneEnabled=false\nserver.1=127.0.0.1:x:38880\n" + plugin,
         "Address unresolved: 127.0.0.1:x");
-    assertServerError(base + "\n" + quorum, "zoolander.pluginFactory is missing: add zoolander.pluginFactory="
-        + ZoolanderPluginFactory.class.getName());
-    assertServerError(base + "\n" + quorum + "\nzoolander.pluginFactory=no.such.Factory",
+    assertServerError(
+        base + "\n" + quorum,
+        "zoolander.pluginFactory is missing: add zoolander.pluginFactory="
+            + ZoolanderPluginFactory.class.getName());
+    assertServerError(
+        base + "\n" + quorum + "\nzoolander.pluginFactory=no.such.Factory",
         "zoolander.pluginFactory: cannot create no.such.Factory");
-    assertServerError(base + "\n" + quorum + "\nzoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+    assertServerError(
+        base
+            + "\n"
+            + quorum
+            + "\nzoolander.pluginFactory="
+            + ZoolanderPluginFactory.class.getName(),
         ": zoolander.duplicateId is required");
-    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.port=abc",
+    assertServerError(
+        base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.port=abc",
         ": zoolander.plugin.port is not an integer: 'abc'");
-    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.sessionTimeoutMs=0",
+    assertServerError(
+        base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.sessionTimeoutMs=0",
         ": zoolander.plugin.sessionTimeoutMs must be 1..3600000, was 0");
-    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.prot=7001",
+    assertServerError(
+        base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.prot=7001",
         ": unknown Zoolander setting zoolander.plugin.prot (zoolander server --help lists them)");
-    assertServerError(base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.stopTimeoutMs=-5",
+    assertServerError(
+        base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.stopTimeoutMs=-5",
         "zoolander.plugin.stopTimeoutMs must be positive");
     Files.delete(data.resolve("myid"));
     assertServerError(base + "\n" + quorum + "\n" + plugin, "myid");
   }
 
   @Test
-  @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
+  @Timeout(
+      value = 60,
+      threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a config wrongly accepted runs a server
   void serverJmxSettingsAreCheckedBeforeTheServerStarts() throws IOException {
     Path data = Files.createDirectories(dir.resolve("data"));
     Files.writeString(data.resolve("myid"), "1\n");
     Path cfg = dir.resolve("zoo.cfg");
-    Files.writeString(cfg, String.join("\n", "tickTime=500", "initLimit=10", "syncLimit=5", "dataDir=" + data,
-        "clientPort=" + freePort(), "admin.enableServer=false", "standaloneEnabled=false",
-        "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
-        "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(), "zoolander.duplicateId=1") + "\n");
+    Files.writeString(
+        cfg,
+        String.join(
+                "\n",
+                "tickTime=500",
+                "initLimit=10",
+                "syncLimit=5",
+                "dataDir=" + data,
+                "clientPort=" + freePort(),
+                "admin.enableServer=false",
+                "standaloneEnabled=false",
+                "server.1=127.0.0.1:" + freePort() + ":" + freePort(),
+                "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+                "zoolander.duplicateId=1")
+            + "\n");
     CliRun outOfRange = run("server", "--config", cfg.toString(), "--jmx-port", "70000");
     assertThat(outOfRange.exit()).isEqualTo(1);
-    assertThat(outOfRange.err()).isEqualTo("zoolander: --jmx-port must be in 0..65535, was 70000\n");
+    assertThat(outOfRange.err())
+        .isEqualTo("zoolander: --jmx-port must be in 0..65535, was 70000\n");
     assertThat(outOfRange.out()).isEmpty();
-    try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      CliRun busy = run("server", "--config", cfg.toString(), "--jmx-port", Integer.toString(taken.getLocalPort()));
+    try (java.net.ServerSocket taken =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      CliRun busy =
+          run(
+              "server",
+              "--config",
+              cfg.toString(),
+              "--jmx-port",
+              Integer.toString(taken.getLocalPort()));
       assertThat(busy.exit()).isEqualTo(1);
-      assertThat(busy.err()).startsWith("zoolander: cannot serve JMX on 127.0.0.1:" + taken.getLocalPort() + ": ")
+      assertThat(busy.err())
+          .startsWith("zoolander: cannot serve JMX on 127.0.0.1:" + taken.getLocalPort() + ": ")
           .endsWith("\n");
       assertThat(busy.err().strip()).doesNotContain("\n");
     }
   }
 
   private static int freePort() throws IOException {
-    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (java.net.ServerSocket socket =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       return socket.getLocalPort();
     }
   }
@@ -218,7 +308,8 @@ class ZoolanderCommandTest {
     }
     CliRun r = run("server", "--config", file.toString());
     assertThat(r.exit()).as("exit status for %s", expected).isEqualTo(1);
-    assertThat(r.err()).as("error for %s", expected)
+    assertThat(r.err())
+        .as("error for %s", expected)
         .startsWith("zoolander: ")
         .contains(expected)
         .doesNotContain("Exception")
@@ -231,17 +322,21 @@ class ZoolanderCommandTest {
   void badRepeaterConfigsExitNonZeroWithOneLine() throws IOException {
     CliRun missing = run("repeater", "--config", dir.resolve("nope.properties").toString());
     assertThat(missing.exit()).isEqualTo(1);
-    assertThat(missing.err()).isEqualTo("zoolander: repeater config " + dir.resolve("nope.properties")
-        + " does not exist\n");
+    assertThat(missing.err())
+        .isEqualTo(
+            "zoolander: repeater config " + dir.resolve("nope.properties") + " does not exist\n");
 
     Path bad = dir.resolve("repeater.properties");
     Files.writeString(bad, "duplicate.1=127.0.0.1:2181\nlogCapacity=lots\n");
     CliRun badValue = run("repeater", "--config", bad.toString());
     assertThat(badValue.exit()).isEqualTo(1);
-    assertThat(badValue.err()).isEqualTo("zoolander: " + bad + " line 2: logCapacity: not an integer: 'lots'\n");
+    assertThat(badValue.err())
+        .isEqualTo("zoolander: " + bad + " line 2: logCapacity: not an integer: 'lots'\n");
 
     CliRun noConfig = run("repeater");
     assertThat(noConfig.exit()).isEqualTo(2);
-    assertThat(noConfig.err()).contains("Missing required option: '--config=FILE'").doesNotContain("Exception");
+    assertThat(noConfig.err())
+        .contains("Missing required option: '--config=FILE'")
+        .doesNotContain("Exception");
   }
 }

@@ -1,9 +1,9 @@
 package io.zoolander.server.jmx;
 
 /**
- * The repeater's admission control, as an MXBean: {@link ZoolanderJmx#ADMISSION}, registered only while admission
- * control is on ({@code admission.enabled=true}). Attributes are as of the last control period; the operation changes
- * the target from the next one.
+ * The repeater's admission control, as an MXBean: {@link ZoolanderJmx#ADMISSION}, registered only
+ * while admission control is on ({@code admission.enabled=true}). Attributes are as of the last
+ * control period; the operation changes the target from the next one.
  */
 public interface AdmissionMXBean {
   /** The fraction of writes to be first acknowledged within tau. */

@@ -3,8 +3,8 @@ package io.zoolander.server.jmx;
 import java.beans.ConstructorProperties;
 
 /**
- * One duplicate as the repeater sees it; a row of {@link RepeaterMXBean#getDuplicates()} (a {@code CompositeData} to
- * a JMX client).
+ * One duplicate as the repeater sees it; a row of {@link RepeaterMXBean#getDuplicates()} (a {@code
+ * CompositeData} to a JMX client).
  */
 public final class DuplicateInfo {
   private final int id;
@@ -17,15 +17,30 @@ public final class DuplicateInfo {
 
   /**
    * @param id the duplicate id
-   * @param state {@code FENCED}, or the repeater's connection state to its plugin ({@code STREAMING}, ...)
+   * @param state {@code FENCED}, or the repeater's connection state to its plugin ({@code
+   *     STREAMING}, ...)
    * @param appliedSeq the highest seq the duplicate acknowledged
    * @param lag writes sequenced that it has not acknowledged
    * @param endpoint its active plugin's {@code host:port}, empty while none is published
    * @param connectString its ensemble's ZooKeeper connect string
    * @param fenceReason why it is fenced, empty when it is not
    */
-  @ConstructorProperties({"id", "state", "appliedSeq", "lag", "endpoint", "connectString", "fenceReason"})
-  public DuplicateInfo(int id, String state, long appliedSeq, long lag, String endpoint, String connectString,
+  @ConstructorProperties({
+    "id",
+    "state",
+    "appliedSeq",
+    "lag",
+    "endpoint",
+    "connectString",
+    "fenceReason"
+  })
+  public DuplicateInfo(
+      int id,
+      String state,
+      long appliedSeq,
+      long lag,
+      String endpoint,
+      String connectString,
       String fenceReason) {
     this.id = id;
     this.state = state;
@@ -66,6 +81,15 @@ public final class DuplicateInfo {
 
   @Override
   public String toString() {
-    return "duplicate " + id + " " + state + " applied " + appliedSeq + " lag " + lag + " at " + endpoint;
+    return "duplicate "
+        + id
+        + " "
+        + state
+        + " applied "
+        + appliedSeq
+        + " lag "
+        + lag
+        + " at "
+        + endpoint;
   }
 }

@@ -19,10 +19,10 @@ import javax.management.remote.JMXServiceURL;
 import javax.management.remote.rmi.RMIConnectorServer;
 
 /**
- * Remote JMX for an MBean server: an RMI registry and the RMI connector server, both on one {@code host:port}, so one
- * port is all a firewall or a container has to publish. The service URL is {@code
- * service:jmx:rmi://<host>:<port>/jndi/rmi://<host>:<port>/jmxrmi} ({@link #serviceUrl()}); {@code jconsole <that
- * URL>} connects.
+ * Remote JMX for an MBean server: an RMI registry and the RMI connector server, both on one {@code
+ * host:port}, so one port is all a firewall or a container has to publish. The service URL is
+ * {@code service:jmx:rmi://<host>:<port>/jndi/rmi://<host>:<port>/jmxrmi} ({@link #serviceUrl()});
+ * {@code jconsole <that URL>} connects.
  *
  * <pre>{@code
  * try (JmxConsole console = JmxConsole.builder().port(9010).build().start()) {
@@ -31,16 +31,19 @@ import javax.management.remote.rmi.RMIConnectorServer;
  * }
  * }</pre>
  *
- * <p>No authentication and no TLS: keep the default host, {@value #DEFAULT_HOST}, and reach it through an SSH tunnel
- * or a private network. The stubs the registry hands out name {@code java.rmi.server.hostname}: {@link #start()} sets
- * that JVM-wide system property to the host when it is unset and the host is not a wildcard address (with a
- * wildcard, set it to the name clients use).
+ * <p>No authentication and no TLS: keep the default host, {@value #DEFAULT_HOST}, and reach it
+ * through an SSH tunnel or a private network. The stubs the registry hands out name {@code
+ * java.rmi.server.hostname}: {@link #start()} sets that JVM-wide system property to the host when
+ * it is unset and the host is not a wildcard address (with a wildcard, set it to the name clients
+ * use).
  */
 public final class JmxConsole implements AutoCloseable {
   /** The address the console binds by default: local connections only. */
   public static final String DEFAULT_HOST = "127.0.0.1";
+
   /** The RMI registry name of the connector, the last part of the service URL. */
   public static final String REGISTRY_NAME = "jmxrmi";
+
   /** JVM-wide system property naming the host in RMI stubs. */
   static final String RMI_HOSTNAME_PROPERTY = "java.rmi.server.hostname";
 
@@ -79,7 +82,9 @@ public final class JmxConsole implements AutoCloseable {
     registry = LocateRegistry.createRegistry(port, null, sockets);
     int bound = sockets.boundPort;
     String authority = (host.contains(":") ? "[" + host + "]" : host) + ":" + bound;
-    url = new JMXServiceURL("service:jmx:rmi://" + authority + "/jndi/rmi://" + authority + "/" + REGISTRY_NAME);
+    url =
+        new JMXServiceURL(
+            "service:jmx:rmi://" + authority + "/jndi/rmi://" + authority + "/" + REGISTRY_NAME);
     Map<String, Object> env = new HashMap<>();
     // The same factory instance and port as the registry: RMI serves both on one listening socket.
     env.put(RMIConnectorServer.RMI_SERVER_SOCKET_FACTORY_ATTRIBUTE, sockets);
@@ -95,7 +100,8 @@ public final class JmxConsole implements AutoCloseable {
   }
 
   /**
-   * The URL a JMX client connects to, e.g. {@code service:jmx:rmi://127.0.0.1:9010/jndi/rmi://127.0.0.1:9010/jmxrmi}.
+   * The URL a JMX client connects to, e.g. {@code
+   * service:jmx:rmi://127.0.0.1:9010/jndi/rmi://127.0.0.1:9010/jmxrmi}.
    *
    * @throws IllegalStateException before {@link #start()}
    */
@@ -132,8 +138,9 @@ public final class JmxConsole implements AutoCloseable {
   }
 
   /**
-   * Server sockets on one address; records the port of the first, so port 0 gives one ephemeral port, reused for
-   * the connector. Equality is identity: RMI shares a listening socket between exports with an equal factory.
+   * Server sockets on one address; records the port of the first, so port 0 gives one ephemeral
+   * port, reused for the connector. Equality is identity: RMI shares a listening socket between
+   * exports with an equal factory.
    */
   private static final class BoundSocketFactory implements RMIServerSocketFactory {
     private final InetAddress address;
@@ -176,7 +183,8 @@ public final class JmxConsole implements AutoCloseable {
     }
 
     /**
-     * The port of the registry and the connector (default 0, an ephemeral port: read it from {@link #serviceUrl()}).
+     * The port of the registry and the connector (default 0, an ephemeral port: read it from {@link
+     * #serviceUrl()}).
      *
      * @param port 0 to 65535
      */
@@ -188,7 +196,9 @@ public final class JmxConsole implements AutoCloseable {
       return this;
     }
 
-    /** The MBeans served (default: the platform MBean server, where Zoolander registers its MBeans). */
+    /**
+     * The MBeans served (default: the platform MBean server, where Zoolander registers its MBeans).
+     */
     public Builder mbeanServer(MBeanServer mbeanServer) {
       this.mbeanServer = Objects.requireNonNull(mbeanServer, "mbeanServer must not be null");
       return this;

@@ -3,7 +3,8 @@ package io.zoolander.server.jmx;
 import java.util.List;
 
 /**
- * The repeater, as an MXBean: {@link ZoolanderJmx#REPEATER}. Attributes are snapshots taken when read.
+ * The repeater, as an MXBean: {@link ZoolanderJmx#REPEATER}. Attributes are snapshots taken when
+ * read.
  */
 public interface RepeaterMXBean {
   /** The repeater's epoch; -1 before it started. */
@@ -28,25 +29,28 @@ public interface RepeaterMXBean {
   List<DuplicateInfo> getDuplicates();
 
   /**
-   * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses reads (clients ask
-   * another duplicate) until {@link #unfence} or {@link #rejoin}. Fencing a fenced duplicate does nothing.
+   * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses
+   * reads (clients ask another duplicate) until {@link #unfence} or {@link #rejoin}. Fencing a
+   * fenced duplicate does nothing.
    *
    * @throws IllegalArgumentException if no duplicate has this id
    */
   void fence(int duplicateId);
 
   /**
-   * Brings a fenced duplicate back and waits for it (at most two minutes): a state transfer from the most advanced
-   * duplicate, then it follows the stream. The only way back that is safe whatever the duplicate missed.
+   * Brings a fenced duplicate back and waits for it (at most two minutes): a state transfer from
+   * the most advanced duplicate, then it follows the stream. The only way back that is safe
+   * whatever the duplicate missed.
    *
    * @return what happened, in words
-   * @throws IllegalStateException if the transfer failed or took longer (the duplicate stays fenced)
+   * @throws IllegalStateException if the transfer failed or took longer (the duplicate stays
+   *     fenced)
    */
   String unfence(int duplicateId);
 
   /**
-   * Starts a rejoin of duplicate {@code duplicateId} by state transfer and returns at once; watch its row in {@link
-   * #getDuplicates()} (or {@link #unfence} to wait for it).
+   * Starts a rejoin of duplicate {@code duplicateId} by state transfer and returns at once; watch
+   * its row in {@link #getDuplicates()} (or {@link #unfence} to wait for it).
    *
    * @return that it started, in words
    */

@@ -18,18 +18,20 @@ import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 
 /**
- * The plugin's security settings, read from the {@code zoolander.*} entries of a duplicate's {@code zoo.cfg}; all
- * off by default (the plugin then behaves as before security existed). Every key is listed in {@link #KEYS}; see
- * {@code docs/operations.md}, section Security.
+ * The plugin's security settings, read from the {@code zoolander.*} entries of a duplicate's {@code
+ * zoo.cfg}; all off by default (the plugin then behaves as before security existed). Every key is
+ * listed in {@link #KEYS}; see {@code docs/operations.md}, section Security.
  *
  * <ul>
  *   <li>TLS on the plugin's listener ({@code zoolander.tls.*}), optionally mutual.
- *   <li>Who may connect in which role: {@code zoolander.auth.allow.repeater} (who may send SEQUENCED) and {@code
- *       zoolander.auth.allow.client} (who may read and receive replies; open when absent), with the shared secrets in
- *       {@code zoolander.auth.secretsFile} or TLS client certificates.
+ *   <li>Who may connect in which role: {@code zoolander.auth.allow.repeater} (who may send
+ *       SEQUENCED) and {@code zoolander.auth.allow.client} (who may read and receive replies; open
+ *       when absent), with the shared secrets in {@code zoolander.auth.secretsFile} or TLS client
+ *       certificates.
  *   <li>The plugin's ZooKeeper identity ({@code zoolander.zookeeper.user} and {@code
- *       zoolander.zookeeper.passwordFile}, digest scheme): the base path, the data root, the bookkeeping znodes and
- *       every znode the plugin creates get an ACL that lets only that identity write, and everyone read.
+ *       zoolander.zookeeper.passwordFile}, digest scheme): the base path, the data root, the
+ *       bookkeeping znodes and every znode the plugin creates get an ACL that lets only that
+ *       identity write, and everyone read.
  * </ul>
  */
 public final class PluginSecurity {
@@ -38,6 +40,7 @@ public final class PluginSecurity {
 
   /** Key of the plugin's ZooKeeper digest user. */
   public static final String ZOOKEEPER_USER_KEY = PREFIX + "zookeeper.user";
+
   /** Key of the file holding the plugin's ZooKeeper digest password. */
   public static final String ZOOKEEPER_PASSWORD_FILE_KEY = PREFIX + "zookeeper.passwordFile";
 
@@ -49,16 +52,35 @@ public final class PluginSecurity {
     for (SecurityKeys.Key k : SecurityKeys.TLS) {
       keys.add(new SecurityKeys.Key(PREFIX + k.key(), k.defaultValue(), k.meaning()));
     }
-    keys.add(new SecurityKeys.Key(PREFIX + SecurityKeys.AUTH_SECRETS_FILE, SecurityKeys.SECRETS_FILE.defaultValue(),
-        SecurityKeys.SECRETS_FILE.meaning()));
-    keys.add(new SecurityKeys.Key(PREFIX + SecurityKeys.AUTH_ALLOW_REPEATER, "(anyone)", "Comma-separated principals "
-        + "allowed to connect as the repeater and send SEQUENCED; when set, a repeater must authenticate."));
-    keys.add(new SecurityKeys.Key(PREFIX + SecurityKeys.AUTH_ALLOW_CLIENT, "(anyone)", "Comma-separated principals "
-        + "allowed to connect as clients (reads, replies); when set, a client must authenticate."));
-    keys.add(new SecurityKeys.Key(ZOOKEEPER_USER_KEY, "(none)", "Digest user of the plugin's own ZooKeeper session; "
-        + "with it, Zoolander's znodes get an ACL letting only this identity write (everyone may read)."));
-    keys.add(new SecurityKeys.Key(ZOOKEEPER_PASSWORD_FILE_KEY, "(none)", "File holding that user's password (trailing "
-        + "line breaks ignored); the same on every server of every duplicate that shares the identity."));
+    keys.add(
+        new SecurityKeys.Key(
+            PREFIX + SecurityKeys.AUTH_SECRETS_FILE,
+            SecurityKeys.SECRETS_FILE.defaultValue(),
+            SecurityKeys.SECRETS_FILE.meaning()));
+    keys.add(
+        new SecurityKeys.Key(
+            PREFIX + SecurityKeys.AUTH_ALLOW_REPEATER,
+            "(anyone)",
+            "Comma-separated principals "
+                + "allowed to connect as the repeater and send SEQUENCED; when set, a repeater must authenticate."));
+    keys.add(
+        new SecurityKeys.Key(
+            PREFIX + SecurityKeys.AUTH_ALLOW_CLIENT,
+            "(anyone)",
+            "Comma-separated principals "
+                + "allowed to connect as clients (reads, replies); when set, a client must authenticate."));
+    keys.add(
+        new SecurityKeys.Key(
+            ZOOKEEPER_USER_KEY,
+            "(none)",
+            "Digest user of the plugin's own ZooKeeper session; "
+                + "with it, Zoolander's znodes get an ACL letting only this identity write (everyone may read)."));
+    keys.add(
+        new SecurityKeys.Key(
+            ZOOKEEPER_PASSWORD_FILE_KEY,
+            "(none)",
+            "File holding that user's password (trailing "
+                + "line breaks ignored); the same on every server of every duplicate that shares the identity."));
     KEYS = List.copyOf(keys);
   }
 
@@ -67,7 +89,8 @@ public final class PluginSecurity {
   private final byte[] zooKeeperAuth;
   private final List<ACL> acl;
 
-  private PluginSecurity(LinkSecurity link, String zooKeeperUser, byte[] zooKeeperAuth, List<ACL> acl) {
+  private PluginSecurity(
+      LinkSecurity link, String zooKeeperUser, byte[] zooKeeperAuth, List<ACL> acl) {
     this.link = link;
     this.zooKeeperUser = zooKeeperUser;
     this.zooKeeperAuth = zooKeeperAuth;
@@ -75,8 +98,8 @@ public final class PluginSecurity {
   }
 
   /** No TLS, no authentication, open ACLs. */
-  public static final PluginSecurity NONE = new PluginSecurity(LinkSecurity.NONE, null, null,
-      ZooDefs.Ids.OPEN_ACL_UNSAFE);
+  public static final PluginSecurity NONE =
+      new PluginSecurity(LinkSecurity.NONE, null, null, ZooDefs.Ids.OPEN_ACL_UNSAFE);
 
   /**
    * Reads and validates the security entries; reads every file they name.
@@ -86,8 +109,16 @@ public final class PluginSecurity {
   public static PluginSecurity from(Map<String, String> properties) {
     List<String> errors = new ArrayList<>();
     TlsSettings tls = SecurityKeys.tls(properties, PREFIX, errors);
-    AccessControl access = SecurityKeys.access(properties, PREFIX,
-        Map.of(SecurityKeys.AUTH_ALLOW_CLIENT, Role.CLIENT, SecurityKeys.AUTH_ALLOW_REPEATER, Role.REPEATER), errors);
+    AccessControl access =
+        SecurityKeys.access(
+            properties,
+            PREFIX,
+            Map.of(
+                SecurityKeys.AUTH_ALLOW_CLIENT,
+                Role.CLIENT,
+                SecurityKeys.AUTH_ALLOW_REPEATER,
+                Role.REPEATER),
+            errors);
     String user = SecurityKeys.value(properties, "", ZOOKEEPER_USER_KEY);
     String passwordFile = SecurityKeys.value(properties, "", ZOOKEEPER_PASSWORD_FILE_KEY);
     byte[] auth = null;
@@ -108,7 +139,8 @@ public final class PluginSecurity {
       }
     }
     if (!errors.isEmpty()) {
-      throw new IllegalArgumentException("Invalid Zoolander security settings in zoo.cfg: " + String.join("; ", errors));
+      throw new IllegalArgumentException(
+          "Invalid Zoolander security settings in zoo.cfg: " + String.join("; ", errors));
     }
     if (tls == null && !access.isEnabled() && auth == null) {
       return NONE;
@@ -116,29 +148,37 @@ public final class PluginSecurity {
     return new PluginSecurity(new LinkSecurity(tls, access, null), user, auth, acl);
   }
 
-  /** The ACL of Zoolander's znodes for the digest identity {@code user:password}: it may do everything, anyone read. */
+  /**
+   * The ACL of Zoolander's znodes for the digest identity {@code user:password}: it may do
+   * everything, anyone read.
+   */
   public static List<ACL> aclFor(String userColonPassword) {
     try {
       Id id = new Id("digest", DigestAuthenticationProvider.generateDigest(userColonPassword));
-      // Not List.of: ZooKeeper checks an ACL with contains(null), which an immutable List.of rejects.
-      return java.util.Collections.unmodifiableList(Arrays.asList(new ACL(ZooDefs.Perms.ALL, id),
-          new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
+      // Not List.of: ZooKeeper checks an ACL with contains(null), which an immutable List.of
+      // rejects.
+      return java.util.Collections.unmodifiableList(
+          Arrays.asList(
+              new ACL(ZooDefs.Perms.ALL, id),
+              new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA1 is not available", e);
     }
   }
 
   /**
-   * The digest auth data {@code user:password} of a ZooKeeper identity whose password is in {@code passwordFile} (read
-   * like {@value #ZOOKEEPER_PASSWORD_FILE_KEY}: trailing newlines dropped, not empty). The repeater, which claims epochs
-   * in the state znode, is given the plugins' identity with it. Internal use.
+   * The digest auth data {@code user:password} of a ZooKeeper identity whose password is in {@code
+   * passwordFile} (read like {@value #ZOOKEEPER_PASSWORD_FILE_KEY}: trailing newlines dropped, not
+   * empty). The repeater, which claims epochs in the state znode, is given the plugins' identity
+   * with it. Internal use.
    *
-   * @throws IllegalArgumentException if the user contains ':' or the file cannot be read or is empty
+   * @throws IllegalArgumentException if the user contains ':' or the file cannot be read or is
+   *     empty
    */
   public static byte[] digestAuth(String user, Path passwordFile) {
     if (user.isEmpty() || user.contains(":")) {
-      throw new IllegalArgumentException("a ZooKeeper user must be non-empty and must not contain ':', was '" + user
-          + "'");
+      throw new IllegalArgumentException(
+          "a ZooKeeper user must be non-empty and must not contain ':', was '" + user + "'");
     }
     byte[] password = readPassword(passwordFile);
     String idPassword = user + ":" + new String(password, StandardCharsets.UTF_8);
@@ -180,7 +220,9 @@ public final class PluginSecurity {
     return link.access();
   }
 
-  /** Whether the plugin's ZooKeeper session authenticates and protects Zoolander's znodes with ACLs. */
+  /**
+   * Whether the plugin's ZooKeeper session authenticates and protects Zoolander's znodes with ACLs.
+   */
   public boolean protectsZnodes() {
     return zooKeeperAuth != null;
   }
@@ -190,7 +232,10 @@ public final class PluginSecurity {
     return zooKeeperUser;
   }
 
-  /** The digest auth data {@code user:password} for {@code ZooKeeper.addAuthInfo}, null if none. Internal use. */
+  /**
+   * The digest auth data {@code user:password} for {@code ZooKeeper.addAuthInfo}, null if none.
+   * Internal use.
+   */
   public byte[] zooKeeperAuth() {
     return zooKeeperAuth == null ? null : zooKeeperAuth.clone();
   }
@@ -202,6 +247,12 @@ public final class PluginSecurity {
 
   @Override
   public String toString() {
-    return "PluginSecurity[tls=" + link.tls() + ", access=" + link.access() + ", zooKeeperUser=" + zooKeeperUser + "]";
+    return "PluginSecurity[tls="
+        + link.tls()
+        + ", access="
+        + link.access()
+        + ", zooKeeperUser="
+        + zooKeeperUser
+        + "]";
   }
 }

@@ -6,9 +6,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The settings of the Zoolander plugin, read from the {@code zoolander.*} entries of a duplicate's {@code zoo.cfg}
- * and validated once, when the plugin starts. Every key, default and bound is a named constant here; every duration
- * is in milliseconds and every size in messages, as the names say.
+ * The settings of the Zoolander plugin, read from the {@code zoolander.*} entries of a duplicate's
+ * {@code zoo.cfg} and validated once, when the plugin starts. Every key, default and bound is a
+ * named constant here; every duration is in milliseconds and every size in messages, as the names
+ * say.
  *
  * <table>
  * <caption>zoo.cfg entries</caption>
@@ -50,11 +51,12 @@ import java.util.Map;
  *     its last 500 proposals in memory, so this bounds what they hold</td></tr>
  * </table>
  *
- * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like every ZooKeeper
- * server running Zoolander, {@code standaloneEnabled=false}. {@code zoolander.plugin.stopTimeoutMs} (how long the
- * server waits for the plugin to stop) is read by the server, see {@link io.zoolander.server.ZoolanderPeerMain}. The
- * security entries ({@code zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by
- * {@link PluginSecurity}.
+ * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like
+ * every ZooKeeper server running Zoolander, {@code standaloneEnabled=false}. {@code
+ * zoolander.plugin.stopTimeoutMs} (how long the server waits for the plugin to stop) is read by the
+ * server, see {@link io.zoolander.server.ZoolanderPeerMain}. The security entries ({@code
+ * zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by {@link
+ * PluginSecurity}.
  *
  * @param duplicateId this duplicate's id
  * @param znodes the znode layout under the base path
@@ -73,247 +75,356 @@ import java.util.Map;
  * @param maxBatchBytes most bytes of one multi applying a batch of writes
  */
 public record ZoolanderPluginConfig(
-        int duplicateId,
-        Znodes znodes,
-        String host,
-        int port,
-        String advertisedHost,
-        int sessionTimeoutMs,
-        long connectTimeoutMs,
-        int gapBufferMessages,
-        long retransmitTimeoutMs,
-        long readWaitMs,
-        int maxWaitingReads,
-        int maxQueuedMessages,
-        int advertisedPort,
-        int recentWritesMessages,
-        int maxBatchBytes) {
+    int duplicateId,
+    Znodes znodes,
+    String host,
+    int port,
+    String advertisedHost,
+    int sessionTimeoutMs,
+    long connectTimeoutMs,
+    int gapBufferMessages,
+    long retransmitTimeoutMs,
+    long readWaitMs,
+    int maxWaitingReads,
+    int maxQueuedMessages,
+    int advertisedPort,
+    int recentWritesMessages,
+    int maxBatchBytes) {
 
-    /** Key of this duplicate's id: required, an int {@code >= 0}. */
-    public static final String DUPLICATE_ID_KEY = "zoolander.duplicateId";
+  /** Key of this duplicate's id: required, an int {@code >= 0}. */
+  public static final String DUPLICATE_ID_KEY = "zoolander.duplicateId";
 
-    /** Key of the base path under which Zoolander keeps its znodes. */
-    public static final String BASE_PATH_KEY = "zoolander.basePath";
-    /** Default base path. */
-    public static final String BASE_PATH_DEFAULT = Znodes.DEFAULT_BASE_PATH;
+  /** Key of the base path under which Zoolander keeps its znodes. */
+  public static final String BASE_PATH_KEY = "zoolander.basePath";
 
-    /** Key of the address the plugin's server binds to. */
-    public static final String HOST_KEY = "zoolander.plugin.host";
-    /** Default bind address: loopback only. */
-    public static final String HOST_DEFAULT = "127.0.0.1";
+  /** Default base path. */
+  public static final String BASE_PATH_DEFAULT = Znodes.DEFAULT_BASE_PATH;
 
-    /** Key of the port the plugin's server binds to. */
-    public static final String PORT_KEY = "zoolander.plugin.port";
-    /** Default port: 0, any free port (published in the endpoint znode). */
-    public static final int PORT_DEFAULT = 0;
+  /** Key of the address the plugin's server binds to. */
+  public static final String HOST_KEY = "zoolander.plugin.host";
 
-    /** Key of the host published in the endpoint znode (default: the bind host). */
-    public static final String ADVERTISED_HOST_KEY = "zoolander.plugin.advertisedHost";
+  /** Default bind address: loopback only. */
+  public static final String HOST_DEFAULT = "127.0.0.1";
 
-    /** Key of the plugin's ZooKeeper session timeout. */
-    public static final String SESSION_TIMEOUT_MS_KEY = "zoolander.plugin.sessionTimeoutMs";
-    /** Default session timeout. */
-    public static final int SESSION_TIMEOUT_MS_DEFAULT = 6_000;
+  /** Key of the port the plugin's server binds to. */
+  public static final String PORT_KEY = "zoolander.plugin.port";
 
-    /** Key of the bound on waiting for the own server at start-up. */
-    public static final String CONNECT_TIMEOUT_MS_KEY = "zoolander.plugin.connectTimeoutMs";
-    /** Default bound on waiting for the own server. */
-    public static final long CONNECT_TIMEOUT_MS_DEFAULT = 30_000;
+  /** Default port: 0, any free port (published in the endpoint znode). */
+  public static final int PORT_DEFAULT = 0;
 
-    /** Key of the gap buffer size. */
-    public static final String GAP_BUFFER_MESSAGES_KEY = "zoolander.plugin.gapBufferMessages";
-    /** Default gap buffer size (a SEQUENCED message can carry up to 1 MiB of data). */
-    public static final int GAP_BUFFER_MESSAGES_DEFAULT = 256;
+  /** Key of the host published in the endpoint znode (default: the bind host). */
+  public static final String ADVERTISED_HOST_KEY = "zoolander.plugin.advertisedHost";
 
-    /** Key of the retransmission timeout. */
-    public static final String RETRANSMIT_TIMEOUT_MS_KEY = "zoolander.plugin.retransmitTimeoutMs";
-    /** Default retransmission timeout. */
-    public static final long RETRANSMIT_TIMEOUT_MS_DEFAULT = 1_000;
+  /** Key of the plugin's ZooKeeper session timeout. */
+  public static final String SESSION_TIMEOUT_MS_KEY = "zoolander.plugin.sessionTimeoutMs";
 
-    /** Key of how long a READ waits for its minSeq. */
-    public static final String READ_WAIT_MS_KEY = "zoolander.plugin.readWaitMs";
-    /** Default READ wait. */
-    public static final long READ_WAIT_MS_DEFAULT = 1_000;
+  /** Default session timeout. */
+  public static final int SESSION_TIMEOUT_MS_DEFAULT = 6_000;
 
-    /** Key of the most READs waiting at once. */
-    public static final String MAX_WAITING_READS_KEY = "zoolander.plugin.maxWaitingReads";
-    /** Default most waiting READs. */
-    public static final int MAX_WAITING_READS_DEFAULT = 4_096;
+  /** Key of the bound on waiting for the own server at start-up. */
+  public static final String CONNECT_TIMEOUT_MS_KEY = "zoolander.plugin.connectTimeoutMs";
 
-    /** Key of the back-pressure threshold on received, unhandled messages. */
-    public static final String MAX_QUEUED_MESSAGES_KEY = "zoolander.plugin.maxQueuedMessages";
-    /** Default back-pressure threshold. */
-    public static final int MAX_QUEUED_MESSAGES_DEFAULT = 1_024;
+  /** Default bound on waiting for the own server. */
+  public static final long CONNECT_TIMEOUT_MS_DEFAULT = 30_000;
 
-    /** Key of the port published in the endpoint znode. */
-    public static final String ADVERTISED_PORT_KEY = "zoolander.plugin.advertisedPort";
-    /** Default published port: 0, the bound port. */
-    public static final int ADVERTISED_PORT_DEFAULT = 0;
+  /** Key of the gap buffer size. */
+  public static final String GAP_BUFFER_MESSAGES_KEY = "zoolander.plugin.gapBufferMessages";
 
-    /** Key of the most applied writes kept in memory for a new repeater's recovery. */
-    public static final String RECENT_WRITES_MESSAGES_KEY = "zoolander.plugin.recentWritesMessages";
-    /** Default: as many as the repeater's default log holds, so a laggard it could serve is recoverable after it. */
-    public static final int RECENT_WRITES_MESSAGES_DEFAULT = 65_536;
-    /** Bound on the bytes of the applied writes kept (paths and data, estimated), whatever their count. */
-    public static final long RECENT_WRITES_MAX_BYTES = 32L * 1024 * 1024;
+  /** Default gap buffer size (a SEQUENCED message can carry up to 1 MiB of data). */
+  public static final int GAP_BUFFER_MESSAGES_DEFAULT = 256;
 
-    /** Key of the most bytes of one batch of writes, applied as one ZooKeeper multi. */
-    public static final String MAX_BATCH_BYTES_KEY = "zoolander.plugin.maxBatchBytes";
-    /**
-     * Default: 256 KiB, about 64 writes of 4 KiB. ZooKeeper keeps its last 500 proposals, each about three copies of its
-     * data, so batches of at most this much hold at most about 375 MiB there; {@code jute.maxbuffer} alone (1 MB by
-     * default) would allow 1.5 GB.
-     */
-    public static final int MAX_BATCH_BYTES_DEFAULT = 256 * 1024;
-    /** Smallest accepted batch bound: a batch of two small writes must fit. */
-    public static final int MIN_BATCH_BYTES = 1_024;
+  /** Key of the retransmission timeout. */
+  public static final String RETRANSMIT_TIMEOUT_MS_KEY = "zoolander.plugin.retransmitTimeoutMs";
 
-    /**
-     * Key of the longest background work (a snapshot) the plugin announces to clients as planned slowness, in ms; 0
-     * announces nothing.
-     */
-    public static final String PLANNED_SLOWNESS_MAX_MS_KEY = "zoolander.plugin.plannedSlownessMaxMs";
-    /** Default: a snapshot of a small tree takes well under a second. */
-    public static final long PLANNED_SLOWNESS_MAX_MS_DEFAULT = 5_000;
+  /** Default retransmission timeout. */
+  public static final long RETRANSMIT_TIMEOUT_MS_DEFAULT = 1_000;
 
-    /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
-    public static final long MAX_TIMEOUT_MS = 3_600_000;
+  /** Key of how long a READ waits for its minSeq. */
+  public static final String READ_WAIT_MS_KEY = "zoolander.plugin.readWaitMs";
 
-    /** Largest accepted message count, for every count setting. */
-    public static final int MAX_MESSAGES = 1_000_000;
+  /** Default READ wait. */
+  public static final long READ_WAIT_MS_DEFAULT = 1_000;
 
-    /**
-     * Validates every field, as {@link #from(Map)} does.
-     *
-     * @throws IllegalArgumentException naming every invalid field
-     */
-    public ZoolanderPluginConfig {
-        List<String> errors = new ArrayList<>();
-        if (duplicateId < 0) {
-            errors.add("duplicateId must be >= 0, was " + duplicateId);
-        }
-        if (znodes == null) {
-            errors.add("znodes must not be null");
-        }
-        if (host == null || host.isBlank()) {
-            errors.add("host must not be empty");
-        }
-        if (port < 0 || port > 65_535) {
-            errors.add("port must be 0..65535, was " + port);
-        }
-        if (advertisedHost == null || advertisedHost.isBlank() || advertisedHost.contains(";")
-                || isWildcard(advertisedHost)) {
-            errors.add("advertisedHost must be a reachable host name or address, was '" + advertisedHost + "'");
-        }
-        range(errors, "sessionTimeoutMs", sessionTimeoutMs, 1, MAX_TIMEOUT_MS);
-        range(errors, "connectTimeoutMs", connectTimeoutMs, 1, MAX_TIMEOUT_MS);
-        range(errors, "gapBufferMessages", gapBufferMessages, 1, MAX_MESSAGES);
-        range(errors, "retransmitTimeoutMs", retransmitTimeoutMs, 1, MAX_TIMEOUT_MS);
-        range(errors, "readWaitMs", readWaitMs, 0, MAX_TIMEOUT_MS);
-        range(errors, "maxWaitingReads", maxWaitingReads, 0, MAX_MESSAGES);
-        range(errors, "maxQueuedMessages", maxQueuedMessages, 2, MAX_MESSAGES);
-        range(errors, "advertisedPort", advertisedPort, 0, 65_535);
-        range(errors, "recentWritesMessages", recentWritesMessages, 0, MAX_MESSAGES);
-        range(errors, "maxBatchBytes", maxBatchBytes, MIN_BATCH_BYTES, Integer.MAX_VALUE);
-        if (!errors.isEmpty()) {
-            throw new IllegalArgumentException("Invalid Zoolander plugin settings: " + String.join("; ", errors));
-        }
+  /** Key of the most READs waiting at once. */
+  public static final String MAX_WAITING_READS_KEY = "zoolander.plugin.maxWaitingReads";
+
+  /** Default most waiting READs. */
+  public static final int MAX_WAITING_READS_DEFAULT = 4_096;
+
+  /** Key of the back-pressure threshold on received, unhandled messages. */
+  public static final String MAX_QUEUED_MESSAGES_KEY = "zoolander.plugin.maxQueuedMessages";
+
+  /** Default back-pressure threshold. */
+  public static final int MAX_QUEUED_MESSAGES_DEFAULT = 1_024;
+
+  /** Key of the port published in the endpoint znode. */
+  public static final String ADVERTISED_PORT_KEY = "zoolander.plugin.advertisedPort";
+
+  /** Default published port: 0, the bound port. */
+  public static final int ADVERTISED_PORT_DEFAULT = 0;
+
+  /** Key of the most applied writes kept in memory for a new repeater's recovery. */
+  public static final String RECENT_WRITES_MESSAGES_KEY = "zoolander.plugin.recentWritesMessages";
+
+  /**
+   * Default: as many as the repeater's default log holds, so a laggard it could serve is
+   * recoverable after it.
+   */
+  public static final int RECENT_WRITES_MESSAGES_DEFAULT = 65_536;
+
+  /**
+   * Bound on the bytes of the applied writes kept (paths and data, estimated), whatever their
+   * count.
+   */
+  public static final long RECENT_WRITES_MAX_BYTES = 32L * 1024 * 1024;
+
+  /** Key of the most bytes of one batch of writes, applied as one ZooKeeper multi. */
+  public static final String MAX_BATCH_BYTES_KEY = "zoolander.plugin.maxBatchBytes";
+
+  /**
+   * Default: 256 KiB, about 64 writes of 4 KiB. ZooKeeper keeps its last 500 proposals, each about
+   * three copies of its data, so batches of at most this much hold at most about 375 MiB there;
+   * {@code jute.maxbuffer} alone (1 MB by default) would allow 1.5 GB.
+   */
+  public static final int MAX_BATCH_BYTES_DEFAULT = 256 * 1024;
+
+  /** Smallest accepted batch bound: a batch of two small writes must fit. */
+  public static final int MIN_BATCH_BYTES = 1_024;
+
+  /**
+   * Key of the longest background work (a snapshot) the plugin announces to clients as planned
+   * slowness, in ms; 0 announces nothing.
+   */
+  public static final String PLANNED_SLOWNESS_MAX_MS_KEY = "zoolander.plugin.plannedSlownessMaxMs";
+
+  /** Default: a snapshot of a small tree takes well under a second. */
+  public static final long PLANNED_SLOWNESS_MAX_MS_DEFAULT = 5_000;
+
+  /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
+  public static final long MAX_TIMEOUT_MS = 3_600_000;
+
+  /** Largest accepted message count, for every count setting. */
+  public static final int MAX_MESSAGES = 1_000_000;
+
+  /**
+   * Validates every field, as {@link #from(Map)} does.
+   *
+   * @throws IllegalArgumentException naming every invalid field
+   */
+  public ZoolanderPluginConfig {
+    List<String> errors = new ArrayList<>();
+    if (duplicateId < 0) {
+      errors.add("duplicateId must be >= 0, was " + duplicateId);
     }
+    if (znodes == null) {
+      errors.add("znodes must not be null");
+    }
+    if (host == null || host.isBlank()) {
+      errors.add("host must not be empty");
+    }
+    if (port < 0 || port > 65_535) {
+      errors.add("port must be 0..65535, was " + port);
+    }
+    if (advertisedHost == null
+        || advertisedHost.isBlank()
+        || advertisedHost.contains(";")
+        || isWildcard(advertisedHost)) {
+      errors.add(
+          "advertisedHost must be a reachable host name or address, was '" + advertisedHost + "'");
+    }
+    range(errors, "sessionTimeoutMs", sessionTimeoutMs, 1, MAX_TIMEOUT_MS);
+    range(errors, "connectTimeoutMs", connectTimeoutMs, 1, MAX_TIMEOUT_MS);
+    range(errors, "gapBufferMessages", gapBufferMessages, 1, MAX_MESSAGES);
+    range(errors, "retransmitTimeoutMs", retransmitTimeoutMs, 1, MAX_TIMEOUT_MS);
+    range(errors, "readWaitMs", readWaitMs, 0, MAX_TIMEOUT_MS);
+    range(errors, "maxWaitingReads", maxWaitingReads, 0, MAX_MESSAGES);
+    range(errors, "maxQueuedMessages", maxQueuedMessages, 2, MAX_MESSAGES);
+    range(errors, "advertisedPort", advertisedPort, 0, 65_535);
+    range(errors, "recentWritesMessages", recentWritesMessages, 0, MAX_MESSAGES);
+    range(errors, "maxBatchBytes", maxBatchBytes, MIN_BATCH_BYTES, Integer.MAX_VALUE);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Invalid Zoolander plugin settings: " + String.join("; ", errors));
+    }
+  }
 
-    /**
-     * Reads and validates the settings from {@code zoo.cfg} entries (full keys); absent keys take their defaults.
-     *
-     * @param properties the {@code zoolander.*} entries, as {@link io.zoolander.server.LeaderContext#properties()}
-     * @return the validated settings
-     * @throws IllegalArgumentException naming every missing or invalid entry
-     */
-    public static ZoolanderPluginConfig from(Map<String, String> properties) {
-        List<String> errors = new ArrayList<>();
-        Integer duplicateId = null;
-        String rawId = trimmed(properties, DUPLICATE_ID_KEY);
-        if (rawId == null) {
-            errors.add(DUPLICATE_ID_KEY + " is required");
-        } else {
-            duplicateId = (int) parse(errors, properties, DUPLICATE_ID_KEY, -1, 0, Integer.MAX_VALUE);
-        }
-        Znodes znodes = null;
-        String basePath = orDefault(properties, BASE_PATH_KEY, BASE_PATH_DEFAULT);
-        try {
-            znodes = new Znodes(basePath);
-        } catch (IllegalArgumentException e) {
-            errors.add(BASE_PATH_KEY + ": " + e.getMessage());
-        }
-        String host = orDefault(properties, HOST_KEY, HOST_DEFAULT);
-        int port = (int) parse(errors, properties, PORT_KEY, PORT_DEFAULT, 0, 65_535);
-        String advertisedHost = orDefault(properties, ADVERTISED_HOST_KEY, host);
-        if (isWildcard(advertisedHost)) {
-            errors.add(ADVERTISED_HOST_KEY + " is required when " + HOST_KEY + " is the wildcard address " + host);
-        } else if (advertisedHost.contains(";")) {
-            errors.add(ADVERTISED_HOST_KEY + " must not contain ';': " + advertisedHost);
-        }
-        int sessionTimeoutMs = (int) parse(errors, properties, SESSION_TIMEOUT_MS_KEY, SESSION_TIMEOUT_MS_DEFAULT, 1,
+  /**
+   * Reads and validates the settings from {@code zoo.cfg} entries (full keys); absent keys take
+   * their defaults.
+   *
+   * @param properties the {@code zoolander.*} entries, as {@link
+   *     io.zoolander.server.LeaderContext#properties()}
+   * @return the validated settings
+   * @throws IllegalArgumentException naming every missing or invalid entry
+   */
+  public static ZoolanderPluginConfig from(Map<String, String> properties) {
+    List<String> errors = new ArrayList<>();
+    Integer duplicateId = null;
+    String rawId = trimmed(properties, DUPLICATE_ID_KEY);
+    if (rawId == null) {
+      errors.add(DUPLICATE_ID_KEY + " is required");
+    } else {
+      duplicateId = (int) parse(errors, properties, DUPLICATE_ID_KEY, -1, 0, Integer.MAX_VALUE);
+    }
+    Znodes znodes = null;
+    String basePath = orDefault(properties, BASE_PATH_KEY, BASE_PATH_DEFAULT);
+    try {
+      znodes = new Znodes(basePath);
+    } catch (IllegalArgumentException e) {
+      errors.add(BASE_PATH_KEY + ": " + e.getMessage());
+    }
+    String host = orDefault(properties, HOST_KEY, HOST_DEFAULT);
+    int port = (int) parse(errors, properties, PORT_KEY, PORT_DEFAULT, 0, 65_535);
+    String advertisedHost = orDefault(properties, ADVERTISED_HOST_KEY, host);
+    if (isWildcard(advertisedHost)) {
+      errors.add(
+          ADVERTISED_HOST_KEY
+              + " is required when "
+              + HOST_KEY
+              + " is the wildcard address "
+              + host);
+    } else if (advertisedHost.contains(";")) {
+      errors.add(ADVERTISED_HOST_KEY + " must not contain ';': " + advertisedHost);
+    }
+    int sessionTimeoutMs =
+        (int)
+            parse(
+                errors,
+                properties,
+                SESSION_TIMEOUT_MS_KEY,
+                SESSION_TIMEOUT_MS_DEFAULT,
+                1,
                 MAX_TIMEOUT_MS);
-        long connectTimeoutMs = parse(errors, properties, CONNECT_TIMEOUT_MS_KEY, CONNECT_TIMEOUT_MS_DEFAULT, 1,
-                MAX_TIMEOUT_MS);
-        int gapBufferMessages = (int) parse(errors, properties, GAP_BUFFER_MESSAGES_KEY, GAP_BUFFER_MESSAGES_DEFAULT, 1,
+    long connectTimeoutMs =
+        parse(
+            errors,
+            properties,
+            CONNECT_TIMEOUT_MS_KEY,
+            CONNECT_TIMEOUT_MS_DEFAULT,
+            1,
+            MAX_TIMEOUT_MS);
+    int gapBufferMessages =
+        (int)
+            parse(
+                errors,
+                properties,
+                GAP_BUFFER_MESSAGES_KEY,
+                GAP_BUFFER_MESSAGES_DEFAULT,
+                1,
                 MAX_MESSAGES);
-        long retransmitTimeoutMs = parse(errors, properties, RETRANSMIT_TIMEOUT_MS_KEY, RETRANSMIT_TIMEOUT_MS_DEFAULT,
-                1, MAX_TIMEOUT_MS);
-        long readWaitMs = parse(errors, properties, READ_WAIT_MS_KEY, READ_WAIT_MS_DEFAULT, 0, MAX_TIMEOUT_MS);
-        int maxWaitingReads = (int) parse(errors, properties, MAX_WAITING_READS_KEY, MAX_WAITING_READS_DEFAULT, 0,
+    long retransmitTimeoutMs =
+        parse(
+            errors,
+            properties,
+            RETRANSMIT_TIMEOUT_MS_KEY,
+            RETRANSMIT_TIMEOUT_MS_DEFAULT,
+            1,
+            MAX_TIMEOUT_MS);
+    long readWaitMs =
+        parse(errors, properties, READ_WAIT_MS_KEY, READ_WAIT_MS_DEFAULT, 0, MAX_TIMEOUT_MS);
+    int maxWaitingReads =
+        (int)
+            parse(
+                errors,
+                properties,
+                MAX_WAITING_READS_KEY,
+                MAX_WAITING_READS_DEFAULT,
+                0,
                 MAX_MESSAGES);
-        int maxQueuedMessages = (int) parse(errors, properties, MAX_QUEUED_MESSAGES_KEY, MAX_QUEUED_MESSAGES_DEFAULT, 2,
+    int maxQueuedMessages =
+        (int)
+            parse(
+                errors,
+                properties,
+                MAX_QUEUED_MESSAGES_KEY,
+                MAX_QUEUED_MESSAGES_DEFAULT,
+                2,
                 MAX_MESSAGES);
-        int advertisedPort = (int) parse(errors, properties, ADVERTISED_PORT_KEY, ADVERTISED_PORT_DEFAULT, 0, 65_535);
-        int recentWritesMessages = (int) parse(errors, properties, RECENT_WRITES_MESSAGES_KEY,
-                RECENT_WRITES_MESSAGES_DEFAULT, 0, MAX_MESSAGES);
-        int maxBatchBytes = (int) parse(errors, properties, MAX_BATCH_BYTES_KEY, MAX_BATCH_BYTES_DEFAULT, MIN_BATCH_BYTES,
+    int advertisedPort =
+        (int) parse(errors, properties, ADVERTISED_PORT_KEY, ADVERTISED_PORT_DEFAULT, 0, 65_535);
+    int recentWritesMessages =
+        (int)
+            parse(
+                errors,
+                properties,
+                RECENT_WRITES_MESSAGES_KEY,
+                RECENT_WRITES_MESSAGES_DEFAULT,
+                0,
+                MAX_MESSAGES);
+    int maxBatchBytes =
+        (int)
+            parse(
+                errors,
+                properties,
+                MAX_BATCH_BYTES_KEY,
+                MAX_BATCH_BYTES_DEFAULT,
+                MIN_BATCH_BYTES,
                 Integer.MAX_VALUE);
-        if (!errors.isEmpty()) {
-            throw new IllegalArgumentException("Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
-        }
-        return new ZoolanderPluginConfig(duplicateId, znodes, host, port, advertisedHost, sessionTimeoutMs,
-                connectTimeoutMs, gapBufferMessages, retransmitTimeoutMs, readWaitMs, maxWaitingReads, maxQueuedMessages,
-                advertisedPort, recentWritesMessages, maxBatchBytes);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
     }
+    return new ZoolanderPluginConfig(
+        duplicateId,
+        znodes,
+        host,
+        port,
+        advertisedHost,
+        sessionTimeoutMs,
+        connectTimeoutMs,
+        gapBufferMessages,
+        retransmitTimeoutMs,
+        readWaitMs,
+        maxWaitingReads,
+        maxQueuedMessages,
+        advertisedPort,
+        recentWritesMessages,
+        maxBatchBytes);
+  }
 
-    private static String trimmed(Map<String, String> properties, String key) {
-        String value = properties.get(key);
-        return value == null || value.isBlank() ? null : value.trim();
-    }
+  private static String trimmed(Map<String, String> properties, String key) {
+    String value = properties.get(key);
+    return value == null || value.isBlank() ? null : value.trim();
+  }
 
-    private static String orDefault(Map<String, String> properties, String key, String defaultValue) {
-        String value = trimmed(properties, key);
-        return value == null ? defaultValue : value;
-    }
+  private static String orDefault(Map<String, String> properties, String key, String defaultValue) {
+    String value = trimmed(properties, key);
+    return value == null ? defaultValue : value;
+  }
 
-    private static long parse(List<String> errors, Map<String, String> properties, String key, long defaultValue,
-            long min, long max) {
-        String value = trimmed(properties, key);
-        if (value == null) {
-            return defaultValue;
-        }
-        long parsed;
-        try {
-            parsed = Long.parseLong(value);
-        } catch (NumberFormatException e) {
-            errors.add(key + " is not an integer: '" + value + "'");
-            return defaultValue;
-        }
-        if (parsed < min || parsed > max) {
-            errors.add(key + " must be " + min + ".." + max + ", was " + parsed);
-            return defaultValue;
-        }
-        return parsed;
+  private static long parse(
+      List<String> errors,
+      Map<String, String> properties,
+      String key,
+      long defaultValue,
+      long min,
+      long max) {
+    String value = trimmed(properties, key);
+    if (value == null) {
+      return defaultValue;
     }
+    long parsed;
+    try {
+      parsed = Long.parseLong(value);
+    } catch (NumberFormatException e) {
+      errors.add(key + " is not an integer: '" + value + "'");
+      return defaultValue;
+    }
+    if (parsed < min || parsed > max) {
+      errors.add(key + " must be " + min + ".." + max + ", was " + parsed);
+      return defaultValue;
+    }
+    return parsed;
+  }
 
-    private static void range(List<String> errors, String name, long value, long min, long max) {
-        if (value < min || value > max) {
-            errors.add(name + " must be " + min + ".." + max + ", was " + value);
-        }
+  private static void range(List<String> errors, String name, long value, long min, long max) {
+    if (value < min || value > max) {
+      errors.add(name + " must be " + min + ".." + max + ", was " + value);
     }
+  }
 
-    private static boolean isWildcard(String host) {
-        return host != null && (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.equals("*"));
-    }
+  private static boolean isWildcard(String host) {
+    return host != null
+        && (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.equals("*"));
+  }
 }

@@ -3,7 +3,6 @@ package io.zoolander.server.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.wire.Role;
 import java.nio.file.Path;
@@ -15,8 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The plugin's security entries in zoo.cfg. */
 class PluginSecurityTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void withoutEntriesEverythingIsOffAsBefore() {
@@ -37,19 +35,27 @@ class PluginSecurityTest {
     cfg.put("zoolander.tls.keyStorePassword", new String(TestCertificates.PASSWORD));
     cfg.put("zoolander.tls.trustCertificates", ca.caPem().toString());
     cfg.put("zoolander.tls.requireClientCertificate", "true");
-    cfg.put("zoolander.auth.secretsFile", TestCertificates.write(dir, "s", "repeater=0123456789abcdef\n").toString());
+    cfg.put(
+        "zoolander.auth.secretsFile",
+        TestCertificates.write(dir, "s", "repeater=0123456789abcdef\n").toString());
     cfg.put("zoolander.auth.allow.repeater", "repeater, repeater-standby");
     cfg.put(PluginSecurity.ZOOKEEPER_USER_KEY, "plugin");
-    cfg.put(PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY, TestCertificates.write(dir, "p", "pw\n").toString());
+    cfg.put(
+        PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY,
+        TestCertificates.write(dir, "p", "pw\n").toString());
     PluginSecurity s = PluginSecurity.from(cfg);
     assertThat(s.tls().hasKey()).isTrue();
     assertThat(s.tls().requireClientCertificate()).isTrue();
     assertThat(s.access().allowed(Role.REPEATER)).containsExactly("repeater", "repeater-standby");
-    assertThat(s.access().requires(Role.CLIENT)).as("reads stay open unless allow.client is set").isFalse();
+    assertThat(s.access().requires(Role.CLIENT))
+        .as("reads stay open unless allow.client is set")
+        .isFalse();
     assertThat(s.protectsZnodes()).isTrue();
     assertThat(new String(s.zooKeeperAuth())).isEqualTo("plugin:pw");
     assertThat(s.acl()).isEqualTo(PluginSecurity.aclFor("plugin:pw"));
-    assertThat(s.acl()).hasSize(2).anySatisfy(a -> assertThat(a.getId()).isEqualTo(ZooDefs.Ids.ANYONE_ID_UNSAFE));
+    assertThat(s.acl())
+        .hasSize(2)
+        .anySatisfy(a -> assertThat(a.getId()).isEqualTo(ZooDefs.Ids.ANYONE_ID_UNSAFE));
   }
 
   @Test
@@ -66,9 +72,15 @@ class PluginSecurityTest {
         .hasMessageContaining(PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY)
         .hasMessageContaining("zoolander.auth");
     Map<String, String> noTrust = Map.of("zoolander.tls.enabled", "true");
-    assertThatThrownBy(() -> PluginSecurity.from(noTrust)).hasMessageContaining("zoolander.tls.trustCertificates");
-    Map<String, String> missingPassword = Map.of(PluginSecurity.ZOOKEEPER_USER_KEY, "u",
-        PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY, dir.resolve("none").toString());
-    assertThatThrownBy(() -> PluginSecurity.from(missingPassword)).hasMessageContaining("does not exist");
+    assertThatThrownBy(() -> PluginSecurity.from(noTrust))
+        .hasMessageContaining("zoolander.tls.trustCertificates");
+    Map<String, String> missingPassword =
+        Map.of(
+            PluginSecurity.ZOOKEEPER_USER_KEY,
+            "u",
+            PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY,
+            dir.resolve("none").toString());
+    assertThatThrownBy(() -> PluginSecurity.from(missingPassword))
+        .hasMessageContaining("does not exist");
   }
 }

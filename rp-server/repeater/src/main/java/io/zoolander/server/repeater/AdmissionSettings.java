@@ -1,56 +1,82 @@
 package io.zoolander.server.repeater;
 
 /**
- * Admission control of the repeater: when the duplicates can no longer keep the target SLA at tau, new WRITEs are
- * shed with {@code ERROR(OVERLOADED, retryAfterMillis)} instead of queueing until every duplicate misses tau. Off
- * unless a repeater is built with {@link Repeater.Builder#admission(AdmissionSettings)}. See {@code
- * docs/operations.md}, "Admission control".
+ * Admission control of the repeater: when the duplicates can no longer keep the target SLA at tau,
+ * new WRITEs are shed with {@code ERROR(OVERLOADED, retryAfterMillis)} instead of queueing until
+ * every duplicate misses tau. Off unless a repeater is built with {@link
+ * Repeater.Builder#admission(AdmissionSettings)}. See {@code docs/operations.md}, "Admission
+ * control".
  *
- * <p>How it decides, once per control period: the model ({@link io.zoolander.model.Admission}) is fed each duplicate's
- * live service-time distribution (from the acknowledgements) and the offered write rate; when it predicts the target
- * is missed, or the observed SLA (fraction of recent writes first acknowledged within tau) is below the target, the
- * repeater starts limiting the admitted rate (a token bucket), starting from the model's highest sustainable rate. An
- * integral controller on the gap between observed and target SLA then trims the limit each period, by at most {@link
- * #maxStepFraction()} of it, and never above the offered rate (anti-windup). Once the offered load has stayed below
- * the limit for {@link #openAfterPeriods()} periods with the target met, limiting stops.
+ * <p>How it decides, once per control period: the model ({@link io.zoolander.model.Admission}) is
+ * fed each duplicate's live service-time distribution (from the acknowledgements) and the offered
+ * write rate; when it predicts the target is missed, or the observed SLA (fraction of recent writes
+ * first acknowledged within tau) is below the target, the repeater starts limiting the admitted
+ * rate (a token bucket), starting from the model's highest sustainable rate. An integral controller
+ * on the gap between observed and target SLA then trims the limit each period, by at most {@link
+ * #maxStepFraction()} of it, and never above the offered rate (anti-windup). Once the offered load
+ * has stayed below the limit for {@link #openAfterPeriods()} periods with the target met, limiting
+ * stops.
  *
- * <p>Immutable; build with {@link #builder()}. Every default is a named constant below; the units are in the names.
+ * <p>Immutable; build with {@link #builder()}. Every default is a named constant below; the units
+ * are in the names.
  */
 public final class AdmissionSettings {
   /** Target SLA by default: fraction of writes first acknowledged within tau. */
   public static final double DEFAULT_TARGET_SLA = 0.95;
-  /** The SLA's latency bound by default, in milliseconds, from sequencing to the first duplicate's ACK. */
+
+  /**
+   * The SLA's latency bound by default, in milliseconds, from sequencing to the first duplicate's
+   * ACK.
+   */
   public static final double DEFAULT_TAU_MS = 50;
+
   /** How often the controller measures and adjusts the admitted rate, in milliseconds. */
   public static final long DEFAULT_CONTROL_PERIOD_MS = 100;
+
   /** Window of the offered (arrival) rate and the admitted rate, in milliseconds. */
   public static final long DEFAULT_RATE_WINDOW_MS = 1_000;
+
   /** Window of the observed SLA: writes first acknowledged within this long, in milliseconds. */
   public static final long DEFAULT_SLA_WINDOW_MS = 500;
+
   /**
-   * Window of each duplicate's service-time distribution, in milliseconds: samples older than one to two windows are
-   * forgotten (two histograms, rotated every window).
+   * Window of each duplicate's service-time distribution, in milliseconds: samples older than one
+   * to two windows are forgotten (two histograms, rotated every window).
    */
   public static final long DEFAULT_SERVICE_WINDOW_MS = 5_000;
+
   /** Service-time samples (over all duplicates) the model needs before it is asked. */
   public static final int DEFAULT_MIN_SERVICE_SAMPLES = 100;
+
   /**
-   * Integral gain: per control period the rate limit changes by {@code gain * (observedSla - targetSla)} of itself
-   * (before the step bound).
+   * Integral gain: per control period the rate limit changes by {@code gain * (observedSla -
+   * targetSla)} of itself (before the step bound).
    */
   public static final double DEFAULT_INTEGRAL_GAIN = 0.5;
+
   /** Largest change of the rate limit in one control period, as a fraction of it. */
   public static final double DEFAULT_MAX_STEP_FRACTION = 0.1;
+
   /** Anti-windup: the limit never rises above the offered rate times (1 + this). */
   public static final double DEFAULT_LIMIT_HEADROOM_FRACTION = 0.1;
-  /** Lowest rate limit, in writes per second: some writes always get through, so the SLA stays observable. */
+
+  /**
+   * Lowest rate limit, in writes per second: some writes always get through, so the SLA stays
+   * observable.
+   */
   public static final double DEFAULT_MIN_RATE_LIMIT_PER_SEC = 10;
-  /** Control periods with the offered load below the limit and the target met before limiting stops. */
+
+  /**
+   * Control periods with the offered load below the limit and the target met before limiting stops.
+   */
   public static final int DEFAULT_OPEN_AFTER_PERIODS = 10;
+
   /** Burst the token bucket allows, in milliseconds of the rate limit (at least one write). */
   public static final long DEFAULT_BURST_MS = 20;
+
   /** Smallest retry-after hint sent with a shed write, in milliseconds. */
   public static final long DEFAULT_MIN_RETRY_AFTER_MS = 10;
+
   /** Largest retry-after hint sent with a shed write, in milliseconds. */
   public static final long DEFAULT_MAX_RETRY_AFTER_MS = 1_000;
 
@@ -159,16 +185,42 @@ public final class AdmissionSettings {
 
   @Override
   public String toString() {
-    return "AdmissionSettings[targetSla=" + targetSla + ", tauMs=" + tauMs + ", controlPeriodMs=" + controlPeriodMs
-        + ", rateWindowMs=" + rateWindowMs + ", slaWindowMs=" + slaWindowMs + ", serviceWindowMs=" + serviceWindowMs
-        + ", minServiceSamples=" + minServiceSamples + ", integralGain=" + integralGain + ", maxStepFraction="
-        + maxStepFraction + ", limitHeadroomFraction=" + limitHeadroomFraction + ", minRateLimitPerSec="
-        + minRateLimitPerSec + ", openAfterPeriods=" + openAfterPeriods + ", burstMs=" + burstMs
-        + ", retryAfterMs=" + minRetryAfterMs + ".." + maxRetryAfterMs + "]";
+    return "AdmissionSettings[targetSla="
+        + targetSla
+        + ", tauMs="
+        + tauMs
+        + ", controlPeriodMs="
+        + controlPeriodMs
+        + ", rateWindowMs="
+        + rateWindowMs
+        + ", slaWindowMs="
+        + slaWindowMs
+        + ", serviceWindowMs="
+        + serviceWindowMs
+        + ", minServiceSamples="
+        + minServiceSamples
+        + ", integralGain="
+        + integralGain
+        + ", maxStepFraction="
+        + maxStepFraction
+        + ", limitHeadroomFraction="
+        + limitHeadroomFraction
+        + ", minRateLimitPerSec="
+        + minRateLimitPerSec
+        + ", openAfterPeriods="
+        + openAfterPeriods
+        + ", burstMs="
+        + burstMs
+        + ", retryAfterMs="
+        + minRetryAfterMs
+        + ".."
+        + maxRetryAfterMs
+        + "]";
   }
 
   /**
-   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} is not positive and finite
+   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} is not
+   *     positive and finite
    */
   static void checkTarget(double targetSla, double tauMs) {
     if (!(targetSla > 0 && targetSla < 1)) {
@@ -213,13 +265,18 @@ public final class AdmissionSettings {
       return this;
     }
 
-    /** Control period in milliseconds, 1 to 60,000 (default {@value #DEFAULT_CONTROL_PERIOD_MS}). */
+    /**
+     * Control period in milliseconds, 1 to 60,000 (default {@value #DEFAULT_CONTROL_PERIOD_MS}).
+     */
     public Builder controlPeriodMs(long ms) {
       this.controlPeriodMs = range(ms, 1, 60_000, "controlPeriodMs");
       return this;
     }
 
-    /** Window of the offered and admitted rates in milliseconds (default {@value #DEFAULT_RATE_WINDOW_MS}). */
+    /**
+     * Window of the offered and admitted rates in milliseconds (default {@value
+     * #DEFAULT_RATE_WINDOW_MS}).
+     */
     public Builder rateWindowMs(long ms) {
       this.rateWindowMs = range(ms, 1, 600_000, "rateWindowMs");
       return this;
@@ -231,13 +288,19 @@ public final class AdmissionSettings {
       return this;
     }
 
-    /** Window of the service-time distributions in milliseconds (default {@value #DEFAULT_SERVICE_WINDOW_MS}). */
+    /**
+     * Window of the service-time distributions in milliseconds (default {@value
+     * #DEFAULT_SERVICE_WINDOW_MS}).
+     */
     public Builder serviceWindowMs(long ms) {
       this.serviceWindowMs = range(ms, 1, 3_600_000, "serviceWindowMs");
       return this;
     }
 
-    /** Samples the model needs before it is asked, 1 or more (default {@value #DEFAULT_MIN_SERVICE_SAMPLES}). */
+    /**
+     * Samples the model needs before it is asked, 1 or more (default {@value
+     * #DEFAULT_MIN_SERVICE_SAMPLES}).
+     */
     public Builder minServiceSamples(int samples) {
       this.minServiceSamples = (int) range(samples, 1, Integer.MAX_VALUE, "minServiceSamples");
       return this;
@@ -252,7 +315,10 @@ public final class AdmissionSettings {
       return this;
     }
 
-    /** Largest change of the limit per period, a fraction in (0, 1] (default {@value #DEFAULT_MAX_STEP_FRACTION}). */
+    /**
+     * Largest change of the limit per period, a fraction in (0, 1] (default {@value
+     * #DEFAULT_MAX_STEP_FRACTION}).
+     */
     public Builder maxStepFraction(double fraction) {
       if (!(fraction > 0 && fraction <= 1)) {
         throw new IllegalArgumentException("maxStepFraction must be in (0, 1], was " + fraction);
@@ -267,22 +333,29 @@ public final class AdmissionSettings {
      */
     public Builder limitHeadroomFraction(double fraction) {
       if (!(fraction >= 0 && fraction <= 10)) {
-        throw new IllegalArgumentException("limitHeadroomFraction must be in [0, 10], was " + fraction);
+        throw new IllegalArgumentException(
+            "limitHeadroomFraction must be in [0, 10], was " + fraction);
       }
       this.limitHeadroomFraction = fraction;
       return this;
     }
 
-    /** Lowest rate limit, in writes per second, positive (default {@value #DEFAULT_MIN_RATE_LIMIT_PER_SEC}). */
+    /**
+     * Lowest rate limit, in writes per second, positive (default {@value
+     * #DEFAULT_MIN_RATE_LIMIT_PER_SEC}).
+     */
     public Builder minRateLimitPerSec(double perSec) {
       if (!(perSec > 0) || Double.isInfinite(perSec)) {
-        throw new IllegalArgumentException("minRateLimitPerSec must be positive and finite, was " + perSec);
+        throw new IllegalArgumentException(
+            "minRateLimitPerSec must be positive and finite, was " + perSec);
       }
       this.minRateLimitPerSec = perSec;
       return this;
     }
 
-    /** Calm periods before limiting stops, 1 or more (default {@value #DEFAULT_OPEN_AFTER_PERIODS}). */
+    /**
+     * Calm periods before limiting stops, 1 or more (default {@value #DEFAULT_OPEN_AFTER_PERIODS}).
+     */
     public Builder openAfterPeriods(int periods) {
       this.openAfterPeriods = (int) range(periods, 1, 1_000_000, "openAfterPeriods");
       return this;
@@ -309,7 +382,8 @@ public final class AdmissionSettings {
 
     private static long range(long value, long min, long max, String name) {
       if (value < min || value > max) {
-        throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
+        throw new IllegalArgumentException(
+            name + " must be in [" + min + ", " + max + "], was " + value);
       }
       return value;
     }

@@ -10,9 +10,10 @@ import java.util.Optional;
  * @param connectString the ZooKeeper connect string of the duplicate's ensemble
  * @param endpoint the active plugin's endpoint as last published, empty while none is
  * @param connectionState the repeater's connection to that plugin
- * @param ackedSeq the highest seq the duplicate is known to have applied: its bookkeeping state at start, then its
- *     STATUS and ACKs
- * @param fenced whether the duplicate is fenced: the repeater sends it nothing more (it needs a state transfer)
+ * @param ackedSeq the highest seq the duplicate is known to have applied: its bookkeeping state at
+ *     start, then its STATUS and ACKs
+ * @param fenced whether the duplicate is fenced: the repeater sends it nothing more (it needs a
+ *     state transfer)
  * @param fenceReason why it was fenced, empty when it is not
  */
 public record DuplicateView(

@@ -2,20 +2,20 @@ package io.zoolander.server.repeater;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import io.zoolander.wire.Ticker;
-import io.zoolander.server.internal.repeater.RepeaterConsole;
 import io.zoolander.server.internal.repeater.BatchingController;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
+import io.zoolander.server.internal.repeater.RepeaterConsole;
 import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.RepeaterMeters;
-import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
+import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.Ticker;
 import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.io.IOException;
@@ -29,18 +29,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 
 /**
- * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in seq order, to the
- * active plugin of every duplicate. Follows {@code docs/architecture.md}.
+ * The repeater: receives every client WRITE, stamps it with {@code (epoch, seq)} and streams it, in
+ * seq order, to the active plugin of every duplicate. Follows {@code docs/architecture.md}.
  *
  * <pre>{@code
  * try (Repeater repeater = Repeater.builder()
@@ -53,15 +52,16 @@ import org.apache.zookeeper.data.ACL;
  * }
  * }</pre>
  *
- * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping state ({@code
- * <base>/state}) and chooses the highest epoch found plus one (or the configured one, which must be higher still);
- * it <em>claims</em> that epoch at every duplicate, with a conditional update of the state, so no two repeaters ever
- * hold the same epoch and every plugin refuses the older repeaters' writes from then on; the sequence continues after
- * the highest applied seq. The writes that the most advanced duplicates applied and others did not are recovered from
- * the most advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
- * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from its applied seq and
- * streams the live sequence. See the {@linkplain io.zoolander.server.repeater
- * package documentation} for back-pressure and fencing. Thread-safe.
+ * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping
+ * state ({@code <base>/state}) and chooses the highest epoch found plus one (or the configured one,
+ * which must be higher still); it <em>claims</em> that epoch at every duplicate, with a conditional
+ * update of the state, so no two repeaters ever hold the same epoch and every plugin refuses the
+ * older repeaters' writes from then on; the sequence continues after the highest applied seq. The
+ * writes that the most advanced duplicates applied and others did not are recovered from the most
+ * advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it).
+ * Then the repeater follows each duplicate's plugin through its endpoint znode, connects, resumes
+ * it from its applied seq and streams the live sequence. See the {@linkplain
+ * io.zoolander.server.repeater package documentation} for back-pressure and fencing. Thread-safe.
  */
 public final class Repeater implements AutoCloseable {
   private final RepeaterCore core;
@@ -80,17 +80,18 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed), binds the client
-   * listener and starts following the plugins. Returns once clients can connect; plugin connections come up in the
-   * background (see {@link #duplicates()}).
+   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed),
+   * binds the client listener and starts following the plugins. Returns once clients can connect;
+   * plugin connections come up in the background (see {@link #duplicates()}).
    *
-   * @throws IllegalStateException if already started or closed, if the configured epoch is not above every
-   *     duplicate's (or another repeater claimed it first), or if a duplicate's state znode is not a bookkeeping record
-   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start timeout (every
-   *     duplicate must answer: a missed one could hold a higher epoch or seq)
+   * @throws IllegalStateException if already started or closed, if the configured epoch is not
+   *     above every duplicate's (or another repeater claimed it first), or if a duplicate's state
+   *     znode is not a bookkeeping record
+   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start
+   *     timeout (every duplicate must answer: a missed one could hold a higher epoch or seq)
    * @throws IOException if a state cannot be read or the listener cannot be bound
-   * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds another repeater's
-   *     MBeans
+   * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds
+   *     another repeater's MBeans
    */
   public Repeater start() throws IOException, InterruptedException, TimeoutException {
     core.start();
@@ -101,16 +102,19 @@ public final class Repeater implements AutoCloseable {
         }
       } catch (InstanceAlreadyExistsException e) {
         core.close();
-        throw new IllegalStateException("the MBean server already holds a repeater's MBeans (" + e.getMessage()
-            + "): one repeater per MBean server", e);
+        throw new IllegalStateException(
+            "the MBean server already holds a repeater's MBeans ("
+                + e.getMessage()
+                + "): one repeater per MBean server",
+            e);
       }
     }
     return this;
   }
 
   /**
-   * Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes everything; unregisters
-   * its MBeans and removes its meters. Idempotent.
+   * Refuses further WRITEs, lets queued SEQUENCED messages reach the plugins briefly, closes
+   * everything; unregisters its MBeans and removes its meters. Idempotent.
    */
   @Override
   public void close() {
@@ -151,8 +155,8 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * How this repeater took over when it started: the epoch it claimed, each duplicate's applied seq at the claim, the
-   * writes it recovered for the duplicates behind, and how long that took.
+   * How this repeater took over when it started: the epoch it claimed, each duplicate's applied seq
+   * at the claim, the writes it recovered for the duplicates behind, and how long that took.
    *
    * @throws IllegalStateException before {@link #start()}
    */
@@ -165,36 +169,39 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Whether a plugin reported a newer repeater: this one then stops listening, closes its client connections (so
-   * clients move to the next repeater they know) and refuses every WRITE still arriving with STALE_EPOCH.
+   * Whether a plugin reported a newer repeater: this one then stops listening, closes its client
+   * connections (so clients move to the next repeater they know) and refuses every WRITE still
+   * arriving with STALE_EPOCH.
    */
   public boolean isDeposed() {
     return core.isDeposed();
   }
 
   /**
-   * How many sequenced writes the retransmission log holds now: at most {@link Builder#logCapacity(int)}, whatever
-   * the duplicates do (the memory a slow or cut-off duplicate can pin). -1 when not running.
+   * How many sequenced writes the retransmission log holds now: at most {@link
+   * Builder#logCapacity(int)}, whatever the duplicates do (the memory a slow or cut-off duplicate
+   * can pin). -1 when not running.
    */
   public int logSize() {
     return core.logSize();
   }
 
   /**
-   * Brings duplicate {@code duplicateId} back by <em>state transfer</em>, then follows the stream: the repeater asks
-   * the most advanced healthy duplicate's plugin for a snapshot of its data root and client records, taken between two
-   * applied writes, and relays it in bounded chunks to the duplicate's plugin, which replaces its own with it
-   * (reproducing data versions and child versions) and records the snapshot's applied seq; the repeater then streams to
-   * it from that seq on, out of the log, which keeps the writes after the snapshot meanwhile. The duplicate serves no
-   * reads (ERROR {@code REJOINING}, which clients take as "ask another duplicate") from the first chunk until it has
-   * applied what was sequenced when the snapshot arrived. For a fenced duplicate, a duplicate brought back empty or
-   * stale, or one fenced by {@link #fence}; a duplicate already rejoining gets the same transfer. See {@code
-   * docs/operations.md}.
+   * Brings duplicate {@code duplicateId} back by <em>state transfer</em>, then follows the stream:
+   * the repeater asks the most advanced healthy duplicate's plugin for a snapshot of its data root
+   * and client records, taken between two applied writes, and relays it in bounded chunks to the
+   * duplicate's plugin, which replaces its own with it (reproducing data versions and child
+   * versions) and records the snapshot's applied seq; the repeater then streams to it from that seq
+   * on, out of the log, which keeps the writes after the snapshot meanwhile. The duplicate serves
+   * no reads (ERROR {@code REJOINING}, which clients take as "ask another duplicate") from the
+   * first chunk until it has applied what was sequenced when the snapshot arrived. For a fenced
+   * duplicate, a duplicate brought back empty or stale, or one fenced by {@link #fence}; a
+   * duplicate already rejoining gets the same transfer. See {@code docs/operations.md}.
    *
-   * @return completes once the duplicate is streamed to again; fails (IllegalStateException) if no other duplicate is
-   *     streaming, the snapshot is over the plugin's limit (TRANSFER_TOO_LARGE), a connection is lost, the log no
-   *     longer holds the writes after the snapshot, or {@link RepeaterSettings#TRANSFER_TIMEOUT_MILLIS} passes; the
-   *     duplicate then stays fenced
+   * @return completes once the duplicate is streamed to again; fails (IllegalStateException) if no
+   *     other duplicate is streaming, the snapshot is over the plugin's limit (TRANSFER_TOO_LARGE),
+   *     a connection is lost, the log no longer holds the writes after the snapshot, or {@link
+   *     RepeaterSettings#TRANSFER_TIMEOUT_MILLIS} passes; the duplicate then stays fenced
    * @throws IllegalArgumentException if no duplicate has this id
    */
   public CompletableFuture<Void> rejoin(int duplicateId) {
@@ -202,10 +209,11 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Fences duplicate {@code duplicateId} for the operator: the repeater sends it nothing more (and does not rejoin it
-   * by itself), tells its plugin, which then refuses reads (ERROR {@code FENCED}: clients ask another duplicate), and
-   * no longer holds the log for it. A state transfer in progress to it is abandoned. {@link #rejoin} brings it back.
-   * Returns once the repeater has fenced it; fencing a fenced duplicate does nothing.
+   * Fences duplicate {@code duplicateId} for the operator: the repeater sends it nothing more (and
+   * does not rejoin it by itself), tells its plugin, which then refuses reads (ERROR {@code
+   * FENCED}: clients ask another duplicate), and no longer holds the log for it. A state transfer
+   * in progress to it is abandoned. {@link #rejoin} brings it back. Returns once the repeater has
+   * fenced it; fencing a fenced duplicate does nothing.
    *
    * @throws IllegalArgumentException if no duplicate has this id
    * @throws IllegalStateException if the repeater is not started
@@ -234,7 +242,8 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Admission control as of its last control period, empty when it is off ({@link Builder#admission}).
+   * Admission control as of its last control period, empty when it is off ({@link
+   * Builder#admission}).
    */
   public Optional<AdmissionState> admission() {
     AdmissionController controller = core.admission();
@@ -252,7 +261,8 @@ public final class Repeater implements AutoCloseable {
   public void admissionTarget(double targetSla, double tauMs) {
     AdmissionController controller = core.admission();
     if (controller == null) {
-      throw new IllegalStateException("admission control is off: build the repeater with Builder.admission(...)");
+      throw new IllegalStateException(
+          "admission control is off: build the repeater with Builder.admission(...)");
     }
     controller.target(targetSla, tauMs);
   }
@@ -264,7 +274,10 @@ public final class Repeater implements AutoCloseable {
     return value;
   }
 
-  /** Configures a {@link Repeater}; every setter validates its argument and {@link #build()} the whole. */
+  /**
+   * Configures a {@link Repeater}; every setter validates its argument and {@link #build()} the
+   * whole.
+   */
   public static final class Builder {
     private String clientHost = RepeaterSettings.DEFAULT_CLIENT_HOST;
     private int clientPort = RepeaterSettings.DEFAULT_CLIENT_PORT;
@@ -292,9 +305,10 @@ public final class Repeater implements AutoCloseable {
     private Builder() {}
 
     /**
-     * TLS on the client listener and on the connections to plugins (default: plaintext). The settings need a key and
-     * certificate (the repeater is a server to clients); with {@link TlsSettings#requireClientCertificate()} clients
-     * must present certificates, and the same key is shown to plugins that require client certificates.
+     * TLS on the client listener and on the connections to plugins (default: plaintext). The
+     * settings need a key and certificate (the repeater is a server to clients); with {@link
+     * TlsSettings#requireClientCertificate()} clients must present certificates, and the same key
+     * is shown to plugins that require client certificates.
      *
      * @throws IllegalArgumentException if {@code tls} has no key and certificate
      */
@@ -308,16 +322,18 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Who may write (default: anyone): with {@link AccessControl.Builder#allow allow(Role.CLIENT, ...)} a client must
-     * authenticate as an allowed principal before its WRITEs are sequenced.
+     * Who may write (default: anyone): with {@link AccessControl.Builder#allow allow(Role.CLIENT,
+     * ...)} a client must authenticate as an allowed principal before its WRITEs are sequenced.
      *
-     * @throws IllegalArgumentException if {@code access} names a role other than {@link Role#CLIENT}
+     * @throws IllegalArgumentException if {@code access} names a role other than {@link
+     *     Role#CLIENT}
      */
     public Builder access(AccessControl access) {
       Objects.requireNonNull(access, "access must not be null");
       for (Role role : Role.values()) {
         if (role != Role.CLIENT && access.requires(role)) {
-          throw new IllegalArgumentException("access: the repeater authenticates only clients, not " + role);
+          throw new IllegalArgumentException(
+              "access: the repeater authenticates only clients, not " + role);
         }
       }
       this.access = access;
@@ -332,11 +348,13 @@ public final class Repeater implements AutoCloseable {
 
     /**
      * The plugins' ZooKeeper identity (their {@code zoolander.zookeeper.user} and {@code
-     * zoolander.zookeeper.passwordFile}; default: none). With ZooKeeper ACLs on, only that identity may write
-     * Zoolander's znodes, and the repeater writes one: it claims its epoch in every duplicate's state znode at start.
-     * Without it, a repeater cannot start once the plugins have protected the state znodes.
+     * zoolander.zookeeper.passwordFile}; default: none). With ZooKeeper ACLs on, only that identity
+     * may write Zoolander's znodes, and the repeater writes one: it claims its epoch in every
+     * duplicate's state znode at start. Without it, a repeater cannot start once the plugins have
+     * protected the state znodes.
      *
-     * @throws IllegalArgumentException if the user contains ':' or the password file cannot be read or is empty
+     * @throws IllegalArgumentException if the user contains ':' or the password file cannot be read
+     *     or is empty
      */
     public Builder zooKeeperIdentity(String user, Path passwordFile) {
       Objects.requireNonNull(user, "user must not be null");
@@ -365,10 +383,12 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Adds a duplicate: an independent ZooKeeper ensemble whose plugin publishes its endpoint there.
+     * Adds a duplicate: an independent ZooKeeper ensemble whose plugin publishes its endpoint
+     * there.
      *
      * @param duplicateId {@code >= 0}, unique; the id its plugin reports
-     * @param connectString the ensemble's ZooKeeper connect string, e.g. {@code 127.0.0.1:2181,127.0.0.1:2182}
+     * @param connectString the ensemble's ZooKeeper connect string, e.g. {@code
+     *     127.0.0.1:2181,127.0.0.1:2182}
      */
     public Builder duplicate(int duplicateId, String connectString) {
       if (duplicateId < 0) {
@@ -376,7 +396,8 @@ public final class Repeater implements AutoCloseable {
       }
       Objects.requireNonNull(connectString, "connectString must not be null");
       if (connectString.isBlank()) {
-        throw new IllegalArgumentException("connectString of duplicate " + duplicateId + " must not be blank");
+        throw new IllegalArgumentException(
+            "connectString of duplicate " + duplicateId + " must not be blank");
       }
       if (duplicates.containsKey(duplicateId)) {
         throw new IllegalArgumentException("duplicate " + duplicateId + " is already configured");
@@ -385,7 +406,10 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
-    /** Base path of Zoolander's znodes in every duplicate (default {@value RepeaterSettings#DEFAULT_BASE_PATH}). */
+    /**
+     * Base path of Zoolander's znodes in every duplicate (default {@value
+     * RepeaterSettings#DEFAULT_BASE_PATH}).
+     */
     public Builder basePath(String basePath) {
       new Znodes(basePath); // validates
       this.basePath = basePath;
@@ -393,14 +417,18 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Retransmission log capacity (default {@value RepeaterSettings#DEFAULT_LOG_CAPACITY_MESSAGES}).
+     * Retransmission log capacity (default {@value
+     * RepeaterSettings#DEFAULT_LOG_CAPACITY_MESSAGES}).
      *
      * @param messages 1 to {@value RepeaterSettings#MAX_LOG_CAPACITY_MESSAGES}
      */
     public Builder logCapacity(int messages) {
       if (messages < 1 || messages > RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES) {
-        throw new IllegalArgumentException("logCapacity must be in 1.." + RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES
-            + " messages, was " + messages);
+        throw new IllegalArgumentException(
+            "logCapacity must be in 1.."
+                + RepeaterSettings.MAX_LOG_CAPACITY_MESSAGES
+                + " messages, was "
+                + messages);
       }
       this.logCapacityMessages = messages;
       return this;
@@ -415,16 +443,18 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
-    /** Bound on reading every duplicate's state in {@link #start()} (default {@value
-     * RepeaterSettings#DEFAULT_START_TIMEOUT_MILLIS} ms). */
+    /**
+     * Bound on reading every duplicate's state in {@link #start()} (default {@value
+     * RepeaterSettings#DEFAULT_START_TIMEOUT_MILLIS} ms).
+     */
     public Builder startTimeout(Duration timeout) {
       this.startTimeoutMillis = positiveMillis(timeout, "startTimeout");
       return this;
     }
 
     /**
-     * A fixed epoch instead of the highest found plus one; {@link #start()} still fails unless it is higher than every
-     * duplicate's.
+     * A fixed epoch instead of the highest found plus one; {@link #start()} still fails unless it
+     * is higher than every duplicate's.
      *
      * @param epoch {@code >= 1}
      */
@@ -436,7 +466,10 @@ public final class Repeater implements AutoCloseable {
       return this;
     }
 
-    /** Threads reading client connections (default {@value RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 1 to 64. */
+    /**
+     * Threads reading client connections (default {@value
+     * RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 1 to 64.
+     */
     public Builder clientIoThreads(int threads) {
       if (threads < 1 || threads > 64) {
         throw new IllegalArgumentException("clientIoThreads must be in 1..64, was " + threads);
@@ -446,24 +479,29 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * The duplicates' {@code jute.maxbuffer} (default {@value RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's
-     * default): a write too large for one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is
-     * sequenced. Set it to the servers' value when they raise it.
+     * The duplicates' {@code jute.maxbuffer} (default {@value
+     * RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's default): a write too large for
+     * one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.
+     * Set it to the servers' value when they raise it.
      *
      * @param bytes at least {@value RepeaterSettings#MIN_JUTE_MAX_BUFFER_BYTES}
      */
     public Builder juteMaxBuffer(int bytes) {
       if (bytes < RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES) {
-        throw new IllegalArgumentException("juteMaxBuffer must be >= " + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES
-            + " bytes, was " + bytes);
+        throw new IllegalArgumentException(
+            "juteMaxBuffer must be >= "
+                + RepeaterSettings.MIN_JUTE_MAX_BUFFER_BYTES
+                + " bytes, was "
+                + bytes);
       }
       this.juteMaxBufferBytes = bytes;
       return this;
     }
 
     /**
-     * How long a plugin connection may leave sent writes unacknowledged, hearing nothing from the plugin, before the
-     * repeater drops and reconnects it (default {@value RepeaterSettings#DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS} ms).
+     * How long a plugin connection may leave sent writes unacknowledged, hearing nothing from the
+     * plugin, before the repeater drops and reconnects it (default {@value
+     * RepeaterSettings#DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS} ms).
      */
     public Builder pluginAckTimeout(Duration timeout) {
       this.pluginAckTimeoutMillis = positiveMillis(timeout, "pluginAckTimeout");
@@ -471,8 +509,9 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's and batching's included, {@link io.zoolander.server.jmx.MeterNames},
-     * {@code docs/operations.md}); default: none. They are removed from the registry when the repeater closes.
+     * Where the repeater's meters go ({@code zoolander.repeater.*}, admission control's and
+     * batching's included, {@link io.zoolander.server.jmx.MeterNames}, {@code docs/operations.md});
+     * default: none. They are removed from the registry when the repeater closes.
      */
     public Builder meterRegistry(MeterRegistry meterRegistry) {
       this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry must not be null");
@@ -480,8 +519,9 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * How long sequenced writes are held before they are flushed to the duplicates, each of which applies the writes it
-     * receives together as one ZooKeeper multi (default {@link BatchingPolicy#adaptive()}: see docs/benchmarks.md).
+     * How long sequenced writes are held before they are flushed to the duplicates, each of which
+     * applies the writes it receives together as one ZooKeeper multi (default {@link
+     * BatchingPolicy#adaptive()}: see docs/benchmarks.md).
      */
     public Builder batching(BatchingPolicy policy) {
       this.batching = Objects.requireNonNull(policy, "batching must not be null");
@@ -489,9 +529,9 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Turns admission control on with these settings (default: off): WRITEs above the rate at which the duplicates
-     * keep the target SLA at tau are refused with ERROR OVERLOADED and a retry-after hint. See {@link
-     * AdmissionSettings}.
+     * Turns admission control on with these settings (default: off): WRITEs above the rate at which
+     * the duplicates keep the target SLA at tau are refused with ERROR OVERLOADED and a retry-after
+     * hint. See {@link AdmissionSettings}.
      */
     public Builder admission(AdmissionSettings settings) {
       this.admission = Objects.requireNonNull(settings, "admission must not be null");
@@ -500,8 +540,9 @@ public final class Repeater implements AutoCloseable {
 
     /**
      * Registers the repeater's MBeans ({@link io.zoolander.server.jmx.RepeaterMXBean}, {@link
-     * io.zoolander.server.jmx.PredictorMXBean}) in {@code mbeanServer} from {@link Repeater#start()} until {@link
-     * Repeater#close()} (default: no MBeans). The {@code zoolander repeater} command uses the platform MBean server.
+     * io.zoolander.server.jmx.PredictorMXBean}) in {@code mbeanServer} from {@link
+     * Repeater#start()} until {@link Repeater#close()} (default: no MBeans). The {@code zoolander
+     * repeater} command uses the platform MBean server.
      */
     public Builder mbeanServer(MBeanServer mbeanServer) {
       this.mbeanServer = Objects.requireNonNull(mbeanServer, "mbeanServer must not be null");
@@ -524,10 +565,11 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * Whether a duplicate that comes back needing writes the log no longer holds (brought back empty or stale, or cut
-     * off too long), or whose plugin reports it is fenced, rejoins by state transfer by itself, as {@link
-     * Repeater#rejoin} does (default {@value RepeaterSettings#DEFAULT_AUTO_REJOIN}). A slow duplicate fenced because
-     * the full log evicted what it had not been sent, one fenced by {@link Repeater#fence}, and one whose transfer
+     * Whether a duplicate that comes back needing writes the log no longer holds (brought back
+     * empty or stale, or cut off too long), or whose plugin reports it is fenced, rejoins by state
+     * transfer by itself, as {@link Repeater#rejoin} does (default {@value
+     * RepeaterSettings#DEFAULT_AUTO_REJOIN}). A slow duplicate fenced because the full log evicted
+     * what it had not been sent, one fenced by {@link Repeater#fence}, and one whose transfer
      * failed stay fenced until {@link Repeater#rejoin}.
      */
     public Builder autoRejoin(boolean autoRejoin) {
@@ -556,20 +598,43 @@ public final class Repeater implements AutoCloseable {
       Znodes znodes = new Znodes(basePath);
       List<DuplicateSource> sources = new ArrayList<>();
       byte[] auth = zooKeeperAuth;
-      List<ACL> acl = auth == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE
-          : PluginSecurity.aclFor(new String(auth, StandardCharsets.UTF_8));
-      duplicates.forEach((id, connectString) ->
-          sources.add(new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
-      CoreConfig config = new CoreConfig(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, epoch,
-          clientIoThreads, znodes, juteMaxBufferBytes, pluginAckTimeoutMillis, autoRejoin);
+      List<ACL> acl =
+          auth == null
+              ? ZooDefs.Ids.OPEN_ACL_UNSAFE
+              : PluginSecurity.aclFor(new String(auth, StandardCharsets.UTF_8));
+      duplicates.forEach(
+          (id, connectString) ->
+              sources.add(
+                  new ZooKeeperDuplicateSource(
+                      id, connectString, znodes, sessionTimeoutMillis, auth, acl)));
+      CoreConfig config =
+          new CoreConfig(
+              clientHost,
+              clientPort,
+              logCapacityMessages,
+              startTimeoutMillis,
+              epoch,
+              clientIoThreads,
+              znodes,
+              juteMaxBufferBytes,
+              pluginAckTimeoutMillis,
+              autoRejoin);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
-      BatchingController batchingController = new BatchingController(batching, System::nanoTime, registry);
+      BatchingController batchingController =
+          new BatchingController(batching, System::nanoTime, registry);
       batchingController.meters().forEach(meters::register);
-      RepeaterCore core = new RepeaterCore(config, sources, listener, new LinkSecurity(tls, access, credential),
-          meters, batchingController);
+      RepeaterCore core =
+          new RepeaterCore(
+              config,
+              sources,
+              listener,
+              new LinkSecurity(tls, access, credential),
+              meters,
+              batchingController);
       if (admission != null) {
-        AdmissionController controller = new AdmissionController(admission, sources.size(), Ticker.system(), registry);
+        AdmissionController controller =
+            new AdmissionController(admission, sources.size(), Ticker.system(), registry);
         controller.meters().forEach(meters::register);
         core.admission(controller);
       }

@@ -8,10 +8,10 @@ import java.util.TreeMap;
  * How a repeater took over when it started ({@link Repeater#takeover()}).
  *
  * @param epoch the epoch it claimed at every duplicate
- * @param appliedSeqs each duplicate's applied seq when the epoch was claimed there, by duplicate id: final, since no
- *     older repeater can get a write applied after the claim
- * @param recoveredFromSeq the first write recovered from the most advanced duplicates for the others; {@code
- *     recoveredToSeq + 1} when none was
+ * @param appliedSeqs each duplicate's applied seq when the epoch was claimed there, by duplicate
+ *     id: final, since no older repeater can get a write applied after the claim
+ * @param recoveredFromSeq the first write recovered from the most advanced duplicates for the
+ *     others; {@code recoveredToSeq + 1} when none was
  * @param recoveredToSeq the last write recovered: the highest applied seq
  * @param claimMillis how long reading every state and claiming the epoch took
  * @param recoveryMillis how long recovering the writes took

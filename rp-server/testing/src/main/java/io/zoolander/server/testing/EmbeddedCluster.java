@@ -34,16 +34,18 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * A whole Zoolander deployment on one machine, for tests and demos: N duplicates (each a ZooKeeper ensemble of 1, 3
- * or 5 servers running the plugin) and a repeater in this JVM, all on 127.0.0.1 with free ports. Hands out connected
- * clients and tree digests, injects faults (a repeater, a server or a whole duplicate down; anomalies that slow a
- * duplicate down), and stops and deletes everything on {@link #close()}. Part of the testing artifact (this package);
- * {@link ZoolanderClusterExtension} runs one for a JUnit 5 test class.
+ * A whole Zoolander deployment on one machine, for tests and demos: N duplicates (each a ZooKeeper
+ * ensemble of 1, 3 or 5 servers running the plugin) and a repeater in this JVM, all on 127.0.0.1
+ * with free ports. Hands out connected clients and tree digests, injects faults (a repeater, a
+ * server or a whole duplicate down; anomalies that slow a duplicate down), and stops and deletes
+ * everything on {@link #close()}. Part of the testing artifact (this package); {@link
+ * ZoolanderClusterExtension} runs one for a JUnit 5 test class.
  *
  * <p>The ZooKeeper servers are child JVMs by default; {@link Builder#serverMode(ServerMode)
- * serverMode(ServerMode.IN_PROCESS)} runs them in this JVM instead, as Curator's {@code TestingCluster} does: same
- * launcher, plugin and API, a faster start, but kills that are abrupt shutdowns rather than {@code kill -9} and
- * shared JVM state ({@link ServerMode#IN_PROCESS} lists the differences).
+ * serverMode(ServerMode.IN_PROCESS)} runs them in this JVM instead, as Curator's {@code
+ * TestingCluster} does: same launcher, plugin and API, a faster start, but kills that are abrupt
+ * shutdowns rather than {@code kill -9} and shared JVM state ({@link ServerMode#IN_PROCESS} lists
+ * the differences).
  *
  * <pre>{@code
  * try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(3).start();
@@ -57,13 +59,16 @@ import org.apache.zookeeper.ZooKeeper;
  * }
  * }</pre>
  *
- * <p>Not thread-safe: drive one cluster from one thread at a time (clients it hands out are thread-safe).
+ * <p>Not thread-safe: drive one cluster from one thread at a time (clients it hands out are
+ * thread-safe).
  */
 public final class EmbeddedCluster implements AutoCloseable {
   private final Builder config;
   private final Path baseDir;
+
   /** Whether {@link #baseDir} is a temporary directory of this cluster's own, deleted on close. */
   private final boolean ownsBaseDir;
+
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new LinkedHashMap<>();
   private final List<ZoolanderClient> clients = new ArrayList<>();
   private final List<Repeater> repeaters = new ArrayList<>();
@@ -93,13 +98,15 @@ public final class EmbeddedCluster implements AutoCloseable {
       config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
       ZooKeeperEnsemble ensemble = builder.build();
       duplicates.put(id, ensemble);
-      starts.add(CompletableFuture.runAsync(() -> {
-        try {
-          ensemble.start();
-        } catch (Exception e) {
-          throw new CompletionException(e);
-        }
-      }));
+      starts.add(
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  ensemble.start();
+                } catch (Exception e) {
+                  throw new CompletionException(e);
+                }
+              }));
     }
     try {
       CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
@@ -112,21 +119,25 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * Starts a new repeater in this JVM (after {@link #killRepeater()}, or while another runs: it takes over); it claims
-   * a higher epoch than any duplicate holds and recovers what the duplicates behind missed.
+   * Starts a new repeater in this JVM (after {@link #killRepeater()}, or while another runs: it
+   * takes over); it claims a higher epoch than any duplicate holds and recovers what the duplicates
+   * behind missed.
    */
   public Repeater startRepeater() throws IOException, InterruptedException, TimeoutException {
     return startRepeater(b -> {});
   }
 
   /**
-   * {@link #startRepeater()} with settings of its own, e.g. {@code b -> b.clientListen("127.0.0.1", port)} for a
-   * repeater that clients already know as a standby. It becomes {@link #repeater()}; the one before is not closed.
+   * {@link #startRepeater()} with settings of its own, e.g. {@code b -> b.clientListen("127.0.0.1",
+   * port)} for a repeater that clients already know as a standby. It becomes {@link #repeater()};
+   * the one before is not closed.
    */
   public Repeater startRepeater(Consumer<Repeater.Builder> customize)
       throws IOException, InterruptedException, TimeoutException {
     Repeater.Builder builder =
-        Repeater.builder().basePath(config.znodes.basePath()).logCapacity(config.repeaterLogCapacity);
+        Repeater.builder()
+            .basePath(config.znodes.basePath())
+            .logCapacity(config.repeaterLogCapacity);
     duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
     customize.accept(builder);
     Repeater started = builder.build();
@@ -138,20 +149,23 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * A builder of a repeater in a child JVM ({@code zoolander repeater}), preset with this cluster's duplicates, base
-   * path and log capacity, its directory under the cluster's: for tests that kill a repeater like {@code kill -9}.
-   * The caller closes what it starts.
+   * A builder of a repeater in a child JVM ({@code zoolander repeater}), preset with this cluster's
+   * duplicates, base path and log capacity, its directory under the cluster's: for tests that kill
+   * a repeater like {@code kill -9}. The caller closes what it starts.
    */
   public RepeaterProcess.Builder repeaterProcess() {
-    RepeaterProcess.Builder builder = RepeaterProcess.builder()
-        .basePath(config.znodes.basePath())
-        .logCapacity(config.repeaterLogCapacity)
-        .baseDir(baseDir);
+    RepeaterProcess.Builder builder =
+        RepeaterProcess.builder()
+            .basePath(config.znodes.basePath())
+            .logCapacity(config.repeaterLogCapacity)
+            .baseDir(baseDir);
     duplicates.forEach((id, ensemble) -> builder.duplicate(id, ensemble.connectString()));
     return builder;
   }
 
-  /** Stops the in-process repeater (its connections close; it drains what it queued first, briefly). */
+  /**
+   * Stops the in-process repeater (its connections close; it drains what it queued first, briefly).
+   */
   public void killRepeater() {
     if (repeater != null) {
       repeater.close();
@@ -166,7 +180,8 @@ public final class EmbeddedCluster implements AutoCloseable {
   public ZooKeeperEnsemble duplicate(int id) {
     ZooKeeperEnsemble e = duplicates.get(id);
     if (e == null) {
-      throw new IllegalArgumentException("duplicate id must be in 1.." + duplicates.size() + ", was " + id);
+      throw new IllegalArgumentException(
+          "duplicate id must be in 1.." + duplicates.size() + ", was " + id);
     }
     return e;
   }
@@ -185,18 +200,24 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * A builder pre-set with this cluster's repeater and duplicates, for clients with their own settings.
+   * A builder pre-set with this cluster's repeater and duplicates, for clients with their own
+   * settings.
    *
-   * @throws IllegalStateException if no repeater runs in this JVM (see {@link #clientBuilder(List)})
+   * @throws IllegalStateException if no repeater runs in this JVM (see {@link
+   *     #clientBuilder(List)})
    */
   public ZoolanderClientBuilder clientBuilder() {
     if (repeater == null) {
-      throw new IllegalStateException("no repeater in this JVM: name the repeaters with clientBuilder(List)");
+      throw new IllegalStateException(
+          "no repeater in this JVM: name the repeaters with clientBuilder(List)");
     }
     return clientBuilder(List.of(repeater.boundAddress()));
   }
 
-  /** A builder pre-set with these repeater addresses (the first, then standbys) and this cluster's duplicates. */
+  /**
+   * A builder pre-set with these repeater addresses (the first, then standbys) and this cluster's
+   * duplicates.
+   */
   public ZoolanderClientBuilder clientBuilder(List<InetSocketAddress> repeaterAddresses) {
     if (repeaterAddresses.isEmpty()) {
       throw new IllegalArgumentException("repeaterAddresses must not be empty");
@@ -217,9 +238,9 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * Kills every server of duplicate {@code id} like {@code kill -9} and waits until their JVMs are gone (in-process:
-   * as abruptly as a JVM allows, see {@link ZooKeeperEnsemble#kill(int)}): the whole duplicate is down, its data kept.
-   * The repeater keeps its writes in its log for it.
+   * Kills every server of duplicate {@code id} like {@code kill -9} and waits until their JVMs are
+   * gone (in-process: as abruptly as a JVM allows, see {@link ZooKeeperEnsemble#kill(int)}): the
+   * whole duplicate is down, its data kept. The repeater keeps its writes in its log for it.
    */
   public void killDuplicate(int id) throws InterruptedException {
     ZooKeeperEnsemble ensemble = duplicate(id);
@@ -229,9 +250,10 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * Restarts every server of duplicate {@code id} (killing those still running) with the same data and ports, and
-   * waits until its ensemble serves again. Its plugin then publishes its endpoint once more, and the repeater resumes
-   * it from its applied seq (or fences it, if its log no longer holds what the duplicate misses).
+   * Restarts every server of duplicate {@code id} (killing those still running) with the same data
+   * and ports, and waits until its ensemble serves again. Its plugin then publishes its endpoint
+   * once more, and the repeater resumes it from its applied seq (or fences it, if its log no longer
+   * holds what the duplicate misses).
    *
    * @throws TimeoutException if the ensemble does not serve within its start timeout
    */
@@ -241,32 +263,40 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * Turns on the anomaly injector of duplicate {@code id}: writes {@code settings} to its {@code <base>/anomaly}
-   * znode with a plain ZooKeeper client. The plugin follows that znode through a watch, so the settings take effect
-   * within milliseconds, and stay (also across leader changes and restarts) until {@link #clearAnomaly(int)}.
+   * Turns on the anomaly injector of duplicate {@code id}: writes {@code settings} to its {@code
+   * <base>/anomaly} znode with a plain ZooKeeper client. The plugin follows that znode through a
+   * watch, so the settings take effect within milliseconds, and stay (also across leader changes
+   * and restarts) until {@link #clearAnomaly(int)}.
    *
-   * @param settings the injector's settings, e.g. {@code probability=0.01;delayMs=50;distribution=pareto} (syntax:
-   *     {@link AnomalySettings})
-   * @throws IllegalArgumentException if {@code settings} does not parse (the plugin would ignore it)
-   * @throws TimeoutException if the duplicate's ensemble cannot be reached within {@value #ZOOKEEPER_TIMEOUT_MILLIS} ms
+   * @param settings the injector's settings, e.g. {@code
+   *     probability=0.01;delayMs=50;distribution=pareto} (syntax: {@link AnomalySettings})
+   * @throws IllegalArgumentException if {@code settings} does not parse (the plugin would ignore
+   *     it)
+   * @throws TimeoutException if the duplicate's ensemble cannot be reached within {@value
+   *     #ZOOKEEPER_TIMEOUT_MILLIS} ms
    */
   public void injectAnomaly(int id, String settings)
       throws IOException, KeeperException, InterruptedException, TimeoutException {
     AnomalySettings.parse(settings);
     byte[] data = settings.getBytes(StandardCharsets.UTF_8);
     String path = config.znodes.anomaly();
-    withZooKeeper(id, zk -> {
-      createParents(zk, path);
-      try {
-        zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-      } catch (KeeperException.NodeExistsException e) {
-        zk.setData(path, data, -1);
-      }
-      return null;
-    });
+    withZooKeeper(
+        id,
+        zk -> {
+          createParents(zk, path);
+          try {
+            zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+          } catch (KeeperException.NodeExistsException e) {
+            zk.setData(path, data, -1);
+          }
+          return null;
+        });
   }
 
-  /** {@link #injectAnomaly(int, String)} on every duplicate: each draws its own independent anomalies. */
+  /**
+   * {@link #injectAnomaly(int, String)} on every duplicate: each draws its own independent
+   * anomalies.
+   */
   public void injectAnomalyEverywhere(String settings)
       throws IOException, KeeperException, InterruptedException, TimeoutException {
     AnomalySettings.parse(settings);
@@ -276,33 +306,45 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /** Turns off duplicate {@code id}'s anomaly injector: deletes its anomaly znode, if any. */
-  public void clearAnomaly(int id) throws IOException, KeeperException, InterruptedException, TimeoutException {
-    withZooKeeper(id, zk -> {
-      try {
-        zk.delete(config.znodes.anomaly(), -1);
-      } catch (KeeperException.NoNodeException e) {
-        // off already
-      }
-      return null;
-    });
+  public void clearAnomaly(int id)
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
+    withZooKeeper(
+        id,
+        zk -> {
+          try {
+            zk.delete(config.znodes.anomaly(), -1);
+          } catch (KeeperException.NoNodeException e) {
+            // off already
+          }
+          return null;
+        });
   }
 
   /** {@link #clearAnomaly(int)} on every duplicate. */
-  public void clearAnomalyEverywhere() throws IOException, KeeperException, InterruptedException, TimeoutException {
+  public void clearAnomalyEverywhere()
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
     for (int id : duplicates.keySet()) {
       clearAnomaly(id);
     }
   }
 
-  /** The anomaly settings duplicate {@code id}'s znode holds now, as written; empty when its injector is off. */
-  public Optional<String> anomaly(int id) throws IOException, KeeperException, InterruptedException, TimeoutException {
-    return withZooKeeper(id, zk -> {
-      try {
-        return Optional.of(new String(zk.getData(config.znodes.anomaly(), false, null), StandardCharsets.UTF_8));
-      } catch (KeeperException.NoNodeException e) {
-        return Optional.empty();
-      }
-    });
+  /**
+   * The anomaly settings duplicate {@code id}'s znode holds now, as written; empty when its
+   * injector is off.
+   */
+  public Optional<String> anomaly(int id)
+      throws IOException, KeeperException, InterruptedException, TimeoutException {
+    return withZooKeeper(
+        id,
+        zk -> {
+          try {
+            return Optional.of(
+                new String(
+                    zk.getData(config.znodes.anomaly(), false, null), StandardCharsets.UTF_8));
+          } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+          }
+        });
   }
 
   /** The tree digest of every duplicate, by id. */
@@ -314,7 +356,10 @@ public final class EmbeddedCluster implements AutoCloseable {
     return out;
   }
 
-  /** Waits until every duplicate's bookkeeping state has applied at least {@code seq}; returns the digests. */
+  /**
+   * Waits until every duplicate's bookkeeping state has applied at least {@code seq}; returns the
+   * digests.
+   */
   public Map<Integer, TreeDigest> awaitApplied(long seq, Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
@@ -323,7 +368,8 @@ public final class EmbeddedCluster implements AutoCloseable {
         return digests;
       }
       if (System.nanoTime() > deadline) {
-        throw new TimeoutException("duplicates did not apply seq " + seq + " within " + timeout + ": " + digests);
+        throw new TimeoutException(
+            "duplicates did not apply seq " + seq + " within " + timeout + ": " + digests);
       }
       Thread.sleep(100);
     }
@@ -331,19 +377,21 @@ public final class EmbeddedCluster implements AutoCloseable {
 
   /**
    * Waits until every duplicate has applied every write the repeater has sequenced so far ({@code
-   * repeater().nextSeq() - 1}) and all of them hold the same tree at the same applied seq (invariant 4); returns
-   * their digests. Call it once writes have stopped, with every duplicate up.
+   * repeater().nextSeq() - 1}) and all of them hold the same tree at the same applied seq
+   * (invariant 4); returns their digests. Call it once writes have stopped, with every duplicate
+   * up.
    *
-   * @throws TimeoutException if that does not happen within {@code timeout}; the message shows the digests and the
-   *     first differences
+   * @throws TimeoutException if that does not happen within {@code timeout}; the message shows the
+   *     digests and the first differences
    */
   public Map<Integer, TreeDigest> awaitConverged(Duration timeout) throws Exception {
     return awaitConverged(repeater.nextSeq() - 1, timeout);
   }
 
   /**
-   * Waits until every duplicate has applied at least {@code seq} and all of them hold the same tree at the same applied
-   * seq (invariant 4); returns their digests. For a repeater that does not run in this JVM.
+   * Waits until every duplicate has applied at least {@code seq} and all of them hold the same tree
+   * at the same applied seq (invariant 4); returns their digests. For a repeater that does not run
+   * in this JVM.
    *
    * @throws TimeoutException if that does not happen within {@code timeout}, naming the differences
    */
@@ -353,14 +401,21 @@ public final class EmbeddedCluster implements AutoCloseable {
     while (true) {
       TreeDigest first = digests.values().iterator().next();
       long firstSeq = first.state().appliedSeq();
-      if (digests.values().stream().allMatch(d -> d.equals(first) && d.state().appliedSeq() == firstSeq)) {
+      if (digests.values().stream()
+          .allMatch(d -> d.equals(first) && d.state().appliedSeq() == firstSeq)) {
         return digests;
       }
       if (System.nanoTime() - deadline > 0) {
         StringBuilder why = new StringBuilder();
-        digests.forEach((id, d) -> why.append("\n  duplicate ").append(id).append(": ").append(d)
-            .append(d.equals(first) ? "" : " differs: " + d.differences(first, 5)));
-        throw new TimeoutException("duplicates did not converge at seq " + seq + " within " + timeout + why);
+        digests.forEach(
+            (id, d) ->
+                why.append("\n  duplicate ")
+                    .append(id)
+                    .append(": ")
+                    .append(d)
+                    .append(d.equals(first) ? "" : " differs: " + d.differences(first, 5)));
+        throw new TimeoutException(
+            "duplicates did not converge at seq " + seq + " within " + timeout + why);
       }
       Thread.sleep(100);
       digests = digests();
@@ -406,15 +461,25 @@ public final class EmbeddedCluster implements AutoCloseable {
       throws IOException, KeeperException, InterruptedException, TimeoutException {
     String connectString = duplicate(id).connectString();
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, (int) ZOOKEEPER_TIMEOUT_MILLIS, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            (int) ZOOKEEPER_TIMEOUT_MILLIS,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     try {
       if (!connected.await(ZOOKEEPER_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
-        throw new TimeoutException("cannot connect to duplicate " + id + " at " + connectString + " within "
-            + ZOOKEEPER_TIMEOUT_MILLIS + " ms");
+        throw new TimeoutException(
+            "cannot connect to duplicate "
+                + id
+                + " at "
+                + connectString
+                + " within "
+                + ZOOKEEPER_TIMEOUT_MILLIS
+                + " ms");
       }
       return action.run(zk);
     } finally {
@@ -422,11 +487,19 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
   }
 
-  /** Creates the missing ancestors of {@code path} (the plugin may not have created the base path yet). */
-  private static void createParents(ZooKeeper zk, String path) throws KeeperException, InterruptedException {
+  /**
+   * Creates the missing ancestors of {@code path} (the plugin may not have created the base path
+   * yet).
+   */
+  private static void createParents(ZooKeeper zk, String path)
+      throws KeeperException, InterruptedException {
     for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
       try {
-        zk.create(path.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(
+            path.substring(0, slash),
+            new byte[0],
+            ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // there already
       }
@@ -479,25 +552,30 @@ public final class EmbeddedCluster implements AutoCloseable {
       return this;
     }
 
-    /** ZooKeeper servers of duplicate {@code duplicateId} alone: 1, 3 or 5 (default {@link #serversPerDuplicate}). */
+    /**
+     * ZooKeeper servers of duplicate {@code duplicateId} alone: 1, 3 or 5 (default {@link
+     * #serversPerDuplicate}).
+     */
     public Builder serversOf(int duplicateId, int servers) {
       if (duplicateId < 1) {
         throw new IllegalArgumentException("duplicateId must be >= 1, was " + duplicateId);
       }
       if (servers != 1 && servers != 3 && servers != 5) {
-        throw new IllegalArgumentException("servers of duplicate " + duplicateId + " must be 1, 3 or 5, was " + servers);
+        throw new IllegalArgumentException(
+            "servers of duplicate " + duplicateId + " must be 1, 3 or 5, was " + servers);
       }
       serversOf.put(duplicateId, servers);
       return this;
     }
 
     /**
-     * Adds arguments for the duplicates' child JVMs, after their defaults ({@code -Xms32m -Xmx256m -XX:+UseSerialGC}:
-     * small and quick to start, for tests), so they can override them (one selecting a collector replaces the serial
-     * one); ignored {@link ServerMode#IN_PROCESS}. A load test wants a collector and heap for it: ZooKeeper keeps its
-     * last 500 proposals in memory, and the plugin makes each a batch of writes (docs/operations.md, memory), so on the
-     * defaults a sustained write load runs into full collections. {@code zoolander bench --batching} passes {@code
-     * -Xmx1g -XX:+UseG1GC}.
+     * Adds arguments for the duplicates' child JVMs, after their defaults ({@code -Xms32m -Xmx256m
+     * -XX:+UseSerialGC}: small and quick to start, for tests), so they can override them (one
+     * selecting a collector replaces the serial one); ignored {@link ServerMode#IN_PROCESS}. A load
+     * test wants a collector and heap for it: ZooKeeper keeps its last 500 proposals in memory, and
+     * the plugin makes each a batch of writes (docs/operations.md, memory), so on the defaults a
+     * sustained write load runs into full collections. {@code zoolander bench --batching} passes
+     * {@code -Xmx1g -XX:+UseG1GC}.
      *
      * @param args JVM arguments such as {@code -Xmx1g} or {@code -Dkey=value}, none null or blank
      */
@@ -505,8 +583,9 @@ public final class EmbeddedCluster implements AutoCloseable {
       Objects.requireNonNull(args, "duplicateJvmArgs must not be null");
       for (String arg : args) {
         if (arg == null || arg.isBlank()) {
-          throw new IllegalArgumentException("duplicateJvmArgs must not hold a null or blank argument, were "
-              + Arrays.toString(args));
+          throw new IllegalArgumentException(
+              "duplicateJvmArgs must not hold a null or blank argument, were "
+                  + Arrays.toString(args));
         }
       }
       duplicateJvmArgs.addAll(List.of(args));
@@ -520,8 +599,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /**
-     * Where the servers' data and logs go (default: a new temporary directory, deleted on close; a given directory
-     * is kept, only the servers' directories in it are deleted).
+     * Where the servers' data and logs go (default: a new temporary directory, deleted on close; a
+     * given directory is kept, only the servers' directories in it are deleted).
      */
     public Builder baseDir(Path baseDir) {
       if (baseDir == null) {
@@ -547,8 +626,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /**
-     * Whether {@link #start()} starts a repeater in this JVM (default true); without one, tests start their own
-     * ({@link EmbeddedCluster#startRepeater()}, {@link EmbeddedCluster#repeaterProcess()}).
+     * Whether {@link #start()} starts a repeater in this JVM (default true); without one, tests
+     * start their own ({@link EmbeddedCluster#startRepeater()}, {@link
+     * EmbeddedCluster#repeaterProcess()}).
      */
     public Builder startRepeater(boolean start) {
       this.startRepeater = start;
@@ -556,8 +636,9 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /**
-     * A {@code zoo.cfg} entry for every server of duplicate {@code duplicateId}, e.g. a fixed plugin port ({@link
-     * io.zoolander.server.plugin.ZoolanderPluginConfig#PORT_KEY}); it wins over the defaults.
+     * A {@code zoo.cfg} entry for every server of duplicate {@code duplicateId}, e.g. a fixed
+     * plugin port ({@link io.zoolander.server.plugin.ZoolanderPluginConfig#PORT_KEY}); it wins over
+     * the defaults.
      */
     public Builder duplicateProperty(int duplicateId, String key, String value) {
       if (duplicateId < 1) {
@@ -570,9 +651,10 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     public EmbeddedCluster start() throws IOException, InterruptedException, TimeoutException {
-      EmbeddedCluster cluster = baseDir == null
-          ? new EmbeddedCluster(this, Files.createTempDirectory("zoolander-cluster-"), true)
-          : new EmbeddedCluster(this, baseDir, false);
+      EmbeddedCluster cluster =
+          baseDir == null
+              ? new EmbeddedCluster(this, Files.createTempDirectory("zoolander-cluster-"), true)
+              : new EmbeddedCluster(this, baseDir, false);
       try {
         cluster.startAll();
         return cluster;

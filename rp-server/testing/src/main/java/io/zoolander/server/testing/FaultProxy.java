@@ -29,9 +29,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP proxy on 127.0.0.1 that injects network faults between two peers, for tests: put it in front of a plugin (the
- * plugin advertises the proxy's port, {@code zoolander.plugin.advertisedPort}) or point a client at it, then switch
- * its {@link Mode} while traffic flows. Part of the testing artifact.
+ * A TCP proxy on 127.0.0.1 that injects network faults between two peers, for tests: put it in
+ * front of a plugin (the plugin advertises the proxy's port, {@code
+ * zoolander.plugin.advertisedPort}) or point a client at it, then switch its {@link Mode} while
+ * traffic flows. Part of the testing artifact.
  *
  * <pre>{@code
  * try (FaultProxy proxy = FaultProxy.builder().listenPort(advertised).target("127.0.0.1", pluginPort).start()) {
@@ -41,8 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * }
  * }</pre>
  *
- * <p>Every mode applies to the connections open when it is set and to those opened later. Mode changes and counters
- * are thread-safe.
+ * <p>Every mode applies to the connections open when it is set and to those opened later. Mode
+ * changes and counters are thread-safe.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -51,9 +52,10 @@ public final class FaultProxy implements AutoCloseable {
     /** Forwards both ways. */
     PASS,
     /**
-     * Forwards nothing, both ways, and reads nothing: the bytes wait in the sockets (TCP pushes back on the senders),
-     * as in a partition during which TCP keeps retransmitting; they are delivered once healed, if the peers have not
-     * given up on the connection meanwhile. New connections are accepted and wait too.
+     * Forwards nothing, both ways, and reads nothing: the bytes wait in the sockets (TCP pushes
+     * back on the senders), as in a partition during which TCP keeps retransmitting; they are
+     * delivered once healed, if the peers have not given up on the connection meanwhile. New
+     * connections are accepted and wait too.
      */
     DROP,
     /** Forwards both ways, each chunk after a delay. */
@@ -61,9 +63,10 @@ public final class FaultProxy implements AutoCloseable {
     /** Resets every connection (RST), and every new one at once, until healed. */
     RESET,
     /**
-     * Closes the target's side of every connection (the target sees an orderly close) but leaves the initiator's side
-     * open and silent: what it sends goes nowhere and nothing comes back, as when a peer dies without a goodbye. New
-     * connections are accepted and left silent. Healing resets the connections left this way.
+     * Closes the target's side of every connection (the target sees an orderly close) but leaves
+     * the initiator's side open and silent: what it sends goes nowhere and nothing comes back, as
+     * when a peer dies without a goodbye. New connections are accepted and left silent. Healing
+     * resets the connections left this way.
      */
     HALF_OPEN
   }
@@ -83,21 +86,25 @@ public final class FaultProxy implements AutoCloseable {
     this.target = new InetSocketAddress(builder.targetHost, builder.targetPort);
     this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("zoolander-fault-proxy", true));
     this.loop = group.next();
-    ChannelFuture bound = new ServerBootstrap()
-        .group(loop)
-        .channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.AUTO_READ, false)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline().addLast(new Accepted());
-          }
-        })
-        .bind("127.0.0.1", builder.listenPort).await();
+    ChannelFuture bound =
+        new ServerBootstrap()
+            .group(loop)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.AUTO_READ, false)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(new Accepted());
+                  }
+                })
+            .bind("127.0.0.1", builder.listenPort)
+            .await();
     if (!bound.isSuccess()) {
       group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-      throw new IOException("cannot listen on 127.0.0.1:" + builder.listenPort + ": " + bound.cause(), bound.cause());
+      throw new IOException(
+          "cannot listen on 127.0.0.1:" + builder.listenPort + ": " + bound.cause(), bound.cause());
     }
     this.server = bound.channel();
   }
@@ -161,10 +168,11 @@ public final class FaultProxy implements AutoCloseable {
 
   @Override
   public void close() {
-    onLoop(() -> {
-      new ArrayList<>(pairs).forEach(p -> p.close(false));
-      return null;
-    });
+    onLoop(
+        () -> {
+          new ArrayList<>(pairs).forEach(p -> p.close(false));
+          return null;
+        });
     server.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
   }
@@ -175,15 +183,16 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   private void setMode(Mode next, long delay) {
-    onLoop(() -> {
-      Mode previous = mode;
-      delayMillis = delay;
-      mode = next;
-      for (Pair pair : new ArrayList<>(pairs)) {
-        pair.apply(previous, next);
-      }
-      return null;
-    });
+    onLoop(
+        () -> {
+          Mode previous = mode;
+          delayMillis = delay;
+          mode = next;
+          for (Pair pair : new ArrayList<>(pairs)) {
+            pair.apply(previous, next);
+          }
+          return null;
+        });
   }
 
   private <T> T onLoop(Callable<T> task) {
@@ -264,13 +273,16 @@ public final class FaultProxy implements AutoCloseable {
       }
       long delay = delayMillis;
       if (mode == Mode.DELAY && delay > 0) {
-        loop.schedule(() -> {
-          if (to.isActive()) {
-            to.writeAndFlush(msg, to.voidPromise());
-          } else {
-            ReferenceCountUtil.release(msg);
-          }
-        }, delay, TimeUnit.MILLISECONDS);
+        loop.schedule(
+            () -> {
+              if (to.isActive()) {
+                to.writeAndFlush(msg, to.voidPromise());
+              } else {
+                ReferenceCountUtil.release(msg);
+              }
+            },
+            delay,
+            TimeUnit.MILLISECONDS);
       } else {
         to.writeAndFlush(msg, to.voidPromise());
       }
@@ -337,15 +349,16 @@ public final class FaultProxy implements AutoCloseable {
           .option(ChannelOption.TCP_NODELAY, true)
           .handler(new Target(p))
           .connect(target)
-          .addListener((ChannelFuture f) -> {
-            if (!f.isSuccess()) {
-              p.close(true); // the target refuses: so does the proxy
-            } else if (!pairs.contains(p) || p.halfOpen) {
-              f.channel().close();
-            } else {
-              p.connected(f.channel());
-            }
-          });
+          .addListener(
+              (ChannelFuture f) -> {
+                if (!f.isSuccess()) {
+                  p.close(true); // the target refuses: so does the proxy
+                } else if (!pairs.contains(p) || p.halfOpen) {
+                  f.channel().close();
+                } else {
+                  p.connected(f.channel());
+                }
+              });
     }
 
     @Override
@@ -414,7 +427,9 @@ public final class FaultProxy implements AutoCloseable {
 
     private Builder() {}
 
-    /** The port to listen on, 0..65535 (default 0: any free port, see {@link FaultProxy#port()}). */
+    /**
+     * The port to listen on, 0..65535 (default 0: any free port, see {@link FaultProxy#port()}).
+     */
     public Builder listenPort(int port) {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("listenPort must be in 0..65535, was " + port);

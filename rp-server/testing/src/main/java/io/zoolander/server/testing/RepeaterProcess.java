@@ -26,9 +26,10 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A repeater in a child JVM running {@code zoolander repeater}, on 127.0.0.1 at a fixed port, so that a test can kill
- * it like {@code kill -9} ({@link #kill()}) and see another take over. Part of the testing artifact; {@link
- * EmbeddedCluster#repeaterProcess()} gives a builder preset for a cluster's duplicates.
+ * A repeater in a child JVM running {@code zoolander repeater}, on 127.0.0.1 at a fixed port, so
+ * that a test can kill it like {@code kill -9} ({@link #kill()}) and see another take over. Part of
+ * the testing artifact; {@link EmbeddedCluster#repeaterProcess()} gives a builder preset for a
+ * cluster's duplicates.
  *
  * <pre>{@code
  * try (RepeaterProcess active = cluster.repeaterProcess().start()) {
@@ -39,8 +40,9 @@ import java.util.stream.Stream;
  * }
  * }</pre>
  *
- * <p>The child's standard output and error go to {@code repeater.log} in its directory. Like the servers of a {@link
- * ZooKeeperEnsemble}, the child never outlives the JVM that started it. Not thread-safe.
+ * <p>The child's standard output and error go to {@code repeater.log} in its directory. Like the
+ * servers of a {@link ZooKeeperEnsemble}, the child never outlives the JVM that started it. Not
+ * thread-safe.
  */
 public final class RepeaterProcess implements AutoCloseable {
   private static final Pattern LISTENING =
@@ -64,14 +66,24 @@ public final class RepeaterProcess implements AutoCloseable {
 
   private void launch() throws IOException, InterruptedException, TimeoutException {
     Path properties = dir.resolve("repeater.properties");
-    StringBuilder text = new StringBuilder()
-        .append("clientHost=127.0.0.1\n")
-        .append("clientPort=").append(config.clientPort).append('\n')
-        .append("basePath=").append(config.znodes.basePath()).append('\n')
-        .append("logCapacity=").append(config.logCapacity).append('\n')
-        .append("startTimeoutMs=").append(config.startTimeout.toMillis()).append('\n');
-    config.duplicates.forEach((id, connectString) ->
-        text.append("duplicate.").append(id).append('=').append(connectString).append('\n'));
+    StringBuilder text =
+        new StringBuilder()
+            .append("clientHost=127.0.0.1\n")
+            .append("clientPort=")
+            .append(config.clientPort)
+            .append('\n')
+            .append("basePath=")
+            .append(config.znodes.basePath())
+            .append('\n')
+            .append("logCapacity=")
+            .append(config.logCapacity)
+            .append('\n')
+            .append("startTimeoutMs=")
+            .append(config.startTimeout.toMillis())
+            .append('\n');
+    config.duplicates.forEach(
+        (id, connectString) ->
+            text.append("duplicate.").append(id).append('=').append(connectString).append('\n'));
     Files.writeString(properties, text.toString(), StandardCharsets.UTF_8);
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -82,14 +94,16 @@ public final class RepeaterProcess implements AutoCloseable {
     command.add("repeater");
     command.add("--config");
     command.add(properties.toString());
-    process = new ProcessBuilder(command)
-        .directory(dir.toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
-        .redirectInput(ProcessBuilder.Redirect.PIPE)
-        .start();
+    process =
+        new ProcessBuilder(command)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile()))
+            .redirectInput(ProcessBuilder.Redirect.PIPE)
+            .start();
     stdin = process.getOutputStream();
-    long deadline = System.nanoTime() + config.startTimeout.toNanos() + TimeUnit.SECONDS.toNanos(30);
+    long deadline =
+        System.nanoTime() + config.startTimeout.toNanos() + TimeUnit.SECONDS.toNanos(30);
     while (true) {
       Matcher m = LISTENING.matcher(output());
       if (m.find()) {
@@ -97,12 +111,16 @@ public final class RepeaterProcess implements AutoCloseable {
         return;
       }
       if (!process.isAlive()) {
-        throw new IOException("the repeater exited with status " + process.exitValue() + " before listening:\n"
-            + output());
+        throw new IOException(
+            "the repeater exited with status "
+                + process.exitValue()
+                + " before listening:\n"
+                + output());
       }
       if (System.nanoTime() - deadline > 0) {
         kill();
-        throw new TimeoutException("the repeater did not listen within " + config.startTimeout + ":\n" + output());
+        throw new TimeoutException(
+            "the repeater did not listen within " + config.startTimeout + ":\n" + output());
       }
       Thread.sleep(POLL_MILLIS);
     }
@@ -181,8 +199,14 @@ public final class RepeaterProcess implements AutoCloseable {
     private Duration startTimeout = Duration.ofSeconds(30);
     private Path baseDir;
     private String classpath;
-    private final List<String> jvmArgs = new ArrayList<>(List.of(
-        "-Xms32m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.net.preferIPv4Stack=true"));
+    private final List<String> jvmArgs =
+        new ArrayList<>(
+            List.of(
+                "-Xms32m",
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true"));
 
     private Builder() {}
 
@@ -220,7 +244,10 @@ public final class RepeaterProcess implements AutoCloseable {
       return this;
     }
 
-    /** The repeater's start timeout (default 30 s); waiting for it to listen allows 30 s more for the JVM. */
+    /**
+     * The repeater's start timeout (default 30 s); waiting for it to listen allows 30 s more for
+     * the JVM.
+     */
     public Builder startTimeout(Duration timeout) {
       Objects.requireNonNull(timeout, "startTimeout must not be null");
       if (timeout.isNegative() || timeout.isZero()) {
@@ -230,7 +257,10 @@ public final class RepeaterProcess implements AutoCloseable {
       return this;
     }
 
-    /** The directory under which the child's directory is created (default: a new temporary directory). */
+    /**
+     * The directory under which the child's directory is created (default: a new temporary
+     * directory).
+     */
     public Builder baseDir(Path dir) {
       this.baseDir = Objects.requireNonNull(dir, "baseDir must not be null");
       return this;
@@ -249,7 +279,8 @@ public final class RepeaterProcess implements AutoCloseable {
     }
 
     /**
-     * Starts the child and waits until it listens for clients (it has claimed its epoch and recovered).
+     * Starts the child and waits until it listens for clients (it has claimed its epoch and
+     * recovered).
      *
      * @throws IllegalStateException if no duplicate is configured
      * @throws IOException if the child cannot be started or exits first (its output is quoted)
@@ -262,8 +293,12 @@ public final class RepeaterProcess implements AutoCloseable {
       if (clientPort == 0) {
         clientPort = Ports.next();
       }
-      Path parent = baseDir != null ? Files.createDirectories(baseDir) : Files.createTempDirectory("zoolander-");
-      RepeaterProcess repeater = new RepeaterProcess(this, Files.createTempDirectory(parent, "repeater-"));
+      Path parent =
+          baseDir != null
+              ? Files.createDirectories(baseDir)
+              : Files.createTempDirectory("zoolander-");
+      RepeaterProcess repeater =
+          new RepeaterProcess(this, Files.createTempDirectory(parent, "repeater-"));
       repeater.launch();
       return repeater;
     }

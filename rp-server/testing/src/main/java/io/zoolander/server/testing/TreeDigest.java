@@ -20,10 +20,11 @@ import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * A digest of a duplicate's application tree: every path under the data root with its data (SHA-256), data version
- * and child version, plus the duplicate's bookkeeping state. Two duplicates that applied the same writes have equal
- * digests; {@link #differences} says where two do not. A testing helper (Curator's TestingCluster plays this role):
- * take a digest only while writes are stopped.
+ * A digest of a duplicate's application tree: every path under the data root with its data
+ * (SHA-256), data version and child version, plus the duplicate's bookkeeping state. Two duplicates
+ * that applied the same writes have equal digests; {@link #differences} says where two do not. A
+ * testing helper (Curator's TestingCluster plays this role): take a digest only while writes are
+ * stopped.
  */
 public final class TreeDigest {
 
@@ -72,9 +73,10 @@ public final class TreeDigest {
   }
 
   /**
-   * Digests through an existing session (sync()ed first so a follower has caught up). The state is read before the
-   * tree: a duplicate still applying while the tree is walked then reports the older state, never a tree older than its
-   * state (waiting for a seq and then comparing trees would otherwise see a half-walked tree as a divergence).
+   * Digests through an existing session (sync()ed first so a follower has caught up). The state is
+   * read before the tree: a duplicate still applying while the tree is walked then reports the
+   * older state, never a tree older than its state (waiting for a seq and then comparing trees
+   * would otherwise see a half-walked tree as a divergence).
    */
   public static TreeDigest of(ZooKeeper zk, Znodes znodes) throws Exception {
     CountDownLatch synced = new CountDownLatch(1);
@@ -91,7 +93,8 @@ public final class TreeDigest {
     return new TreeDigest(entries, state);
   }
 
-  private static void walk(ZooKeeper zk, Znodes znodes, String znode, Map<String, Entry> entries) throws Exception {
+  private static void walk(ZooKeeper zk, Znodes znodes, String znode, Map<String, Entry> entries)
+      throws Exception {
     Stat stat = new Stat();
     byte[] data;
     List<String> children;
@@ -103,7 +106,9 @@ public final class TreeDigest {
     }
     entries.put(
         znodes.toApplicationPath(znode),
-        new Entry(HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)), stat.getVersion(),
+        new Entry(
+            HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)),
+            stat.getVersion(),
             stat.getCversion()));
     Collections.sort(children);
     for (String child : children) {
@@ -134,7 +139,10 @@ public final class TreeDigest {
     return sha256;
   }
 
-  /** Up to {@code max} human-readable differences with {@code other} (empty when the trees are identical). */
+  /**
+   * Up to {@code max} human-readable differences with {@code other} (empty when the trees are
+   * identical).
+   */
   public List<String> differences(TreeDigest other, int max) {
     Objects.requireNonNull(other, "other must not be null");
     List<String> out = new ArrayList<>();
@@ -165,6 +173,12 @@ public final class TreeDigest {
 
   @Override
   public String toString() {
-    return "TreeDigest[" + entries.size() + " znodes, " + sha256.substring(0, 12) + ", " + state + "]";
+    return "TreeDigest["
+        + entries.size()
+        + " znodes, "
+        + sha256.substring(0, 12)
+        + ", "
+        + state
+        + "]";
   }
 }

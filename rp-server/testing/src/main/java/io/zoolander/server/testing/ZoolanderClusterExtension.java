@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * A JUnit 5 extension that runs an {@link EmbeddedCluster} for a test class: started before the class's first test,
- * closed after its last. Register it on a {@code static} field:
+ * A JUnit 5 extension that runs an {@link EmbeddedCluster} for a test class: started before the
+ * class's first test, closed after its last. Register it on a {@code static} field:
  *
  * <pre>{@code
  * class MyTest {
@@ -43,25 +43,38 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * }
  * }</pre>
  *
- * <p>Parameters of type {@link ZoolanderClient} get a new client connected to the cluster (configured by {@link
- * Builder#client(Consumer)}): a test's, and its {@code @BeforeEach}/{@code @AfterEach} methods', are closed after the
- * test; a constructor's or {@code @BeforeAll}/{@code @AfterAll} method's with the cluster. Parameters of type {@link
+ * <p>Parameters of type {@link ZoolanderClient} get a new client connected to the cluster
+ * (configured by {@link Builder#client(Consumer)}): a test's, and its
+ * {@code @BeforeEach}/{@code @AfterEach} methods', are closed after the test; a constructor's or
+ * {@code @BeforeAll}/{@code @AfterAll} method's with the cluster. Parameters of type {@link
  * EmbeddedCluster} get the cluster itself.
  *
- * <p>The tests of a class share the cluster and its data: use distinct paths per test, or clean up. {@code @Nested}
- * classes share their enclosing class's cluster. Not for tests of one class running in parallel. The extension
- * needs JUnit Jupiter on the test class path, which rp-server declares {@code provided}: a project that uses it has
- * JUnit Jupiter as a test dependency anyway.
+ * <p>The tests of a class share the cluster and its data: use distinct paths per test, or clean up.
+ * {@code @Nested} classes share their enclosing class's cluster. Not for tests of one class running
+ * in parallel. The extension needs JUnit Jupiter on the test class path, which rp-server declares
+ * {@code provided}: a project that uses it has JUnit Jupiter as a test dependency anyway.
  */
 public final class ZoolanderClusterExtension
-    implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, AfterEachCallback, ParameterResolver {
+    implements BeforeAllCallback,
+        AfterAllCallback,
+        BeforeEachCallback,
+        AfterEachCallback,
+        ParameterResolver {
 
   private final EmbeddedCluster.Builder clusterBuilder;
   private final Consumer<ZoolanderClientBuilder> clientConfig;
-  /** Clients handed to parameters, by the unique id of the context (test or class) that closes them. */
+
+  /**
+   * Clients handed to parameters, by the unique id of the context (test or class) that closes them.
+   */
   private final Map<String, List<ZoolanderClient>> clients = new ConcurrentHashMap<>();
+
   private volatile EmbeddedCluster cluster;
-  /** Classes (the registering one and its {@code @Nested} ones) whose tests are running; guarded by this. */
+
+  /**
+   * Classes (the registering one and its {@code @Nested} ones) whose tests are running; guarded by
+   * this.
+   */
   private int classes;
 
   private ZoolanderClusterExtension(Builder builder) {
@@ -69,7 +82,10 @@ public final class ZoolanderClusterExtension
     this.clientConfig = builder.clientConfig;
   }
 
-  /** A builder for an extension running three one-server duplicates, as {@link EmbeddedCluster#builder()}. */
+  /**
+   * A builder for an extension running three one-server duplicates, as {@link
+   * EmbeddedCluster#builder()}.
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -82,13 +98,17 @@ public final class ZoolanderClusterExtension
   public EmbeddedCluster cluster() {
     EmbeddedCluster running = cluster;
     if (running == null) {
-      throw new IllegalStateException("the Zoolander cluster runs only during the tests of the class that registers"
-          + " the extension");
+      throw new IllegalStateException(
+          "the Zoolander cluster runs only during the tests of the class that registers"
+              + " the extension");
     }
     return running;
   }
 
-  /** A new client of the cluster, configured like injected ones, closed with the cluster (or by the caller). */
+  /**
+   * A new client of the cluster, configured like injected ones, closed with the cluster (or by the
+   * caller).
+   */
   public ZoolanderClient newClient() {
     ZoolanderClientBuilder builder = cluster().clientBuilder();
     clientConfig.accept(builder);
@@ -107,9 +127,10 @@ public final class ZoolanderClusterExtension
   @Override
   public void beforeEach(ExtensionContext context) {
     if (cluster == null) {
-      throw new ExtensionConfigurationException("ZoolanderClusterExtension must be registered on a static field"
-          + " (@RegisterExtension static final ZoolanderClusterExtension ...): it starts one cluster for the whole"
-          + " test class");
+      throw new ExtensionConfigurationException(
+          "ZoolanderClusterExtension must be registered on a static field"
+              + " (@RegisterExtension static final ZoolanderClusterExtension ...): it starts one cluster for the whole"
+              + " test class");
     }
   }
 
@@ -143,8 +164,8 @@ public final class ZoolanderClusterExtension
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
     if (cluster == null) {
-      throw new ParameterResolutionException("no Zoolander cluster runs: register ZoolanderClusterExtension on a"
-          + " static field");
+      throw new ParameterResolutionException(
+          "no Zoolander cluster runs: register ZoolanderClusterExtension on a" + " static field");
     }
     if (parameter.getParameter().getType() == EmbeddedCluster.class) {
       return cluster;
@@ -167,7 +188,9 @@ public final class ZoolanderClusterExtension
     }
   }
 
-  /** Configures a {@link ZoolanderClusterExtension}; every setter validates its argument at once. */
+  /**
+   * Configures a {@link ZoolanderClusterExtension}; every setter validates its argument at once.
+   */
   public static final class Builder {
     private final EmbeddedCluster.Builder cluster = EmbeddedCluster.builder();
     private Consumer<ZoolanderClientBuilder> clientConfig = b -> {};
@@ -187,15 +210,19 @@ public final class ZoolanderClusterExtension
     }
 
     /**
-     * Where the ZooKeeper servers run (default {@link ServerMode#CHILD_JVM}); {@link ServerMode#IN_PROCESS} runs them
-     * in the test JVM: faster to start, see {@link ServerMode#IN_PROCESS} for what differs.
+     * Where the ZooKeeper servers run (default {@link ServerMode#CHILD_JVM}); {@link
+     * ServerMode#IN_PROCESS} runs them in the test JVM: faster to start, see {@link
+     * ServerMode#IN_PROCESS} for what differs.
      */
     public Builder serverMode(ServerMode mode) {
       cluster.serverMode(mode);
       return this;
     }
 
-    /** Adds arguments for the duplicates' child JVMs, as {@link EmbeddedCluster.Builder#duplicateJvmArgs}. */
+    /**
+     * Adds arguments for the duplicates' child JVMs, as {@link
+     * EmbeddedCluster.Builder#duplicateJvmArgs}.
+     */
     public Builder duplicateJvmArgs(String... args) {
       cluster.duplicateJvmArgs(args);
       return this;
@@ -220,8 +247,8 @@ public final class ZoolanderClusterExtension
     }
 
     /**
-     * Settings of the injected clients (and of {@link ZoolanderClusterExtension#newClient()}), applied after the
-     * cluster's addresses, e.g. {@code b -> b.readPolicy(ReadPolicy.all())}.
+     * Settings of the injected clients (and of {@link ZoolanderClusterExtension#newClient()}),
+     * applied after the cluster's addresses, e.g. {@code b -> b.readPolicy(ReadPolicy.all())}.
      */
     public Builder client(Consumer<ZoolanderClientBuilder> config) {
       this.clientConfig = Objects.requireNonNull(config, "config must not be null");

@@ -11,18 +11,17 @@ import io.zoolander.client.ZoolanderClient;
 import io.zoolander.model.Deployment;
 import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
-import io.zoolander.testsupport.Await;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ServerMode;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.ProjectRoot;
 import java.lang.management.ManagementFactory;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
@@ -42,9 +41,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The JMX console through a real RMI connector on 127.0.0.1: a two-duplicate in-process cluster with its repeater's
- * MBeans and the plugins' in the platform MBean server, read and called the way JConsole does (open types only), and
- * the documented meter names checked against the meters the repeater, the plugins and a client register.
+ * The JMX console through a real RMI connector on 127.0.0.1: a two-duplicate in-process cluster
+ * with its repeater's MBeans and the plugins' in the platform MBean server, read and called the way
+ * JConsole does (open types only), and the documented meter names checked against the meters the
+ * repeater, the plugins and a client register.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class JmxConsoleTest {
@@ -56,12 +56,22 @@ class JmxConsoleTest {
     MBeanServer platform = ManagementFactory.getPlatformMBeanServer();
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Metrics.addRegistry(meters); // the plugins meter into the global registry
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).serverMode(ServerMode.IN_PROCESS)
-            .startRepeater(false).start();
+    try (EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(2)
+                .serverMode(ServerMode.IN_PROCESS)
+                .startRepeater(false)
+                .start();
         JmxConsole console = JmxConsole.builder().port(0).build().start()) {
-      // Admission control on, with a target so loose it never limits: its MBean and meters are part of the console.
-      Repeater repeater = cluster.startRepeater(b -> b.meterRegistry(meters).mbeanServer(platform)
-          .admission(AdmissionSettings.builder().targetSla(0.01).tauMs(10_000).build()));
+      // Admission control on, with a target so loose it never limits: its MBean and meters are part
+      // of the console.
+      Repeater repeater =
+          cluster.startRepeater(
+              b ->
+                  b.meterRegistry(meters)
+                      .mbeanServer(platform)
+                      .admission(
+                          AdmissionSettings.builder().targetSla(0.01).tauMs(10_000).build()));
       assertThat(console.serviceUrl().toString())
           .matches("service:jmx:rmi://127\\.0\\.0\\.1:\\d+/jndi/rmi://127\\.0\\.0\\.1:\\d+/jmxrmi");
       try (JMXConnector connector = JMXConnectorFactory.connect(console.serviceUrl());
@@ -73,18 +83,32 @@ class JmxConsoleTest {
         assertThat((String) jmx.getAttribute(r, "ClientAddress"))
             .isEqualTo("127.0.0.1:" + repeater.boundAddress().getPort());
         assertThat((Boolean) jmx.getAttribute(r, "Deposed")).isFalse();
-        Await.until(WAIT, "both duplicates streaming", () -> Arrays.stream(rows(jmx))
-            .allMatch(row -> row.get("state").equals("STREAMING")), () -> Arrays.toString(rows(jmx)));
+        Await.until(
+            WAIT,
+            "both duplicates streaming",
+            () -> Arrays.stream(rows(jmx)).allMatch(row -> row.get("state").equals("STREAMING")),
+            () -> Arrays.toString(rows(jmx)));
         long firstSeq = (Long) jmx.getAttribute(r, "NextSeq");
 
         for (int i = 0; i < WRITES; i++) {
-          assertThat(client.create("/jmx-" + i, new byte[] {(byte) i}).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+          assertThat(
+                  client
+                      .create("/jmx-" + i, new byte[] {(byte) i})
+                      .get(30, TimeUnit.SECONDS)
+                      .succeeded())
+              .isTrue();
         }
         cluster.awaitConverged(WAIT);
         long lastSeq = firstSeq + WRITES - 1;
         assertThat((Long) jmx.getAttribute(r, "NextSeq")).isEqualTo(lastSeq + 1);
-        Await.until(WAIT, "both duplicates acknowledged seq " + lastSeq, () -> Arrays.stream(rows(jmx))
-            .allMatch(row -> (Long) row.get("appliedSeq") == lastSeq && (Long) row.get("lag") == 0),
+        Await.until(
+            WAIT,
+            "both duplicates acknowledged seq " + lastSeq,
+            () ->
+                Arrays.stream(rows(jmx))
+                    .allMatch(
+                        row ->
+                            (Long) row.get("appliedSeq") == lastSeq && (Long) row.get("lag") == 0),
             () -> Arrays.toString(rows(jmx)));
         assertThat((Integer) jmx.getAttribute(r, "LogSize")).isZero(); // trimmed at the lowest ACK
         CompositeData[] rows = rows(jmx);
@@ -102,8 +126,12 @@ class JmxConsoleTest {
         }
 
         // The predictor: its answers are rp-model's, from the samples it shows.
-        double[] s1 = (double[]) jmx.invoke(p, "serviceTimeSamplesMs", new Object[] {1}, new String[] {"int"});
-        double[] s2 = (double[]) jmx.invoke(p, "serviceTimeSamplesMs", new Object[] {2}, new String[] {"int"});
+        double[] s1 =
+            (double[])
+                jmx.invoke(p, "serviceTimeSamplesMs", new Object[] {1}, new String[] {"int"});
+        double[] s2 =
+            (double[])
+                jmx.invoke(p, "serviceTimeSamplesMs", new Object[] {2}, new String[] {"int"});
         assertThat(s1).isNotEmpty();
         assertThat(Arrays.stream(s1).min().orElseThrow()).isPositive();
         assertThat(s2).isNotEmpty();
@@ -111,108 +139,221 @@ class JmxConsoleTest {
         double tau = (Double) jmx.getAttribute(p, "TauMs");
         assertThat(tau).isEqualTo(5.0);
         assertThat((Integer) jmx.getAttribute(p, "LiveDuplicates")).isEqualTo(2);
-        double two = (Double) jmx.invoke(p, "predictSla", new Object[] {2, 100.0}, new String[] {"int", "double"});
+        double two =
+            (Double)
+                jmx.invoke(
+                    p, "predictSla", new Object[] {2, 100.0}, new String[] {"int", "double"});
         assertThat(two).isCloseTo(model(tau, 100, s1, s2), within(1e-12)).isBetween(0.0, 1.0);
-        double three = (Double) jmx.invoke(p, "predictSla", new Object[] {3, 100.0}, new String[] {"int", "double"});
-        assertThat(three).isCloseTo(model(tau, 100, s1, s2, s1), within(1e-12)).isGreaterThanOrEqualTo(two);
-        double tight = (Double) jmx.invoke(p, "predictSlaAt", new Object[] {2, 100.0, 0.01},
-            new String[] {"int", "double", "double"});
-        assertThat(tight).isCloseTo(model(0.01, 100, s1, s2), within(1e-12)).isLessThanOrEqualTo(two);
-        assertThatThrownBy(() -> jmx.invoke(p, "predictSla", new Object[] {0, 100.0}, new String[] {"int", "double"}))
-            .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalArgumentException.class)
+        double three =
+            (Double)
+                jmx.invoke(
+                    p, "predictSla", new Object[] {3, 100.0}, new String[] {"int", "double"});
+        assertThat(three)
+            .isCloseTo(model(tau, 100, s1, s2, s1), within(1e-12))
+            .isGreaterThanOrEqualTo(two);
+        double tight =
+            (Double)
+                jmx.invoke(
+                    p,
+                    "predictSlaAt",
+                    new Object[] {2, 100.0, 0.01},
+                    new String[] {"int", "double", "double"});
+        assertThat(tight)
+            .isCloseTo(model(0.01, 100, s1, s2), within(1e-12))
+            .isLessThanOrEqualTo(two);
+        assertThatThrownBy(
+                () ->
+                    jmx.invoke(
+                        p, "predictSla", new Object[] {0, 100.0}, new String[] {"int", "double"}))
+            .isInstanceOf(RuntimeMBeanException.class)
+            .cause()
+            .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("duplicates");
         assertThat((Double) jmx.getAttribute(p, "PredictedSla")).isBetween(0.0, 1.0);
-        assertThat(jmx.getMBeanInfo(p).getOperations()).anySatisfy(op -> {
-          assertThat(op.getName()).isEqualTo("predictSla");
-          assertThat(op.getSignature()[0].getName()).isEqualTo("duplicates"); // what JConsole labels the field
-        });
+        assertThat(jmx.getMBeanInfo(p).getOperations())
+            .anySatisfy(
+                op -> {
+                  assertThat(op.getName()).isEqualTo("predictSla");
+                  assertThat(op.getSignature()[0].getName())
+                      .isEqualTo("duplicates"); // what JConsole labels the field
+                });
 
-        // Admission control: its state as of the last control period, and a new target from the next one on.
+        // Admission control: its state as of the last control period, and a new target from the
+        // next one on.
         ObjectName a = ZoolanderJmx.ADMISSION;
         assertThat((Double) jmx.getAttribute(a, "TargetSla")).isEqualTo(0.01);
         assertThat((Double) jmx.getAttribute(a, "TauMs")).isEqualTo(10_000.0);
         assertThat((Boolean) jmx.getAttribute(a, "Limiting")).isFalse();
         assertThat((Long) jmx.getAttribute(a, "Shed")).isZero();
-        Await.until(WAIT, "admission counted the writes", () -> attribute(jmx, a, "Admitted") instanceof Long n && n >= WRITES,
+        Await.until(
+            WAIT,
+            "admission counted the writes",
+            () -> attribute(jmx, a, "Admitted") instanceof Long n && n >= WRITES,
             () -> "admitted " + attribute(jmx, a, "Admitted"));
         jmx.invoke(a, "setTarget", new Object[] {0.5, 2_000.0}, new String[] {"double", "double"});
-        Await.until(WAIT, "the new target in effect", () -> Double.valueOf(0.5).equals(attribute(jmx, a, "TargetSla"))
-            && Double.valueOf(2_000.0).equals(attribute(jmx, a, "TauMs")), () -> "target " + attribute(jmx, a, "TargetSla"));
+        Await.until(
+            WAIT,
+            "the new target in effect",
+            () ->
+                Double.valueOf(0.5).equals(attribute(jmx, a, "TargetSla"))
+                    && Double.valueOf(2_000.0).equals(attribute(jmx, a, "TauMs")),
+            () -> "target " + attribute(jmx, a, "TargetSla"));
         assertThat(repeater.admission().orElseThrow().targetSla()).isEqualTo(0.5);
-        assertThatThrownBy(() -> jmx.invoke(a, "setTarget", new Object[] {1.5, 2_000.0},
-            new String[] {"double", "double"})).isInstanceOf(RuntimeMBeanException.class).cause()
-            .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("targetSla");
+        assertThatThrownBy(
+                () ->
+                    jmx.invoke(
+                        a,
+                        "setTarget",
+                        new Object[] {1.5, 2_000.0},
+                        new String[] {"double", "double"}))
+            .isInstanceOf(RuntimeMBeanException.class)
+            .cause()
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("targetSla");
         assertThat((Double) jmx.getAttribute(a, "TargetSla")).isEqualTo(0.5);
-        assertThat(jmx.getMBeanInfo(a).getOperations()).anySatisfy(op -> {
-          assertThat(op.getName()).isEqualTo("setTarget");
-          assertThat(op.getSignature()[0].getName()).isEqualTo("targetSla");
-        });
+        assertThat(jmx.getMBeanInfo(a).getOperations())
+            .anySatisfy(
+                op -> {
+                  assertThat(op.getName()).isEqualTo("setTarget");
+                  assertThat(op.getSignature()[0].getName()).isEqualTo("targetSla");
+                });
 
-        // A duplicate down: its lag and the log grow with every write, its plugin MBean is gone; back, it catches up.
+        // A duplicate down: its lag and the log grow with every write, its plugin MBean is gone;
+        // back, it catches up.
         cluster.killDuplicate(2);
-        Await.until(WAIT, "duplicate 2's plugin MBean gone", () -> pluginNames(jmx, 2).isEmpty(), () -> "");
-        assertThat(meters.find(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauges())
-            .as("a stopped plugin's meters are removed, so its successor's replace them").isEmpty();
-        assertThat(meters.find(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "1").gauges()).hasSize(1);
+        Await.until(
+            WAIT, "duplicate 2's plugin MBean gone", () -> pluginNames(jmx, 2).isEmpty(), () -> "");
+        assertThat(
+                meters
+                    .find(MeterNames.PLUGIN_APPLIED_SEQ)
+                    .tag(MeterNames.TAG_DUPLICATE, "2")
+                    .gauges())
+            .as("a stopped plugin's meters are removed, so its successor's replace them")
+            .isEmpty();
+        assertThat(
+                meters
+                    .find(MeterNames.PLUGIN_APPLIED_SEQ)
+                    .tag(MeterNames.TAG_DUPLICATE, "1")
+                    .gauges())
+            .hasSize(1);
         for (int i = 0; i < 5; i++) {
-          assertThat(client.create("/jmx-down-" + i, new byte[0]).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+          assertThat(
+                  client
+                      .create("/jmx-down-" + i, new byte[0])
+                      .get(30, TimeUnit.SECONDS)
+                      .succeeded())
+              .isTrue();
         }
-        Await.until(WAIT, "duplicate 1 acknowledged the writes while 2 was down",
-            () -> (Long) row(jmx, 1).get("appliedSeq") == lastSeq + 5, () -> Arrays.toString(rows(jmx)));
+        Await.until(
+            WAIT,
+            "duplicate 1 acknowledged the writes while 2 was down",
+            () -> (Long) row(jmx, 1).get("appliedSeq") == lastSeq + 5,
+            () -> Arrays.toString(rows(jmx)));
         assertThat(row(jmx, 2).get("appliedSeq")).isEqualTo(lastSeq);
         assertThat(row(jmx, 2).get("lag")).isEqualTo(5L);
         assertThat(row(jmx, 2).get("state")).isNotEqualTo("STREAMING");
         assertThat((Integer) jmx.getAttribute(r, "LogSize")).isEqualTo(5);
-        assertThat(meters.get(MeterNames.REPEATER_LAG).tag(MeterNames.TAG_DUPLICATE, "2").gauge().value())
+        assertThat(
+                meters
+                    .get(MeterNames.REPEATER_LAG)
+                    .tag(MeterNames.TAG_DUPLICATE, "2")
+                    .gauge()
+                    .value())
             .isEqualTo(5);
         assertThat(meters.get(MeterNames.REPEATER_LOG_SIZE).gauge().value()).isEqualTo(5);
         cluster.restartDuplicate(2);
-        Await.until(WAIT, "duplicate 2 caught up", () -> (Long) row(jmx, 2).get("lag") == 0
-            && logSize(jmx) == 0, () -> Arrays.toString(rows(jmx)));
+        Await.until(
+            WAIT,
+            "duplicate 2 caught up",
+            () -> (Long) row(jmx, 2).get("lag") == 0 && logSize(jmx) == 0,
+            () -> Arrays.toString(rows(jmx)));
         assertThat(jmx.getAttribute(pluginOf(jmx, 2), "AppliedSeq")).isEqualTo(lastSeq + 5);
-        assertThat(meters.get(MeterNames.PLUGIN_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauge().value())
+        assertThat(
+                meters
+                    .get(MeterNames.PLUGIN_APPLIED_SEQ)
+                    .tag(MeterNames.TAG_DUPLICATE, "2")
+                    .gauge()
+                    .value())
             .isEqualTo(lastSeq + 5);
 
-        // The meters behind the same numbers, and the documented names (docs and code must not drift).
-        assertThat(meters.get(MeterNames.REPEATER_APPLIED_SEQ).tag(MeterNames.TAG_DUPLICATE, "2").gauge().value())
+        // The meters behind the same numbers, and the documented names (docs and code must not
+        // drift).
+        assertThat(
+                meters
+                    .get(MeterNames.REPEATER_APPLIED_SEQ)
+                    .tag(MeterNames.TAG_DUPLICATE, "2")
+                    .gauge()
+                    .value())
             .isEqualTo(lastSeq + 5);
-        assertThat(meters.get(MeterNames.REPEATER_ACK_LATENCY).tag(MeterNames.TAG_DUPLICATE, "1").timer().count())
+        assertThat(
+                meters
+                    .get(MeterNames.REPEATER_ACK_LATENCY)
+                    .tag(MeterNames.TAG_DUPLICATE, "1")
+                    .timer()
+                    .count())
             .isGreaterThanOrEqualTo(s1.length);
-        assertThat(meters.get(MeterNames.PLUGIN_APPLY_LATENCY).tag(MeterNames.TAG_DUPLICATE, "1").timer().count())
+        assertThat(
+                meters
+                    .get(MeterNames.PLUGIN_APPLY_LATENCY)
+                    .tag(MeterNames.TAG_DUPLICATE, "1")
+                    .timer()
+                    .count())
             .isGreaterThanOrEqualTo(WRITES + 5);
-        assertThat(meters.get(MeterNames.REPEATER_WRITES).functionCounter().count()).isEqualTo(WRITES + 5);
-        assertThat(meters.get(MeterNames.CLIENT_WRITE_LATENCY).timer().count()).isEqualTo(WRITES + 5);
-        Set<String> registered = meters.getMeters().stream().map(m -> m.getId().getName())
-            .filter(name -> name.startsWith("zoolander.")).collect(Collectors.toCollection(TreeSet::new));
+        assertThat(meters.get(MeterNames.REPEATER_WRITES).functionCounter().count())
+            .isEqualTo(WRITES + 5);
+        assertThat(meters.get(MeterNames.CLIENT_WRITE_LATENCY).timer().count())
+            .isEqualTo(WRITES + 5);
+        Set<String> registered =
+            meters.getMeters().stream()
+                .map(m -> m.getId().getName())
+                .filter(name -> name.startsWith("zoolander."))
+                .collect(Collectors.toCollection(TreeSet::new));
         assertThat(registered).isEqualTo(documentedMeters());
         assertThat(constants()).isEqualTo(documentedMeters());
 
-        // Fence, unfence (waits for the state transfer) and rejoin (returns at once), as an operator would.
+        // Fence, unfence (waits for the state transfer) and rejoin (returns at once), as an
+        // operator would.
         jmx.invoke(r, "fence", new Object[] {2}, new String[] {"int"});
         assertThat(row(jmx, 2).get("state")).isEqualTo("FENCED");
         assertThat((String) row(jmx, 2).get("fenceReason")).isNotEmpty();
         assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isEqualTo(1);
-        Await.until(WAIT, "duplicate 2's plugin fenced", () -> "FENCED".equals(pluginState(jmx, 2)),
+        Await.until(
+            WAIT,
+            "duplicate 2's plugin fenced",
+            () -> "FENCED".equals(pluginState(jmx, 2)),
             () -> "plugin state " + pluginState(jmx, 2));
-        assertThat(client.create("/jmx-fenced", new byte[0]).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+        assertThat(client.create("/jmx-fenced", new byte[0]).get(30, TimeUnit.SECONDS).succeeded())
+            .isTrue();
         long fencedSeq = lastSeq + 6;
-        assertThat(row(jmx, 2).get("appliedSeq")).isEqualTo(lastSeq + 5); // sent nothing while fenced
-        assertThat((Integer) jmx.getAttribute(r, "LogSize")).isZero(); // the log no longer waits for it
+        assertThat(row(jmx, 2).get("appliedSeq"))
+            .isEqualTo(lastSeq + 5); // sent nothing while fenced
+        assertThat((Integer) jmx.getAttribute(r, "LogSize"))
+            .isZero(); // the log no longer waits for it
         String unfenced = (String) jmx.invoke(r, "unfence", new Object[] {2}, new String[] {"int"});
         assertThat(unfenced).contains("rejoined");
         assertThat(row(jmx, 2).get("state")).isEqualTo("STREAMING");
         assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isZero();
-        Await.until(WAIT, "duplicate 2 applied the write made while it was fenced",
-            () -> Long.valueOf(fencedSeq).equals(pluginApplied(jmx, 2)), () -> "applied " + pluginApplied(jmx, 2));
+        Await.until(
+            WAIT,
+            "duplicate 2 applied the write made while it was fenced",
+            () -> Long.valueOf(fencedSeq).equals(pluginApplied(jmx, 2)),
+            () -> "applied " + pluginApplied(jmx, 2));
         jmx.invoke(r, "fence", new Object[] {2}, new String[] {"int"});
-        assertThat((String) jmx.invoke(r, "rejoin", new Object[] {2}, new String[] {"int"})).contains("started");
-        Await.until(WAIT, "duplicate 2 streaming again after rejoin", () -> "STREAMING".equals(row(jmx, 2).get("state")),
+        assertThat((String) jmx.invoke(r, "rejoin", new Object[] {2}, new String[] {"int"}))
+            .contains("started");
+        Await.until(
+            WAIT,
+            "duplicate 2 streaming again after rejoin",
+            () -> "STREAMING".equals(row(jmx, 2).get("state")),
             () -> Arrays.toString(rows(jmx)));
         cluster.awaitConverged(WAIT);
         assertThatThrownBy(() -> jmx.invoke(r, "fence", new Object[] {9}, new String[] {"int"}))
-            .isInstanceOf(RuntimeMBeanException.class).cause().isInstanceOf(IllegalArgumentException.class)
+            .isInstanceOf(RuntimeMBeanException.class)
+            .cause()
+            .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("no duplicate 9");
-        assertThat(jmx.getMBeanInfo(r).getOperations()).extracting(op -> op.getName())
+        assertThat(jmx.getMBeanInfo(r).getOperations())
+            .extracting(op -> op.getName())
             .containsExactlyInAnyOrder("fence", "unfence", "rejoin");
       } finally {
         Metrics.removeRegistry(meters);
@@ -224,7 +365,8 @@ class JmxConsoleTest {
       assertThat(meters.getMeters().stream().map(Meter::getId).map(Meter.Id::getName))
           .noneMatch(name -> name.startsWith("zoolander.repeater."));
     }
-    assertThat(platform.queryNames(new ObjectName(ZoolanderJmx.DOMAIN + ":type=Plugin,*"), null)).isEmpty();
+    assertThat(platform.queryNames(new ObjectName(ZoolanderJmx.DOMAIN + ":type=Plugin,*"), null))
+        .isEmpty();
   }
 
   private static double model(double tauMs, double rate, double[]... samples) {
@@ -276,27 +418,39 @@ class JmxConsoleTest {
   }
 
   private static CompositeData row(MBeanServerConnection jmx, int id) {
-    return Arrays.stream(rows(jmx)).filter(row -> (Integer) row.get("id") == id).findFirst().orElseThrow();
+    return Arrays.stream(rows(jmx))
+        .filter(row -> (Integer) row.get("id") == id)
+        .findFirst()
+        .orElseThrow();
   }
 
   private static Set<ObjectName> pluginNames(MBeanServerConnection jmx, int duplicateId) {
     try {
-      return jmx.queryNames(new ObjectName(ZoolanderJmx.DOMAIN + ":type=Plugin,duplicate=" + duplicateId + ",*"),
+      return jmx.queryNames(
+          new ObjectName(ZoolanderJmx.DOMAIN + ":type=Plugin,duplicate=" + duplicateId + ",*"),
           null);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
   }
 
-  private static ObjectName pluginOf(MBeanServerConnection jmx, int duplicateId) throws InterruptedException {
-    Await.until(WAIT, "one plugin MBean of duplicate " + duplicateId, () -> pluginNames(jmx, duplicateId).size() == 1,
+  private static ObjectName pluginOf(MBeanServerConnection jmx, int duplicateId)
+      throws InterruptedException {
+    Await.until(
+        WAIT,
+        "one plugin MBean of duplicate " + duplicateId,
+        () -> pluginNames(jmx, duplicateId).size() == 1,
         () -> pluginNames(jmx, duplicateId).toString());
     return pluginNames(jmx, duplicateId).iterator().next();
   }
 
-  /** The meter names of docs/operations.md's meter reference, reserved prefixes ({@code .*}) left out. */
+  /**
+   * The meter names of docs/operations.md's meter reference, reserved prefixes ({@code .*}) left
+   * out.
+   */
   static Set<String> documentedMeters() throws Exception {
-    String docs = Files.readString(ProjectRoot.find().resolve("docs/operations.md"), StandardCharsets.UTF_8);
+    String docs =
+        Files.readString(ProjectRoot.find().resolve("docs/operations.md"), StandardCharsets.UTF_8);
     int from = docs.indexOf("### Meter reference");
     assertThat(from).as("the meter reference in docs/operations.md").isPositive();
     int to = docs.indexOf("\n## ", from);
@@ -314,7 +468,9 @@ class JmxConsoleTest {
   private static Set<String> constants() throws IllegalAccessException {
     Set<String> names = new TreeSet<>();
     for (Field f : MeterNames.class.getFields()) {
-      if (Modifier.isStatic(f.getModifiers()) && !f.getName().startsWith("TAG_") && !f.getName().endsWith("_PREFIX")) {
+      if (Modifier.isStatic(f.getModifiers())
+          && !f.getName().startsWith("TAG_")
+          && !f.getName().endsWith("_PREFIX")) {
         names.add((String) f.get(null));
       }
     }

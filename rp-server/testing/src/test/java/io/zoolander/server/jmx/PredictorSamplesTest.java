@@ -6,10 +6,10 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
-import io.zoolander.testsupport.Await;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ServerMode;
+import io.zoolander.testsupport.Await;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.Arrays;
@@ -20,9 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The predictor's service-time samples hold no queueing: only a write sent while its duplicate owed no ACK is a
- * sample, while the ACK-latency timer times every probe. One in-process duplicate whose plugin stalls every write
- * {@value #STALL_MS} ms; a write sent while another is being applied waits for it, and must not become a sample.
+ * The predictor's service-time samples hold no queueing: only a write sent while its duplicate owed
+ * no ACK is a sample, while the ACK-latency timer times every probe. One in-process duplicate whose
+ * plugin stalls every write {@value #STALL_MS} ms; a write sent while another is being applied
+ * waits for it, and must not become a sample.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PredictorSamplesTest {
@@ -33,37 +34,56 @@ class PredictorSamplesTest {
   void aWriteSentToABusyDuplicateIsTimedButNotASample() throws Exception {
     MBeanServer platform = ManagementFactory.getPlatformMBeanServer();
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(1).serverMode(ServerMode.IN_PROCESS)
-            .startRepeater(false).start()) {
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(1)
+            .serverMode(ServerMode.IN_PROCESS)
+            .startRepeater(false)
+            .start()) {
       Repeater repeater = cluster.startRepeater(b -> b.meterRegistry(meters).mbeanServer(platform));
       try (ZoolanderClient client = cluster.clientBuilder().build()) {
         byte[] value = {1};
         client.create("/p", value).join();
-        cluster.injectAnomalyEverywhere("probability=1;delayMs=" + STALL_MS + ";distribution=fixed;applies=writes");
-        Timer timer = meters.get(MeterNames.REPEATER_ACK_LATENCY).tag(MeterNames.TAG_DUPLICATE, "1").timer();
+        cluster.injectAnomalyEverywhere(
+            "probability=1;delayMs=" + STALL_MS + ";distribution=fixed;applies=writes");
+        Timer timer =
+            meters.get(MeterNames.REPEATER_ACK_LATENCY).tag(MeterNames.TAG_DUPLICATE, "1").timer();
         long timedBefore = timer.count();
         int samplesBefore = samples(platform).length;
 
-        // 1 goes to an idle duplicate (a sample); 2 while 1 is applied (no probe: 1's is out); 3 once 1 is
+        // 1 goes to an idle duplicate (a sample); 2 while 1 is applied (no probe: 1's is out); 3
+        // once 1 is
         // acknowledged and 2 is being applied: probed, and it waits for 2 (timed, not a sample).
         CompletableFuture<WriteResult> first = client.setData("/p", value, -1);
-        // 2 must reach the plugin while it applies 1, not with it (one multi of both would be one 600 ms sample). No
+        // 2 must reach the plugin while it applies 1, not with it (one multi of both would be one
+        // 600 ms sample). No
         // event tells that the plugin has begun 1's stall: 50 ms into its 300 ms is well inside it.
         Thread.sleep(STALL_MS / 6);
         CompletableFuture<WriteResult> second = client.setData("/p", value, -1);
         long firstSeq = first.get(30, TimeUnit.SECONDS).seq();
-        Await.until(WAIT, "the repeater has 1's ACK", () -> repeater.duplicate(1).ackedSeq() >= firstSeq, () -> "");
+        Await.until(
+            WAIT,
+            "the repeater has 1's ACK",
+            () -> repeater.duplicate(1).ackedSeq() >= firstSeq,
+            () -> "");
         CompletableFuture<WriteResult> third = client.setData("/p", value, -1);
         assertThat(second.isDone()).as("2 still being applied when 3 is sent").isFalse();
         long thirdSeq = third.get(30, TimeUnit.SECONDS).seq();
         second.get(30, TimeUnit.SECONDS);
-        Await.until(WAIT, "the repeater has 3's ACK", () -> repeater.duplicate(1).ackedSeq() >= thirdSeq, () -> "");
+        Await.until(
+            WAIT,
+            "the repeater has 3's ACK",
+            () -> repeater.duplicate(1).ackedSeq() >= thirdSeq,
+            () -> "");
 
         assertThat(timer.count() - timedBefore).as("probes timed: 1's and 3's").isEqualTo(2);
-        assertThat(timer.max(TimeUnit.MILLISECONDS)).as("3 waited for 2").isGreaterThan(1.5 * STALL_MS);
+        assertThat(timer.max(TimeUnit.MILLISECONDS))
+            .as("3 waited for 2")
+            .isGreaterThan(1.5 * STALL_MS);
         double[] samples = samples(platform);
         assertThat(samples).as("only 1's is a sample").hasSize(samplesBefore + 1);
-        assertThat(samples[samples.length - 1]).as("1's: the stall and the round trip, no queueing")
+        assertThat(samples[samples.length - 1])
+            .as("1's: the stall and the round trip, no queueing")
             .isBetween((double) STALL_MS, 1.5 * STALL_MS);
         assertThat(Arrays.stream(samples).max().orElseThrow()).isLessThan(1.5 * STALL_MS);
       }
@@ -71,7 +91,8 @@ class PredictorSamplesTest {
   }
 
   private static double[] samples(MBeanServer platform) throws Exception {
-    return (double[]) platform.invoke(ZoolanderJmx.PREDICTOR, "serviceTimeSamplesMs", new Object[] {1},
-        new String[] {"int"});
+    return (double[])
+        platform.invoke(
+            ZoolanderJmx.PREDICTOR, "serviceTimeSamplesMs", new Object[] {1}, new String[] {"int"});
   }
 }

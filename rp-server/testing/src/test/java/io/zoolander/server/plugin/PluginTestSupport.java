@@ -2,9 +2,9 @@ package io.zoolander.server.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.zoolander.testsupport.Await;
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.Await;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
@@ -22,100 +22,122 @@ import org.apache.zookeeper.data.Stat;
 /** Ensembles running the real plugin, and plain ZooKeeper reads of what it wrote. */
 final class PluginTestSupport {
 
-    static final Duration WAIT = Duration.ofSeconds(30);
-    static final Znodes ZNODES = Znodes.defaults();
+  static final Duration WAIT = Duration.ofSeconds(30);
+  static final Znodes ZNODES = Znodes.defaults();
 
-    private PluginTestSupport() {
+  private PluginTestSupport() {}
+
+  static ZooKeeperEnsemble.Builder ensemble(int servers, int duplicateId) {
+    return ZooKeeperEnsemble.builder()
+        .servers(servers)
+        .property(ZoolanderPeerMain.PLUGIN_FACTORY_KEY, ZoolanderPluginFactory.class.getName())
+        .property(ZoolanderPeerMain.STOP_TIMEOUT_KEY, "3000")
+        .property(ZoolanderPluginConfig.DUPLICATE_ID_KEY, Integer.toString(duplicateId))
+        .property(ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY, "4000")
+        .property(ZoolanderPluginConfig.RETRANSMIT_TIMEOUT_MS_KEY, "300")
+        .property(ZoolanderPluginConfig.READ_WAIT_MS_KEY, "1500")
+        .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
+        .startTimeout(WAIT);
+  }
+
+  /** Closes a test's session and its ensemble, either of which may not have started. */
+  static void close(ZooKeeper zk, ZooKeeperEnsemble ensemble) throws InterruptedException {
+    if (zk != null) {
+      zk.close(1_000);
     }
-
-    static ZooKeeperEnsemble.Builder ensemble(int servers, int duplicateId) {
-        return ZooKeeperEnsemble.builder()
-                .servers(servers)
-                .property(ZoolanderPeerMain.PLUGIN_FACTORY_KEY, ZoolanderPluginFactory.class.getName())
-                .property(ZoolanderPeerMain.STOP_TIMEOUT_KEY, "3000")
-                .property(ZoolanderPluginConfig.DUPLICATE_ID_KEY, Integer.toString(duplicateId))
-                .property(ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY, "4000")
-                .property(ZoolanderPluginConfig.RETRANSMIT_TIMEOUT_MS_KEY, "300")
-                .property(ZoolanderPluginConfig.READ_WAIT_MS_KEY, "1500")
-                .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
-                .startTimeout(WAIT);
+    if (ensemble != null) {
+      ensemble.close();
     }
+  }
 
-    /** Closes a test's session and its ensemble, either of which may not have started. */
-    static void close(ZooKeeper zk, ZooKeeperEnsemble ensemble) throws InterruptedException {
-        if (zk != null) {
-            zk.close(1_000);
-        }
-        if (ensemble != null) {
-            ensemble.close();
-        }
-    }
-
-    static ZooKeeper connect(String connectString) throws Exception {
-        CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
-            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+  static ZooKeeper connect(String connectString) throws Exception {
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
                 connected.countDown();
-            }
-        });
-        assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("client connected").isTrue();
-        return zk;
-    }
+              }
+            });
+    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .as("client connected")
+        .isTrue();
+    return zk;
+  }
 
-    /** Waits until the endpoint znode holds an endpoint {@code accepted} and returns it. */
-    static PluginEndpoint awaitEndpoint(ZooKeeper zk, ZooKeeperEnsemble ensemble, Predicate<PluginEndpoint> accepted)
-            throws InterruptedException {
-        AtomicReference<PluginEndpoint> found = new AtomicReference<>();
-        Await.until(WAIT, "the plugin publishes an acceptable endpoint", () -> {
-            PluginEndpoint endpoint = PluginEndpoint.decode(getData(zk, ZNODES.endpoint()));
-            if (accepted.test(endpoint)) {
-                found.set(endpoint);
-                return true;
-            }
-            return false;
-        }, () -> diagnostics(ensemble));
-        return found.get();
-    }
+  /** Waits until the endpoint znode holds an endpoint {@code accepted} and returns it. */
+  static PluginEndpoint awaitEndpoint(
+      ZooKeeper zk, ZooKeeperEnsemble ensemble, Predicate<PluginEndpoint> accepted)
+      throws InterruptedException {
+    AtomicReference<PluginEndpoint> found = new AtomicReference<>();
+    Await.until(
+        WAIT,
+        "the plugin publishes an acceptable endpoint",
+        () -> {
+          PluginEndpoint endpoint = PluginEndpoint.decode(getData(zk, ZNODES.endpoint()));
+          if (accepted.test(endpoint)) {
+            found.set(endpoint);
+            return true;
+          }
+          return false;
+        },
+        () -> diagnostics(ensemble));
+    return found.get();
+  }
 
-    static BookkeepingState state(ZooKeeper zk) {
-        return BookkeepingState.decode(getData(zk, ZNODES.state()));
-    }
+  static BookkeepingState state(ZooKeeper zk) {
+    return BookkeepingState.decode(getData(zk, ZNODES.state()));
+  }
 
-    /** @return the data of an application path, null if the node does not exist */
-    static String appData(ZooKeeper zk, String applicationPath) {
-        try {
-            Stat stat = zk.exists(ZNODES.toZnode(applicationPath), false);
-            return stat == null ? null : new String(getData(zk, ZNODES.toZnode(applicationPath)), StandardCharsets.UTF_8);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+  /**
+   * @return the data of an application path, null if the node does not exist
+   */
+  static String appData(ZooKeeper zk, String applicationPath) {
+    try {
+      Stat stat = zk.exists(ZNODES.toZnode(applicationPath), false);
+      return stat == null
+          ? null
+          : new String(getData(zk, ZNODES.toZnode(applicationPath)), StandardCharsets.UTF_8);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
+  }
 
-    /** @return the znode's stat, null if it does not exist */
-    static Stat stat(ZooKeeper zk, String znode) {
-        try {
-            return zk.exists(znode, false);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+  /**
+   * @return the znode's stat, null if it does not exist
+   */
+  static Stat stat(ZooKeeper zk, String znode) {
+    try {
+      return zk.exists(znode, false);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
+  }
 
-    static byte[] getData(ZooKeeper zk, String znode) {
-        try {
-            return zk.getData(znode, false, null);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+  static byte[] getData(ZooKeeper zk, String znode) {
+    try {
+      return zk.getData(znode, false, null);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
+  }
 
-    static byte[] utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8);
-    }
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
 
-    static String diagnostics(ZooKeeperEnsemble ensemble) {
-        return ensemble.serverIds().stream()
-                .map(id -> "server " + id + " (" + (ensemble.isRunning(id) ? ensemble.mode(id).orElse("not serving")
-                        : "down") + ")\n" + ensemble.logTail(id, 25))
-                .collect(Collectors.joining("\n\n"));
-    }
+  static String diagnostics(ZooKeeperEnsemble ensemble) {
+    return ensemble.serverIds().stream()
+        .map(
+            id ->
+                "server "
+                    + id
+                    + " ("
+                    + (ensemble.isRunning(id) ? ensemble.mode(id).orElse("not serving") : "down")
+                    + ")\n"
+                    + ensemble.logTail(id, 25))
+        .collect(Collectors.joining("\n\n"));
+  }
 }

@@ -14,11 +14,13 @@ final class Eventually {
     await(DEFAULT, what, condition, diagnostics);
   }
 
-  static void await(Duration timeout, String what, BooleanSupplier condition, Supplier<?> diagnostics) {
+  static void await(
+      Duration timeout, String what, BooleanSupplier condition, Supplier<?> diagnostics) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {
-        throw new AssertionError("not true after " + timeout.toMillis() + " ms: " + what + "\n" + diagnostics.get());
+        throw new AssertionError(
+            "not true after " + timeout.toMillis() + " ms: " + what + "\n" + diagnostics.get());
       }
       try {
         Thread.sleep(2);

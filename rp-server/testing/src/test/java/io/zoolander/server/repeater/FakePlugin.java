@@ -23,13 +23,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A test-side plugin speaking the wire protocol: answers the repeater's HELLO with STATUS, "applies" SEQUENCED
- * messages in seq order (recording every one it receives, replays and retransmissions included), acks once per read
- * burst, and can be told to send RETRANSMIT or ERROR, refuse with STALE_EPOCH, or stop reading.
+ * A test-side plugin speaking the wire protocol: answers the repeater's HELLO with STATUS,
+ * "applies" SEQUENCED messages in seq order (recording every one it receives, replays and
+ * retransmissions included), acks once per read burst, and can be told to send RETRANSMIT or ERROR,
+ * refuse with STALE_EPOCH, or stop reading.
  */
 final class FakePlugin implements AutoCloseable {
 
-  /** What survives a plugin: the duplicate's applied state, shared by successive plugins (leaders) of a duplicate. */
+  /**
+   * What survives a plugin: the duplicate's applied state, shared by successive plugins (leaders)
+   * of a duplicate.
+   */
   static final class Durable {
     final AtomicLong appliedSeq = new AtomicLong();
     volatile long epoch;
@@ -51,16 +55,26 @@ final class FakePlugin implements AutoCloseable {
   final AtomicInteger hellos = new AtomicInteger();
   volatile boolean autoAck = true;
   volatile boolean refuseWithStaleEpoch;
+
   /** How many of the next HELLOs to answer with an ACK instead of STATUS (a protocol violation). */
   final AtomicInteger misbehave = new AtomicInteger();
-  /** Apply nothing beyond this seq (a duplicate falling behind; what it receives is recorded all the same). */
+
+  /**
+   * Apply nothing beyond this seq (a duplicate falling behind; what it receives is recorded all the
+   * same).
+   */
   volatile long applyUpTo = Long.MAX_VALUE;
+
   /** TRANSFER_REQUESTs received (this plugin as the source of a state transfer). */
-  final List<Message.TransferRequest> transferRequests = Collections.synchronizedList(new ArrayList<>());
+  final List<Message.TransferRequest> transferRequests =
+      Collections.synchronizedList(new ArrayList<>());
+
   /** TRANSFER_CHUNKs received (this plugin rejoining). */
   final List<Message.TransferChunk> chunks = Collections.synchronizedList(new ArrayList<>());
+
   /** Answer TRANSFER_REQUEST with ERROR(TRANSFER_TOO_LARGE) instead of a snapshot. */
   volatile boolean refuseTransfer;
+
   /** Stop reading the connection after this many SEQUENCED messages (a stalled duplicate). */
   volatile int stopReadingAfter = Integer.MAX_VALUE;
 
@@ -76,23 +90,28 @@ final class FakePlugin implements AutoCloseable {
   }
 
   PluginEndpoint start() throws InterruptedException {
-    server = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new Handler());
-          }
-        })
-        .bind("127.0.0.1", 0).sync().channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    WirePipeline.install(ch.pipeline());
+                    ch.pipeline().addLast(new Handler());
+                  }
+                })
+            .bind("127.0.0.1", 0)
+            .sync()
+            .channel();
     return endpoint();
   }
 
   PluginEndpoint endpoint() {
-    return new PluginEndpoint(duplicateId, serverId, "127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort());
+    return new PluginEndpoint(
+        duplicateId, serverId, "127.0.0.1", ((InetSocketAddress) server.localAddress()).getPort());
   }
 
   /** Sends a message on the current repeater connection. */
@@ -135,8 +154,17 @@ final class FakePlugin implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "FakePlugin[duplicate " + duplicateId + ", server " + serverId + ", applied " + durable.appliedSeq
-        + ", received " + received.size() + ", errors " + errors + "]";
+    return "FakePlugin[duplicate "
+        + duplicateId
+        + ", server "
+        + serverId
+        + ", applied "
+        + durable.appliedSeq
+        + ", received "
+        + received.size()
+        + ", errors "
+        + errors
+        + "]";
   }
 
   private final class Handler extends ChannelInboundHandlerAdapter {
@@ -153,40 +181,67 @@ final class FakePlugin implements AutoCloseable {
           ctx.writeAndFlush(new Message.Ack(duplicateId, durable.epoch, durable.appliedSeq.get()));
           return;
         }
-        ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, durable.appliedSeq.get(),
-            DuplicateState.ACTIVE));
+        ctx.writeAndFlush(
+            new Message.Status(
+                duplicateId, durable.epoch, durable.appliedSeq.get(), DuplicateState.ACTIVE));
       } else if (m instanceof Message.Sequenced s) {
         received.add(s);
         if (++sequencedSeen >= stopReadingAfter) {
           ctx.channel().config().setAutoRead(false);
         }
         if (refuseWithStaleEpoch) {
-          ctx.writeAndFlush(Message.Error.of(ErrorCode.STALE_EPOCH, "a newer repeater has written here"));
-        } else if (s.seq() == durable.appliedSeq.get() + 1 && s.epoch() >= durable.epoch && s.seq() <= applyUpTo) {
+          ctx.writeAndFlush(
+              Message.Error.of(ErrorCode.STALE_EPOCH, "a newer repeater has written here"));
+        } else if (s.seq() == durable.appliedSeq.get() + 1
+            && s.epoch() >= durable.epoch
+            && s.seq() <= applyUpTo) {
           durable.applied.add(s);
           durable.epoch = s.epoch();
           durable.appliedSeq.set(s.seq());
           ackDue = true;
         }
       } else if (m instanceof Message.Retransmit r) {
-        // A repeater taking over asks for what this duplicate applied: send what it holds, then STATUS.
+        // A repeater taking over asks for what this duplicate applied: send what it holds, then
+        // STATUS.
         synchronized (durable.applied) {
-          durable.applied.stream().filter(s -> s.seq() >= r.fromSeq() && s.seq() <= r.toSeq()).forEach(ctx::write);
+          durable.applied.stream()
+              .filter(s -> s.seq() >= r.fromSeq() && s.seq() <= r.toSeq())
+              .forEach(ctx::write);
         }
-        ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, durable.appliedSeq.get(),
-            DuplicateState.ACTIVE));
+        ctx.writeAndFlush(
+            new Message.Status(
+                duplicateId, durable.epoch, durable.appliedSeq.get(), DuplicateState.ACTIVE));
       } else if (m instanceof Message.TransferRequest t) {
         transferRequests.add(t);
         if (refuseTransfer) {
-          ctx.writeAndFlush(Message.Error.forRequest(ErrorCode.TRANSFER_TOO_LARGE, t.transferId(), "too large"));
+          ctx.writeAndFlush(
+              Message.Error.forRequest(ErrorCode.TRANSFER_TOO_LARGE, t.transferId(), "too large"));
           return;
         }
         // A snapshot in two chunks: the state at this duplicate's applied seq.
         long seq = durable.appliedSeq.get();
-        ctx.write(new Message.TransferChunk(t.transferId(), duplicateId, durable.epoch, seq, seq, 0, false,
-            List.of(new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 1))));
-        ctx.writeAndFlush(new Message.TransferChunk(t.transferId(), duplicateId, durable.epoch, seq, seq, 1, true,
-            List.of(new Message.TransferChunk.Node("/zoolander/data/a", new byte[] {1, 2, 3}, 4, 0))));
+        ctx.write(
+            new Message.TransferChunk(
+                t.transferId(),
+                duplicateId,
+                durable.epoch,
+                seq,
+                seq,
+                0,
+                false,
+                List.of(new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 1))));
+        ctx.writeAndFlush(
+            new Message.TransferChunk(
+                t.transferId(),
+                duplicateId,
+                durable.epoch,
+                seq,
+                seq,
+                1,
+                true,
+                List.of(
+                    new Message.TransferChunk.Node(
+                        "/zoolander/data/a", new byte[] {1, 2, 3}, 4, 0))));
       } else if (m instanceof Message.TransferChunk c) {
         chunks.add(c);
         if (c.last()) { // installed: the duplicate is now at the snapshot's seq
@@ -195,8 +250,9 @@ final class FakePlugin implements AutoCloseable {
           }
           durable.epoch = Math.max(durable.epoch, c.epoch());
           durable.appliedSeq.set(c.appliedSeq());
-          ctx.writeAndFlush(new Message.Status(duplicateId, durable.epoch, c.appliedSeq(),
-              DuplicateState.CATCHING_UP));
+          ctx.writeAndFlush(
+              new Message.Status(
+                  duplicateId, durable.epoch, c.appliedSeq(), DuplicateState.CATCHING_UP));
         }
       } else if (m instanceof Message.Error e) {
         errors.add(e);

@@ -46,7 +46,15 @@ final class RecordingListener implements RepeaterListener {
 
   @Override
   public String toString() {
-    return "fenced " + fenced + ", deposed " + deposed + ", plugin errors " + pluginErrors + ", rejoins " + rejoins
-        + ", failed rejoins " + rejoinFailures;
+    return "fenced "
+        + fenced
+        + ", deposed "
+        + deposed
+        + ", plugin errors "
+        + pluginErrors
+        + ", rejoins "
+        + rejoins
+        + ", failed rejoins "
+        + rejoinFailures;
   }
 }

@@ -39,8 +39,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The repeater over real TCP against test-side fake plugins, whose endpoints are published in real ZooKeeper: one
- * single-server ensemble (child JVM) per duplicate, shared by the tests, each test under its own base path.
+ * The repeater over real TCP against test-side fake plugins, whose endpoints are published in real
+ * ZooKeeper: one single-server ensemble (child JVM) per duplicate, shared by the tests, each test
+ * under its own base path.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RepeaterTest {
@@ -61,10 +62,13 @@ class RepeaterTest {
     try {
       List<Future<ZooKeeperEnsemble>> starting = new ArrayList<>();
       for (int i = 0; i < DUPLICATES; i++) {
-        starting.add(starters.submit(() -> ZooKeeperEnsemble.builder()
-            .servers(1)
-            .jvmArgs("-XX:TieredStopAtLevel=1", "-Xss512k")
-            .start()));
+        starting.add(
+            starters.submit(
+                () ->
+                    ZooKeeperEnsemble.builder()
+                        .servers(1)
+                        .jvmArgs("-XX:TieredStopAtLevel=1", "-Xss512k")
+                        .start()));
       }
       for (Future<ZooKeeperEnsemble> f : starting) {
         ENSEMBLES.add(f.get(60, TimeUnit.SECONDS));
@@ -104,7 +108,8 @@ class RepeaterTest {
     }
   }
 
-  // ------------------------------------------------------------------------------------------- tests
+  // -------------------------------------------------------------------------------------------
+  // tests
 
   @Test
   void concurrentClientsAreSequencedWithoutGapsAndEachInItsOrder() throws Exception {
@@ -122,16 +127,18 @@ class RepeaterTest {
     for (int c = 0; c < clients; c++) {
       TestClient client = client(100 + c);
       testClients.add(client);
-      Thread sender = new Thread(() -> {
-        try {
-          go.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        for (int r = 0; r < perClient; r++) {
-          client.write(r);
-        }
-      });
+      Thread sender =
+          new Thread(
+              () -> {
+                try {
+                  go.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                for (int r = 0; r < perClient; r++) {
+                  client.write(r);
+                }
+              });
       sender.start();
       senders.add(sender);
     }
@@ -153,13 +160,18 @@ class RepeaterTest {
     }
     for (int c = 0; c < clients; c++) {
       long clientId = 100 + c;
-      List<Long> requestIds = reference.stream().filter(s -> s.clientId() == clientId)
-          .map(Message.Sequenced::requestId).toList();
+      List<Long> requestIds =
+          reference.stream()
+              .filter(s -> s.clientId() == clientId)
+              .map(Message.Sequenced::requestId)
+              .toList();
       assertThat(requestIds).isEqualTo(LongStream.range(0, perClient).boxed().toList());
     }
     assertThat(repeater.nextSeq()).isEqualTo(total + 1);
-    Eventually.await("every duplicate acked " + total,
-        () -> repeater.duplicates().stream().allMatch(d -> d.ackedSeq() == total), repeater::duplicates);
+    Eventually.await(
+        "every duplicate acked " + total,
+        () -> repeater.duplicates().stream().allMatch(d -> d.ackedSeq() == total),
+        repeater::duplicates);
     for (TestClient c : testClients) {
       assertThat(c.errors).isEmpty();
     }
@@ -171,7 +183,8 @@ class RepeaterTest {
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
-    assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
+    assertThat(repeater.duplicate(3).connectionState())
+        .isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
     TestClient client = client(7);
     writeAll(client, 0, 50);
     awaitReceived(p1, 50);
@@ -194,7 +207,8 @@ class RepeaterTest {
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
     TestClient client = client(7);
-    // 1 KiB writes sent in one flush arrive in few handoffs: their frames are encoded into runs that outgrow their
+    // 1 KiB writes sent in one flush arrive in few handoffs: their frames are encoded into runs
+    // that outgrow their
     // first buffer and pass the 64 KiB run limit, while the log already holds slices of them.
     int count = 200;
     List<Message.Write> writes = new ArrayList<>();
@@ -211,7 +225,9 @@ class RepeaterTest {
     }
     awaitReceived(p1, count);
     awaitReceived(p2, count);
-    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable()); // applied nothing: everything comes from the log
+    FakePlugin p3 =
+        publishedPlugin(
+            3, new FakePlugin.Durable()); // applied nothing: everything comes from the log
     awaitReceived(p3, count);
     for (FakePlugin p : List.of(p1, p2, p3)) {
       assertThat(p.received).isEqualTo(expected);
@@ -248,7 +264,8 @@ class RepeaterTest {
   }
 
   @Test
-  void aRetransmitOfARangeNoLongerInTheLogFencesTheDuplicateAndTheOthersKeepReceiving() throws Exception {
+  void aRetransmitOfARangeNoLongerInTheLogFencesTheDuplicateAndTheOthersKeepReceiving()
+      throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.logCapacity(8));
     awaitStreaming(repeater, 1, 2, 3);
@@ -256,9 +273,12 @@ class RepeaterTest {
     writePaced(repeater, client, 0, 20, 1, 2, 3);
 
     plugins[1].send(new Message.Retransmit(2, repeater.epoch(), 1, 2)); // trimmed long ago
-    Eventually.await("duplicate 2 fenced", () -> repeater.duplicate(2).fenced(), repeater::duplicates);
-    Eventually.await("duplicate 2 told FENCED", () -> plugins[1].errors.stream()
-        .anyMatch(e -> e.code() == ErrorCode.FENCED), plugins[1]::toString);
+    Eventually.await(
+        "duplicate 2 fenced", () -> repeater.duplicate(2).fenced(), repeater::duplicates);
+    Eventually.await(
+        "duplicate 2 told FENCED",
+        () -> plugins[1].errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
+        plugins[1]::toString);
     Eventually.await("fencing reported", () -> listener.fenced.size() == 1, listener::toString);
     assertThat(listener.fenced.get(0)).startsWith("2: ").contains("retransmit seq 1..2");
     DuplicateView fenced = repeater.duplicate(2);
@@ -272,7 +292,8 @@ class RepeaterTest {
   }
 
   @Test
-  void aDisconnectedDuplicateHoldsTheLogUntilItIsFullThenIsFencedWhenItNeedsWhatWasEvicted() throws Exception {
+  void aDisconnectedDuplicateHoldsTheLogUntilItIsFullThenIsFencedWhenItNeedsWhatWasEvicted()
+      throws Exception {
     FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable());
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> b.logCapacity(8));
@@ -284,18 +305,26 @@ class RepeaterTest {
     FakePlugin.Durable d3 = new FakePlugin.Durable();
     FakePlugin p3 = publishedPlugin(3, d3);
     awaitReceived(p3, 5);
-    Eventually.await("duplicate 3 acked 5", () -> repeater.duplicate(3).ackedSeq() == 5, repeater::duplicates);
+    Eventually.await(
+        "duplicate 3 acked 5", () -> repeater.duplicate(3).ackedSeq() == 5, repeater::duplicates);
     p3.close();
     ZK.get(2).delete(base + "/endpoint", -1);
-    Eventually.await("duplicate 3 disconnected", () -> repeater.duplicate(3).connectionState()
-        == ConnectionState.WAITING_FOR_ENDPOINT, repeater::duplicates);
+    Eventually.await(
+        "duplicate 3 disconnected",
+        () -> repeater.duplicate(3).connectionState() == ConnectionState.WAITING_FOR_ENDPOINT,
+        repeater::duplicates);
 
     writePaced(repeater, client, 5, 15, 1, 2); // 6..20: the log (8) evicts what 1 and 2 acked
     assertThat(repeater.duplicate(3).fenced()).isFalse(); // not yet: it might not need them
     FakePlugin p3b = publishedPlugin(3, d3); // a new leader, applied 5, needs 6
-    Eventually.await("duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
-    Eventually.await("duplicate 3 told FENCED", () -> p3b.errors.stream()
-        .anyMatch(e -> e.code() == ErrorCode.FENCED && e.message().contains("needs 6")), p3b::toString);
+    Eventually.await(
+        "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    Eventually.await(
+        "duplicate 3 told FENCED",
+        () ->
+            p3b.errors.stream()
+                .anyMatch(e -> e.code() == ErrorCode.FENCED && e.message().contains("needs 6")),
+        p3b::toString);
     assertThat(p3b.received).isEmpty();
     writePaced(repeater, client, 20, 3, 1, 2);
     assertThat(p1.receivedSeqs()).isEqualTo(range(1, 23));
@@ -311,9 +340,11 @@ class RepeaterTest {
     Repeater repeater = startRepeater(b -> b.logCapacity(4));
     awaitStreaming(repeater, 1, 2, 3);
     TestClient client = client(7);
-    writeInOneFlush(client, 0, 6); // read and handed over at once: the pause on reading clients comes too late
+    writeInOneFlush(
+        client, 0, 6); // read and handed over at once: the pause on reading clients comes too late
     Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
-    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
+    assertThat(client.errors)
+        .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
     assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(4L, 5L);
     for (FakePlugin p : plugins) {
       awaitReceived(p, 4);
@@ -348,11 +379,16 @@ class RepeaterTest {
         client.send(new Message.Write(7, sent, List.of(Op.setData("/big", data, -1))));
       }
       long target = sent;
-      Eventually.await("duplicates 1 and 2 acked " + target, () -> repeater.duplicate(1).ackedSeq() == target
-          && repeater.duplicate(2).ackedSeq() == target, repeater::duplicates);
+      Eventually.await(
+          "duplicates 1 and 2 acked " + target,
+          () ->
+              repeater.duplicate(1).ackedSeq() == target
+                  && repeater.duplicate(2).ackedSeq() == target,
+          repeater::duplicates);
     }
     // The listener hears of the fence just after the duplicate's state shows it.
-    Eventually.await("the listener told of the fence", () -> !listener.fenced.isEmpty(), repeater::duplicates);
+    Eventually.await(
+        "the listener told of the fence", () -> !listener.fenced.isEmpty(), repeater::duplicates);
     assertThat(listener.fenced).singleElement().asString().startsWith("3: ").contains("evicted");
     assertThat(client.errors).isEmpty();
     assertThat(sent).isGreaterThan(16);
@@ -376,8 +412,11 @@ class RepeaterTest {
     FakePlugin newLeader = plugin(1, 2, d1);
     PluginEndpoint moved = newLeader.start();
     publish(1, moved);
-    Eventually.await("streaming to the new leader", () -> repeater.duplicate(1).endpoint().equals(
-        java.util.Optional.of(moved)) && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+    Eventually.await(
+        "streaming to the new leader",
+        () ->
+            repeater.duplicate(1).endpoint().equals(java.util.Optional.of(moved))
+                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
         repeater::duplicates);
     Eventually.await("old connection closed", () -> !oldLeader.connected(), oldLeader::toString);
     writeAll(client, 10, 10);
@@ -388,16 +427,20 @@ class RepeaterTest {
   }
 
   @Test
-  void aPluginThatAnswersHelloWithoutStatusIsToldAndRetriedAndALostConnectionResumes() throws Exception {
+  void aPluginThatAnswersHelloWithoutStatusIsToldAndRetriedAndALostConnectionResumes()
+      throws Exception {
     FakePlugin p1 = plugin(1, 1, new FakePlugin.Durable());
     p1.misbehave.set(1);
     publish(1, p1.start());
     Repeater repeater = startRepeater(b -> {});
-    Eventually.await("told UNEXPECTED_MESSAGE", () -> p1.errors.stream()
-        .anyMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE), p1::toString);
+    Eventually.await(
+        "told UNEXPECTED_MESSAGE",
+        () -> p1.errors.stream().anyMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE),
+        p1::toString);
     awaitStreaming(repeater, 1); // after a backoff, the second HELLO gets a STATUS
     assertThat(p1.hellos.get()).isEqualTo(2);
-    assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
+    assertThat(
+            listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
         .contains(ConnectionState.BACKING_OFF);
     TestClient client = client(7);
     writePaced(repeater, client, 0, 5, 1);
@@ -415,7 +458,8 @@ class RepeaterTest {
     writeState(2, new BookkeepingState(5, 42));
     writeState(3, new BookkeepingState(4, 42));
     assertThatThrownBy(() -> startRepeater(b -> b.epoch(5)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("epoch 5");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("epoch 5");
     FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(3, 40));
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(5, 42));
     FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(4, 42));
@@ -423,7 +467,8 @@ class RepeaterTest {
     assertThat(repeater.epoch()).isEqualTo(6);
     assertThat(repeater.nextSeq()).isEqualTo(43);
     // Duplicate 1 is behind: seq 41 was sequenced by an earlier repeater and is in no log.
-    Eventually.await("duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
+    Eventually.await(
+        "duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
     assertThat(repeater.duplicate(1).fenceReason().orElseThrow()).contains("needs 41");
     awaitStreaming(repeater, 2, 3);
     TestClient client = client(7);
@@ -437,7 +482,8 @@ class RepeaterTest {
 
     Repeater fixed = startRepeater(b -> b.epoch(9));
     assertThat(fixed.epoch()).isEqualTo(9);
-    assertThat(fixed.nextSeq()).isEqualTo(43); // the fake plugins keep what they apply in memory, not in ZooKeeper
+    assertThat(fixed.nextSeq())
+        .isEqualTo(43); // the fake plugins keep what they apply in memory, not in ZooKeeper
   }
 
   @Test
@@ -451,13 +497,23 @@ class RepeaterTest {
     Eventually.await("deposed", repeater::isDeposed, repeater::duplicates);
     Eventually.await("deposition reported", () -> listener.deposed.size() == 1, listener::toString);
     assertThat(listener.deposed.get(0)).startsWith("1: ");
-    // The client is told and let go, so that it moves to the next repeater it knows; no one can connect any more.
-    Eventually.await("the client told STALE_EPOCH and disconnected", () -> !client.channel.isActive()
-        && client.errors.stream().anyMatch(e -> e.code() == ErrorCode.STALE_EPOCH), client.errors::toString);
-    assertThatThrownBy(() -> TestClient.connect(group, repeater.boundAddress(), 8)).hasMessageContaining("refused");
+    // The client is told and let go, so that it moves to the next repeater it knows; no one can
+    // connect any more.
+    Eventually.await(
+        "the client told STALE_EPOCH and disconnected",
+        () ->
+            !client.channel.isActive()
+                && client.errors.stream().anyMatch(e -> e.code() == ErrorCode.STALE_EPOCH),
+        client.errors::toString);
+    assertThatThrownBy(() -> TestClient.connect(group, repeater.boundAddress(), 8))
+        .hasMessageContaining("refused");
     assertThat(repeater.nextSeq()).isEqualTo(2);
-    Eventually.await("every connection closed", () -> repeater.duplicates().stream()
-        .allMatch(d -> d.connectionState() == ConnectionState.CLOSED), repeater::duplicates);
+    Eventually.await(
+        "every connection closed",
+        () ->
+            repeater.duplicates().stream()
+                .allMatch(d -> d.connectionState() == ConnectionState.CLOSED),
+        repeater::duplicates);
     for (FakePlugin p : plugins) {
       assertThat(p.receivedSeqs()).containsExactly(1L);
     }
@@ -472,9 +528,14 @@ class RepeaterTest {
     TestClient client = client(7);
     writeAll(client, 0, 3);
     awaitReceived(plugins[0], 3);
-    Eventually.await("duplicate 1 reconnected", () -> plugins[0].hellos.get() == 2, plugins[0]::toString);
-    Eventually.await("duplicate 1 resumed at its applied seq", () -> repeater.duplicate(1).ackedSeq() == 3
-        && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING, repeater::duplicates);
+    Eventually.await(
+        "duplicate 1 reconnected", () -> plugins[0].hellos.get() == 2, plugins[0]::toString);
+    Eventually.await(
+        "duplicate 1 resumed at its applied seq",
+        () ->
+            repeater.duplicate(1).ackedSeq() == 3
+                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+        repeater::duplicates);
     assertThat(plugins[0].appliedSeqs()).isEqualTo(range(1, 3));
     // The others acknowledge: their connections stay.
     assertThat(plugins[1].hellos.get()).isEqualTo(1);
@@ -493,28 +554,41 @@ class RepeaterTest {
     awaitReceived(plugins[1], 10);
     awaitReceived(plugins[2], 10);
     old.close();
-    // The fake plugins keep their state in memory: put in the state znodes what a real plugin would have written.
+    // The fake plugins keep their state in memory: put in the state znodes what a real plugin would
+    // have written.
     for (int d = 1; d <= DUPLICATES; d++) {
       FakePlugin p = plugins[d - 1];
-      ZK.get(d - 1).setData(base + "/state", new BookkeepingState(p.durable.epoch, p.durable.appliedSeq.get())
-          .encode(), -1);
+      ZK.get(d - 1)
+          .setData(
+              base + "/state",
+              new BookkeepingState(p.durable.epoch, p.durable.appliedSeq.get()).encode(),
+              -1);
     }
     plugins[2].applyUpTo = Long.MAX_VALUE;
 
     Repeater repeater = startRepeater(b -> {});
     assertThat(repeater.epoch()).isEqualTo(old.epoch() + 1);
-    assertThat(repeater.takeover().appliedSeqs()).containsExactly(Map.entry(1, 10L), Map.entry(2, 10L),
-        Map.entry(3, 4L));
+    assertThat(repeater.takeover().appliedSeqs())
+        .containsExactly(Map.entry(1, 10L), Map.entry(2, 10L), Map.entry(3, 4L));
     assertThat(repeater.takeover().recoveredFromSeq()).isEqualTo(5);
     assertThat(repeater.takeover().recoveredToSeq()).isEqualTo(10);
     assertThat(repeater.nextSeq()).isEqualTo(11);
-    Eventually.await("duplicate 3 caught up", () -> plugins[2].durable.appliedSeq.get() == 10, plugins[2]::toString);
+    Eventually.await(
+        "duplicate 3 caught up",
+        () -> plugins[2].durable.appliedSeq.get() == 10,
+        plugins[2]::toString);
     List<Message.Sequenced> recovered = plugins[2].durable.applied.subList(4, 10);
     for (int i = 0; i < recovered.size(); i++) {
       Message.Sequenced original = plugins[0].durable.applied.get(4 + i);
       assertThat(recovered.get(i).epoch()).isEqualTo(repeater.epoch());
-      assertThat(recovered.get(i)).isEqualTo(new Message.Sequenced(repeater.epoch(), original.seq(),
-          original.clientId(), original.requestId(), original.ops()));
+      assertThat(recovered.get(i))
+          .isEqualTo(
+              new Message.Sequenced(
+                  repeater.epoch(),
+                  original.seq(),
+                  original.clientId(),
+                  original.requestId(),
+                  original.ops()));
     }
     assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
     TestClient next = client(8);
@@ -526,7 +600,9 @@ class RepeaterTest {
 
   @Test
   void aLaggardNeedingWritesNoDuplicateStillHoldsIsFencedByTheNewRepeater() throws Exception {
-    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(1, 10)); // applied 1..10 before it restarted: holds none
+    FakePlugin p1 =
+        publishedPlugin(
+            1, new FakePlugin.Durable(1, 10)); // applied 1..10 before it restarted: holds none
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(1, 10));
     FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 6));
     writeState(1, new BookkeepingState(1, 10));
@@ -534,7 +610,8 @@ class RepeaterTest {
     writeState(3, new BookkeepingState(1, 6));
     Repeater repeater = startRepeater(b -> {});
     assertThat(repeater.takeover().recoveredWrites()).isZero();
-    Eventually.await("duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    Eventually.await(
+        "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
     assertThat(repeater.duplicate(3).fenceReason().orElseThrow()).contains("needs 7");
     awaitStreaming(repeater, 1, 2);
     assertThat(p1.hellos.get()).as("asked for its recent writes, then connected").isEqualTo(2);
@@ -559,7 +636,9 @@ class RepeaterTest {
       // Each duplicate holds the highest epoch claimed: every older repeater is fenced there.
       long newest = Collections.max(epochs);
       for (int d = 1; d <= DUPLICATES; d++) {
-        assertThat(BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+        assertThat(
+                BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null))
+                    .epoch())
             .isEqualTo(newest);
       }
     } finally {
@@ -592,10 +671,12 @@ class RepeaterTest {
     assertThat(repeater.nextSeq()).isEqualTo(1);
   }
 
-  // ------------------------------------------------------------------------------------------- state transfer
+  // -------------------------------------------------------------------------------------------
+  // state transfer
 
   @Test
-  void anOperatorFencesADuplicateAndRejoinsItByStateTransferFromTheMostAdvancedOne() throws Exception {
+  void anOperatorFencesADuplicateAndRejoinsItByStateTransferFromTheMostAdvancedOne()
+      throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.logCapacity(64));
     awaitStreaming(repeater, 1, 2, 3);
@@ -605,14 +686,19 @@ class RepeaterTest {
     repeater.fence(3);
     assertThat(repeater.duplicate(3).fenced()).isTrue();
     assertThat(repeater.duplicate(3).fenceReason()).hasValue("fenced by the operator");
-    Eventually.await("duplicate 3 told FENCED", () -> plugins[2].errors.stream()
-        .anyMatch(e -> e.code() == ErrorCode.FENCED), plugins[2]::toString);
+    Eventually.await(
+        "duplicate 3 told FENCED",
+        () -> plugins[2].errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
+        plugins[2]::toString);
     plugins[1].applyUpTo = 15; // duplicate 2 lags: duplicate 1 is the most advanced
     writePaced(repeater, client, 10, 10, 1);
-    assertThat(plugins[2].receivedSeqs()).isEqualTo(range(1, 10)); // nothing sent to a fenced duplicate
+    assertThat(plugins[2].receivedSeqs())
+        .isEqualTo(range(1, 10)); // nothing sent to a fenced duplicate
 
     repeater.rejoin(3).get(10, TimeUnit.SECONDS);
-    assertThat(plugins[0].transferRequests).extracting(Message.TransferRequest::targetDuplicateId).containsExactly(3);
+    assertThat(plugins[0].transferRequests)
+        .extracting(Message.TransferRequest::targetDuplicateId)
+        .containsExactly(3);
     assertThat(plugins[1].transferRequests).isEmpty();
     assertThat(plugins[2].chunks).extracting(Message.TransferChunk::index).containsExactly(0, 1);
     Message.TransferChunk last = plugins[2].chunks.get(1);
@@ -622,14 +708,24 @@ class RepeaterTest {
     assertThat(plugins[2].chunks.get(0).catchUpToSeq()).isEqualTo(20);
     Eventually.await("rejoin reported", () -> listener.rejoins.size() == 1, listener::toString);
     Rejoin rejoin = listener.rejoins.get(0);
-    assertThat(rejoin).isEqualTo(new Rejoin(3, 1, 20, 2, "/zoolander/data".length() + "/zoolander/data/a".length() + 3,
-        2, rejoin.millis(), false));
+    assertThat(rejoin)
+        .isEqualTo(
+            new Rejoin(
+                3,
+                1,
+                20,
+                2,
+                "/zoolander/data".length() + "/zoolander/data/a".length() + 3,
+                2,
+                rejoin.millis(),
+                false));
     assertThat(repeater.duplicate(3).fenced()).isFalse();
     assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.STREAMING);
 
     writePaced(repeater, client, 20, 5, 1, 3); // then it follows the stream from the snapshot's seq
     assertThat(plugins[2].appliedSeqs()).isEqualTo(range(21, 25));
-    assertThat(repeater.rejoin(3).get(10, TimeUnit.SECONDS)).as("rejoining a streaming duplicate transfers again")
+    assertThat(repeater.rejoin(3).get(10, TimeUnit.SECONDS))
+        .as("rejoining a streaming duplicate transfers again")
         .isNull();
     assertThat(plugins[0].transferRequests).hasSize(2);
   }
@@ -646,7 +742,8 @@ class RepeaterTest {
     writePaced(repeater, client, 5, 20, 1, 3);
     FakePlugin back = publishedPlugin(2, plugins[1].durable);
 
-    Eventually.await("duplicate 2 rejoined", () -> listener.rejoins.size() == 1, listener::toString);
+    Eventually.await(
+        "duplicate 2 rejoined", () -> listener.rejoins.size() == 1, listener::toString);
     assertThat(listener.fenced).hasSize(1);
     assertThat(listener.fenced.get(0)).startsWith("2: ").contains("which the log no longer holds");
     Rejoin rejoin = listener.rejoins.get(0);
@@ -662,40 +759,56 @@ class RepeaterTest {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.autoRejoin(true));
     awaitStreaming(repeater, 1, 2, 3);
-    assertThatThrownBy(() -> repeater.rejoin(4)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> repeater.rejoin(4))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no duplicate 4");
     assertThatThrownBy(() -> repeater.fence(0)).isInstanceOf(IllegalArgumentException.class);
 
     plugins[0].refuseTransfer = true;
     plugins[1].refuseTransfer = true;
     repeater.fence(3);
-    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
-        IllegalStateException.class).hasMessageContaining("TRANSFER_TOO_LARGE");
+    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("TRANSFER_TOO_LARGE");
     assertThat(repeater.duplicate(3).fenced()).isTrue();
-    assertThat(repeater.duplicate(3).fenceReason().orElseThrow()).contains("state transfer 1 failed");
+    assertThat(repeater.duplicate(3).fenceReason().orElseThrow())
+        .contains("state transfer 1 failed");
     assertThat(plugins[2].chunks).isEmpty();
 
     repeater.fence(2);
     repeater.fence(1);
-    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(
-        IllegalStateException.class).hasMessageContaining("no other duplicate is streaming");
-    assertThat(listener.rejoins).as("nothing rejoined by itself after an operator's fence or a failure").isEmpty();
+    assertThatThrownBy(() -> repeater.rejoin(3).get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no other duplicate is streaming");
+    assertThat(listener.rejoins)
+        .as("nothing rejoined by itself after an operator's fence or a failure")
+        .isEmpty();
   }
 
-  // ------------------------------------------------------------------------------------------- helpers
+  // -------------------------------------------------------------------------------------------
+  // helpers
 
   private void awaitRejected(TestClient c) {
-    Eventually.await("rejected with UNEXPECTED_MESSAGE and closed", () -> !c.channel.isActive()
-        && c.errors.size() == 1 && c.errors.get(0).code() == ErrorCode.UNEXPECTED_MESSAGE, c.errors::toString);
+    Eventually.await(
+        "rejected with UNEXPECTED_MESSAGE and closed",
+        () ->
+            !c.channel.isActive()
+                && c.errors.size() == 1
+                && c.errors.get(0).code() == ErrorCode.UNEXPECTED_MESSAGE,
+        c.errors::toString);
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, 10_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (!connected.await(10, TimeUnit.SECONDS)) {
       zk.close();
       throw new AssertionError("no ZooKeeper session with " + connectString);
@@ -708,12 +821,13 @@ class RepeaterTest {
   }
 
   private Repeater buildRepeater(Consumer<Repeater.Builder> customize) {
-    Repeater.Builder builder = Repeater.builder()
-        .basePath(base)
-        .sessionTimeout(Duration.ofSeconds(4))
-        .startTimeout(Duration.ofSeconds(10))
-        .autoRejoin(false) // these tests show fencing; those of rejoining turn it on
-        .listener(listener);
+    Repeater.Builder builder =
+        Repeater.builder()
+            .basePath(base)
+            .sessionTimeout(Duration.ofSeconds(4))
+            .startTimeout(Duration.ofSeconds(10))
+            .autoRejoin(false) // these tests show fencing; those of rejoining turn it on
+            .listener(listener);
     for (int d = 1; d <= DUPLICATES; d++) {
       builder.duplicate(d, ENSEMBLES.get(d - 1).connectString());
     }
@@ -745,20 +859,26 @@ class RepeaterTest {
   private void publish(int duplicateId, PluginEndpoint endpoint) throws Exception {
     ZooKeeper zk = ZK.get(duplicateId - 1);
     try {
-      zk.create(base + "/endpoint", endpoint.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
+      zk.create(
+          base + "/endpoint", endpoint.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL);
     } catch (KeeperException.NodeExistsException e) {
       zk.setData(base + "/endpoint", endpoint.encode(), -1);
     }
   }
 
   private void writeState(int duplicateId, BookkeepingState state) throws Exception {
-    ZK.get(duplicateId - 1).create(base + "/state", state.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE,
-        CreateMode.PERSISTENT);
+    ZK.get(duplicateId - 1)
+        .create(
+            base + "/state", state.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
   }
 
   private TestClient client(long clientId) throws InterruptedException {
-    Repeater repeater = (Repeater) closeables.stream().filter(c -> c instanceof Repeater)
-        .reduce((a, b) -> b).orElseThrow();
+    Repeater repeater =
+        (Repeater)
+            closeables.stream()
+                .filter(c -> c instanceof Repeater)
+                .reduce((a, b) -> b)
+                .orElseThrow();
     return track(TestClient.connect(group, repeater.boundAddress(), clientId));
   }
 
@@ -780,26 +900,35 @@ class RepeaterTest {
     client.channel.flush();
   }
 
-  /** Writes one at a time, each once the given duplicates have acked the previous one (no OVERLOADED). */
-  private static void writePaced(Repeater repeater, TestClient client, int firstRequestId, int count,
-      int... duplicateIds) {
+  /**
+   * Writes one at a time, each once the given duplicates have acked the previous one (no
+   * OVERLOADED).
+   */
+  private static void writePaced(
+      Repeater repeater, TestClient client, int firstRequestId, int count, int... duplicateIds) {
     for (int r = firstRequestId; r < firstRequestId + count; r++) {
       long seq = repeater.nextSeq();
       client.write(r);
-      Eventually.await("duplicates " + Arrays.toString(duplicateIds) + " acked " + seq,
+      Eventually.await(
+          "duplicates " + Arrays.toString(duplicateIds) + " acked " + seq,
           () -> Arrays.stream(duplicateIds).allMatch(d -> repeater.duplicate(d).ackedSeq() >= seq),
           repeater::duplicates);
     }
   }
 
   private static void awaitStreaming(Repeater repeater, int... duplicateIds) {
-    Eventually.await("duplicates " + Arrays.toString(duplicateIds) + " streaming",
-        () -> Arrays.stream(duplicateIds).allMatch(d -> repeater.duplicate(d).connectionState()
-            == ConnectionState.STREAMING), repeater::duplicates);
+    Eventually.await(
+        "duplicates " + Arrays.toString(duplicateIds) + " streaming",
+        () ->
+            Arrays.stream(duplicateIds)
+                .allMatch(
+                    d -> repeater.duplicate(d).connectionState() == ConnectionState.STREAMING),
+        repeater::duplicates);
   }
 
   private static void awaitReceived(FakePlugin plugin, int count) {
-    Eventually.await(plugin + " received " + count, () -> plugin.received.size() >= count, plugin::toString);
+    Eventually.await(
+        plugin + " received " + count, () -> plugin.received.size() >= count, plugin::toString);
   }
 
   private static List<Long> range(long from, long to) {

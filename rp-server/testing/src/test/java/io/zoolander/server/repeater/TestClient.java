@@ -19,7 +19,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** A test-side client of the repeater: sends HELLO (unless raw) and WRITEs, records the ERRORs it gets back. */
+/**
+ * A test-side client of the repeater: sends HELLO (unless raw) and WRITEs, records the ERRORs it
+ * gets back.
+ */
 final class TestClient implements AutoCloseable {
   final long clientId;
   final Channel channel;
@@ -28,25 +31,31 @@ final class TestClient implements AutoCloseable {
   private TestClient(EventLoopGroup group, InetSocketAddress repeater, long clientId, boolean hello)
       throws InterruptedException {
     this.clientId = clientId;
-    this.channel = new Bootstrap()
-        .group(group)
-        .channel(NioSocketChannel.class)
-        .option(ChannelOption.TCP_NODELAY, true)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new SimpleChannelInboundHandler<Message>() {
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, Message m) {
-                if (m instanceof Message.Error e) {
-                  errors.add(e);
-                }
-              }
-            });
-          }
-        })
-        .connect(repeater).sync().channel();
+    this.channel =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    WirePipeline.install(ch.pipeline());
+                    ch.pipeline()
+                        .addLast(
+                            new SimpleChannelInboundHandler<Message>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, Message m) {
+                                if (m instanceof Message.Error e) {
+                                  errors.add(e);
+                                }
+                              }
+                            });
+                  }
+                })
+            .connect(repeater)
+            .sync()
+            .channel();
     if (hello) {
       channel.writeAndFlush(Message.Hello.of(Role.CLIENT, Long.toString(clientId)));
     }
@@ -58,13 +67,18 @@ final class TestClient implements AutoCloseable {
   }
 
   /** Connects without sending HELLO. */
-  static TestClient raw(EventLoopGroup group, InetSocketAddress repeater) throws InterruptedException {
+  static TestClient raw(EventLoopGroup group, InetSocketAddress repeater)
+      throws InterruptedException {
     return new TestClient(group, repeater, 0, false);
   }
 
   static Message.Write write(long clientId, long requestId) {
-    return new Message.Write(clientId, requestId,
-        List.of(Op.setData("/k", ("c" + clientId + "r" + requestId).getBytes(StandardCharsets.UTF_8), -1)));
+    return new Message.Write(
+        clientId,
+        requestId,
+        List.of(
+            Op.setData(
+                "/k", ("c" + clientId + "r" + requestId).getBytes(StandardCharsets.UTF_8), -1)));
   }
 
   void write(long requestId) {

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.zoolander.testsupport.Await;
 import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
@@ -32,17 +32,19 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The plugin's {@code zoolander.plugin.security.failures} counter (issue 8), read with its exact tags: real plugins
- * on real in-process ZooKeeper servers (one duplicate with mutual TLS, one with the repeater role authenticated over
- * plaintext), driven by raw wire peers on 127.0.0.1. A refused TLS handshake counts {@code kind=tls}, a refused
- * authentication {@code kind=auth}, each on its own duplicate only; an accepted peer counts nothing.
+ * The plugin's {@code zoolander.plugin.security.failures} counter (issue 8), read with its exact
+ * tags: real plugins on real in-process ZooKeeper servers (one duplicate with mutual TLS, one with
+ * the repeater role authenticated over plaintext), driven by raw wire peers on 127.0.0.1. A refused
+ * TLS handshake counts {@code kind=tls}, a refused authentication {@code kind=auth}, each on its
+ * own duplicate only; an accepted peer counts nothing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PluginSecurityMetersTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   private static final Znodes ZNODES = Znodes.defaults();
-  // Ids no other test uses: the plugins meter into the JVM-wide registry and register JMX MBeans by duplicate id.
+  // Ids no other test uses: the plugins meter into the JVM-wide registry and register JMX MBeans by
+  // duplicate id.
   private static final int TLS_DUPLICATE = 81;
   private static final int AUTH_DUPLICATE = 82;
   private static final String REPEATER_SECRET = "repeater-secret-0123456789";
@@ -50,6 +52,7 @@ class PluginSecurityMetersTest {
 
   /** Added to Micrometer's global registry, where the plugins meter, before they start. */
   private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+
   private Path dir;
   private TestCertificates ca;
   private TestCertificates.Issued peerCert;
@@ -65,29 +68,34 @@ class PluginSecurityMetersTest {
     ca = TestCertificates.newCa(dir, "zoolander");
     TestCertificates.Issued server = ca.issue("zoolander-server");
     peerCert = ca.issue("repeater");
-    tlsDuplicate = ZooKeeperEnsemble.builder()
-        .servers(1)
-        .serverMode(ServerMode.IN_PROCESS)
-        .baseDir(dir.resolve("duplicate-" + TLS_DUPLICATE))
-        .zoolanderDuplicate(TLS_DUPLICATE, ZNODES.basePath())
-        .property("zoolander.tls.enabled", "true")
-        .property("zoolander.tls.certificate", server.certificate().toString())
-        .property("zoolander.tls.privateKey", server.key().toString())
-        .property("zoolander.tls.trustCertificates", ca.caPem().toString())
-        .property("zoolander.tls.requireClientCertificate", "true")
-        .startTimeout(WAIT)
-        .build();
-    Path secrets = TestCertificates.write(dir, "plugin-secrets",
-        "repeater=" + REPEATER_SECRET + "\nwriter-1=" + WRITER_SECRET + "\n");
-    authDuplicate = ZooKeeperEnsemble.builder()
-        .servers(1)
-        .serverMode(ServerMode.IN_PROCESS)
-        .baseDir(dir.resolve("duplicate-" + AUTH_DUPLICATE))
-        .zoolanderDuplicate(AUTH_DUPLICATE, ZNODES.basePath())
-        .property("zoolander.auth.secretsFile", secrets.toString())
-        .property("zoolander.auth.allow.repeater", "repeater")
-        .startTimeout(WAIT)
-        .build();
+    tlsDuplicate =
+        ZooKeeperEnsemble.builder()
+            .servers(1)
+            .serverMode(ServerMode.IN_PROCESS)
+            .baseDir(dir.resolve("duplicate-" + TLS_DUPLICATE))
+            .zoolanderDuplicate(TLS_DUPLICATE, ZNODES.basePath())
+            .property("zoolander.tls.enabled", "true")
+            .property("zoolander.tls.certificate", server.certificate().toString())
+            .property("zoolander.tls.privateKey", server.key().toString())
+            .property("zoolander.tls.trustCertificates", ca.caPem().toString())
+            .property("zoolander.tls.requireClientCertificate", "true")
+            .startTimeout(WAIT)
+            .build();
+    Path secrets =
+        TestCertificates.write(
+            dir,
+            "plugin-secrets",
+            "repeater=" + REPEATER_SECRET + "\nwriter-1=" + WRITER_SECRET + "\n");
+    authDuplicate =
+        ZooKeeperEnsemble.builder()
+            .servers(1)
+            .serverMode(ServerMode.IN_PROCESS)
+            .baseDir(dir.resolve("duplicate-" + AUTH_DUPLICATE))
+            .zoolanderDuplicate(AUTH_DUPLICATE, ZNODES.basePath())
+            .property("zoolander.auth.secretsFile", secrets.toString())
+            .property("zoolander.auth.allow.repeater", "repeater")
+            .startTimeout(WAIT)
+            .build();
     tlsDuplicate.start();
     authDuplicate.start();
     // The plugin registers its meters before it publishes its endpoint.
@@ -119,12 +127,14 @@ class PluginSecurityMetersTest {
       assertThat(peer.received()).as("refused before any answer").isEmpty();
     }
     awaitFailures(tlsEndpoint, "tls", 1);
-    // A certificate from a CA the plugin does not trust (same CN as the trusted one), with mutual TLS required.
+    // A certificate from a CA the plugin does not trust (same CN as the trusted one), with mutual
+    // TLS required.
     TestCertificates.Issued rogue = TestCertificates.newCa(dir, "rogue").issue("repeater");
-    TlsSettings untrusted = TlsSettings.builder()
-        .keyCertChainPem(rogue.certificate(), rogue.key())
-        .trustPem(ca.caPem())
-        .build();
+    TlsSettings untrusted =
+        TlsSettings.builder()
+            .keyCertChainPem(rogue.certificate(), rogue.key())
+            .trustPem(ca.caPem())
+            .build();
     try (RawPeer peer = new RawPeer(tlsEndpoint.host(), tlsEndpoint.port(), untrusted)) {
       peer.send(Message.Hello.of(Role.REPEATER, "rogue"));
       peer.awaitClosed();
@@ -133,10 +143,11 @@ class PluginSecurityMetersTest {
     awaitFailures(tlsEndpoint, "tls", 2);
 
     // A peer with a trusted certificate gets through, and counts nothing.
-    TlsSettings trusted = TlsSettings.builder()
-        .keyCertChainPem(peerCert.certificate(), peerCert.key())
-        .trustPem(ca.caPem())
-        .build();
+    TlsSettings trusted =
+        TlsSettings.builder()
+            .keyCertChainPem(peerCert.certificate(), peerCert.key())
+            .trustPem(ca.caPem())
+            .build();
     try (RawPeer peer = new RawPeer(tlsEndpoint.host(), tlsEndpoint.port(), trusted)) {
       peer.send(Message.Hello.of(Role.CLIENT, "7"));
       assertThat(peer.next(Message.Status.class).duplicateId()).isEqualTo(TLS_DUPLICATE);
@@ -171,8 +182,9 @@ class PluginSecurityMetersTest {
     try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
       peer.send(Message.Hello.of(Role.REPEATER, "writer"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(Credential.secret("writer-1", WRITER_SECRET.getBytes(UTF_8))
-          .answer(Role.REPEATER, "writer", challenge));
+      peer.send(
+          Credential.secret("writer-1", WRITER_SECRET.getBytes(UTF_8))
+              .answer(Role.REPEATER, "writer", challenge));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
       peer.awaitClosed();
     }
@@ -182,52 +194,77 @@ class PluginSecurityMetersTest {
     try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
       peer.send(Message.Hello.of(Role.REPEATER, "repeater"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(Credential.secret("repeater", REPEATER_SECRET.getBytes(UTF_8))
-          .answer(Role.REPEATER, "repeater", challenge));
+      peer.send(
+          Credential.secret("repeater", REPEATER_SECRET.getBytes(UTF_8))
+              .answer(Role.REPEATER, "repeater", challenge));
       assertThat(peer.next(Message.Status.class).duplicateId()).isEqualTo(AUTH_DUPLICATE);
     }
-    assertThat(failures(authEndpoint, "auth")).as("one count per refused authentication").isEqualTo(3);
+    assertThat(failures(authEndpoint, "auth"))
+        .as("one count per refused authentication")
+        .isEqualTo(3);
     assertThat(failures(authEndpoint, "tls")).isZero();
     assertThat(failures(tlsEndpoint, "auth")).as("the other duplicate's counter").isZero();
   }
 
   // ------------------------------------------------------------------------------------------------ helpers
 
-  /** The plugin's counter of {@code kind}, by its exact tags; fails if the plugin did not register it. */
+  /**
+   * The plugin's counter of {@code kind}, by its exact tags; fails if the plugin did not register
+   * it.
+   */
   private double failures(PluginEndpoint plugin, String kind) {
-    Counter counter = meters.get(MeterNames.PLUGIN_SECURITY_FAILURES)
-        .tag(MeterNames.TAG_DUPLICATE, Integer.toString(plugin.duplicateId()))
-        .tag(MeterNames.TAG_SERVER, Long.toString(plugin.serverId()))
-        .tag(MeterNames.TAG_KIND, kind)
-        .counter();
+    Counter counter =
+        meters
+            .get(MeterNames.PLUGIN_SECURITY_FAILURES)
+            .tag(MeterNames.TAG_DUPLICATE, Integer.toString(plugin.duplicateId()))
+            .tag(MeterNames.TAG_SERVER, Long.toString(plugin.serverId()))
+            .tag(MeterNames.TAG_KIND, kind)
+            .counter();
     return counter.count();
   }
 
-  /** The server side may count a refusal after the peer has seen it (the answer and the close go out first). */
-  private void awaitFailures(PluginEndpoint plugin, String kind, double expected) throws InterruptedException {
-    Await.until(WAIT, "duplicate " + plugin.duplicateId() + " counted " + expected + " " + kind + " failures",
-        () -> failures(plugin, kind) == expected, () -> "counted " + failures(plugin, kind));
+  /**
+   * The server side may count a refusal after the peer has seen it (the answer and the close go out
+   * first).
+   */
+  private void awaitFailures(PluginEndpoint plugin, String kind, double expected)
+      throws InterruptedException {
+    Await.until(
+        WAIT,
+        "duplicate " + plugin.duplicateId() + " counted " + expected + " " + kind + " failures",
+        () -> failures(plugin, kind) == expected,
+        () -> "counted " + failures(plugin, kind));
   }
 
   /** The endpoint the duplicate's plugin published, once it has. */
   private static PluginEndpoint endpoint(ZooKeeperEnsemble duplicate) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(duplicate.connectString(), 10_000, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            duplicate.connectString(),
+            10_000,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     try {
-      assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).as("connected to %s", duplicate).isTrue();
+      assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .as("connected to %s", duplicate)
+          .isTrue();
       PluginEndpoint[] found = new PluginEndpoint[1];
-      Await.until(WAIT, "the plugin's endpoint znode", () -> {
-        try {
-          found[0] = PluginEndpoint.decode(zk.getData(ZNODES.endpoint(), false, null));
-          return true;
-        } catch (Exception notYet) {
-          return false;
-        }
-      }, () -> duplicate.logTail(duplicate.serverIds().get(0), 40));
+      Await.until(
+          WAIT,
+          "the plugin's endpoint znode",
+          () -> {
+            try {
+              found[0] = PluginEndpoint.decode(zk.getData(ZNODES.endpoint(), false, null));
+              return true;
+            } catch (Exception notYet) {
+              return false;
+            }
+          },
+          () -> duplicate.logTail(duplicate.serverIds().get(0), 40));
       return found[0];
     } finally {
       zk.close(1_000);

@@ -25,39 +25,50 @@ import java.util.concurrent.TimeUnit;
 final class RawPeer implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(15);
 
-  private static final EventLoopGroup GROUP = new NioEventLoopGroup(1, new DefaultThreadFactory("raw-peer", true));
+  private static final EventLoopGroup GROUP =
+      new NioEventLoopGroup(1, new DefaultThreadFactory("raw-peer", true));
 
   private final Channel channel;
   private final BlockingQueue<Message> received = new LinkedBlockingQueue<>();
 
-  /** @param tls null for plaintext */
+  /**
+   * @param tls null for plaintext
+   */
   RawPeer(String host, int port, TlsSettings tls) throws InterruptedException {
-    ChannelFuture connected = new Bootstrap()
-        .group(GROUP)
-        .channel(NioSocketChannel.class)
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            if (tls != null) {
-              tls.addClientHandler(ch.pipeline(), host, port);
-            }
-            WirePipeline.install(ch.pipeline());
-            ch.pipeline().addLast(new SimpleChannelInboundHandler<Message>() {
-              @Override
-              protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
-                received.add(msg);
-              }
+    ChannelFuture connected =
+        new Bootstrap()
+            .group(GROUP)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    if (tls != null) {
+                      tls.addClientHandler(ch.pipeline(), host, port);
+                    }
+                    WirePipeline.install(ch.pipeline());
+                    ch.pipeline()
+                        .addLast(
+                            new SimpleChannelInboundHandler<Message>() {
+                              @Override
+                              protected void channelRead0(ChannelHandlerContext ctx, Message msg) {
+                                received.add(msg);
+                              }
 
-              @Override
-              public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-                ctx.close(); // a failed handshake or a bad frame: the test looks at what arrived and the close
-              }
-            });
-          }
-        })
-        .connect(host, port);
+                              @Override
+                              public void exceptionCaught(
+                                  ChannelHandlerContext ctx, Throwable cause) {
+                                ctx.close(); // a failed handshake or a bad frame: the test looks
+                                // at what arrived and the close
+                              }
+                            });
+                  }
+                })
+            .connect(host, port);
     assertThat(connected.await(WAIT.toMillis())).isTrue();
-    assertThat(connected.isSuccess()).as("TCP connect to %s:%s: %s", host, port, connected.cause()).isTrue();
+    assertThat(connected.isSuccess())
+        .as("TCP connect to %s:%s: %s", host, port, connected.cause())
+        .isTrue();
     channel = connected.channel();
   }
 
@@ -76,7 +87,9 @@ final class RawPeer implements AutoCloseable {
 
   /** Waits until the server closes the connection; fails after {@link #WAIT}. */
   void awaitClosed() throws InterruptedException {
-    assertThat(channel.closeFuture().await(WAIT.toMillis())).as("the server closed the connection").isTrue();
+    assertThat(channel.closeFuture().await(WAIT.toMillis()))
+        .as("the server closed the connection")
+        .isTrue();
   }
 
   /** Every message received so far. */

@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.jmx.MeterNames;
-import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.Repeater;
@@ -50,8 +49,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Everything secured at once, on real ZooKeeper (two one-server duplicates in child JVMs), a real repeater and real
- * clients: mutual TLS on every link, writers and the repeater authenticated, the plugins' znodes protected by ACLs.
+ * Everything secured at once, on real ZooKeeper (two one-server duplicates in child JVMs), a real
+ * repeater and real clients: mutual TLS on every link, writers and the repeater authenticated, the
+ * plugins' znodes protected by ACLs.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
@@ -79,61 +79,75 @@ class SecurityEndToEndTest {
     TestCertificates.Issued server = ca.issue("zoolander-server");
     writerCert = ca.issue("writer-cert");
     rogueCert = TestCertificates.newCa(dir, "rogue").issue("writer-cert"); // same CN, another CA
-    Path pluginSecrets = TestCertificates.write(dir, "plugin-secrets", "repeater=" + REPEATER_SECRET + "\n");
-    Path repeaterSecrets = TestCertificates.write(dir, "repeater-secrets",
-        "# writers\nwriter-1=" + WRITER_SECRET + "\nreader-1=reader-1-secret-0123456789\n");
+    Path pluginSecrets =
+        TestCertificates.write(dir, "plugin-secrets", "repeater=" + REPEATER_SECRET + "\n");
+    Path repeaterSecrets =
+        TestCertificates.write(
+            dir,
+            "repeater-secrets",
+            "# writers\nwriter-1=" + WRITER_SECRET + "\nreader-1=reader-1-secret-0123456789\n");
     Path repeaterSecret = TestCertificates.write(dir, "repeater-secret", REPEATER_SECRET + "\n");
     writerSecretFile = TestCertificates.write(dir, "writer-secret", WRITER_SECRET + "\n");
     zkPassword = TestCertificates.write(dir, "zk-password", "plugin-password\n");
 
     for (int id = 1; id <= 2; id++) {
-      ZooKeeperEnsemble e = ZooKeeperEnsemble.builder()
-          .servers(1)
-          .baseDir(dir.resolve("duplicate-" + id))
-          .zoolanderDuplicate(id, ZNODES.basePath())
-          .property("zoolander.tls.enabled", "true")
-          .property("zoolander.tls.certificate", server.certificate().toString())
-          .property("zoolander.tls.privateKey", server.encryptedKey().toString())
-          .property("zoolander.tls.privateKeyPassword", new String(TestCertificates.PASSWORD))
-          .property("zoolander.tls.trustCertificates", ca.caPem().toString())
-          .property("zoolander.tls.requireClientCertificate", "true")
-          .property("zoolander.auth.secretsFile", pluginSecrets.toString())
-          .property("zoolander.auth.allow.repeater", "repeater")
-          .property(PluginSecurity.ZOOKEEPER_USER_KEY, "zoolander-plugin")
-          .property(PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY, zkPassword.toString())
-          .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
-          .startTimeout(WAIT)
-          .build();
+      ZooKeeperEnsemble e =
+          ZooKeeperEnsemble.builder()
+              .servers(1)
+              .baseDir(dir.resolve("duplicate-" + id))
+              .zoolanderDuplicate(id, ZNODES.basePath())
+              .property("zoolander.tls.enabled", "true")
+              .property("zoolander.tls.certificate", server.certificate().toString())
+              .property("zoolander.tls.privateKey", server.encryptedKey().toString())
+              .property("zoolander.tls.privateKeyPassword", new String(TestCertificates.PASSWORD))
+              .property("zoolander.tls.trustCertificates", ca.caPem().toString())
+              .property("zoolander.tls.requireClientCertificate", "true")
+              .property("zoolander.auth.secretsFile", pluginSecrets.toString())
+              .property("zoolander.auth.allow.repeater", "repeater")
+              .property(PluginSecurity.ZOOKEEPER_USER_KEY, "zoolander-plugin")
+              .property(PluginSecurity.ZOOKEEPER_PASSWORD_FILE_KEY, zkPassword.toString())
+              .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
+              .startTimeout(WAIT)
+              .build();
       duplicates.put(id, e);
     }
     List<CompletableFuture<ZooKeeperEnsemble>> starts = new ArrayList<>();
     for (ZooKeeperEnsemble e : duplicates.values()) {
-      starts.add(CompletableFuture.supplyAsync(() -> {
-        try {
-          return e.start();
-        } catch (Exception failure) {
-          throw new CompletionException(failure);
-        }
-      }));
+      starts.add(
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return e.start();
+                } catch (Exception failure) {
+                  throw new CompletionException(failure);
+                }
+              }));
     }
     starts.forEach(CompletableFuture::join);
-    TlsSettings serverTls = TlsSettings.builder()
-        .keyStore(server.pkcs12(), TestCertificates.PASSWORD)
-        .trustPem(ca.caPem())
-        .requireClientCertificate(true)
-        .build();
-    clientTls = TlsSettings.builder()
-        .keyCertChainPem(writerCert.certificate(), writerCert.key())
-        .trustStore(ca.trustStore("JKS"), TestCertificates.PASSWORD)
-        .build();
-    Repeater.Builder builder = Repeater.builder()
-        .tls(serverTls)
-        .access(AccessControl.builder().secretsFile(repeaterSecrets).allow(Role.CLIENT, "writer-1", "writer-cert")
-            .build())
-        .credential(Credential.secretFile("repeater", repeaterSecret))
-        .meterRegistry(meters);
+    TlsSettings serverTls =
+        TlsSettings.builder()
+            .keyStore(server.pkcs12(), TestCertificates.PASSWORD)
+            .trustPem(ca.caPem())
+            .requireClientCertificate(true)
+            .build();
+    clientTls =
+        TlsSettings.builder()
+            .keyCertChainPem(writerCert.certificate(), writerCert.key())
+            .trustStore(ca.trustStore("JKS"), TestCertificates.PASSWORD)
+            .build();
+    Repeater.Builder builder =
+        Repeater.builder()
+            .tls(serverTls)
+            .access(
+                AccessControl.builder()
+                    .secretsFile(repeaterSecrets)
+                    .allow(Role.CLIENT, "writer-1", "writer-cert")
+                    .build())
+            .credential(Credential.secretFile("repeater", repeaterSecret))
+            .meterRegistry(meters);
     duplicates.forEach((id, e) -> builder.duplicate(id, e.connectString()));
-    // The repeater claims its epoch in every state znode: once the plugins protect them, only with their identity.
+    // The repeater claims its epoch in every state znode: once the plugins protect them, only with
+    // their identity.
     awaitStateProtected();
     repeater = builder.zooKeeperIdentity("zoolander-plugin", zkPassword).build().start();
     awaitStreaming();
@@ -149,13 +163,26 @@ class SecurityEndToEndTest {
 
   @Test
   void authenticatedWritersWriteAndReadOverMutualTls() throws Exception {
-    try (ZoolanderClient bySecret = client(clientTls, Credential.secretFile("writer-1", writerSecretFile));
+    try (ZoolanderClient bySecret =
+            client(clientTls, Credential.secretFile("writer-1", writerSecretFile));
         ZoolanderClient byCertificate = client(clientTls, Credential.certificate())) {
-      long seq = bySecret.writeAll(List.of(Op.create("/tls-secret", "by secret".getBytes(UTF_8)))).join().seq();
-      assertThat(bySecret.getData("/tls-secret").join().data()).asString(UTF_8).isEqualTo("by secret");
-      long seq2 = byCertificate.writeAll(List.of(Op.create("/tls-cert", "by cert".getBytes(UTF_8)))).join().seq();
+      long seq =
+          bySecret
+              .writeAll(List.of(Op.create("/tls-secret", "by secret".getBytes(UTF_8))))
+              .join()
+              .seq();
+      assertThat(bySecret.getData("/tls-secret").join().data())
+          .asString(UTF_8)
+          .isEqualTo("by secret");
+      long seq2 =
+          byCertificate
+              .writeAll(List.of(Op.create("/tls-cert", "by cert".getBytes(UTF_8))))
+              .join()
+              .seq();
       assertThat(seq2).isGreaterThan(seq);
-      assertThat(byCertificate.getData("/tls-cert").join().data()).asString(UTF_8).isEqualTo("by cert");
+      assertThat(byCertificate.getData("/tls-cert").join().data())
+          .asString(UTF_8)
+          .isEqualTo("by cert");
       // writeAll: every duplicate has applied both writes: they hold the same tree.
       assertThat(appliedSeqs().values()).containsOnly(seq2);
       assertThat(digest(1)).isEqualTo(digest(2));
@@ -164,8 +191,11 @@ class SecurityEndToEndTest {
 
   @Test
   void unauthenticatedWritesAreRefusedAndChangeNothing() throws Exception {
-    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
-      writer.writeAll(List.of(Op.create("/before-attacks", new byte[0]))).join(); // something to compare
+    try (ZoolanderClient writer =
+        client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+      writer
+          .writeAll(List.of(Op.create("/before-attacks", new byte[0])))
+          .join(); // something to compare
     }
     Map<Integer, Long> applied = appliedSeqs();
     TreeDigest before = digest(1);
@@ -175,8 +205,10 @@ class SecurityEndToEndTest {
     try (ZoolanderClient anonymous = client(clientTls, null)) {
       assertThatThrownBy(() -> anonymous.create("/anonymous", new byte[0]).join())
           .hasCauseInstanceOf(ZoolanderException.class)
-          .satisfies(e -> assertThat(((ZoolanderException) e.getCause()).errorCode()).hasValue(
-              ErrorCode.UNAUTHENTICATED));
+          .satisfies(
+              e ->
+                  assertThat(((ZoolanderException) e.getCause()).errorCode())
+                      .hasValue(ErrorCode.UNAUTHENTICATED));
     }
     // A wrong secret, an unknown principal, a known principal that may not write.
     assertRepeaterRefuses(new Message.Auth("writer-1", new byte[32]), ErrorCode.UNAUTHENTICATED);
@@ -186,17 +218,20 @@ class SecurityEndToEndTest {
     try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
       peer.send(Message.Hello.of(Role.CLIENT, "42"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(Credential.secret("reader-1", "reader-1-secret-0123456789".getBytes(UTF_8))
-          .answer(Role.CLIENT, "42", challenge));
+      peer.send(
+          Credential.secret("reader-1", "reader-1-secret-0123456789".getBytes(UTF_8))
+              .answer(Role.CLIENT, "42", challenge));
       peer.send(new Message.Write(42, 1, List.of(Op.create("/reader", new byte[0]))));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
       peer.awaitClosed();
     }
-    // Only the repeater may send SEQUENCED to a plugin: without AUTH, and authenticated as a writer.
+    // Only the repeater may send SEQUENCED to a plugin: without AUTH, and authenticated as a
+    // writer.
     PluginEndpoint endpoint = endpoint(1);
     long next = applied.get(1) + 1;
-    Message.Sequenced forged = new Message.Sequenced(repeater.epoch() + 1, next, 42, 1,
-        List.of(Op.create("/forged", new byte[0])));
+    Message.Sequenced forged =
+        new Message.Sequenced(
+            repeater.epoch() + 1, next, 42, 1, List.of(Op.create("/forged", new byte[0])));
     try (RawPeer peer = new RawPeer(endpoint.host(), endpoint.port(), clientTls)) {
       peer.send(Message.Hello.of(Role.REPEATER, "mallory"));
       peer.next(Message.Challenge.class);
@@ -209,7 +244,8 @@ class SecurityEndToEndTest {
     try (RawPeer peer = new RawPeer(endpoint.host(), endpoint.port(), clientTls)) {
       peer.send(Message.Hello.of(Role.REPEATER, "mallory"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(Credential.certificate().answer(Role.REPEATER, "mallory", challenge)); // CN writer-cert
+      peer.send(
+          Credential.certificate().answer(Role.REPEATER, "mallory", challenge)); // CN writer-cert
       peer.send(forged);
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
       peer.awaitClosed();
@@ -223,15 +259,18 @@ class SecurityEndToEndTest {
   @Test
   void mutualTlsRejectsPeersWithoutATrustedCertificate() throws Exception {
     TlsSettings noCertificate = TlsSettings.builder().trustPem(ca.caPem()).build();
-    TlsSettings otherCa = TlsSettings.builder()
-        .keyCertChainPem(rogueCert.certificate(), rogueCert.key())
-        .trustPem(ca.caPem())
-        .build();
+    TlsSettings otherCa =
+        TlsSettings.builder()
+            .keyCertChainPem(rogueCert.certificate(), rogueCert.key())
+            .trustPem(ca.caPem())
+            .build();
     PluginEndpoint endpoint = endpoint(2);
     double tlsFailuresBefore = securityFailures("tls");
     for (TlsSettings tls : List.of(noCertificate, otherCa)) {
-      for (String[] target : List.of(new String[] {"127.0.0.1", "" + repeater.boundAddress().getPort()},
-          new String[] {endpoint.host(), "" + endpoint.port()})) {
+      for (String[] target :
+          List.of(
+              new String[] {"127.0.0.1", "" + repeater.boundAddress().getPort()},
+              new String[] {endpoint.host(), "" + endpoint.port()})) {
         try (RawPeer peer = new RawPeer(target[0], Integer.parseInt(target[1]), tls)) {
           peer.send(Message.Hello.of(Role.CLIENT, "7"));
           peer.awaitClosed();
@@ -239,16 +278,19 @@ class SecurityEndToEndTest {
         }
       }
     }
-    assertThat(securityFailures("tls") - tlsFailuresBefore).as("the two handshakes the repeater refused")
+    assertThat(securityFailures("tls") - tlsFailuresBefore)
+        .as("the two handshakes the repeater refused")
         .isEqualTo(2);
     // The SDK does not get connected either.
-    assertThatThrownBy(() -> ZoolanderClient.builder()
-        .repeater("127.0.0.1", repeater.boundAddress().getPort())
-        .duplicate(duplicates.get(1).connectString())
-        .tls(otherCa)
-        .credential(Credential.secretFile("writer-1", writerSecretFile))
-        .connectTimeoutMs(3_000)
-        .build())
+    assertThatThrownBy(
+            () ->
+                ZoolanderClient.builder()
+                    .repeater("127.0.0.1", repeater.boundAddress().getPort())
+                    .duplicate(duplicates.get(1).connectString())
+                    .tls(otherCa)
+                    .credential(Credential.secretFile("writer-1", writerSecretFile))
+                    .connectTimeoutMs(3_000)
+                    .build())
         .isInstanceOf(ZoolanderException.class);
   }
 
@@ -263,14 +305,16 @@ class SecurityEndToEndTest {
       }
     }
     // The servers go on serving TLS peers.
-    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+    try (ZoolanderClient writer =
+        client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
       assertThat(writer.create("/after-plaintext", new byte[0]).join().succeeded()).isTrue();
     }
   }
 
   @Test
   void aPlainZooKeeperClientCannotWriteZoolanderZnodes() throws Exception {
-    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+    try (ZoolanderClient writer =
+        client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
       writer.writeAll(List.of(Op.create("/protected", "v1".getBytes(UTF_8)))).join();
     }
     Map<Integer, Long> applied = appliedSeqs();
@@ -279,20 +323,41 @@ class SecurityEndToEndTest {
       String node = ZNODES.toZnode("/protected");
       // Reads stay open.
       assertThat(new String(zk.getData(node, false, null), UTF_8)).isEqualTo("v1");
-      assertThatThrownBy(() -> zk.create(ZNODES.toZnode("/bypass"), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.PERSISTENT)).isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> zk.create(node + "/child", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.PERSISTENT)).isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () ->
+                  zk.create(
+                      ZNODES.toZnode("/bypass"),
+                      new byte[0],
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.PERSISTENT))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () ->
+                  zk.create(
+                      node + "/child",
+                      new byte[0],
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.PERSISTENT))
+          .isInstanceOf(KeeperException.NoAuthException.class);
       assertThatThrownBy(() -> zk.setData(node, "split".getBytes(UTF_8), -1))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> zk.delete(node, -1)).isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> zk.setData(ZNODES.state(), new BookkeepingState(99, 99).encode(), -1))
+      assertThatThrownBy(() -> zk.delete(node, -1))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> zk.delete(ZNODES.endpoint(), -1)).isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () -> zk.setData(ZNODES.state(), new BookkeepingState(99, 99).encode(), -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(() -> zk.delete(ZNODES.endpoint(), -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
       assertThatThrownBy(() -> zk.setData(ZNODES.endpoint(), new byte[0], -1))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> zk.create(ZNODES.basePath() + "/intruder", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.PERSISTENT)).isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () ->
+                  zk.create(
+                      ZNODES.basePath() + "/intruder",
+                      new byte[0],
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.PERSISTENT))
+          .isInstanceOf(KeeperException.NoAuthException.class);
       assertThatThrownBy(() -> zk.setACL(node, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1))
           .isInstanceOf(KeeperException.NoAuthException.class);
       assertThat(appliedSeqs()).isEqualTo(applied);
@@ -301,19 +366,28 @@ class SecurityEndToEndTest {
       zk.close(1_000);
     }
     // Zoolander's own writes still work, under and beside the protected node.
-    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
-      assertThat(writer.writeAll(List.of(Op.setData("/protected", "v2".getBytes(UTF_8), -1),
-          Op.create("/protected/child", new byte[0]))).join().succeeded()).isTrue();
+    try (ZoolanderClient writer =
+        client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+      assertThat(
+              writer
+                  .writeAll(
+                      List.of(
+                          Op.setData("/protected", "v2".getBytes(UTF_8), -1),
+                          Op.create("/protected/child", new byte[0])))
+                  .join()
+                  .succeeded())
+          .isTrue();
     }
   }
 
   // ------------------------------------------------------------------------------------------------ helpers
 
   private ZoolanderClient client(TlsSettings tls, Credential credential) {
-    var b = ZoolanderClient.builder()
-        .repeater("127.0.0.1", repeater.boundAddress().getPort())
-        .tls(tls)
-        .requestTimeoutMs(10_000);
+    var b =
+        ZoolanderClient.builder()
+            .repeater("127.0.0.1", repeater.boundAddress().getPort())
+            .tls(tls)
+            .requestTimeoutMs(10_000);
     duplicates.values().forEach(e -> b.duplicate(e.connectString()));
     if (credential != null) {
       b.credential(credential);
@@ -328,22 +402,34 @@ class SecurityEndToEndTest {
     Repeater.Builder builder = Repeater.builder().startTimeout(Duration.ofSeconds(10));
     duplicates.forEach((id, e) -> builder.duplicate(id, e.connectString()));
     try (Repeater intruder = builder.build()) {
-      assertThatThrownBy(intruder::start).hasStackTraceContaining("may not claim its epoch")
+      assertThatThrownBy(intruder::start)
+          .hasStackTraceContaining("may not claim its epoch")
           .hasStackTraceContaining("NoAuth");
     }
     // Nothing claimed: the running repeater is not deposed and still gets writes applied.
     assertThat(epochs()).isEqualTo(epochs);
     assertThat(appliedSeqs()).isEqualTo(applied);
-    try (ZoolanderClient writer = client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
-      assertThat(writer.writeAll(List.of(Op.create("/after-intruder", new byte[0]))).join().succeeded()).isTrue();
+    try (ZoolanderClient writer =
+        client(clientTls, Credential.secretFile("writer-1", writerSecretFile))) {
+      assertThat(
+              writer
+                  .writeAll(List.of(Op.create("/after-intruder", new byte[0])))
+                  .join()
+                  .succeeded())
+          .isTrue();
     }
   }
 
   private double securityFailures(String kind) {
-    return meters.get(MeterNames.REPEATER_SECURITY_FAILURES).tag(MeterNames.TAG_KIND, kind).counter().count();
+    return meters
+        .get(MeterNames.REPEATER_SECURITY_FAILURES)
+        .tag(MeterNames.TAG_KIND, kind)
+        .counter()
+        .count();
   }
 
-  private void assertRepeaterRefuses(Message.Auth auth, ErrorCode expected) throws InterruptedException {
+  private void assertRepeaterRefuses(Message.Auth auth, ErrorCode expected)
+      throws InterruptedException {
     try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
       peer.send(Message.Hello.of(Role.CLIENT, "42"));
       peer.next(Message.Challenge.class);
@@ -356,11 +442,16 @@ class SecurityEndToEndTest {
 
   private void awaitStreaming() throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!repeater.duplicates().stream().allMatch(d -> d.connectionState() == ConnectionState.STREAMING)) {
+    while (!repeater.duplicates().stream()
+        .allMatch(d -> d.connectionState() == ConnectionState.STREAMING)) {
       if (System.nanoTime() > deadline) {
         StringBuilder logs = new StringBuilder();
-        duplicates.forEach((id, e) -> logs.append("\n--- duplicate ").append(id).append(":\n")
-            .append(e.logTail(e.serverIds().get(0), 40)));
+        duplicates.forEach(
+            (id, e) ->
+                logs.append("\n--- duplicate ")
+                    .append(id)
+                    .append(":\n")
+                    .append(e.logTail(e.serverIds().get(0), 40)));
         throw new AssertionError("not every duplicate streaming: " + repeater.duplicates() + logs);
       }
       Thread.sleep(20); // polling a condition, not waiting for time to pass
@@ -384,7 +475,9 @@ class SecurityEndToEndTest {
     for (Map.Entry<Integer, ZooKeeperEnsemble> e : duplicates.entrySet()) {
       ZooKeeper zk = plainSession(e.getValue().connectString());
       try {
-        seqs.put(e.getKey(), BookkeepingState.decode(zk.getData(ZNODES.state(), false, null)).appliedSeq());
+        seqs.put(
+            e.getKey(),
+            BookkeepingState.decode(zk.getData(ZNODES.state(), false, null)).appliedSeq());
       } finally {
         zk.close(1_000);
       }
@@ -397,7 +490,8 @@ class SecurityEndToEndTest {
     for (Map.Entry<Integer, ZooKeeperEnsemble> e : duplicates.entrySet()) {
       ZooKeeper zk = plainSession(e.getValue().connectString());
       try {
-        epochs.put(e.getKey(), BookkeepingState.decode(zk.getData(ZNODES.state(), false, null)).epoch());
+        epochs.put(
+            e.getKey(), BookkeepingState.decode(zk.getData(ZNODES.state(), false, null)).epoch());
       } finally {
         zk.close(1_000);
       }
@@ -415,16 +509,23 @@ class SecurityEndToEndTest {
           List<ACL> seen = null;
           try {
             seen = zk.getACL(ZNODES.state(), new Stat());
-            // ZooKeeper shows a digest's hash only to that identity: its user is enough to tell the plugin's ACL.
-            if (seen.size() == 2 && seen.stream().anyMatch(a -> a.getId().getScheme().equals("digest")
-                && a.getId().getId().startsWith("zoolander-plugin:") && a.getPerms() == ZooDefs.Perms.ALL)
+            // ZooKeeper shows a digest's hash only to that identity: its user is enough to tell the
+            // plugin's ACL.
+            if (seen.size() == 2
+                && seen.stream()
+                    .anyMatch(
+                        a ->
+                            a.getId().getScheme().equals("digest")
+                                && a.getId().getId().startsWith("zoolander-plugin:")
+                                && a.getPerms() == ZooDefs.Perms.ALL)
                 && seen.contains(new ACL(ZooDefs.Perms.READ, ZooDefs.Ids.ANYONE_ID_UNSAFE))) {
               break;
             }
           } catch (KeeperException.NoNodeException notYet) {
             // the plugin has not created it yet
           }
-          assertThat(System.nanoTime()).as("the state znode protected in time (ACL %s)", seen)
+          assertThat(System.nanoTime())
+              .as("the state znode protected in time (ACL %s)", seen)
               .isLessThan(deadline);
           Thread.sleep(20); // polling a condition, not waiting for time to pass
         }
@@ -440,11 +541,15 @@ class SecurityEndToEndTest {
 
   private static ZooKeeper plainSession(String connectString) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
     return zk;
   }

@@ -32,26 +32,30 @@ class FaultProxyTest {
   @BeforeEach
   void start() throws Exception {
     echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread acceptor = new Thread(() -> {
-      while (!echo.isClosed()) {
-        try {
-          Socket s = echo.accept();
-          accepted.add(s);
-          Thread t = new Thread(() -> echoUntilClosed(s));
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException e) {
-          return;
-        }
-      }
-    });
+    Thread acceptor =
+        new Thread(
+            () -> {
+              while (!echo.isClosed()) {
+                try {
+                  Socket s = echo.accept();
+                  accepted.add(s);
+                  Thread t = new Thread(() -> echoUntilClosed(s));
+                  t.setDaemon(true);
+                  t.start();
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            });
     acceptor.setDaemon(true);
     acceptor.start();
     proxy = FaultProxy.builder().target("127.0.0.1", echo.getLocalPort()).start();
   }
 
   private void echoUntilClosed(Socket s) {
-    try (s; InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+    try (s;
+        InputStream in = s.getInputStream();
+        OutputStream out = s.getOutputStream()) {
       int b;
       while ((b = in.read()) >= 0) {
         out.write(b);
@@ -96,7 +100,8 @@ class FaultProxyTest {
       proxy.drop();
       s.setSoTimeout(300);
       s.getOutputStream().write(2);
-      assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+      assertThatThrownBy(() -> s.getInputStream().read())
+          .isInstanceOf(SocketTimeoutException.class);
       proxy.pass();
       s.setSoTimeout(5_000);
       assertThat(s.getInputStream().read()).isEqualTo(2); // nothing lost
@@ -108,11 +113,13 @@ class FaultProxyTest {
     try (Socket s = connect()) {
       assertThat(roundTrip(s, 1)).isEqualTo(1);
       proxy.reset();
-      assertThatThrownBy(() -> {
-        for (int i = 0; i < 100; i++) {
-          roundTrip(s, 2);
-        }
-      }).isInstanceOf(SocketException.class);
+      assertThatThrownBy(
+              () -> {
+                for (int i = 0; i < 100; i++) {
+                  roundTrip(s, 2);
+                }
+              })
+          .isInstanceOf(SocketException.class);
     }
     try (Socket s = connect()) {
       assertThatThrownBy(() -> roundTrip(s, 3)).isInstanceOf(SocketException.class);
@@ -135,14 +142,17 @@ class FaultProxyTest {
       assertThat(echoClosed.get()).as("the target saw the connection close").isEqualTo(1);
       s.setSoTimeout(300);
       s.getOutputStream().write(2); // accepted by the proxy's socket, and lost
-      assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+      assertThatThrownBy(() -> s.getInputStream().read())
+          .isInstanceOf(SocketTimeoutException.class);
       proxy.pass(); // what was left half-open is reset
       s.setSoTimeout(5_000);
-      assertThatThrownBy(() -> {
-        for (int i = 0; i < 100; i++) {
-          roundTrip(s, 3);
-        }
-      }).isInstanceOf(SocketException.class);
+      assertThatThrownBy(
+              () -> {
+                for (int i = 0; i < 100; i++) {
+                  roundTrip(s, 3);
+                }
+              })
+          .isInstanceOf(SocketException.class);
     }
     try (Socket s = connect()) {
       assertThat(roundTrip(s, 4)).isEqualTo(4);
@@ -158,7 +168,8 @@ class FaultProxyTest {
       s.getOutputStream().flush();
       byte[] back = s.getInputStream().readNBytes(3);
       assertThat(back).containsExactly(1, 2, 3);
-      assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(400));
+      assertThat(System.nanoTime() - start)
+          .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(400));
     }
   }
 }

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The examples of docs/getting-started.md, written here as the page shows them (with JUnit's own assertions, as a
- * user's test would): when one of them changes, change the page too.
+ * The examples of docs/getting-started.md, written here as the page shows them (with JUnit's own
+ * assertions, as a user's test would): when one of them changes, change the page too.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class GettingStartedTest {
@@ -33,9 +33,12 @@ class GettingStartedTest {
   }
 
   @Test
-  void everyDuplicateHoldsTheSameTree(EmbeddedCluster cluster, ZoolanderClient client) throws Exception {
+  void everyDuplicateHoldsTheSameTree(EmbeddedCluster cluster, ZoolanderClient client)
+      throws Exception {
     client.create("/config", "v1".getBytes(UTF_8)).join();
-    client.writeAll(List.of(Op.setData("/config", "v2".getBytes(UTF_8), -1))).join(); // applied everywhere
+    client
+        .writeAll(List.of(Op.setData("/config", "v2".getBytes(UTF_8), -1)))
+        .join(); // applied everywhere
     Map<Integer, TreeDigest> digests = cluster.awaitConverged(Duration.ofSeconds(30));
     assertEquals(2, digests.size());
     assertEquals(1, new HashSet<>(digests.values()).size());
@@ -43,7 +46,8 @@ class GettingStartedTest {
 
   @Test
   void anEmbeddedClusterWithoutTheExtension() throws Exception {
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(2).serverMode(ServerMode.IN_PROCESS).start();
+    try (EmbeddedCluster cluster =
+            EmbeddedCluster.builder().duplicates(2).serverMode(ServerMode.IN_PROCESS).start();
         ZoolanderClient client = cluster.newClient()) {
       client.create("/x", new byte[] {1}).join();
       cluster.killDuplicate(2); // every server of duplicate 2, abruptly

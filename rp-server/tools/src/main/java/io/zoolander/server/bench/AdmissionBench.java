@@ -22,20 +22,27 @@ import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code zoolander bench --admission}: writes offered above capacity, without and with the repeater's admission
- * control. Every duplicate is slowed the same way (the anomaly injector stalls each write {@code writeDelayMs} before
- * it is applied), so capacity is known: about {@code 1000 / writeDelayMs} writes a second. Three phases, each on a
- * fresh in-process repeater and client, with the same seeded Poisson arrivals: unprotected; admission control with
- * clients that do not retry a shed write (so the table shows what the repeater admitted); admission control with the
- * client's default retry budget (shed writes come back after the hint). Bounded: each phase runs {@code warmupSeconds
- * + seconds} plus at most 30 s for what is in flight, at most {@link #MAX_OUTSTANDING} writes in flight, and the
- * duplicates then apply the phase's backlog (at most {@link #DRAIN_TIMEOUT_SECONDS}) before the next starts.
+ * {@code zoolander bench --admission}: writes offered above capacity, without and with the
+ * repeater's admission control. Every duplicate is slowed the same way (the anomaly injector stalls
+ * each write {@code writeDelayMs} before it is applied), so capacity is known: about {@code 1000 /
+ * writeDelayMs} writes a second. Three phases, each on a fresh in-process repeater and client, with
+ * the same seeded Poisson arrivals: unprotected; admission control with clients that do not retry a
+ * shed write (so the table shows what the repeater admitted); admission control with the client's
+ * default retry budget (shed writes come back after the hint). Bounded: each phase runs {@code
+ * warmupSeconds + seconds} plus at most 30 s for what is in flight, at most {@link
+ * #MAX_OUTSTANDING} writes in flight, and the duplicates then apply the phase's backlog (at most
+ * {@link #DRAIN_TIMEOUT_SECONDS}) before the next starts.
  */
 public final class AdmissionBench {
   /** Writes in flight at most per phase: arrivals beyond are dropped and counted. */
   public static final int MAX_OUTSTANDING = 500;
-  /** How long a phase's backlog may take to reach every duplicate before the next phase starts, in seconds. */
+
+  /**
+   * How long a phase's backlog may take to reach every duplicate before the next phase starts, in
+   * seconds.
+   */
   public static final long DRAIN_TIMEOUT_SECONDS = 120;
+
   private static final String BASE_PATH = "/zoolander";
   private static final int KEYS = 10;
   private static final int VALUE_BYTES = 256;
@@ -53,8 +60,16 @@ public final class AdmissionBench {
    * @param out where admission.md goes; null for a new temporary directory
    * @param seed seed of the arrivals
    */
-  public record Settings(int duplicates, double ratePerSec, int seconds, int warmupSeconds, double tauMs,
-      double targetSla, double writeDelayMs, Path out, long seed) {
+  public record Settings(
+      int duplicates,
+      double ratePerSec,
+      int seconds,
+      int warmupSeconds,
+      double tauMs,
+      double targetSla,
+      double writeDelayMs,
+      Path out,
+      long seed) {
     public static final int DEFAULT_DUPLICATES = 2;
     public static final double DEFAULT_RATE_PER_SEC = 200;
     public static final int DEFAULT_SECONDS = 10;
@@ -65,16 +80,23 @@ public final class AdmissionBench {
     public static final double DEFAULT_TARGET_SLA = 0.95;
     public static final double DEFAULT_WRITE_DELAY_MS = 10;
 
-    /** @throws IllegalArgumentException naming the first field out of range */
+    /**
+     * @throws IllegalArgumentException naming the first field out of range
+     */
     public Settings {
       check(duplicates >= 1 && duplicates <= 8, "duplicates must be in 1..8, was " + duplicates);
-      check(ratePerSec > 0 && ratePerSec <= 100_000, "rate must be in (0, 100000], was " + ratePerSec);
+      check(
+          ratePerSec > 0 && ratePerSec <= 100_000,
+          "rate must be in (0, 100000], was " + ratePerSec);
       check(seconds >= 1 && seconds <= 600, "seconds must be in 1..600, was " + seconds);
-      check(warmupSeconds >= 0 && warmupSeconds <= 60, "warmupSeconds must be in 0..60, was " + warmupSeconds);
+      check(
+          warmupSeconds >= 0 && warmupSeconds <= 60,
+          "warmupSeconds must be in 0..60, was " + warmupSeconds);
       check(tauMs > 0 && tauMs <= 60_000, "admission tauMs must be in (0, 60000], was " + tauMs);
       check(targetSla > 0 && targetSla < 1, "admission target must be in (0, 1), was " + targetSla);
-      check(writeDelayMs > 0 && writeDelayMs <= 1_000, "admission write delay must be in (0, 1000] ms, was "
-          + writeDelayMs);
+      check(
+          writeDelayMs > 0 && writeDelayMs <= 1_000,
+          "admission write delay must be in (0, 1000] ms, was " + writeDelayMs);
     }
 
     private static void check(boolean ok, String message) {
@@ -97,25 +119,45 @@ public final class AdmissionBench {
 
   /** Runs the three phases, prints the table and writes {@code admission.md}; returns the table. */
   public String run(String commandLine) throws Exception {
-    Path dir = settings.out() != null ? Files.createDirectories(settings.out())
-        : Files.createTempDirectory("zoolander-bench-admission-");
+    Path dir =
+        settings.out() != null
+            ? Files.createDirectories(settings.out())
+            : Files.createTempDirectory("zoolander-bench-admission-");
     say("results go to %s", dir.toAbsolutePath());
     List<Row> rows = new ArrayList<>();
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(settings.duplicates()).basePath(BASE_PATH)
-        .startRepeater(false).start()) {
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(settings.duplicates())
+            .basePath(BASE_PATH)
+            .startRepeater(false)
+            .start()) {
       cluster.startRepeater();
       createKeys(cluster);
-      String anomaly = String.format(Locale.ROOT, "probability=1;delayMs=%s;distribution=fixed;applies=writes",
-          trim(settings.writeDelayMs()));
+      String anomaly =
+          String.format(
+              Locale.ROOT,
+              "probability=1;delayMs=%s;distribution=fixed;applies=writes",
+              trim(settings.writeDelayMs()));
       cluster.injectAnomalyEverywhere(anomaly);
-      say("%d duplicates, every write stalled %s ms on each (capacity at most %.0f writes/s); offered %.0f writes/s",
-          settings.duplicates(), trim(settings.writeDelayMs()), 1000 / settings.writeDelayMs(), settings.ratePerSec());
-      rows.add(phase(cluster, "unprotected", null, b -> { }));
-      AdmissionSettings admission = AdmissionSettings.builder().targetSla(settings.targetSla())
-          .tauMs(settings.tauMs()).build();
-      rows.add(phase(cluster, "admission, no client retry", admission,
-          b -> b.retryBudget(RetryBudget.builder().maxShedWriteRetries(0).build())));
-      rows.add(phase(cluster, "admission, client retries (default budget)", admission, b -> { }));
+      say(
+          "%d duplicates, every write stalled %s ms on each (capacity at most %.0f writes/s); offered %.0f writes/s",
+          settings.duplicates(),
+          trim(settings.writeDelayMs()),
+          1000 / settings.writeDelayMs(),
+          settings.ratePerSec());
+      rows.add(phase(cluster, "unprotected", null, b -> {}));
+      AdmissionSettings admission =
+          AdmissionSettings.builder()
+              .targetSla(settings.targetSla())
+              .tauMs(settings.tauMs())
+              .build();
+      rows.add(
+          phase(
+              cluster,
+              "admission, no client retry",
+              admission,
+              b -> b.retryBudget(RetryBudget.builder().maxShedWriteRetries(0).build())));
+      rows.add(phase(cluster, "admission, client retries (default budget)", admission, b -> {}));
       cluster.clearAnomalyEverywhere();
     }
     String table = table(rows, commandLine);
@@ -128,37 +170,59 @@ public final class AdmissionBench {
     return table;
   }
 
-  private Row phase(EmbeddedCluster cluster, String name, AdmissionSettings admission,
-      Consumer<ZoolanderClientBuilder> client) throws Exception {
+  private Row phase(
+      EmbeddedCluster cluster,
+      String name,
+      AdmissionSettings admission,
+      Consumer<ZoolanderClientBuilder> client)
+      throws Exception {
     cluster.killRepeater();
-    Repeater repeater = cluster.startRepeater(b -> {
-      if (admission != null) {
-        b.admission(admission);
-      }
-    });
-    say("%s: %d s warm-up + %d s at %.0f writes/s ", name, settings.warmupSeconds(), settings.seconds(),
-        settings.ratePerSec());
+    Repeater repeater =
+        cluster.startRepeater(
+            b -> {
+              if (admission != null) {
+                b.admission(admission);
+              }
+            });
+    say(
+        "%s: %d s warm-up + %d s at %.0f writes/s ",
+        name, settings.warmupSeconds(), settings.seconds(), settings.ratePerSec());
     ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeoutMs(60_000);
     client.accept(builder);
     byte[] value = new byte[VALUE_BYTES];
     OpenLoopLoad.Result result;
     try (ZoolanderClient c = builder.build()) {
-      result = OpenLoopLoad.builder().ratePerSec(settings.ratePerSec())
-          .duration(Duration.ofSeconds(settings.seconds())).warmup(Duration.ofSeconds(settings.warmupSeconds()))
-          .maxOutstanding(MAX_OUTSTANDING).seed(settings.seed())
-          .progress(s -> {
-            out.print(".");
-            out.flush();
-          })
-          .build()
-          .run(k -> c.setData(path(k % KEYS), value, -1));
+      result =
+          OpenLoopLoad.builder()
+              .ratePerSec(settings.ratePerSec())
+              .duration(Duration.ofSeconds(settings.seconds()))
+              .warmup(Duration.ofSeconds(settings.warmupSeconds()))
+              .maxOutstanding(MAX_OUTSTANDING)
+              .seed(settings.seed())
+              .progress(
+                  s -> {
+                    out.print(".");
+                    out.flush();
+                  })
+              .build()
+              .run(k -> c.setData(path(k % KEYS), value, -1));
     }
     out.println();
     long shed = repeater.admission().map(AdmissionState::shed).orElse(0L);
-    String state = repeater.admission().map(s -> String.format(Locale.ROOT,
-        "observed SLA %.3f, limit %.0f/s, model max %.0f/s", s.observedSla(), s.rateLimitPerSec(),
-        s.modelMaxRatePerSec())).orElse("off");
-    // The next phase starts on idle duplicates: what this one sequenced is applied everywhere first.
+    String state =
+        repeater
+            .admission()
+            .map(
+                s ->
+                    String.format(
+                        Locale.ROOT,
+                        "observed SLA %.3f, limit %.0f/s, model max %.0f/s",
+                        s.observedSla(),
+                        s.rateLimitPerSec(),
+                        s.modelMaxRatePerSec()))
+            .orElse("off");
+    // The next phase starts on idle duplicates: what this one sequenced is applied everywhere
+    // first.
     cluster.awaitConverged(Duration.ofSeconds(DRAIN_TIMEOUT_SECONDS));
     return new Row(name, result, shed, state);
   }
@@ -182,27 +246,50 @@ public final class AdmissionBench {
     long tauMicros = (long) (settings.tauMs() * 1000);
     StringBuilder b = new StringBuilder();
     b.append("`").append(commandLine).append("`\n\n");
-    b.append(String.format(Locale.ROOT, "%d duplicates, each write stalled %s ms on every duplicate (capacity at most "
-        + "%.0f writes/s); offered %.0f writes/s (Poisson) for %d s after %d s warm-up; tau %s ms, admission target "
-        + "%s.%n%n", settings.duplicates(), trim(settings.writeDelayMs()), 1000 / settings.writeDelayMs(),
-        settings.ratePerSec(), settings.seconds(), settings.warmupSeconds(), trim(settings.tauMs()),
-        trim(settings.targetSla())));
-    b.append("| phase | issued | answered/s | failed (shed) | dropped | shed by repeater | p50 ms | p99 ms "
-        + "| completed within tau | within tau/s | repeater at the end |\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "%d duplicates, each write stalled %s ms on every duplicate (capacity at most "
+                + "%.0f writes/s); offered %.0f writes/s (Poisson) for %d s after %d s warm-up; tau %s ms, admission target "
+                + "%s.%n%n",
+            settings.duplicates(),
+            trim(settings.writeDelayMs()),
+            1000 / settings.writeDelayMs(),
+            settings.ratePerSec(),
+            settings.seconds(),
+            settings.warmupSeconds(),
+            trim(settings.tauMs()),
+            trim(settings.targetSla())));
+    b.append(
+        "| phase | issued | answered/s | failed (shed) | dropped | shed by repeater | p50 ms | p99 ms "
+            + "| completed within tau | within tau/s | repeater at the end |\n");
     b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (Row r : rows) {
       Histogram h = r.load().histogram();
       long done = h.getTotalCount();
-      double within = done == 0 ? Double.NaN : (double) h.getCountBetweenValues(0, tauMicros) / done;
-      b.append(String.format(Locale.ROOT, "| %s | %d | %.0f | %d | %d | %d | %.1f | %.1f | %.3f | %.0f | %s |%n",
-          r.name(), r.load().issued(), r.load().achievedRatePerSec(), r.load().failed(), r.load().dropped(),
-          r.shedByRepeater(), h.getValueAtPercentile(50) / 1000.0, h.getValueAtPercentile(99) / 1000.0, within,
-          h.getCountBetweenValues(0, tauMicros) / r.load().measuredSeconds(), r.admission()));
+      double within =
+          done == 0 ? Double.NaN : (double) h.getCountBetweenValues(0, tauMicros) / done;
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %d | %.0f | %d | %d | %d | %.1f | %.1f | %.3f | %.0f | %s |%n",
+              r.name(),
+              r.load().issued(),
+              r.load().achievedRatePerSec(),
+              r.load().failed(),
+              r.load().dropped(),
+              r.shedByRepeater(),
+              h.getValueAtPercentile(50) / 1000.0,
+              h.getValueAtPercentile(99) / 1000.0,
+              within,
+              h.getCountBetweenValues(0, tauMicros) / r.load().measuredSeconds(),
+              r.admission()));
     }
-    b.append("\nanswered/s: writes answered (acknowledged or failed) per measured second. Latency is from the "
-        + "intended send time to the first duplicate's reply, of the writes that completed; a shed write fails "
-        + "with THROTTLEDOP once the client's retry budget is spent (at once without "
-        + "retries).\n");
+    b.append(
+        "\nanswered/s: writes answered (acknowledged or failed) per measured second. Latency is from the "
+            + "intended send time to the first duplicate's reply, of the writes that completed; a shed write fails "
+            + "with THROTTLEDOP once the client's retry budget is spent (at once without "
+            + "retries).\n");
     return b.toString();
   }
 

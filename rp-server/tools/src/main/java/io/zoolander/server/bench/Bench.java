@@ -27,18 +27,21 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
 
 /**
- * The end-to-end benchmark behind {@code zoolander bench}: one embedded deployment, and on its ensembles, with the
- * same open-loop workload (Poisson arrivals, the same read/write sequence and keys), plain ZooKeeper, replication for
- * throughput, client-side hedged reads and Zoolander RP with several duplicate counts, interleaved in rounds, without
- * and then with the anomaly injector (which slows plain ZooKeeper clients and Zoolander's accesses alike); then a
- * sustained phase at a high rate that samples the client's and the repeater's heap. {@link BenchReport} writes what
- * it measured.
+ * The end-to-end benchmark behind {@code zoolander bench}: one embedded deployment, and on its
+ * ensembles, with the same open-loop workload (Poisson arrivals, the same read/write sequence and
+ * keys), plain ZooKeeper, replication for throughput, client-side hedged reads and Zoolander RP
+ * with several duplicate counts, interleaved in rounds, without and then with the anomaly injector
+ * (which slows plain ZooKeeper clients and Zoolander's accesses alike); then a sustained phase at a
+ * high rate that samples the client's and the repeater's heap. {@link BenchReport} writes what it
+ * measured.
  */
 public final class Bench {
   /** Zoolander's base path in every duplicate. */
   private static final String BASE_PATH = "/zoolander";
+
   /** Creates per multi when the data is set up. */
   private static final int CREATES_PER_WRITE = 50;
+
   private static final long SETUP_TIMEOUT_SECONDS = 60;
 
   private final BenchSettings settings;
@@ -54,11 +57,16 @@ public final class Bench {
     Instant startedAt = Instant.now();
     long t0 = System.nanoTime();
     double loadStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    Path dir = settings.out() != null ? Files.createDirectories(settings.out())
-        : Files.createTempDirectory("zoolander-bench-");
+    Path dir =
+        settings.out() != null
+            ? Files.createDirectories(settings.out())
+            : Files.createTempDirectory("zoolander-bench-");
     say("results go to %s", dir.toAbsolutePath());
-    say("starting %d duplicate%s of %d server%s and a repeater in child JVMs on 127.0.0.1 ...",
-        settings.duplicates(), settings.duplicates() == 1 ? "" : "s", settings.serversPerDuplicate(),
+    say(
+        "starting %d duplicate%s of %d server%s and a repeater in child JVMs on 127.0.0.1 ...",
+        settings.duplicates(),
+        settings.duplicates() == 1 ? "" : "s",
+        settings.serversPerDuplicate(),
         settings.serversPerDuplicate() == 1 ? "" : "s");
     byte[] value = new byte[settings.valueBytes()];
     new SplittableRandom(settings.seed()).nextBytes(value);
@@ -66,24 +74,34 @@ public final class Bench {
     Optional<BenchResult.HeapResult> heap;
     double tauOff;
     double tauOn;
-    try (EmbeddedCluster cluster = EmbeddedCluster.builder().duplicates(settings.duplicates())
-            .serversPerDuplicate(settings.serversPerDuplicate()).fsync(settings.fsync()).basePath(BASE_PATH).start()) {
-      // The repeater runs in its own JVM, as in a deployment: its heap is measured apart and its pauses are its own.
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(settings.duplicates())
+            .serversPerDuplicate(settings.serversPerDuplicate())
+            .fsync(settings.fsync())
+            .basePath(BASE_PATH)
+            .start()) {
+      // The repeater runs in its own JVM, as in a deployment: its heap is measured apart and its
+      // pauses are its own.
       cluster.killRepeater();
       Map<Integer, String> connectStrings = new LinkedHashMap<>();
       for (int id : cluster.duplicateIds()) {
         connectStrings.put(id, cluster.duplicate(id).connectString());
       }
-      try (ChildRepeater repeater = ChildRepeater.start(connectStrings, BASE_PATH, dir.resolve("logs"));
+      try (ChildRepeater repeater =
+              ChildRepeater.start(connectStrings, BASE_PATH, dir.resolve("logs"));
           Ensembles ensembles = Ensembles.connect(cluster, settings.sessions())) {
-        say("deployment up in %.1f s (repeater epoch %d at %s:%d)", (System.nanoTime() - t0) / 1e9, repeater.epoch(),
-            repeater.host(), repeater.port());
+        say(
+            "deployment up in %.1f s (repeater epoch %d at %s:%d)",
+            (System.nanoTime() - t0) / 1e9, repeater.epoch(), repeater.host(), repeater.port());
         createData(ensembles.list(), repeater, cluster, value);
-        say("%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander", settings.keys(),
-            settings.valueBytes());
+        say(
+            "%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander",
+            settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
 
-        List<Boolean> conditions = settings.anomaly() == null ? List.of(false) : List.of(false, true);
+        List<Boolean> conditions =
+            settings.anomaly() == null ? List.of(false) : List.of(false, true);
         for (boolean anomalies : conditions) {
           if (anomalies) {
             cluster.injectAnomalyEverywhere(settings.anomaly());
@@ -98,12 +116,24 @@ public final class Bench {
         tauOff = tau(results, false);
         tauOn = conditions.size() > 1 ? tau(results, true) : Double.NaN;
         results.replaceAll(r -> withTau(r, r.anomalies() ? tauOn : tauOff));
-        heap = settings.heapSeconds() > 0 ? Optional.of(heapPhase(repeater, cluster, value)) : Optional.empty();
+        heap =
+            settings.heapSeconds() > 0
+                ? Optional.of(heapPhase(repeater, cluster, value))
+                : Optional.empty();
       }
     }
     double loadEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    BenchResult result = new BenchResult(machine(loadStart, loadEnd), settings, startedAt,
-        (System.nanoTime() - t0) / 1e9, tauOff, tauOn, results, heap, dir);
+    BenchResult result =
+        new BenchResult(
+            machine(loadStart, loadEnd),
+            settings,
+            startedAt,
+            (System.nanoTime() - t0) / 1e9,
+            tauOff,
+            tauOn,
+            results,
+            heap,
+            dir);
     for (Path written : BenchReport.write(result, commandLine)) {
       say("wrote %s", written.toAbsolutePath());
     }
@@ -114,37 +144,58 @@ public final class Bench {
   }
 
   /**
-   * Runs the workload, unrecorded, through Zoolander with every duplicate and through the plain ensembles, so that
-   * every JVM has compiled its hot paths and opened its connections before the first measured run (which would
-   * otherwise pay for it alone).
+   * Runs the workload, unrecorded, through Zoolander with every duplicate and through the plain
+   * ensembles, so that every JVM has compiled its hot paths and opened its connections before the
+   * first measured run (which would otherwise pay for it alone).
    */
-  private void warmUp(List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
+  private void warmUp(
+      List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
       throws Exception {
     int seconds = settings.jvmWarmupSeconds();
     if (seconds == 0) {
       return;
     }
-    say("warming up every JVM (JIT, connections) for %d s through Zoolander and %d s through plain ZooKeeper ",
+    say(
+        "warming up every JVM (JIT, connections) for %d s through Zoolander and %d s through plain ZooKeeper ",
         seconds, seconds);
-    try (RpSystem rp = new RpSystem(rpClient(repeater, cluster, settings.duplicates()), settings.duplicates(),
-        Double.NaN)) {
+    try (RpSystem rp =
+        new RpSystem(
+            rpClient(repeater, cluster, settings.duplicates()),
+            settings.duplicates(),
+            Double.NaN)) {
       rp.connect(SETUP_TIMEOUT_SECONDS);
-      load(new CountingSystem(rp), settings.ratePerSec(), Duration.ZERO, Duration.ofSeconds(seconds),
-          settings.seed(), value);
+      load(
+          new CountingSystem(rp),
+          settings.ratePerSec(),
+          Duration.ZERO,
+          Duration.ofSeconds(seconds),
+          settings.seed(),
+          value);
     }
-    load(new CountingSystem(PlainSystems.balanced(ensembles, settings.balance(), settings.seed())),
-        settings.ratePerSec(), Duration.ZERO, Duration.ofSeconds(seconds), settings.seed(), value);
+    load(
+        new CountingSystem(PlainSystems.balanced(ensembles, settings.balance(), settings.seed())),
+        settings.ratePerSec(),
+        Duration.ZERO,
+        Duration.ofSeconds(seconds),
+        settings.seed(),
+        value);
     out.println();
   }
 
   /**
-   * Measures every system in one condition. The machine's background load drifts, so the systems are interleaved:
-   * each run is cut into {@code rounds} slices, and every round gives each system one slice (in a rotated order),
-   * so all of them sample the same stretch of time. A slice starts with a warm-up that is discarded (the first of each
-   * system the full warm-up, later ones a quarter of it: its connections are warm by then).
+   * Measures every system in one condition. The machine's background load drifts, so the systems
+   * are interleaved: each run is cut into {@code rounds} slices, and every round gives each system
+   * one slice (in a rotated order), so all of them sample the same stretch of time. A slice starts
+   * with a warm-up that is discarded (the first of each system the full warm-up, later ones a
+   * quarter of it: its connections are warm by then).
    */
-  private List<BenchResult.SystemResult> measureCondition(List<PlainEnsemble> ensembles, ChildRepeater repeater,
-      EmbeddedCluster cluster, boolean anomalies, byte[] value) throws Exception {
+  private List<BenchResult.SystemResult> measureCondition(
+      List<PlainEnsemble> ensembles,
+      ChildRepeater repeater,
+      EmbeddedCluster cluster,
+      boolean anomalies,
+      byte[] value)
+      throws Exception {
     List<SystemUnderTest> systems = new ArrayList<>();
     try {
       systems.add(PlainSystems.plain(ensembles.get(0)));
@@ -155,8 +206,11 @@ public final class Bench {
       }
       int largest = settings.rpCounts().get(settings.rpCounts().size() - 1);
       if (largest >= 2) {
-        // RP at about the extra load of hedging: Zoolander's own hedged reads over the same duplicates.
-        systems.add(new RpSystem(rpClient(repeater, cluster, largest), largest, settings.hedgePercentile()));
+        // RP at about the extra load of hedging: Zoolander's own hedged reads over the same
+        // duplicates.
+        systems.add(
+            new RpSystem(
+                rpClient(repeater, cluster, largest), largest, settings.hedgePercentile()));
       }
       for (SystemUnderTest system : systems) {
         if (system instanceof RpSystem rp) {
@@ -170,14 +224,24 @@ public final class Bench {
       List<Tally> tallies = new ArrayList<>();
       systems.forEach(system -> tallies.add(new Tally(system)));
       for (int round = 0; round < rounds; round++) {
-        say("%s round %d/%d, %.1f s per system at %.0f accesses/s: ", anomalies ? "anomalies," : "no anomalies,",
-            round + 1, rounds, slice.toMillis() / 1e3, settings.ratePerSec());
+        say(
+            "%s round %d/%d, %.1f s per system at %.0f accesses/s: ",
+            anomalies ? "anomalies," : "no anomalies,",
+            round + 1,
+            rounds,
+            slice.toMillis() / 1e3,
+            settings.ratePerSec());
         for (int i = 0; i < systems.size(); i++) {
           Tally tally = tallies.get((i + round) % systems.size());
           out.print(tally.system.name() + " ");
           out.flush();
-          tally.add(slice(tally.system, round == 0 ? firstWarmup : laterWarmup, slice, settings.seed() + round,
-              value));
+          tally.add(
+              slice(
+                  tally.system,
+                  round == 0 ? firstWarmup : laterWarmup,
+                  slice,
+                  settings.seed() + round,
+                  value));
         }
         out.println();
       }
@@ -185,9 +249,15 @@ public final class Bench {
       for (Tally tally : tallies) {
         BenchResult.SystemResult r = tally.result(anomalies);
         results.add(r);
-        say("  %-12s read p50 %8.3f p99 %8.3f ms, %.2f messages/read, achieved %.0f/s%s", r.system(),
-            r.reads().p50Ms(), r.reads().p99Ms(), r.messagesPerRead(), r.achievedRatePerSec(),
-            tally.failed() + r.dropped() > 0 ? String.format(" (%d failed, %d dropped)", tally.failed(), r.dropped())
+        say(
+            "  %-12s read p50 %8.3f p99 %8.3f ms, %.2f messages/read, achieved %.0f/s%s",
+            r.system(),
+            r.reads().p50Ms(),
+            r.reads().p99Ms(),
+            r.messagesPerRead(),
+            r.achievedRatePerSec(),
+            tally.failed() + r.dropped() > 0
+                ? String.format(" (%d failed, %d dropped)", tally.failed(), r.dropped())
                 : "");
       }
       return results;
@@ -196,30 +266,57 @@ public final class Bench {
     }
   }
 
-  /** Client-side hedging: the delay is the given percentile of unhedged read latency, measured first. */
-  private SystemUnderTest hedged(List<PlainEnsemble> ensembles, byte[] value) throws InterruptedException {
-    try (SystemUnderTest unhedged = PlainSystems.hedged(ensembles, Long.MAX_VALUE, settings.hedgePercentile())) {
+  /**
+   * Client-side hedging: the delay is the given percentile of unhedged read latency, measured
+   * first.
+   */
+  private SystemUnderTest hedged(List<PlainEnsemble> ensembles, byte[] value)
+      throws InterruptedException {
+    try (SystemUnderTest unhedged =
+        PlainSystems.hedged(ensembles, Long.MAX_VALUE, settings.hedgePercentile())) {
       say("hedged: %d s of unhedged reads set the hedge delay: ", settings.warmupSeconds());
-      OpenLoopLoad.Result calibration = load(new CountingSystem(unhedged), settings.ratePerSec(), Duration.ZERO,
-          Duration.ofSeconds(settings.warmupSeconds()), settings.seed(), value);
-      long delayMicros = Math.max(1, calibration.classes().get(0).histogram()
-          .getValueAtPercentile(settings.hedgePercentile()));
-      out.printf(" p%s = %.3f ms%n", PlainSystems.trim(settings.hedgePercentile()), delayMicros / 1e3);
+      OpenLoopLoad.Result calibration =
+          load(
+              new CountingSystem(unhedged),
+              settings.ratePerSec(),
+              Duration.ZERO,
+              Duration.ofSeconds(settings.warmupSeconds()),
+              settings.seed(),
+              value);
+      long delayMicros =
+          Math.max(
+              1,
+              calibration
+                  .classes()
+                  .get(0)
+                  .histogram()
+                  .getValueAtPercentile(settings.hedgePercentile()));
+      out.printf(
+          " p%s = %.3f ms%n", PlainSystems.trim(settings.hedgePercentile()), delayMicros / 1e3);
       return PlainSystems.hedged(ensembles, delayMicros, settings.hedgePercentile());
     }
   }
 
-  /** One slice of one system: the messages it sent and the accesses it started, with the load's result. */
-  private record Slice(OpenLoopLoad.Result load, long readMessages, long writeMessages, long reads, long writes) {}
+  /**
+   * One slice of one system: the messages it sent and the accesses it started, with the load's
+   * result.
+   */
+  private record Slice(
+      OpenLoopLoad.Result load, long readMessages, long writeMessages, long reads, long writes) {}
 
-  private Slice slice(SystemUnderTest system, Duration warmup, Duration duration, long seed, byte[] value)
+  private Slice slice(
+      SystemUnderTest system, Duration warmup, Duration duration, long seed, byte[] value)
       throws InterruptedException {
     long readMessages = system.readMessages();
     long writeMessages = system.writeMessages();
     CountingSystem counting = new CountingSystem(system);
     OpenLoopLoad.Result r = load(counting, settings.ratePerSec(), warmup, duration, seed, value);
-    return new Slice(r, system.readMessages() - readMessages, system.writeMessages() - writeMessages,
-        counting.reads.get(), counting.writes.get());
+    return new Slice(
+        r,
+        system.readMessages() - readMessages,
+        system.writeMessages() - writeMessages,
+        counting.reads.get(),
+        counting.writes.get());
   }
 
   /** What the slices of one system add up to. */
@@ -263,11 +360,19 @@ public final class Bench {
     }
 
     BenchResult.SystemResult result(boolean anomalies) {
-      return new BenchResult.SystemResult(system.name(), system.description(), anomalies, Double.NaN, offered,
-          measuredSeconds == 0 ? Double.NaN : completed / measuredSeconds, dropped,
-          BenchResult.Latency.of(reads, readFailed, Double.NaN), BenchResult.Latency.of(writes, writeFailed, Double.NaN),
+      return new BenchResult.SystemResult(
+          system.name(),
+          system.description(),
+          anomalies,
+          Double.NaN,
+          offered,
+          measuredSeconds == 0 ? Double.NaN : completed / measuredSeconds,
+          dropped,
+          BenchResult.Latency.of(reads, readFailed, Double.NaN),
+          BenchResult.Latency.of(writes, writeFailed, Double.NaN),
           readsStarted == 0 ? Double.NaN : (double) readMessages / readsStarted,
-          writesStarted == 0 ? Double.NaN : (double) writeMessages / writesStarted, system.hedgeDelayMs());
+          writesStarted == 0 ? Double.NaN : (double) writeMessages / writesStarted,
+          system.hedgeDelayMs());
     }
   }
 
@@ -289,11 +394,17 @@ public final class Bench {
   }
 
   /**
-   * The workload: for a given seed, the same arrival times and the same sequence of reads and writes (class 0 and 1)
-   * of the same keys, whatever the system.
+   * The workload: for a given seed, the same arrival times and the same sequence of reads and
+   * writes (class 0 and 1) of the same keys, whatever the system.
    */
-  private OpenLoopLoad.Result load(CountingSystem system, double rate, Duration warmup, Duration duration, long seed,
-      byte[] value) throws InterruptedException {
+  private OpenLoopLoad.Result load(
+      CountingSystem system,
+      double rate,
+      Duration warmup,
+      Duration duration,
+      long seed,
+      byte[] value)
+      throws InterruptedException {
     int keys = settings.keys();
     double readFraction = settings.readFraction();
     return OpenLoopLoad.builder()
@@ -304,13 +415,17 @@ public final class Bench {
         .maxOutstanding(settings.maxOutstanding())
         .seed(seed)
         .classes(2, k -> isRead(k, seed, readFraction) ? 0 : 1)
-        .progress(s -> {
-          out.print('.');
-          out.flush();
-        })
+        .progress(
+            s -> {
+              out.print('.');
+              out.flush();
+            })
         .build()
-        .run(k -> isRead(k, seed, readFraction) ? system.read(key(k, seed, keys)) : system.write(key(k, seed, keys),
-            value));
+        .run(
+            k ->
+                isRead(k, seed, readFraction)
+                    ? system.read(key(k, seed, keys))
+                    : system.write(key(k, seed, keys), value));
   }
 
   static boolean isRead(int k, long seed, double readFraction) {
@@ -327,11 +442,13 @@ public final class Bench {
     return z ^ (z >>> 31);
   }
 
-  private ZoolanderClientBuilder rpClient(ChildRepeater repeater, EmbeddedCluster cluster, int duplicates) {
-    ZoolanderClientBuilder builder = ZoolanderClient.builder()
-        .repeater(repeater.host(), repeater.port())
-        .basePath(BASE_PATH)
-        .requestTimeoutMs(30_000);
+  private ZoolanderClientBuilder rpClient(
+      ChildRepeater repeater, EmbeddedCluster cluster, int duplicates) {
+    ZoolanderClientBuilder builder =
+        ZoolanderClient.builder()
+            .repeater(repeater.host(), repeater.port())
+            .basePath(BASE_PATH)
+            .requestTimeoutMs(30_000);
     for (int id = 1; id <= duplicates; id++) {
       builder.duplicate(cluster.duplicate(id).connectString());
     }
@@ -339,8 +456,9 @@ public final class Bench {
   }
 
   /** The same keys and values in every plain ensemble and in Zoolander's tree. */
-  private void createData(List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster,
-      byte[] value) throws Exception {
+  private void createData(
+      List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
+      throws Exception {
     for (PlainEnsemble e : ensembles) {
       for (int k = 0; k < settings.keys(); k++) {
         e.createIfAbsent(PlainSystems.path(k), value);
@@ -361,21 +479,35 @@ public final class Bench {
 
   /** Plain ZooKeeper's read p99 in that condition: the tau every system is judged at. */
   private static double tau(List<BenchResult.SystemResult> results, boolean anomalies) {
-    return results.stream().filter(r -> r.system().equals("plain") && r.anomalies() == anomalies).findFirst()
-        .map(r -> r.reads().p99Ms()).orElse(Double.NaN);
+    return results.stream()
+        .filter(r -> r.system().equals("plain") && r.anomalies() == anomalies)
+        .findFirst()
+        .map(r -> r.reads().p99Ms())
+        .orElse(Double.NaN);
   }
 
   private static BenchResult.SystemResult withTau(BenchResult.SystemResult r, double tauMs) {
-    return new BenchResult.SystemResult(r.system(), r.description(), r.anomalies(), tauMs, r.offeredRatePerSec(),
-        r.achievedRatePerSec(), r.dropped(),
+    return new BenchResult.SystemResult(
+        r.system(),
+        r.description(),
+        r.anomalies(),
+        tauMs,
+        r.offeredRatePerSec(),
+        r.achievedRatePerSec(),
+        r.dropped(),
         BenchResult.Latency.of(r.reads().histogram(), r.reads().failed(), tauMs),
-        BenchResult.Latency.of(r.writes().histogram(), r.writes().failed(), tauMs), r.messagesPerRead(),
-        r.messagesPerWrite(), r.hedgeDelayMs());
+        BenchResult.Latency.of(r.writes().histogram(), r.writes().failed(), tauMs),
+        r.messagesPerRead(),
+        r.messagesPerWrite(),
+        r.hedgeDelayMs());
   }
 
-  /** A sustained phase through a client of every duplicate, sampling both heaps after a forced collection. */
-  private BenchResult.HeapResult heapPhase(ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
-      throws Exception {
+  /**
+   * A sustained phase through a client of every duplicate, sampling both heaps after a forced
+   * collection.
+   */
+  private BenchResult.HeapResult heapPhase(
+      ChildRepeater repeater, EmbeddedCluster cluster, byte[] value) throws Exception {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     memory.gc();
     long clientBaseline = memory.getHeapMemoryUsage().getUsed();
@@ -385,31 +517,45 @@ public final class Bench {
     OpenLoopLoad.Result r;
     try (RpSystem system = new RpSystem(rpClient(repeater, cluster, n), n, Double.NaN)) {
       system.connect(SETUP_TIMEOUT_SECONDS);
-      say("heap: %s for %d s + %d s warm-up at %.0f accesses/s, both heaps sampled every %d ms ", system.name(),
-          settings.heapSeconds(), settings.warmupSeconds(), settings.heapRatePerSec(), settings.heapSampleMs());
-      Thread sampler = new Thread(() -> {
-        try {
-          Thread.sleep(TimeUnit.SECONDS.toMillis(settings.warmupSeconds()));
-          while (!Thread.currentThread().isInterrupted()) {
-            memory.gc();
-            long client = memory.getHeapMemoryUsage().getUsed();
-            long rep = repeater.heapUsedAfterGc();
-            synchronized (samples) {
-              samples.add(new long[] {client, rep});
-            }
-            Thread.sleep(settings.heapSampleMs());
-          }
-        } catch (InterruptedException e) {
-          // the phase is over
-        } catch (RuntimeException e) {
-          out.printf("%n[bench] heap sampling stopped: %s%n", e);
-        }
-      }, "bench-heap-sampler");
+      say(
+          "heap: %s for %d s + %d s warm-up at %.0f accesses/s, both heaps sampled every %d ms ",
+          system.name(),
+          settings.heapSeconds(),
+          settings.warmupSeconds(),
+          settings.heapRatePerSec(),
+          settings.heapSampleMs());
+      Thread sampler =
+          new Thread(
+              () -> {
+                try {
+                  Thread.sleep(TimeUnit.SECONDS.toMillis(settings.warmupSeconds()));
+                  while (!Thread.currentThread().isInterrupted()) {
+                    memory.gc();
+                    long client = memory.getHeapMemoryUsage().getUsed();
+                    long rep = repeater.heapUsedAfterGc();
+                    synchronized (samples) {
+                      samples.add(new long[] {client, rep});
+                    }
+                    Thread.sleep(settings.heapSampleMs());
+                  }
+                } catch (InterruptedException e) {
+                  // the phase is over
+                } catch (RuntimeException e) {
+                  out.printf("%n[bench] heap sampling stopped: %s%n", e);
+                }
+              },
+              "bench-heap-sampler");
       sampler.setDaemon(true);
       sampler.start();
       try {
-        r = load(new CountingSystem(system), settings.heapRatePerSec(), Duration.ofSeconds(settings.warmupSeconds()),
-            Duration.ofSeconds(settings.heapSeconds()), settings.seed(), value);
+        r =
+            load(
+                new CountingSystem(system),
+                settings.heapRatePerSec(),
+                Duration.ofSeconds(settings.warmupSeconds()),
+                Duration.ofSeconds(settings.heapSeconds()),
+                settings.seed(),
+                value);
       } finally {
         sampler.interrupt();
         sampler.join(30_000);
@@ -423,29 +569,58 @@ public final class Bench {
     long clientMean = (long) taken.stream().mapToLong(s -> s[0]).average().orElse(-1);
     long repeaterMax = taken.stream().mapToLong(s -> s[1]).max().orElse(-1);
     long repeaterMean = (long) taken.stream().mapToLong(s -> s[1]).average().orElse(-1);
-    out.printf(" achieved %.0f/s of %.0f; client JVM heap %.1f -> max %.1f MB, repeater %.1f -> max %.1f MB%n",
-        r.achievedRatePerSec(), r.offeredRatePerSec(), clientBaseline / 1e6, clientMax / 1e6, repeaterBaseline / 1e6,
+    out.printf(
+        " achieved %.0f/s of %.0f; client JVM heap %.1f -> max %.1f MB, repeater %.1f -> max %.1f MB%n",
+        r.achievedRatePerSec(),
+        r.offeredRatePerSec(),
+        clientBaseline / 1e6,
+        clientMax / 1e6,
+        repeaterBaseline / 1e6,
         repeaterMax / 1e6);
-    return new BenchResult.HeapResult("rp-" + n, r.offeredRatePerSec(), r.achievedRatePerSec(), r.failed(),
-        r.dropped(), taken.size(), clientBaseline, clientMax, clientMean, repeaterBaseline, repeaterMax, repeaterMean);
+    return new BenchResult.HeapResult(
+        "rp-" + n,
+        r.offeredRatePerSec(),
+        r.achievedRatePerSec(),
+        r.failed(),
+        r.dropped(),
+        taken.size(),
+        clientBaseline,
+        clientMax,
+        clientMean,
+        repeaterBaseline,
+        repeaterMax,
+        repeaterMean);
   }
 
   private static BenchResult.Machine machine(double loadStart, double loadEnd) {
     String cpu = "unknown";
     try {
-      cpu = Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8).stream()
-          .filter(l -> l.startsWith("model name")).map(l -> l.substring(l.indexOf(':') + 1).trim()).findFirst()
-          .orElse(cpu);
+      cpu =
+          Files.readAllLines(Path.of("/proc/cpuinfo"), StandardCharsets.UTF_8).stream()
+              .filter(l -> l.startsWith("model name"))
+              .map(l -> l.substring(l.indexOf(':') + 1).trim())
+              .findFirst()
+              .orElse(cpu);
     } catch (IOException | RuntimeException e) {
       // not Linux: unknown
     }
     long memory = -1;
-    if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
       memory = os.getTotalMemorySize();
     }
-    return new BenchResult.Machine(Runtime.getRuntime().availableProcessors(), cpu, memory,
-        System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
-        System.getProperty("java.vm.name") + " " + System.getProperty("java.version"), loadStart, loadEnd);
+    return new BenchResult.Machine(
+        Runtime.getRuntime().availableProcessors(),
+        cpu,
+        memory,
+        System.getProperty("os.name")
+            + " "
+            + System.getProperty("os.version")
+            + " "
+            + System.getProperty("os.arch"),
+        System.getProperty("java.vm.name") + " " + System.getProperty("java.version"),
+        loadStart,
+        loadEnd);
   }
 
   private void say(String format, Object... args) {
@@ -460,8 +635,12 @@ public final class Bench {
       try {
         for (int id : cluster.duplicateIds()) {
           ZooKeeperEnsemble e = cluster.duplicate(id);
-          // The injector holds requests at the leader: plain clients talk to it, like Zoolander's plugin.
-          String leader = e.size() == 1 ? e.connectString() : e.connectString(e.awaitLeader(Duration.ofSeconds(30)));
+          // The injector holds requests at the leader: plain clients talk to it, like Zoolander's
+          // plugin.
+          String leader =
+              e.size() == 1
+                  ? e.connectString()
+                  : e.connectString(e.awaitLeader(Duration.ofSeconds(30)));
           list.add(PlainEnsemble.connect(leader, sessions));
         }
         return new Ensembles(list);

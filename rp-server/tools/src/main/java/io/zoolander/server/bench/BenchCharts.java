@@ -17,19 +17,28 @@ import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * The benchmark's PNG charts: read latency by percentile per system (one chart per condition, tau marked), and the
- * fraction of reads missing tau per system, without and with the injector.
+ * The benchmark's PNG charts: read latency by percentile per system (one chart per condition, tau
+ * marked), and the fraction of reads missing tau per system, without and with the injector.
  */
 public final class BenchCharts {
   /** The files written, in {@link BenchResult#out()}. */
-  public static final List<String> FILES = List.of("latency-off.png", "latency-on.png", "miss-rate.png");
+  public static final List<String> FILES =
+      List.of("latency-off.png", "latency-on.png", "miss-rate.png");
 
   /** Smallest fraction drawn on the logarithmic miss axis; a run without misses is drawn there. */
   static final double MISS_FLOOR = 1e-5;
 
-  private static final Color[] PALETTE = {new Color(0x000000), new Color(0x8C564B), new Color(0xFF7F0E),
-      new Color(0x1F77B4), new Color(0x2CA02C), new Color(0xD62728), new Color(0x9467BD), new Color(0x17BECF),
-      new Color(0xBCBD22)};
+  private static final Color[] PALETTE = {
+    new Color(0x000000),
+    new Color(0x8C564B),
+    new Color(0xFF7F0E),
+    new Color(0x1F77B4),
+    new Color(0x2CA02C),
+    new Color(0xD62728),
+    new Color(0x9467BD),
+    new Color(0x17BECF),
+    new Color(0xBCBD22)
+  };
 
   private BenchCharts() {}
 
@@ -45,14 +54,22 @@ public final class BenchCharts {
     return written;
   }
 
-  /** Read latency against 1 / (1 - percentile) on log axes: 10 is p90, 100 is p99, 1000 is p99.9. */
+  /**
+   * Read latency against 1 / (1 - percentile) on log axes: 10 is p90, 100 is p99, 1000 is p99.9.
+   */
   private static Path latency(BenchResult r, boolean anomalies, Path file) throws IOException {
     double tau = anomalies ? r.tauOnMs() : r.tauOffMs();
-    XYChart chart = new XYChartBuilder().width(900).height(600)
-        .title(String.format("Read latency by percentile, anomaly injector %s (tau = plain p99 = %.2f ms)",
-            anomalies ? "on" : "off", tau))
-        .xAxisTitle("1 / (1 - percentile): 10 = p90, 100 = p99, 1000 = p99.9")
-        .yAxisTitle("read latency (ms)").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(600)
+            .title(
+                String.format(
+                    "Read latency by percentile, anomaly injector %s (tau = plain p99 = %.2f ms)",
+                    anomalies ? "on" : "off", tau))
+            .xAxisTitle("1 / (1 - percentile): 10 = p90, 100 = p99, 1000 = p99.9")
+            .yAxisTitle("read latency (ms)")
+            .build();
     chart.getStyler().setXAxisLogarithmic(true);
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
@@ -85,17 +102,26 @@ public final class BenchCharts {
     XYSeries tauLine = chart.addSeries("tau", List.of(2.0, xMax), List.of(tau, tau));
     tauLine.setMarker(SeriesMarkers.NONE);
     tauLine.setLineColor(Color.GRAY);
-    tauLine.setLineStyle(new BasicStroke(1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-        new float[] {6f, 4f}, 0f));
+    tauLine.setLineStyle(
+        new BasicStroke(
+            1f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
     return file;
   }
 
-  /** The fraction of reads slower than tau (or failed), per system, injector off and on, on a log axis. */
+  /**
+   * The fraction of reads slower than tau (or failed), per system, injector off and on, on a log
+   * axis.
+   */
   private static Path missRate(BenchResult r, Path file) throws IOException {
-    CategoryChart chart = new CategoryChartBuilder().width(900).height(500)
-        .title("Reads missing tau (tau = plain ZooKeeper's read p99 in the same condition)")
-        .xAxisTitle("system").yAxisTitle("fraction of reads slower than tau (no bar: no miss)").build();
+    CategoryChart chart =
+        new CategoryChartBuilder()
+            .width(900)
+            .height(500)
+            .title("Reads missing tau (tau = plain ZooKeeper's read p99 in the same condition)")
+            .xAxisTitle("system")
+            .yAxisTitle("fraction of reads slower than tau (no bar: no miss)")
+            .build();
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setYAxisMin(MISS_FLOOR);
     chart.getStyler().setYAxisMax(1.0);
@@ -111,7 +137,8 @@ public final class BenchCharts {
         }
       }
       if (!names.isEmpty()) {
-        chart.addSeries(anomalies ? "injector on" : "injector off", names, misses)
+        chart
+            .addSeries(anomalies ? "injector on" : "injector off", names, misses)
             .setFillColor(anomalies ? new Color(0xD62728) : new Color(0x1F77B4));
       }
     }

@@ -10,8 +10,8 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Writes a {@link BenchResult}: {@code bench.json} (every number, machine-readable), {@code bench.md} (the tables)
- * and the PNG charts of {@link BenchCharts}.
+ * Writes a {@link BenchResult}: {@code bench.json} (every number, machine-readable), {@code
+ * bench.md} (the tables) and the PNG charts of {@link BenchCharts}.
  */
 public final class BenchReport {
   public static final String JSON = "bench.json";
@@ -134,10 +134,14 @@ public final class BenchReport {
     j.close();
   }
 
-  /** A minimal JSON writer: objects, arrays, strings, numbers, booleans, with commas and indentation. */
+  /**
+   * A minimal JSON writer: objects, arrays, strings, numbers, booleans, with commas and
+   * indentation.
+   */
   private static final class Json {
     private final StringBuilder b = new StringBuilder();
-    private final java.util.ArrayDeque<boolean[]> firsts = new java.util.ArrayDeque<>(); // per open container
+    private final java.util.ArrayDeque<boolean[]> firsts =
+        new java.util.ArrayDeque<>(); // per open container
     private boolean afterKey;
 
     Json key(String key) {
@@ -203,7 +207,9 @@ public final class BenchReport {
       key(key).raw(Boolean.toString(value));
     }
 
-    /** Where a value or key starts: right after its key, else on a new line after a comma if needed. */
+    /**
+     * Where a value or key starts: right after its key, else on a new line after a comma if needed.
+     */
     private void element() {
       if (afterKey) {
         afterKey = false;
@@ -249,7 +255,10 @@ public final class BenchReport {
       if (v == Math.rint(v) && Math.abs(v) < 1e15) {
         return Long.toString((long) v);
       }
-      return new java.math.BigDecimal(v).round(new java.math.MathContext(6)).stripTrailingZeros().toString();
+      return new java.math.BigDecimal(v)
+          .round(new java.math.MathContext(6))
+          .stripTrailingZeros()
+          .toString();
     }
 
     @Override
@@ -267,77 +276,164 @@ public final class BenchReport {
     md.append("# zoolander bench, ").append(r.startedAt()).append("\n\n");
     md.append("    ").append(commandLine).append("\n\n");
     BenchResult.Machine m = r.machine();
-    md.append(String.format(Locale.ROOT, "Machine: %d processors (%s), %s memory, %s, %s; one-minute load average "
-        + "%.2f at the start, %.2f at the end (other processes share the machine). Run took %.0f s.%n%n",
-        m.processors(), m.cpu(), m.memoryBytes() < 0 ? "unknown" : String.format(Locale.ROOT, "%.1f GiB",
-            m.memoryBytes() / (double) (1L << 30)), m.os(), m.java(), m.loadAverageStart(), m.loadAverageEnd(),
-        r.seconds()));
-    md.append(String.format(Locale.ROOT, "Workload: %d duplicate%s of %d ZooKeeper server%s (child JVMs, fsync %s), "
-        + "repeater in its own JVM; Poisson arrivals at %.0f accesses/s, %.0f%% reads (getData) and %.0f%% writes "
-        + "(setData) of %d keys with %d-byte values, the same sequence for every system; %d s measured per system "
-        + "and condition, in %d interleaved rounds (every round measures each system once, so all share the "
-        + "machine's drifting background load), each slice after a discarded warm-up (%d s for a system's first, a "
-        + "quarter of it later), at most %d accesses per slice, after %d s of JVM warm-up through each path; latency "
-        + "from the intended send time; at most %d accesses in flight (arrivals beyond are dropped and counted). "
-        + "Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
-        s.duplicates(), s.duplicates() == 1 ? "" : "s", s.serversPerDuplicate(), s.serversPerDuplicate() == 1 ? "" : "s",
-        s.fsync() ? "on" : "off", s.ratePerSec(), s.readFraction() * 100, (1 - s.readFraction()) * 100, s.keys(),
-        s.valueBytes(), s.seconds(), s.rounds(), s.warmupSeconds(), Math.max(1, s.maxAccesses() / s.rounds()),
-        s.jvmWarmupSeconds(), s.maxOutstanding(),
-        s.sessions(),
-        s.anomaly() == null ? "not used" : "`" + s.anomaly() + "` in every duplicate, independently"));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Machine: %d processors (%s), %s memory, %s, %s; one-minute load average "
+                + "%.2f at the start, %.2f at the end (other processes share the machine). Run took %.0f s.%n%n",
+            m.processors(),
+            m.cpu(),
+            m.memoryBytes() < 0
+                ? "unknown"
+                : String.format(Locale.ROOT, "%.1f GiB", m.memoryBytes() / (double) (1L << 30)),
+            m.os(),
+            m.java(),
+            m.loadAverageStart(),
+            m.loadAverageEnd(),
+            r.seconds()));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Workload: %d duplicate%s of %d ZooKeeper server%s (child JVMs, fsync %s), "
+                + "repeater in its own JVM; Poisson arrivals at %.0f accesses/s, %.0f%% reads (getData) and %.0f%% writes "
+                + "(setData) of %d keys with %d-byte values, the same sequence for every system; %d s measured per system "
+                + "and condition, in %d interleaved rounds (every round measures each system once, so all share the "
+                + "machine's drifting background load), each slice after a discarded warm-up (%d s for a system's first, a "
+                + "quarter of it later), at most %d accesses per slice, after %d s of JVM warm-up through each path; latency "
+                + "from the intended send time; at most %d accesses in flight (arrivals beyond are dropped and counted). "
+                + "Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
+            s.duplicates(),
+            s.duplicates() == 1 ? "" : "s",
+            s.serversPerDuplicate(),
+            s.serversPerDuplicate() == 1 ? "" : "s",
+            s.fsync() ? "on" : "off",
+            s.ratePerSec(),
+            s.readFraction() * 100,
+            (1 - s.readFraction()) * 100,
+            s.keys(),
+            s.valueBytes(),
+            s.seconds(),
+            s.rounds(),
+            s.warmupSeconds(),
+            Math.max(1, s.maxAccesses() / s.rounds()),
+            s.jvmWarmupSeconds(),
+            s.maxOutstanding(),
+            s.sessions(),
+            s.anomaly() == null
+                ? "not used"
+                : "`" + s.anomaly() + "` in every duplicate, independently"));
     md.append("Systems:\n\n");
-    r.systems().stream().filter(x -> !x.anomalies()).forEach(x ->
-        md.append("- `").append(x.system()).append("`: ").append(x.description()).append('\n'));
+    r.systems().stream()
+        .filter(x -> !x.anomalies())
+        .forEach(
+            x ->
+                md.append("- `")
+                    .append(x.system())
+                    .append("`: ")
+                    .append(x.description())
+                    .append('\n'));
     md.append('\n');
     for (boolean anomalies : new boolean[] {false, true}) {
-      List<BenchResult.SystemResult> rows = r.systems().stream().filter(x -> x.anomalies() == anomalies).toList();
+      List<BenchResult.SystemResult> rows =
+          r.systems().stream().filter(x -> x.anomalies() == anomalies).toList();
       if (rows.isEmpty()) {
         continue;
       }
       double tau = anomalies ? r.tauOnMs() : r.tauOffMs();
-      md.append(String.format(Locale.ROOT, "## Reads, anomaly injector %s (tau = plain read p99 = %.3f ms)%n%n",
-          anomalies ? "on" : "off", tau));
-      md.append("| system | msgs/read | offered/s | achieved/s (dropped) | p50 ms | p90 ms | p99 ms | p99.9 ms "
-          + "| max ms | missing tau | plain / this |\n");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "## Reads, anomaly injector %s (tau = plain read p99 = %.3f ms)%n%n",
+              anomalies ? "on" : "off",
+              tau));
+      md.append(
+          "| system | msgs/read | offered/s | achieved/s (dropped) | p50 ms | p90 ms | p99 ms | p99.9 ms "
+              + "| max ms | missing tau | plain / this |\n");
       md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-      double plainMiss = rows.stream().filter(x -> x.system().equals("plain")).findFirst()
-          .map(x -> x.reads().missFraction()).orElse(Double.NaN);
+      double plainMiss =
+          rows.stream()
+              .filter(x -> x.system().equals("plain"))
+              .findFirst()
+              .map(x -> x.reads().missFraction())
+              .orElse(Double.NaN);
       for (BenchResult.SystemResult x : rows) {
         BenchResult.Latency l = x.reads();
-        md.append(String.format(Locale.ROOT, "| %s | %.2f | %.0f | %.0f (%d) | %.3f | %.3f | %.3f | %.3f | %.3f | %s "
-            + "| %s |%n", x.system(), x.messagesPerRead(), x.offeredRatePerSec(), x.achievedRatePerSec(), x.dropped(),
-            l.p50Ms(), l.p90Ms(),
-            l.p99Ms(), l.p999Ms(), l.maxMs(), fraction(l.missFraction(), l.count() + l.failed()),
-            ratio(plainMiss, l.missFraction(), l.count() + l.failed())));
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %.2f | %.0f | %.0f (%d) | %.3f | %.3f | %.3f | %.3f | %.3f | %s "
+                    + "| %s |%n",
+                x.system(),
+                x.messagesPerRead(),
+                x.offeredRatePerSec(),
+                x.achievedRatePerSec(),
+                x.dropped(),
+                l.p50Ms(),
+                l.p90Ms(),
+                l.p99Ms(),
+                l.p999Ms(),
+                l.maxMs(),
+                fraction(l.missFraction(), l.count() + l.failed()),
+                ratio(plainMiss, l.missFraction(), l.count() + l.failed())));
       }
       md.append('\n');
     }
     md.append("## Writes\n\n");
-    md.append("| system | injector | msgs/write | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | failed |\n");
+    md.append(
+        "| system | injector | msgs/write | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | failed |\n");
     md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for (BenchResult.SystemResult x : r.systems()) {
       BenchResult.Latency l = x.writes();
-      md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %d |%n",
-          x.system(), x.anomalies() ? "on" : "off", x.messagesPerWrite(), l.p50Ms(), l.p90Ms(), l.p99Ms(), l.p999Ms(),
-          l.maxMs(), l.failed()));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %s | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %d |%n",
+              x.system(),
+              x.anomalies() ? "on" : "off",
+              x.messagesPerWrite(),
+              l.p50Ms(),
+              l.p90Ms(),
+              l.p99Ms(),
+              l.p999Ms(),
+              l.maxMs(),
+              l.failed()));
     }
-    md.append("\n(msgs/write: requests the client sends; the repeater then sends each sequenced write to every "
-        + "duplicate, so every duplicate applies every write in every system but `plain`.)\n\n");
+    md.append(
+        "\n(msgs/write: requests the client sends; the repeater then sends each sequenced write to every "
+            + "duplicate, so every duplicate applies every write in every system but `plain`.)\n\n");
     tailSummary(r, md);
     if (r.heap().isPresent()) {
       BenchResult.HeapResult h = r.heap().get();
       md.append("## Heap under sustained load\n\n");
-      md.append(String.format(Locale.ROOT, "`%s`, offered %.0f accesses/s, achieved %.0f/s (%d failed, %d dropped); "
-          + "%d samples of the used heap right after a forced full collection.%n%n", h.system(), h.offeredRatePerSec(),
-          h.achievedRatePerSec(), h.failed(), h.dropped(), h.samples()));
-      md.append("| JVM | before MB | mean MB | max MB | max - before MB |\n|---|---:|---:|---:|---:|\n");
-      md.append(String.format(Locale.ROOT, "| benchmark (client + load generator) | %.1f | %.1f | %.1f | %.1f |%n",
-          h.clientBaselineBytes() / 1e6, h.clientMeanBytes() / 1e6, h.clientMaxBytes() / 1e6,
-          (h.clientMaxBytes() - h.clientBaselineBytes()) / 1e6));
-      md.append(String.format(Locale.ROOT, "| repeater | %.1f | %.1f | %.1f | %.1f |%n%n",
-          h.repeaterBaselineBytes() / 1e6, h.repeaterMeanBytes() / 1e6, h.repeaterMaxBytes() / 1e6,
-          (h.repeaterMaxBytes() - h.repeaterBaselineBytes()) / 1e6));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "`%s`, offered %.0f accesses/s, achieved %.0f/s (%d failed, %d dropped); "
+                  + "%d samples of the used heap right after a forced full collection.%n%n",
+              h.system(),
+              h.offeredRatePerSec(),
+              h.achievedRatePerSec(),
+              h.failed(),
+              h.dropped(),
+              h.samples()));
+      md.append(
+          "| JVM | before MB | mean MB | max MB | max - before MB |\n|---|---:|---:|---:|---:|\n");
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| benchmark (client + load generator) | %.1f | %.1f | %.1f | %.1f |%n",
+              h.clientBaselineBytes() / 1e6,
+              h.clientMeanBytes() / 1e6,
+              h.clientMaxBytes() / 1e6,
+              (h.clientMaxBytes() - h.clientBaselineBytes()) / 1e6));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| repeater | %.1f | %.1f | %.1f | %.1f |%n%n",
+              h.repeaterBaselineBytes() / 1e6,
+              h.repeaterMeanBytes() / 1e6,
+              h.repeaterMaxBytes() / 1e6,
+              (h.repeaterMaxBytes() - h.repeaterBaselineBytes()) / 1e6));
     }
     md.append("Charts: ").append(String.join(", ", BenchCharts.FILES)).append(".\n");
     return md.toString();
@@ -358,10 +454,23 @@ public final class BenchReport {
       double p = plain.get().reads().missFraction();
       double h = hedged.get().reads().missFraction();
       double b = best.get().reads().missFraction();
-      md.append(String.format(Locale.ROOT, "- injector %s, tau %.3f ms: `plain` misses %s, `hedged` %s at %.2f "
-          + "msgs/read, `%s` %s at %.2f msgs/read: plain/%s = %s, hedged/%s = %s.%n", anomalies ? "on" : "off",
-          plain.get().tauMs(), pct(p), pct(h), hedged.get().messagesPerRead(), rp, pct(b),
-          best.get().messagesPerRead(), rp, ratio(p, b, total(best.get())), rp, ratio(h, b, total(best.get()))));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "- injector %s, tau %.3f ms: `plain` misses %s, `hedged` %s at %.2f "
+                  + "msgs/read, `%s` %s at %.2f msgs/read: plain/%s = %s, hedged/%s = %s.%n",
+              anomalies ? "on" : "off",
+              plain.get().tauMs(),
+              pct(p),
+              pct(h),
+              hedged.get().messagesPerRead(),
+              rp,
+              pct(b),
+              best.get().messagesPerRead(),
+              rp,
+              ratio(p, b, total(best.get())),
+              rp,
+              ratio(h, b, total(best.get()))));
     }
     md.append('\n');
   }
@@ -384,8 +493,8 @@ public final class BenchReport {
   }
 
   /**
-   * {@code a / b}. When {@code b} saw no miss among {@code n} reads, the ratio is at least what one miss would have
-   * given, {@code a * n}: written as a lower bound.
+   * {@code a / b}. When {@code b} saw no miss among {@code n} reads, the ratio is at least what one
+   * miss would have given, {@code a * n}: written as a lower bound.
    */
   private static String ratio(double a, double b, long n) {
     if (Double.isNaN(a) || Double.isNaN(b)) {

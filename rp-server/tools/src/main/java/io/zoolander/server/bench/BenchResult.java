@@ -14,7 +14,8 @@ import org.HdrHistogram.Histogram;
  * @param startedAt when it started
  * @param seconds how long it took, start-up included
  * @param tauOffMs tau without the injector: plain ZooKeeper's read p99 in that condition
- * @param tauOnMs tau with the injector: plain ZooKeeper's read p99 then; NaN if no run had the injector
+ * @param tauOnMs tau with the injector: plain ZooKeeper's read p99 then; NaN if no run had the
+ *     injector
  * @param systems one entry per system and condition, in the order they ran
  * @param heap the heap phase, if it ran
  * @param out the directory the results were written to
@@ -36,7 +37,9 @@ public record BenchResult(
 
   /** The result of system {@code name} with or without the injector, if it ran. */
   public Optional<SystemResult> system(String name, boolean anomalies) {
-    return systems.stream().filter(s -> s.system().equals(name) && s.anomalies() == anomalies).findFirst();
+    return systems.stream()
+        .filter(s -> s.system().equals(name) && s.anomalies() == anomalies)
+        .findFirst();
   }
 
   /**
@@ -47,10 +50,17 @@ public record BenchResult(
    * @param memoryBytes physical memory, -1 if unknown
    * @param os operating system name and version
    * @param java the Java runtime's version and VM
-   * @param loadAverageStart the one-minute load average at the start (other processes share the machine)
+   * @param loadAverageStart the one-minute load average at the start (other processes share the
+   *     machine)
    * @param loadAverageEnd the same at the end
    */
-  public record Machine(int processors, String cpu, long memoryBytes, String os, String java, double loadAverageStart,
+  public record Machine(
+      int processors,
+      String cpu,
+      long memoryBytes,
+      String os,
+      String java,
+      double loadAverageStart,
       double loadAverageEnd) {}
 
   /**
@@ -61,16 +71,35 @@ public record BenchResult(
    * @param missFraction fraction of accesses slower than tau, or failed
    * @param histogram the latencies in microseconds
    */
-  public record Latency(long count, long failed, double p50Ms, double p90Ms, double p99Ms, double p999Ms,
-      double maxMs, double meanMs, double missFraction, Histogram histogram) {
+  public record Latency(
+      long count,
+      long failed,
+      double p50Ms,
+      double p90Ms,
+      double p99Ms,
+      double p999Ms,
+      double maxMs,
+      double meanMs,
+      double missFraction,
+      Histogram histogram) {
 
     static Latency of(Histogram h, long failed, double tauMs) {
       long total = h.getTotalCount() + failed;
-      double miss = total == 0 || Double.isNaN(tauMs) ? Double.NaN
-          : 1 - (double) h.getCountBetweenValues(0, (long) Math.floor(tauMs * 1000)) / total;
-      return new Latency(h.getTotalCount(), failed, ms(h, 50), ms(h, 90), ms(h, 99), ms(h, 99.9),
+      double miss =
+          total == 0 || Double.isNaN(tauMs)
+              ? Double.NaN
+              : 1 - (double) h.getCountBetweenValues(0, (long) Math.floor(tauMs * 1000)) / total;
+      return new Latency(
+          h.getTotalCount(),
+          failed,
+          ms(h, 50),
+          ms(h, 90),
+          ms(h, 99),
+          ms(h, 99.9),
           h.getTotalCount() == 0 ? Double.NaN : h.getMaxValue() / 1e3,
-          h.getTotalCount() == 0 ? Double.NaN : h.getMean() / 1e3, miss, h);
+          h.getTotalCount() == 0 ? Double.NaN : h.getMean() / 1e3,
+          miss,
+          h);
     }
 
     private static double ms(Histogram h, double percentile) {
@@ -81,26 +110,41 @@ public record BenchResult(
   /**
    * One system in one condition.
    *
-   * @param system its short name ({@code plain}, {@code balanced}, {@code hedged}, {@code rp-N}, {@code rp-N-hedged})
+   * @param system its short name ({@code plain}, {@code balanced}, {@code hedged}, {@code rp-N},
+   *     {@code rp-N-hedged})
    * @param description what it does with reads and writes
    * @param anomalies whether the anomaly injector was on
-   * @param tauMs the tau its misses are counted at (plain ZooKeeper's read p99 in the same condition)
+   * @param tauMs the tau its misses are counted at (plain ZooKeeper's read p99 in the same
+   *     condition)
    * @param offeredRatePerSec Poisson arrivals per second asked for
    * @param achievedRatePerSec accesses completed per second of measured time
    * @param dropped arrivals not issued because too many accesses were outstanding
    * @param reads read latency
    * @param writes write latency
    * @param messagesPerRead read requests sent to servers per read, counted (warm-up included)
-   * @param messagesPerWrite write requests the client sent per write (the repeater then sends one per duplicate)
-   * @param hedgeDelayMs the fixed hedge delay measured in warm-up; NaN if the system does not use one
+   * @param messagesPerWrite write requests the client sent per write (the repeater then sends one
+   *     per duplicate)
+   * @param hedgeDelayMs the fixed hedge delay measured in warm-up; NaN if the system does not use
+   *     one
    */
-  public record SystemResult(String system, String description, boolean anomalies, double tauMs,
-      double offeredRatePerSec, double achievedRatePerSec, long dropped, Latency reads, Latency writes,
-      double messagesPerRead, double messagesPerWrite, double hedgeDelayMs) {}
+  public record SystemResult(
+      String system,
+      String description,
+      boolean anomalies,
+      double tauMs,
+      double offeredRatePerSec,
+      double achievedRatePerSec,
+      long dropped,
+      Latency reads,
+      Latency writes,
+      double messagesPerRead,
+      double messagesPerWrite,
+      double hedgeDelayMs) {}
 
   /**
-   * The heap phase: one Zoolander client reading from every duplicate, at a sustained rate; heaps are sampled after a
-   * forced collection, so they show what is held, not garbage not yet collected.
+   * The heap phase: one Zoolander client reading from every duplicate, at a sustained rate; heaps
+   * are sampled after a forced collection, so they show what is held, not garbage not yet
+   * collected.
    *
    * @param system the system driven
    * @param offeredRatePerSec the rate asked for
@@ -115,7 +159,17 @@ public record BenchResult(
    * @param repeaterMaxBytes the largest sample during the phase
    * @param repeaterMeanBytes the mean sample
    */
-  public record HeapResult(String system, double offeredRatePerSec, double achievedRatePerSec, long failed,
-      long dropped, int samples, long clientBaselineBytes, long clientMaxBytes, long clientMeanBytes,
-      long repeaterBaselineBytes, long repeaterMaxBytes, long repeaterMeanBytes) {}
+  public record HeapResult(
+      String system,
+      double offeredRatePerSec,
+      double achievedRatePerSec,
+      long failed,
+      long dropped,
+      int samples,
+      long clientBaselineBytes,
+      long clientMaxBytes,
+      long clientMeanBytes,
+      long repeaterBaselineBytes,
+      long repeaterMaxBytes,
+      long repeaterMeanBytes) {}
 }

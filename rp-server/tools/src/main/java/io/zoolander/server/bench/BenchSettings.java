@@ -7,8 +7,9 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * Everything {@code zoolander bench} can be told. Immutable; built by {@link #builder()}, whose setters validate
- * their argument (the message names the setting) and whose {@link Builder#build()} checks the settings together.
+ * Everything {@code zoolander bench} can be told. Immutable; built by {@link #builder()}, whose
+ * setters validate their argument (the message names the setting) and whose {@link Builder#build()}
+ * checks the settings together.
  */
 public final class BenchSettings {
 
@@ -32,8 +33,13 @@ public final class BenchSettings {
   public static final int DEFAULT_VALUE_BYTES = 1_024;
   public static final int DEFAULT_SESSIONS = 4;
   public static final double DEFAULT_HEDGE_PERCENTILE = 95;
-  /** GC-pause-like: 3% of the accesses of each duplicate, independently, take an extra Exp(20 ms). */
-  public static final String DEFAULT_ANOMALY = "probability=0.03;delayMs=20;distribution=exponential";
+
+  /**
+   * GC-pause-like: 3% of the accesses of each duplicate, independently, take an extra Exp(20 ms).
+   */
+  public static final String DEFAULT_ANOMALY =
+      "probability=0.03;delayMs=20;distribution=exponential";
+
   public static final double DEFAULT_HEAP_RATE_PER_SEC = 10_000;
   public static final int DEFAULT_HEAP_SECONDS = 10;
   public static final int DEFAULT_HEAP_SAMPLE_MS = 1_000;
@@ -124,29 +130,31 @@ public final class BenchSettings {
   }
 
   /**
-   * Slices each system's measured time is cut into; every round measures each system for one slice, so that all
-   * systems sample the same stretch of the machine's (drifting) background load.
+   * Slices each system's measured time is cut into; every round measures each system for one slice,
+   * so that all systems sample the same stretch of the machine's (drifting) background load.
    */
   public int rounds() {
     return rounds;
   }
 
   /**
-   * Seconds of unrecorded load through Zoolander and through plain ZooKeeper, each, before the first run, so that
-   * every JVM has compiled its hot paths (0: none).
+   * Seconds of unrecorded load through Zoolander and through plain ZooKeeper, each, before the
+   * first run, so that every JVM has compiled its hot paths (0: none).
    */
   public int jvmWarmupSeconds() {
     return jvmWarmupSeconds;
   }
 
-  /** Bound on the measured accesses of one system in one condition, split evenly over the rounds. */
+  /**
+   * Bound on the measured accesses of one system in one condition, split evenly over the rounds.
+   */
   public long maxAccesses() {
     return maxAccesses;
   }
 
   /**
-   * Accesses in flight at most; arrivals beyond are dropped and counted, so an overloaded system sheds load instead
-   * of queueing without bound (its requests would time out and be retried).
+   * Accesses in flight at most; arrivals beyond are dropped and counted, so an overloaded system
+   * sheds load instead of queueing without bound (its requests would time out and be retried).
    */
   public int maxOutstanding() {
     return maxOutstanding;
@@ -169,7 +177,10 @@ public final class BenchSettings {
     return balance;
   }
 
-  /** The percentile of unhedged read latency (measured in warm-up) after which a hedged read asks a second ensemble. */
+  /**
+   * The percentile of unhedged read latency (measured in warm-up) after which a hedged read asks a
+   * second ensemble.
+   */
   public double hedgePercentile() {
     return hedgePercentile;
   }
@@ -234,8 +245,8 @@ public final class BenchSettings {
     private Builder() {}
 
     /**
-     * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s per system in 2
-     * rounds, heap phase of 2 s at 300/s.
+     * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s
+     * per system in 2 rounds, heap phase of 2 s at 300/s.
      */
     public Builder quick() {
       ratePerSec = 200;
@@ -257,7 +268,9 @@ public final class BenchSettings {
     }
 
     public Builder serversPerDuplicate(int servers) {
-      check(servers == 1 || servers == 3 || servers == 5, "servers per duplicate must be 1, 3 or 5, was " + servers);
+      check(
+          servers == 1 || servers == 3 || servers == 5,
+          "servers per duplicate must be 1, 3 or 5, was " + servers);
       this.serversPerDuplicate = servers;
       return this;
     }
@@ -291,8 +304,9 @@ public final class BenchSettings {
     }
 
     public Builder warmupSeconds(int seconds) {
-      check(seconds >= 1 && seconds <= 600, "warm-up seconds must be in 1..600 (hedging measures its delay then), was "
-          + seconds);
+      check(
+          seconds >= 1 && seconds <= 600,
+          "warm-up seconds must be in 1..600 (hedging measures its delay then), was " + seconds);
       this.warmupSeconds = seconds;
       return this;
     }
@@ -304,7 +318,8 @@ public final class BenchSettings {
     }
 
     public Builder jvmWarmupSeconds(int seconds) {
-      check(seconds >= 0 && seconds <= 600, "JVM warm-up seconds must be in 0..600, was " + seconds);
+      check(
+          seconds >= 0 && seconds <= 600, "JVM warm-up seconds must be in 0..600, was " + seconds);
       this.jvmWarmupSeconds = seconds;
       return this;
     }
@@ -345,19 +360,23 @@ public final class BenchSettings {
     }
 
     public Builder hedgePercentile(double percentile) {
-      check(percentile > 0 && percentile < 100, "hedge percentile must be in (0, 100), was " + percentile);
+      check(
+          percentile > 0 && percentile < 100,
+          "hedge percentile must be in (0, 100), was " + percentile);
       this.hedgePercentile = percentile;
       return this;
     }
 
     /**
-     * The anomaly injector's record ({@link AnomalySettings} syntax) for every duplicate in the runs with anomalies;
-     * null for no such runs.
+     * The anomaly injector's record ({@link AnomalySettings} syntax) for every duplicate in the
+     * runs with anomalies; null for no such runs.
      */
     public Builder anomaly(String record) {
       if (record != null) {
         try {
-          check(AnomalySettings.parse(record).enabled(), "anomaly '" + record + "' slows nothing; use 'none' instead");
+          check(
+              AnomalySettings.parse(record).enabled(),
+              "anomaly '" + record + "' slows nothing; use 'none' instead");
         } catch (IllegalArgumentException e) {
           throw new IllegalArgumentException("anomaly: " + e.getMessage(), e);
         }
@@ -367,7 +386,8 @@ public final class BenchSettings {
     }
 
     public Builder heapRatePerSec(double rate) {
-      check(rate > 0 && rate <= 100_000, "heap rate must be in (0, 100000] per second, was " + rate);
+      check(
+          rate > 0 && rate <= 100_000, "heap rate must be in (0, 100000] per second, was " + rate);
       this.heapRatePerSec = rate;
       return this;
     }
@@ -399,12 +419,17 @@ public final class BenchSettings {
       return this;
     }
 
-    /** @throws IllegalArgumentException if the settings do not fit together */
+    /**
+     * @throws IllegalArgumentException if the settings do not fit together
+     */
     public BenchSettings build() {
-      check(seconds * 1000L / rounds >= 100, "seconds / rounds must be at least 0.1 s, was " + seconds + " / "
-          + rounds);
+      check(
+          seconds * 1000L / rounds >= 100,
+          "seconds / rounds must be at least 0.1 s, was " + seconds + " / " + rounds);
       for (int n : rpCounts) {
-        check(n <= duplicates, "every rp count must be in 1.." + duplicates + " (the duplicates started), was " + n);
+        check(
+            n <= duplicates,
+            "every rp count must be in 1.." + duplicates + " (the duplicates started), was " + n);
       }
       return new BenchSettings(this);
     }

@@ -21,16 +21,20 @@ import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
 
 /**
- * The repeater as a deployment runs it: {@code zoolander repeater} in its own JVM, so that its heap can be measured
- * apart from the client's (through JMX on a loopback port) and its pauses are its own. It exits with this JVM, even
- * when this one is killed ({@link RepeaterChildMain}).
+ * The repeater as a deployment runs it: {@code zoolander repeater} in its own JVM, so that its heap
+ * can be measured apart from the client's (through JMX on a loopback port) and its pauses are its
+ * own. It exits with this JVM, even when this one is killed ({@link RepeaterChildMain}).
  */
 final class ChildRepeater implements AutoCloseable {
-  /** The repeater's JVM: like the duplicates' ({@code ZooKeeperEnsemble}), with room for a full retransmission log. */
+  /**
+   * The repeater's JVM: like the duplicates' ({@code ZooKeeperEnsemble}), with room for a full
+   * retransmission log.
+   */
   static final List<String> JVM_ARGS =
       List.of("-Xms32m", "-Xmx512m", "-XX:+UseSerialGC", "-Djava.net.preferIPv4Stack=true");
 
-  private static final Pattern LISTENING = Pattern.compile("repeater listening on ([^:\\s]+):(\\d+), epoch (\\d+)");
+  private static final Pattern LISTENING =
+      Pattern.compile("repeater listening on ([^:\\s]+):(\\d+), epoch (\\d+)");
   private static final long START_TIMEOUT_MS = 60_000;
 
   private final Process process;
@@ -40,7 +44,8 @@ final class ChildRepeater implements AutoCloseable {
   private final JMXConnector jmx;
   private final MemoryMXBean memory;
 
-  private ChildRepeater(Process process, String host, int port, long epoch, JMXConnector jmx, MemoryMXBean memory) {
+  private ChildRepeater(
+      Process process, String host, int port, long epoch, JMXConnector jmx, MemoryMXBean memory) {
     this.process = process;
     this.host = host;
     this.port = port;
@@ -58,36 +63,52 @@ final class ChildRepeater implements AutoCloseable {
       throws IOException, InterruptedException, TimeoutException {
     Files.createDirectories(dir);
     Path config = dir.resolve("repeater.properties");
-    StringBuilder props = new StringBuilder("clientHost=127.0.0.1\nclientPort=0\nbasePath=" + basePath + "\n");
-    duplicates.forEach((id, connect) -> props.append("duplicate.").append(id).append('=').append(connect).append('\n'));
+    StringBuilder props =
+        new StringBuilder("clientHost=127.0.0.1\nclientPort=0\nbasePath=" + basePath + "\n");
+    duplicates.forEach(
+        (id, connect) ->
+            props.append("duplicate.").append(id).append('=').append(connect).append('\n'));
     Files.writeString(config, props.toString(), StandardCharsets.UTF_8);
     int jmxPort = Ports.next();
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(JVM_ARGS);
-    command.addAll(List.of(
-        "-Dcom.sun.management.jmxremote.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
-        "-Dcom.sun.management.jmxremote.host=127.0.0.1",
-        "-Djava.rmi.server.hostname=127.0.0.1",
-        "-Dcom.sun.management.jmxremote.authenticate=false",
-        "-Dcom.sun.management.jmxremote.ssl=false",
-        "-cp", ThisClassPath.absolute(),
-        RepeaterChildMain.class.getName(), "repeater", "--config", config.toString()));
+    command.addAll(
+        List.of(
+            "-Dcom.sun.management.jmxremote.port=" + jmxPort,
+            "-Dcom.sun.management.jmxremote.rmi.port=" + jmxPort,
+            "-Dcom.sun.management.jmxremote.host=127.0.0.1",
+            "-Djava.rmi.server.hostname=127.0.0.1",
+            "-Dcom.sun.management.jmxremote.authenticate=false",
+            "-Dcom.sun.management.jmxremote.ssl=false",
+            "-cp",
+            ThisClassPath.absolute(),
+            RepeaterChildMain.class.getName(),
+            "repeater",
+            "--config",
+            config.toString()));
     Path stdout = dir.resolve("repeater.out");
-    Process process = new ProcessBuilder(command)
-        .redirectOutput(stdout.toFile())
-        .redirectError(dir.resolve("repeater.log").toFile())
-        .redirectInput(ProcessBuilder.Redirect.PIPE) // never written: the child exits when it reaches end-of-file
-        .start();
+    Process process =
+        new ProcessBuilder(command)
+            .redirectOutput(stdout.toFile())
+            .redirectError(dir.resolve("repeater.log").toFile())
+            .redirectInput(
+                ProcessBuilder.Redirect
+                    .PIPE) // never written: the child exits when it reaches end-of-file
+            .start();
     try {
       Matcher m = awaitListening(process, stdout);
       String host = m.group(1);
-      JMXConnector jmx = JMXConnectorFactory.connect(
-          new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));
-      MemoryMXBean memory = ManagementFactory.newPlatformMXBeanProxy(jmx.getMBeanServerConnection(),
-          ManagementFactory.MEMORY_MXBEAN_NAME, MemoryMXBean.class);
-      return new ChildRepeater(process, host, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)), jmx, memory);
+      JMXConnector jmx =
+          JMXConnectorFactory.connect(
+              new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));
+      MemoryMXBean memory =
+          ManagementFactory.newPlatformMXBeanProxy(
+              jmx.getMBeanServerConnection(),
+              ManagementFactory.MEMORY_MXBEAN_NAME,
+              MemoryMXBean.class);
+      return new ChildRepeater(
+          process, host, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)), jmx, memory);
     } catch (IOException | InterruptedException | TimeoutException | RuntimeException e) {
       process.destroyForcibly();
       throw e;
@@ -103,12 +124,18 @@ final class ChildRepeater implements AutoCloseable {
         return m;
       }
       if (!process.isAlive()) {
-        throw new IOException("the repeater exited with status " + process.exitValue() + " before serving; see "
-            + stdout.resolveSibling("repeater.log"));
+        throw new IOException(
+            "the repeater exited with status "
+                + process.exitValue()
+                + " before serving; see "
+                + stdout.resolveSibling("repeater.log"));
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new TimeoutException("the repeater did not serve within " + START_TIMEOUT_MS + " ms; see "
-            + stdout.resolveSibling("repeater.log"));
+        throw new TimeoutException(
+            "the repeater did not serve within "
+                + START_TIMEOUT_MS
+                + " ms; see "
+                + stdout.resolveSibling("repeater.log"));
       }
       Thread.sleep(50);
     }

@@ -16,10 +16,11 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
- * One ensemble seen through the standard ZooKeeper client: a few sessions with its leader, each request on the session
- * with the fewest requests outstanding. ZooKeeper answers a session in order, so one slow request holds up the
- * requests behind it on its session; spreading them over sessions is what a careful application does, and it gives
- * plain ZooKeeper the benefit of the doubt.
+ * One ensemble seen through the standard ZooKeeper client: a few sessions with its leader, each
+ * request on the session with the fewest requests outstanding. ZooKeeper answers a session in
+ * order, so one slow request holds up the requests behind it on its session; spreading them over
+ * sessions is what a careful application does, and it gives plain ZooKeeper the benefit of the
+ * doubt.
  */
 final class PlainEnsemble implements AutoCloseable {
   private static final int SESSION_TIMEOUT_MS = 30_000;
@@ -37,18 +38,25 @@ final class PlainEnsemble implements AutoCloseable {
     }
   }
 
-  /** Opens {@code sessionCount} sessions with the server at {@code connectString} and waits until they connect. */
+  /**
+   * Opens {@code sessionCount} sessions with the server at {@code connectString} and waits until
+   * they connect.
+   */
   static PlainEnsemble connect(String connectString, int sessionCount)
       throws IOException, InterruptedException, TimeoutException {
     PlainEnsemble e = new PlainEnsemble(connectString, sessionCount);
     try {
       for (int i = 0; i < sessionCount; i++) {
         CountDownLatch connected = new CountDownLatch(1);
-        ZooKeeper zk = new ZooKeeper(connectString, SESSION_TIMEOUT_MS, event -> {
-          if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-            connected.countDown();
-          }
-        });
+        ZooKeeper zk =
+            new ZooKeeper(
+                connectString,
+                SESSION_TIMEOUT_MS,
+                event -> {
+                  if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    connected.countDown();
+                  }
+                });
         e.sessions.add(zk);
         if (!connected.await(30, TimeUnit.SECONDS)) {
           throw new TimeoutException("no ZooKeeper session with " + connectString + " within 30 s");
@@ -70,12 +78,19 @@ final class PlainEnsemble implements AutoCloseable {
     return requestsSent.get();
   }
 
-  /** Creates {@code path} and its missing parents with {@code data} (parents empty); an existing node is kept. */
+  /**
+   * Creates {@code path} and its missing parents with {@code data} (parents empty); an existing
+   * node is kept.
+   */
   void createIfAbsent(String path, byte[] data) throws KeeperException, InterruptedException {
     ZooKeeper zk = sessions.get(0);
     for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
       try {
-        zk.create(path.substring(0, slash), new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        zk.create(
+            path.substring(0, slash),
+            new byte[0],
+            ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // there already
       }
@@ -87,27 +102,45 @@ final class PlainEnsemble implements AutoCloseable {
     }
   }
 
-  /** An asynchronous getData; completes with the data's length, or fails with the KeeperException. */
+  /**
+   * An asynchronous getData; completes with the data's length, or fails with the KeeperException.
+   */
   CompletableFuture<Integer> getData(String path) {
     CompletableFuture<Integer> f = new CompletableFuture<>();
     int s = pick();
     requestsSent.incrementAndGet();
-    sessions.get(s).getData(path, false, (rc, p, ctx, data, stat) -> {
-      outstanding[s].decrementAndGet();
-      complete(f, rc, p, data == null ? 0 : data.length);
-    }, null);
+    sessions
+        .get(s)
+        .getData(
+            path,
+            false,
+            (rc, p, ctx, data, stat) -> {
+              outstanding[s].decrementAndGet();
+              complete(f, rc, p, data == null ? 0 : data.length);
+            },
+            null);
     return f;
   }
 
-  /** An asynchronous setData of any version; completes with the new version, or fails with the KeeperException. */
+  /**
+   * An asynchronous setData of any version; completes with the new version, or fails with the
+   * KeeperException.
+   */
   CompletableFuture<Integer> setData(String path, byte[] data) {
     CompletableFuture<Integer> f = new CompletableFuture<>();
     int s = pick();
     requestsSent.incrementAndGet();
-    sessions.get(s).setData(path, data, -1, (rc, p, ctx, stat) -> {
-      outstanding[s].decrementAndGet();
-      complete(f, rc, p, stat == null ? -1 : stat.getVersion());
-    }, null);
+    sessions
+        .get(s)
+        .setData(
+            path,
+            data,
+            -1,
+            (rc, p, ctx, stat) -> {
+              outstanding[s].decrementAndGet();
+              complete(f, rc, p, stat == null ? -1 : stat.getVersion());
+            },
+            null);
     return f;
   }
 

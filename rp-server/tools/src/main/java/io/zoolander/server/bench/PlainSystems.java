@@ -10,7 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 
-/** The systems built from plain ZooKeeper ensembles and the standard client: what a user would otherwise pick. */
+/**
+ * The systems built from plain ZooKeeper ensembles and the standard client: what a user would
+ * otherwise pick.
+ */
 final class PlainSystems {
   private PlainSystems() {}
 
@@ -59,11 +62,12 @@ final class PlainSystems {
   }
 
   /**
-   * Writes to every ensemble, acknowledged once all have applied it: without a sequencer, that is what keeps
-   * independent ensembles identical for a single writer and lets a later read anywhere see the write.
+   * Writes to every ensemble, acknowledged once all have applied it: without a sequencer, that is
+   * what keeps independent ensembles identical for a single writer and lets a later read anywhere
+   * see the write.
    */
-  private static CompletableFuture<?> writeAll(List<PlainEnsemble> ensembles, int key, byte[] value,
-      AtomicLong writes) {
+  private static CompletableFuture<?> writeAll(
+      List<PlainEnsemble> ensembles, int key, byte[] value, AtomicLong writes) {
     CompletableFuture<?>[] all = new CompletableFuture<?>[ensembles.size()];
     for (int i = 0; i < all.length; i++) {
       writes.incrementAndGet();
@@ -72,8 +76,12 @@ final class PlainSystems {
     return CompletableFuture.allOf(all);
   }
 
-  /** System 2: replication for throughput, reads spread over the ensembles (one request each), writes to all. */
-  static SystemUnderTest balanced(List<PlainEnsemble> ensembles, BenchSettings.Balance balance, long seed) {
+  /**
+   * System 2: replication for throughput, reads spread over the ensembles (one request each),
+   * writes to all.
+   */
+  static SystemUnderTest balanced(
+      List<PlainEnsemble> ensembles, BenchSettings.Balance balance, long seed) {
     AtomicLong reads = new AtomicLong();
     AtomicLong writes = new AtomicLong();
     SplittableRandom random = new SplittableRandom(seed);
@@ -85,7 +93,9 @@ final class PlainSystems {
 
       @Override
       public String description() {
-        return "replication for throughput: " + ensembles.size() + " plain ensembles, each read to one of them ("
+        return "replication for throughput: "
+            + ensembles.size()
+            + " plain ensembles, each read to one of them ("
             + (balance == BenchSettings.Balance.ROUND_ROBIN ? "round robin" : "at random")
             + "), each write to all, done when all applied it";
       }
@@ -93,9 +103,10 @@ final class PlainSystems {
       @Override
       public CompletableFuture<?> read(int key) {
         long n = reads.getAndIncrement();
-        int target = balance == BenchSettings.Balance.ROUND_ROBIN
-            ? (int) (n % ensembles.size())
-            : random.nextInt(ensembles.size()); // only the generator's thread reads
+        int target =
+            balance == BenchSettings.Balance.ROUND_ROBIN
+                ? (int) (n % ensembles.size())
+                : random.nextInt(ensembles.size()); // only the generator's thread reads
         return ensembles.get(target).getData(path(key));
       }
 
@@ -117,21 +128,26 @@ final class PlainSystems {
   }
 
   /**
-   * System 3: client-side hedged reads over plain ensembles (what gRPC, Finagle and the Cassandra driver offer): a read
-   * goes to one ensemble (round robin) and, if no reply came within {@code hedgeDelayMicros}, to the next one too;
-   * the first reply wins. Writes as in {@link #balanced}.
+   * System 3: client-side hedged reads over plain ensembles (what gRPC, Finagle and the Cassandra
+   * driver offer): a read goes to one ensemble (round robin) and, if no reply came within {@code
+   * hedgeDelayMicros}, to the next one too; the first reply wins. Writes as in {@link #balanced}.
    *
-   * @param hedgeDelayMicros the hedge delay; {@code Long.MAX_VALUE} never hedges (to measure the delay)
+   * @param hedgeDelayMicros the hedge delay; {@code Long.MAX_VALUE} never hedges (to measure the
+   *     delay)
    */
-  static SystemUnderTest hedged(List<PlainEnsemble> ensembles, long hedgeDelayMicros, double percentile) {
+  static SystemUnderTest hedged(
+      List<PlainEnsemble> ensembles, long hedgeDelayMicros, double percentile) {
     AtomicLong reads = new AtomicLong();
     AtomicLong messages = new AtomicLong();
     AtomicLong writes = new AtomicLong();
-    ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "bench-hedge-timer");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "bench-hedge-timer");
+              t.setDaemon(true);
+              return t;
+            });
     timer.setRemoveOnCancelPolicy(true);
     return new SystemUnderTest() {
       @Override
@@ -141,8 +157,11 @@ final class PlainSystems {
 
       @Override
       public String description() {
-        return "client-side hedged reads: " + ensembles.size() + " plain ensembles, each read to one (round robin), "
-            + "to the next as well if no reply within the p" + trim(percentile)
+        return "client-side hedged reads: "
+            + ensembles.size()
+            + " plain ensembles, each read to one (round robin), "
+            + "to the next as well if no reply within the p"
+            + trim(percentile)
             + " of unhedged read latency measured in warm-up; first reply wins; each write to all";
       }
 
@@ -156,20 +175,28 @@ final class PlainSystems {
         }
         CompletableFuture<Object> first = new CompletableFuture<>();
         AtomicInteger pending = new AtomicInteger(1);
-        BiConsumer<Object, Throwable> onReply = (v, e) -> {
-          if (e == null) {
-            first.complete(v);
-          } else if (pending.decrementAndGet() == 0) {
-            first.completeExceptionally(e); // every request sent failed
-          }
-        };
-        ScheduledFuture<?> hedge = timer.schedule(() -> {
-          if (!first.isDone()) {
-            pending.incrementAndGet();
-            messages.incrementAndGet();
-            ensembles.get((primary + 1) % ensembles.size()).getData(path(key)).whenComplete(onReply);
-          }
-        }, hedgeDelayMicros, TimeUnit.MICROSECONDS);
+        BiConsumer<Object, Throwable> onReply =
+            (v, e) -> {
+              if (e == null) {
+                first.complete(v);
+              } else if (pending.decrementAndGet() == 0) {
+                first.completeExceptionally(e); // every request sent failed
+              }
+            };
+        ScheduledFuture<?> hedge =
+            timer.schedule(
+                () -> {
+                  if (!first.isDone()) {
+                    pending.incrementAndGet();
+                    messages.incrementAndGet();
+                    ensembles
+                        .get((primary + 1) % ensembles.size())
+                        .getData(path(key))
+                        .whenComplete(onReply);
+                  }
+                },
+                hedgeDelayMicros,
+                TimeUnit.MICROSECONDS);
         a.whenComplete(onReply);
         first.whenComplete((v, e) -> hedge.cancel(false));
         return first;

@@ -14,9 +14,10 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * System 4: Zoolander RP through its client: reads to the first {@code duplicates} duplicates, first reply wins (or
- * hedged, for the equal-load comparison); writes sequenced by the repeater, done at the first duplicate's reply. The
- * READ requests sent are counted by the client itself ({@code zoolander.client.read.requests}).
+ * System 4: Zoolander RP through its client: reads to the first {@code duplicates} duplicates,
+ * first reply wins (or hedged, for the equal-load comparison); writes sequenced by the repeater,
+ * done at the first duplicate's reply. The READ requests sent are counted by the client itself
+ * ({@code zoolander.client.read.requests}).
  */
 final class RpSystem implements SystemUnderTest {
   private final String name;
@@ -28,21 +29,32 @@ final class RpSystem implements SystemUnderTest {
 
   /**
    * @param builder a client builder that knows the repeater and exactly the duplicates to use
-   * @param hedgePercentile NaN for first-reply reads to every duplicate, else hedged reads at that percentile
+   * @param hedgePercentile NaN for first-reply reads to every duplicate, else hedged reads at that
+   *     percentile
    */
   RpSystem(ZoolanderClientBuilder builder, int duplicates, double hedgePercentile) {
     this.duplicates = duplicates;
     boolean hedged = !Double.isNaN(hedgePercentile);
     this.name = "rp-" + duplicates + (hedged ? "-hedged" : "");
-    this.description = hedged
-        ? "Zoolander RP, " + duplicates + " duplicates, hedged reads (to the best-ranked duplicate, to the next after "
-            + "the p" + PlainSystems.trim(hedgePercentile) + " of its recent read latency), sequenced writes"
-        : "Zoolander RP, " + duplicates + " duplicate" + (duplicates == 1 ? "" : "s") + ": each read to all of them, "
-            + "first reply wins; writes sequenced by the repeater, done at the first reply";
-    this.client = builder
-        .readPolicy(hedged ? ReadPolicy.hedged(hedgePercentile / 100) : ReadPolicy.all())
-        .meterRegistry(meters)
-        .build();
+    this.description =
+        hedged
+            ? "Zoolander RP, "
+                + duplicates
+                + " duplicates, hedged reads (to the best-ranked duplicate, to the next after "
+                + "the p"
+                + PlainSystems.trim(hedgePercentile)
+                + " of its recent read latency), sequenced writes"
+            : "Zoolander RP, "
+                + duplicates
+                + " duplicate"
+                + (duplicates == 1 ? "" : "s")
+                + ": each read to all of them, "
+                + "first reply wins; writes sequenced by the repeater, done at the first reply";
+    this.client =
+        builder
+            .readPolicy(hedged ? ReadPolicy.hedged(hedgePercentile / 100) : ReadPolicy.all())
+            .meterRegistry(meters)
+            .build();
   }
 
   /** The path of key {@code key} in Zoolander's tree (under the data root). */
@@ -51,10 +63,11 @@ final class RpSystem implements SystemUnderTest {
   }
 
   /**
-   * Waits until the client is connected to the repeater and to every duplicate's plugin and has read once, so that
-   * every read of the run goes to every duplicate from the start.
+   * Waits until the client is connected to the repeater and to every duplicate's plugin and has
+   * read once, so that every read of the run goes to every duplicate from the start.
    */
-  void connect(long timeoutSeconds) throws InterruptedException, ExecutionException, TimeoutException {
+  void connect(long timeoutSeconds)
+      throws InterruptedException, ExecutionException, TimeoutException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
     List<Peer> peers = new ArrayList<>();
     peers.add(Peer.REPEATER);
@@ -64,7 +77,8 @@ final class RpSystem implements SystemUnderTest {
     for (Peer peer : peers) {
       while (client.connectionState(peer) == null || !client.connectionState(peer).isConnected()) {
         if (System.nanoTime() - deadline > 0) {
-          throw new TimeoutException(name + ": no connection to " + peer + " within " + timeoutSeconds + " s");
+          throw new TimeoutException(
+              name + ": no connection to " + peer + " within " + timeoutSeconds + " s");
         }
         Thread.sleep(20);
       }

@@ -2,7 +2,10 @@ package io.zoolander.server.bench;
 
 import java.util.concurrent.CompletableFuture;
 
-/** One of the compared systems, as the load generator drives it: reads and writes of pre-created znodes. */
+/**
+ * One of the compared systems, as the load generator drives it: reads and writes of pre-created
+ * znodes.
+ */
 interface SystemUnderTest extends AutoCloseable {
 
   /** A short name for tables and charts, e.g. {@code plain} or {@code rp-4}. */
@@ -17,13 +20,19 @@ interface SystemUnderTest extends AutoCloseable {
   /** Writes {@code value} to key {@code key}; completes when the system acknowledges it. */
   CompletableFuture<?> write(int key, byte[] value);
 
-  /** Read requests sent to servers so far (first tries, hedges, retries), counted where they are sent. */
+  /**
+   * Read requests sent to servers so far (first tries, hedges, retries), counted where they are
+   * sent.
+   */
   long readMessages();
 
   /** Write requests sent to servers so far, by the client. */
   long writeMessages();
 
-  /** The delay after which a read is hedged, in ms; NaN if this system does not hedge with a fixed delay. */
+  /**
+   * The delay after which a read is hedged, in ms; NaN if this system does not hedge with a fixed
+   * delay.
+   */
   default double hedgeDelayMs() {
     return Double.NaN;
   }

@@ -18,15 +18,15 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * The demo: starts an embedded deployment, measures one duplicate's latency distribution (and paired samples across
- * all duplicates), then runs the same open-loop workload against 1, 2, 4... duplicates and sets what it observed
- * beside what the thesis model and the correlation-aware model predicted from the measurement alone.
+ * The demo: starts an embedded deployment, measures one duplicate's latency distribution (and
+ * paired samples across all duplicates), then runs the same open-loop workload against 1, 2, 4...
+ * duplicates and sets what it observed beside what the thesis model and the correlation-aware model
+ * predicted from the measurement alone.
  */
 public final class Demo {
   private static final int KEYS = 16;
@@ -41,22 +41,37 @@ public final class Demo {
   }
 
   /** One compared duplicate count. */
-  public record Row(int duplicates, double tauMs, double observed, double thesis, double correlated, Histogram latency) {}
+  public record Row(
+      int duplicates,
+      double tauMs,
+      double observed,
+      double thesis,
+      double correlated,
+      Histogram latency) {}
 
   /** What the demo measured and predicted. */
-  public record Outcome(EmpiricalLatency oneDuplicate, double correlationAtTau, double tauMs, List<Row> rows) {}
+  public record Outcome(
+      EmpiricalLatency oneDuplicate, double correlationAtTau, double tauMs, List<Row> rows) {}
 
   public Outcome run() throws Exception {
     long t0 = System.nanoTime();
-    say("starting %d single-server duplicates and a repeater on 127.0.0.1 ...", settings.duplicates());
+    say(
+        "starting %d single-server duplicates and a repeater on 127.0.0.1 ...",
+        settings.duplicates());
     try (EmbeddedCluster cluster =
-        EmbeddedCluster.builder().duplicates(settings.duplicates()).fsync(settings.fsync()).start()) {
+        EmbeddedCluster.builder()
+            .duplicates(settings.duplicates())
+            .fsync(settings.fsync())
+            .start()) {
       say("deployment up in %.1f s", (System.nanoTime() - t0) / 1e9);
       String anomaly = settings.anomalyRecord();
       if (anomaly != null) {
         cluster.injectAnomalyEverywhere(anomaly);
       }
-      say(anomaly == null ? "anomaly injector off" : "anomaly injector on every duplicate: " + anomaly);
+      say(
+          anomaly == null
+              ? "anomaly injector off"
+              : "anomaly injector on every duplicate: " + anomaly);
       byte[] value = new byte[settings.valueBytes()];
       try (ZoolanderClient setup = client(cluster, settings.duplicates()).build()) {
         List<Op> creates = new ArrayList<>();
@@ -67,15 +82,19 @@ public final class Demo {
         setup.writeAll(creates).get(60, TimeUnit.SECONDS);
       }
 
-      // 0. Warm up every JVM (JIT, connections) so the first measured phase is not the slowest for that reason.
-      int warmupPhase = Math.max(settings.warmupSeconds(), Math.min(WARMUP_PHASE_SECONDS, settings.runSeconds()));
+      // 0. Warm up every JVM (JIT, connections) so the first measured phase is not the slowest for
+      // that reason.
+      int warmupPhase =
+          Math.max(settings.warmupSeconds(), Math.min(WARMUP_PHASE_SECONDS, settings.runSeconds()));
       say("warming up for %d s ...", warmupPhase);
-      try (ZoolanderClient client = client(cluster, settings.duplicates()).readPolicy(ReadPolicy.all()).build()) {
+      try (ZoolanderClient client =
+          client(cluster, settings.duplicates()).readPolicy(ReadPolicy.all()).build()) {
         load(client, warmupPhase, value);
       }
 
       // 1. Measure one duplicate: the workload through a client that knows only duplicate 1.
-      say("measuring one duplicate's latency for %d s at %.0f accesses/s (%.0f%% reads) ...",
+      say(
+          "measuring one duplicate's latency for %d s at %.0f accesses/s (%.0f%% reads) ...",
           settings.calibrationSeconds(), settings.ratePerSec(), settings.readFraction() * 100);
       OpenLoopLoad.Result measured;
       try (ZoolanderClient client = client(cluster, 1).build()) {
@@ -83,12 +102,18 @@ public final class Demo {
       }
       EmpiricalLatency oneDuplicate = EmpiricalLatency.of(measured.histogram(), 1000);
       double tau = Double.isNaN(settings.tauMs()) ? oneDuplicate.quantile(0.9) : settings.tauMs();
-      say("one duplicate: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms over %d accesses; tau = %.3f ms",
-          oneDuplicate.quantile(0.5), oneDuplicate.quantile(0.9), oneDuplicate.quantile(0.99),
-          oneDuplicate.sampleCount(), tau);
+      say(
+          "one duplicate: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms over %d accesses; tau = %.3f ms",
+          oneDuplicate.quantile(0.5),
+          oneDuplicate.quantile(0.9),
+          oneDuplicate.quantile(0.99),
+          oneDuplicate.sampleCount(),
+          tau);
 
-      // 2. Observe: the same workload through clients that know only the first N duplicates. Every duplicate
-      //    replies to every write, so the largest run also yields paired samples (one write timed on every duplicate)
+      // 2. Observe: the same workload through clients that know only the first N duplicates. Every
+      // duplicate
+      //    replies to every write, so the largest run also yields paired samples (one write timed
+      // on every duplicate)
       //    for the correlation-aware model, as a production client gets them for free.
       int largest = settings.counts().stream().mapToInt(Integer::intValue).max().orElseThrow();
       Map<Long, double[]> paired = new ConcurrentHashMap<>();
@@ -97,11 +122,12 @@ public final class Demo {
         say("running %d s against %d duplicate%s ...", settings.runSeconds(), n, n == 1 ? "" : "s");
         try (ZoolanderClient client = client(cluster, n).readPolicy(ReadPolicy.all()).build()) {
           if (n == largest && n >= 2) {
-            client.addReplyListener(e -> {
-              if (e.write()) {
-                record(paired, e, n);
-              }
-            });
+            client.addReplyListener(
+                e -> {
+                  if (e.write()) {
+                    record(paired, e, n);
+                  }
+                });
           }
           OpenLoopLoad.Result result = load(client, settings.runSeconds(), value);
           results.add(result);
@@ -112,11 +138,16 @@ public final class Demo {
       }
 
       // 3. Predict from the measurement: the measured CDF already holds this load's queueing.
-      double[][] complete = paired.values().stream().filter(row -> Arrays.stream(row).allMatch(v -> v >= 0))
-          .toArray(double[][]::new);
-      // How many duplicates are late together, from the paired samples; too few samples say nothing (independence).
-      ExchangeableDependence dependence = complete.length >= 100
-          ? ExchangeableDependence.estimate(complete) : ExchangeableDependence.withCorrelation(0);
+      double[][] complete =
+          paired.values().stream()
+              .filter(row -> Arrays.stream(row).allMatch(v -> v >= 0))
+              .toArray(double[][]::new);
+      // How many duplicates are late together, from the paired samples; too few samples say nothing
+      // (independence).
+      ExchangeableDependence dependence =
+          complete.length >= 100
+              ? ExchangeableDependence.estimate(complete)
+              : ExchangeableDependence.withCorrelation(0);
       SlaModel thesis = ThesisModel.create();
       SlaModel correlated = ThesisModel.builder().dependence(dependence).build();
       List<Row> rows = new ArrayList<>();
@@ -124,8 +155,14 @@ public final class Demo {
         int n = settings.counts().get(i);
         OpenLoopLoad.Result result = results.get(i);
         Deployment deployment = Deployment.homogeneous(n, oneDuplicate, 0);
-        rows.add(new Row(n, tau, result.slaAt((long) (tau * 1000)), thesis.predict(deployment, tau).sla(),
-            correlated.predict(deployment, tau).sla(), result.histogram()));
+        rows.add(
+            new Row(
+                n,
+                tau,
+                result.slaAt((long) (tau * 1000)),
+                thesis.predict(deployment, tau).sla(),
+                correlated.predict(deployment, tau).sla(),
+                result.histogram()));
       }
       Outcome outcome = new Outcome(oneDuplicate, dependence.correlationAt(tau), tau, rows);
       printTable(outcome);
@@ -134,54 +171,87 @@ public final class Demo {
   }
 
   private ZoolanderClientBuilder client(EmbeddedCluster cluster, int duplicates) {
-    ZoolanderClientBuilder builder = ZoolanderClient.builder()
-        .repeater(cluster.repeater().boundAddress().getHostString(), cluster.repeater().boundAddress().getPort())
-        .basePath(cluster.znodes().basePath())
-        .requestTimeoutMs(30_000);
+    ZoolanderClientBuilder builder =
+        ZoolanderClient.builder()
+            .repeater(
+                cluster.repeater().boundAddress().getHostString(),
+                cluster.repeater().boundAddress().getPort())
+            .basePath(cluster.znodes().basePath())
+            .requestTimeoutMs(30_000);
     for (int id = 1; id <= duplicates; id++) {
       builder.duplicate(cluster.duplicate(id).connectString());
     }
     return builder;
   }
 
-  private OpenLoopLoad.Result load(ZoolanderClient client, int seconds, byte[] value) throws InterruptedException {
+  private OpenLoopLoad.Result load(ZoolanderClient client, int seconds, byte[] value)
+      throws InterruptedException {
     double readFraction = settings.readFraction();
     return OpenLoopLoad.builder()
         .ratePerSec(settings.ratePerSec())
         .duration(Duration.ofSeconds(seconds))
         .warmup(Duration.ofSeconds(settings.warmupSeconds()))
         .seed(settings.seed())
-        .progress(s -> { out.print('.'); out.flush(); })
+        .progress(
+            s -> {
+              out.print('.');
+              out.flush();
+            })
         .build()
-        .run(k -> {
-          String key = "/demo/key-" + (k % KEYS);
-          // A fixed, seed-independent read/write pattern: every run issues the same sequence of accesses.
-          boolean read = ((k * 0x9E3779B97F4A7C15L) >>> 40) % 1000 < readFraction * 1000;
-          return read ? client.getData(key) : client.setData(key, value, -1);
-        });
+        .run(
+            k -> {
+              String key = "/demo/key-" + (k % KEYS);
+              // A fixed, seed-independent read/write pattern: every run issues the same sequence of
+              // accesses.
+              boolean read = ((k * 0x9E3779B97F4A7C15L) >>> 40) % 1000 < readFraction * 1000;
+              return read ? client.getData(key) : client.setData(key, value, -1);
+            });
   }
 
   private static void record(Map<Long, double[]> paired, ReplyEvent e, int duplicates) {
-    double[] row = paired.computeIfAbsent(e.requestId() * 2 + (e.write() ? 1 : 0), id -> {
-      double[] fresh = new double[duplicates];
-      Arrays.fill(fresh, -1);
-      return fresh;
-    });
+    double[] row =
+        paired.computeIfAbsent(
+            e.requestId() * 2 + (e.write() ? 1 : 0),
+            id -> {
+              double[] fresh = new double[duplicates];
+              Arrays.fill(fresh, -1);
+              return fresh;
+            });
     row[e.duplicateIndex()] = e.latencyNanos() / 1e6;
   }
 
   private void printTable(Outcome o) {
     out.println();
-    out.printf("tau = %.3f ms (p90 of one duplicate unless --tau-ms); SLA = fraction of accesses within tau%n", o.tauMs());
-    out.printf("%10s %10s %12s %12s %12s %10s %10s %10s%n", "duplicates", "observed", "thesis", "correlated",
-        "|obs-thes|", "p50 ms", "p99 ms", "p99.9 ms");
+    out.printf(
+        "tau = %.3f ms (p90 of one duplicate unless --tau-ms); SLA = fraction of accesses within tau%n",
+        o.tauMs());
+    out.printf(
+        "%10s %10s %12s %12s %12s %10s %10s %10s%n",
+        "duplicates",
+        "observed",
+        "thesis",
+        "correlated",
+        "|obs-thes|",
+        "p50 ms",
+        "p99 ms",
+        "p99.9 ms");
     for (Row r : o.rows()) {
-      out.printf("%10d %10.4f %12.4f %12.4f %12.4f %10.3f %10.3f %10.3f%n", r.duplicates(), r.observed(), r.thesis(),
-          r.correlated(), Math.abs(r.observed() - r.thesis()), r.latency().getValueAtPercentile(50) / 1e3,
-          r.latency().getValueAtPercentile(99) / 1e3, r.latency().getValueAtPercentile(99.9) / 1e3);
+      out.printf(
+          "%10d %10.4f %12.4f %12.4f %12.4f %10.3f %10.3f %10.3f%n",
+          r.duplicates(),
+          r.observed(),
+          r.thesis(),
+          r.correlated(),
+          Math.abs(r.observed() - r.thesis()),
+          r.latency().getValueAtPercentile(50) / 1e3,
+          r.latency().getValueAtPercentile(99) / 1e3,
+          r.latency().getValueAtPercentile(99.9) / 1e3);
     }
-    out.println("thesis: independent duplicates, 1 - (1 - F(tau))^N; correlated: how many duplicates are late together,"
-        + " from paired samples (intra-class correlation " + String.format("%.3f", o.correlationAtTau()) + " at tau).");
+    out.println(
+        "thesis: independent duplicates, 1 - (1 - F(tau))^N; correlated: how many duplicates are late together,"
+            + " from paired samples (intra-class correlation "
+            + String.format("%.3f", o.correlationAtTau())
+            + " at tau).");
     out.flush();
   }
 

@@ -17,9 +17,9 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Draws the demo as a PNG: for each duplicate count, the fraction of accesses that miss a bound, as the bound varies,
- * observed (solid) and predicted by the thesis model (dashed). RP works where the curves for more duplicates fall
- * below those for fewer.
+ * Draws the demo as a PNG: for each duplicate count, the fraction of accesses that miss a bound, as
+ * the bound varies, observed (solid) and predicted by the thesis model (dashed). RP works where the
+ * curves for more duplicates fall below those for fewer.
  */
 public final class DemoChart {
   private DemoChart() {}
@@ -27,17 +27,30 @@ public final class DemoChart {
   /** Writes the chart to {@code file} (PNG) and returns the path written. */
   public static Path write(Demo.Outcome outcome, Path file) throws IOException {
     System.setProperty("java.awt.headless", "true");
-    XYChart chart = new XYChartBuilder().width(900).height(600)
-        .title(String.format("Zoolander demo: misses vs bound (tau = %.2f ms marked)", outcome.tauMs()))
-        .xAxisTitle("bound (ms)").yAxisTitle("fraction of accesses slower than the bound").build();
+    XYChart chart =
+        new XYChartBuilder()
+            .width(900)
+            .height(600)
+            .title(
+                String.format(
+                    "Zoolander demo: misses vs bound (tau = %.2f ms marked)", outcome.tauMs()))
+            .xAxisTitle("bound (ms)")
+            .yAxisTitle("fraction of accesses slower than the bound")
+            .build();
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setYAxisMin(1e-4);
     chart.getStyler().setYAxisMax(1.0);
     double lo = outcome.oneDuplicate().quantile(0.25);
     double hi = Math.max(outcome.tauMs() * 2, outcome.oneDuplicate().quantile(0.995));
     SlaModel thesis = ThesisModel.create();
-    Color[] palette = {new Color(0xD62728), new Color(0x1F77B4), new Color(0x2CA02C), new Color(0x9467BD),
-        new Color(0xFF7F0E), new Color(0x8C564B)};
+    Color[] palette = {
+      new Color(0xD62728),
+      new Color(0x1F77B4),
+      new Color(0x2CA02C),
+      new Color(0x9467BD),
+      new Color(0xFF7F0E),
+      new Color(0x8C564B)
+    };
     int series = 0;
     for (Demo.Row row : outcome.rows()) {
       Color color = palette[series++ % palette.length];
@@ -56,10 +69,13 @@ public final class DemoChart {
       o.setLineColor(color);
       XYSeries p = chart.addSeries(row.duplicates() + " dup predicted", x, predicted);
       p.setMarker(SeriesMarkers.NONE);
-      p.setLineStyle(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+      p.setLineStyle(
+          new BasicStroke(
+              2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
       p.setLineColor(color);
     }
-    XYSeries tau = chart.addSeries("tau", List.of(outcome.tauMs(), outcome.tauMs()), List.of(1e-4, 1.0));
+    XYSeries tau =
+        chart.addSeries("tau", List.of(outcome.tauMs(), outcome.tauMs()), List.of(1e-4, 1.0));
     tau.setMarker(SeriesMarkers.NONE);
     tau.setLineColor(Color.GRAY);
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
@@ -69,6 +85,8 @@ public final class DemoChart {
 
   private static double missRatio(Histogram h, double boundMs) {
     long total = h.getTotalCount();
-    return total == 0 ? 0 : 1 - (double) h.getCountBetweenValues(0, (long) (boundMs * 1000)) / total;
+    return total == 0
+        ? 0
+        : 1 - (double) h.getCountBetweenValues(0, (long) (boundMs * 1000)) / total;
   }
 }

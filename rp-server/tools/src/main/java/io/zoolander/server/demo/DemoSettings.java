@@ -4,7 +4,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Everything the demo can be told; validated by {@link #validate()} so a bad value is one clear message.
+ * Everything the demo can be told; validated by {@link #validate()} so a bad value is one clear
+ * message.
  *
  * @param duplicates duplicates the embedded deployment starts (the largest count compared)
  * @param counts duplicate counts to compare, each in 1..duplicates
@@ -47,26 +48,39 @@ public record DemoSettings(
     counts = List.copyOf(counts);
   }
 
-  /** @throws IllegalArgumentException naming the first bad setting */
+  /**
+   * @throws IllegalArgumentException naming the first bad setting
+   */
   public DemoSettings validate() {
     check(duplicates >= 1 && duplicates <= 16, "duplicates must be in 1..16, was " + duplicates);
     check(!counts.isEmpty(), "counts must name at least one duplicate count");
     for (int n : counts) {
-      check(n >= 1 && n <= duplicates, "every count must be in 1.." + duplicates + " (the duplicates started), was " + n);
+      check(
+          n >= 1 && n <= duplicates,
+          "every count must be in 1.." + duplicates + " (the duplicates started), was " + n);
     }
-    check(ratePerSec > 0 && ratePerSec <= 50_000, "rate must be in (0, 50000] per second, was " + ratePerSec);
-    check(readFraction >= 0 && readFraction <= 1, "read fraction must be in [0, 1], was " + readFraction);
+    check(
+        ratePerSec > 0 && ratePerSec <= 50_000,
+        "rate must be in (0, 50000] per second, was " + ratePerSec);
+    check(
+        readFraction >= 0 && readFraction <= 1,
+        "read fraction must be in [0, 1], was " + readFraction);
     check(calibrationSeconds >= 1, "calibration seconds must be >= 1, was " + calibrationSeconds);
     check(runSeconds >= 1, "run seconds must be >= 1, was " + runSeconds);
     check(warmupSeconds >= 0, "warm-up seconds must be >= 0, was " + warmupSeconds);
     check(Double.isNaN(tauMs) || tauMs > 0, "tau must be > 0 ms, was " + tauMs);
-    check(valueBytes >= 0 && valueBytes <= 1_000_000, "value bytes must be in 0..1000000, was " + valueBytes);
-    check(anomalyProbability >= 0 && anomalyProbability <= 1,
+    check(
+        valueBytes >= 0 && valueBytes <= 1_000_000,
+        "value bytes must be in 0..1000000, was " + valueBytes);
+    check(
+        anomalyProbability >= 0 && anomalyProbability <= 1,
         "anomaly probability must be in [0, 1], was " + anomalyProbability);
-    check(commonProbability >= 0 && commonProbability <= 1,
+    check(
+        commonProbability >= 0 && commonProbability <= 1,
         "common probability must be in [0, 1], was " + commonProbability);
     check(anomalyDelayMs >= 0 && commonDelayMs >= 0, "anomaly delays must be >= 0 ms");
-    check(List.of("fixed", "exponential", "pareto").contains(anomalyDistribution),
+    check(
+        List.of("fixed", "exponential", "pareto").contains(anomalyDistribution),
         "anomaly distribution must be fixed, exponential or pareto, was " + anomalyDistribution);
     return this;
   }
@@ -82,9 +96,20 @@ public record DemoSettings(
     if (anomalyProbability == 0 && commonProbability == 0) {
       return null;
     }
-    return "probability=" + anomalyProbability + ";delayMs=" + anomalyDelayMs + ";distribution=" + anomalyDistribution
-        + ";commonProbability=" + commonProbability + ";commonDelayMs=" + commonDelayMs
-        // The seed drives only the common-mode hash: the same on every duplicate, so they slow down together.
-        + ";seed=" + seed + ";applies=both";
+    return "probability="
+        + anomalyProbability
+        + ";delayMs="
+        + anomalyDelayMs
+        + ";distribution="
+        + anomalyDistribution
+        + ";commonProbability="
+        + commonProbability
+        + ";commonDelayMs="
+        + commonDelayMs
+        // The seed drives only the common-mode hash: the same on every duplicate, so they slow down
+        // together.
+        + ";seed="
+        + seed
+        + ";applies=both";
   }
 }

@@ -21,7 +21,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code zoolander bench}: Zoolander against what a user would otherwise pick, on the same ensembles. */
+/**
+ * {@code zoolander bench}: Zoolander against what a user would otherwise pick, on the same
+ * ensembles.
+ */
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
@@ -40,146 +43,244 @@ import picocli.CommandLine.Spec;
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--quick", description = "Small counts for a smoke run: 200 accesses/s, 1 s JVM warm-up, 1 s "
-      + "warm-up, 1 s per system in 2 rounds, 10 keys, heap phase 2 s at 300/s (explicit flags still win).")
+  @Option(
+      names = "--quick",
+      description =
+          "Small counts for a smoke run: 200 accesses/s, 1 s JVM warm-up, 1 s "
+              + "warm-up, 1 s per system in 2 rounds, 10 keys, heap phase 2 s at 300/s (explicit flags still win).")
   boolean quick;
 
-  @Option(names = "--duplicates", paramLabel = "N", description = "Duplicates (ensembles) started, 2..8 (default: 4;"
-      + " --admission: 2).")
+  @Option(
+      names = "--duplicates",
+      paramLabel = "N",
+      description = "Duplicates (ensembles) started, 2..8 (default: 4;" + " --admission: 2).")
   Integer duplicates;
 
-  @Option(names = "--admission", description = "Instead: writes offered above capacity (every duplicate's writes "
-      + "stalled by the anomaly injector), without and with the repeater's admission control; prints the table and "
-      + "writes admission.md into --out. Uses --duplicates, --rate (default: 200), --seconds (default: 10; --quick: "
-      + "3), --warmup-seconds (default: 2; --quick: 1), --seed, --out and the --admission-* options.")
+  @Option(
+      names = "--admission",
+      description =
+          "Instead: writes offered above capacity (every duplicate's writes "
+              + "stalled by the anomaly injector), without and with the repeater's admission control; prints the table and "
+              + "writes admission.md into --out. Uses --duplicates, --rate (default: 200), --seconds (default: 10; --quick: "
+              + "3), --warmup-seconds (default: 2; --quick: 1), --seed, --out and the --admission-* options.")
   boolean admission;
 
-  @Option(names = "--admission-tau-ms", description = "With --admission: the SLA's tau in ms (default: 50).")
+  @Option(
+      names = "--admission-tau-ms",
+      description = "With --admission: the SLA's tau in ms (default: 50).")
   Double admissionTauMs;
 
-  @Option(names = "--admission-target", description = "With --admission: the target SLA (default: 0.95).")
+  @Option(
+      names = "--admission-target",
+      description = "With --admission: the target SLA (default: 0.95).")
   Double admissionTarget;
 
-  @Option(names = "--admission-write-delay-ms", description = "With --admission: the stall of every write on every "
-      + "duplicate, which sets capacity to at most 1000/delay writes/s (default: 10).")
+  @Option(
+      names = "--admission-write-delay-ms",
+      description =
+          "With --admission: the stall of every write on every "
+              + "duplicate, which sets capacity to at most 1000/delay writes/s (default: 10).")
   Double admissionWriteDelayMs;
 
-  @Option(names = "--servers-per-duplicate", paramLabel = "N",
-      description = "ZooKeeper servers per duplicate: 1, 3 or 5 (default: 1). Plain clients talk to the leader.")
+  @Option(
+      names = "--servers-per-duplicate",
+      paramLabel = "N",
+      description =
+          "ZooKeeper servers per duplicate: 1, 3 or 5 (default: 1). Plain clients talk to the leader.")
   Integer serversPerDuplicate;
 
-  @Option(names = "--rp-counts", split = ",", paramLabel = "N,N...",
+  @Option(
+      names = "--rp-counts",
+      split = ",",
+      paramLabel = "N,N...",
       description = "Duplicate counts Zoolander RP runs with (default: 1,2,4).")
   List<Integer> rpCounts;
 
-  @Option(names = "--rate", paramLabel = "PER_SEC",
-      description = "Offered Poisson arrival rate of accesses per second (default: 500; --quick: 200).")
+  @Option(
+      names = "--rate",
+      paramLabel = "PER_SEC",
+      description =
+          "Offered Poisson arrival rate of accesses per second (default: 500; --quick: 200).")
   Double rate;
 
-  @Option(names = "--read-fraction", description = "Fraction of accesses that are reads; the rest are writes "
-      + "(default: 0.9).")
+  @Option(
+      names = "--read-fraction",
+      description = "Fraction of accesses that are reads; the rest are writes " + "(default: 0.9).")
   Double readFraction;
 
-  @Option(names = "--seconds", description = "Measured seconds per system and condition (default: 15; --quick: 1).")
+  @Option(
+      names = "--seconds",
+      description = "Measured seconds per system and condition (default: 15; --quick: 1).")
   Integer seconds;
 
-  @Option(names = "--rounds", description = "Interleaved rounds the measured seconds are cut into: each round "
-      + "measures every system once, so all share the machine's drifting background load (default: 15; --quick: 2).")
+  @Option(
+      names = "--rounds",
+      description =
+          "Interleaved rounds the measured seconds are cut into: each round "
+              + "measures every system once, so all share the machine's drifting background load (default: 15; --quick: 2).")
   Integer rounds;
 
-  @Option(names = "--warmup-seconds", description = "Warm-up before a system's first slice, discarded (a quarter of it "
-      + "before later slices); hedging measures its delay over as long (default: 2; --quick: 1).")
+  @Option(
+      names = "--warmup-seconds",
+      description =
+          "Warm-up before a system's first slice, discarded (a quarter of it "
+              + "before later slices); hedging measures its delay over as long (default: 2; --quick: 1).")
   Integer warmupSeconds;
 
-  @Option(names = "--jvm-warmup-seconds", description = "Unrecorded load through Zoolander and through plain "
-      + "ZooKeeper, each, before the first run, so every JVM has compiled its hot paths (default: 6; --quick: 1).")
+  @Option(
+      names = "--jvm-warmup-seconds",
+      description =
+          "Unrecorded load through Zoolander and through plain "
+              + "ZooKeeper, each, before the first run, so every JVM has compiled its hot paths (default: 6; --quick: 1).")
   Integer jvmWarmupSeconds;
 
-  @Option(names = "--max-accesses", description = "Bound on the measured accesses of one system in one condition, "
-      + "split evenly over the rounds (default: 1000000).")
+  @Option(
+      names = "--max-accesses",
+      description =
+          "Bound on the measured accesses of one system in one condition, "
+              + "split evenly over the rounds (default: 1000000).")
   Long maxAccesses;
 
-  @Option(names = "--max-outstanding", description = "Accesses in flight at most; arrivals beyond are dropped and "
-      + "counted, so an overloaded system sheds load rather than queueing without bound (default: 1000).")
+  @Option(
+      names = "--max-outstanding",
+      description =
+          "Accesses in flight at most; arrivals beyond are dropped and "
+              + "counted, so an overloaded system sheds load rather than queueing without bound (default: 1000).")
   Integer maxOutstanding;
 
-  @Option(names = "--keys", description = "Pre-created znodes read and written (default: 100; --quick: 10).")
+  @Option(
+      names = "--keys",
+      description = "Pre-created znodes read and written (default: 100; --quick: 10).")
   Integer keys;
 
   @Option(names = "--value-bytes", description = "Size of every znode's value (default: 1024).")
   Integer valueBytes;
 
-  @Option(names = "--sessions", description = "Plain ZooKeeper sessions per ensemble; a request goes to the one "
-      + "with the fewest outstanding (default: 4).")
+  @Option(
+      names = "--sessions",
+      description =
+          "Plain ZooKeeper sessions per ensemble; a request goes to the one "
+              + "with the fewest outstanding (default: 4).")
   Integer sessions;
 
-  @Option(names = "--balance", paramLabel = "round-robin|random",
-      description = "How replication for throughput picks an ensemble per read (default: round-robin).")
+  @Option(
+      names = "--balance",
+      paramLabel = "round-robin|random",
+      description =
+          "How replication for throughput picks an ensemble per read (default: round-robin).")
   String balance;
 
-  @Option(names = "--hedge-percentile", description = "Percentile of unhedged read latency after which a read is "
-      + "hedged, in (0, 100) (default: 95).")
+  @Option(
+      names = "--hedge-percentile",
+      description =
+          "Percentile of unhedged read latency after which a read is "
+              + "hedged, in (0, 100) (default: 95).")
   Double hedgePercentile;
 
-  @Option(names = "--anomaly", paramLabel = "RECORD|none", description = "The anomaly injector's settings in every "
-      + "duplicate for the runs with anomalies (syntax: docs/architecture.md), or 'none' to skip those runs "
-      + "(default: " + BenchSettings.DEFAULT_ANOMALY + ").")
+  @Option(
+      names = "--anomaly",
+      paramLabel = "RECORD|none",
+      description =
+          "The anomaly injector's settings in every "
+              + "duplicate for the runs with anomalies (syntax: docs/architecture.md), or 'none' to skip those runs "
+              + "(default: "
+              + BenchSettings.DEFAULT_ANOMALY
+              + ").")
   String anomaly;
 
-  @Option(names = "--heap-rate", paramLabel = "PER_SEC", description = "Offered rate of the heap phase (default: "
-      + "10000; --quick: 300). The achieved rate is reported.")
+  @Option(
+      names = "--heap-rate",
+      paramLabel = "PER_SEC",
+      description =
+          "Offered rate of the heap phase (default: "
+              + "10000; --quick: 300). The achieved rate is reported.")
   Double heapRate;
 
-  @Option(names = "--heap-seconds", description = "Measured seconds of the heap phase; 0 skips it (default: 10; "
-      + "--quick: 2).")
+  @Option(
+      names = "--heap-seconds",
+      description =
+          "Measured seconds of the heap phase; 0 skips it (default: 10; " + "--quick: 2).")
   Integer heapSeconds;
 
-  @Option(names = "--heap-sample-ms", description = "Interval between heap samples (default: 1000; --quick: 500).")
+  @Option(
+      names = "--heap-sample-ms",
+      description = "Interval between heap samples (default: 1000; --quick: 500).")
   Integer heapSampleMs;
 
-  @Option(names = "--fsync", description = "Let ZooKeeper fsync its log (slower, closer to production).")
+  @Option(
+      names = "--fsync",
+      description = "Let ZooKeeper fsync its log (slower, closer to production).")
   boolean fsync;
 
-  @Option(names = "--seed", description = "Seed of arrivals, keys and the read/write sequence (default: 1).")
+  @Option(
+      names = "--seed",
+      description = "Seed of arrivals, keys and the read/write sequence (default: 1).")
   Long seed;
 
-  @Option(names = "--out", paramLabel = "DIR", description = "Directory for bench.json, bench.md and the charts "
-      + "(default: a new temporary directory, printed).")
+  @Option(
+      names = "--out",
+      paramLabel = "DIR",
+      description =
+          "Directory for bench.json, bench.md and the charts "
+              + "(default: a new temporary directory, printed).")
   Path out;
 
-  @Option(names = "--batching", description = "Instead of the comparison above: compare the repeater's batching "
-      + "policies (--batching-policies) on write-only open-loop load at each --batching-rates rate, in "
-      + "--batching-rounds rounds, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds "
-      + "(default 5; --quick 1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
+  @Option(
+      names = "--batching",
+      description =
+          "Instead of the comparison above: compare the repeater's batching "
+              + "policies (--batching-policies) on write-only open-loop load at each --batching-rates rate, in "
+              + "--batching-rounds rounds, ZooKeeper fsyncing (docs/benchmarks.md). Uses --duplicates (default 2), --seconds "
+              + "(default 5; --quick 1) and --warmup-seconds (default 2; --quick 1); writes batching.md into --out if given.")
   boolean batching;
 
-  @Option(names = "--batching-rates", split = ",", paramLabel = "PER_SEC,...",
-      description = "Offered write rates of --batching (default: 200,10000,14000; --quick: 100,400).")
+  @Option(
+      names = "--batching-rates",
+      split = ",",
+      paramLabel = "PER_SEC,...",
+      description =
+          "Offered write rates of --batching (default: 200,10000,14000; --quick: 100,400).")
   List<Double> batchingRates;
 
-  @Option(names = "--batching-policies", split = ",", paramLabel = "POLICY,...",
-      description = "Policies of --batching, each 'none', 'adaptive' or an interval in microseconds (default: "
-          + "none,1000,5000,adaptive).")
+  @Option(
+      names = "--batching-policies",
+      split = ",",
+      paramLabel = "POLICY,...",
+      description =
+          "Policies of --batching, each 'none', 'adaptive' or an interval in microseconds (default: "
+              + "none,1000,5000,adaptive).")
   List<String> batchingPolicies;
 
-  @Option(names = "--batching-rounds", paramLabel = "N", description = "Runs of each policy at each rate of "
-      + "--batching, the order rotated each round; the table gives the medians and every run (default: 3; --quick: "
-      + "1).")
+  @Option(
+      names = "--batching-rounds",
+      paramLabel = "N",
+      description =
+          "Runs of each policy at each rate of "
+              + "--batching, the order rotated each round; the table gives the medians and every run (default: 3; --quick: "
+              + "1).")
   Integer batchingRounds;
 
-  @Option(names = "--planned-slowness", description = "Instead of the comparison above: read tails with frequent "
-      + "ZooKeeper snapshots (snapCount " + PlannedSlownessBench.SNAP_COUNT + ", " + PlannedSlownessBench.KEYS
-      + " znodes), without and with the plugins announcing them to clients (docs/benchmarks.md). Uses --duplicates "
-      + "(default 2), --rate (default 500), --read-fraction (default 0.5), --seconds (default 20; --quick 2) and "
-      + "--warmup-seconds (default 2; --quick 1); writes planned-slowness.md into --out if given.")
+  @Option(
+      names = "--planned-slowness",
+      description =
+          "Instead of the comparison above: read tails with frequent "
+              + "ZooKeeper snapshots (snapCount "
+              + PlannedSlownessBench.SNAP_COUNT
+              + ", "
+              + PlannedSlownessBench.KEYS
+              + " znodes), without and with the plugins announcing them to clients (docs/benchmarks.md). Uses --duplicates "
+              + "(default 2), --rate (default 500), --read-fraction (default 0.5), --seconds (default 20; --quick 2) and "
+              + "--warmup-seconds (default 2; --quick 1); writes planned-slowness.md into --out if given.")
   boolean plannedSlowness;
 
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
-    String command = "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
+    String command =
+        "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
     if ((admission ? 1 : 0) + (batching ? 1 : 0) + (plannedSlowness ? 1 : 0) > 1) {
-      throw new CliException("--admission, --batching and --planned-slowness are separate benchmarks: choose one");
+      throw new CliException(
+          "--admission, --batching and --planned-slowness are separate benchmarks: choose one");
     }
     if (admission) {
       AdmissionBench.Settings admissionSettings;
@@ -211,13 +312,21 @@ final class BenchCommand implements Callable<Integer> {
     return new AdmissionBench.Settings(
         duplicates != null ? duplicates : AdmissionBench.Settings.DEFAULT_DUPLICATES,
         rate != null ? rate : AdmissionBench.Settings.DEFAULT_RATE_PER_SEC,
-        seconds != null ? seconds : quick ? AdmissionBench.Settings.QUICK_SECONDS
-            : AdmissionBench.Settings.DEFAULT_SECONDS,
-        warmupSeconds != null ? warmupSeconds : quick ? AdmissionBench.Settings.QUICK_WARMUP_SECONDS
-            : AdmissionBench.Settings.DEFAULT_WARMUP_SECONDS,
+        seconds != null
+            ? seconds
+            : quick
+                ? AdmissionBench.Settings.QUICK_SECONDS
+                : AdmissionBench.Settings.DEFAULT_SECONDS,
+        warmupSeconds != null
+            ? warmupSeconds
+            : quick
+                ? AdmissionBench.Settings.QUICK_WARMUP_SECONDS
+                : AdmissionBench.Settings.DEFAULT_WARMUP_SECONDS,
         admissionTauMs != null ? admissionTauMs : AdmissionBench.Settings.DEFAULT_TAU_MS,
         admissionTarget != null ? admissionTarget : AdmissionBench.Settings.DEFAULT_TARGET_SLA,
-        admissionWriteDelayMs != null ? admissionWriteDelayMs : AdmissionBench.Settings.DEFAULT_WRITE_DELAY_MS,
+        admissionWriteDelayMs != null
+            ? admissionWriteDelayMs
+            : AdmissionBench.Settings.DEFAULT_WRITE_DELAY_MS,
         out,
         seed != null ? seed : 1);
   }
@@ -225,20 +334,28 @@ final class BenchCommand implements Callable<Integer> {
   private Integer runBatching(PrintWriter console) throws Exception {
     BatchingBench bench;
     try {
-      bench = new BatchingBench(duplicates == null ? 2 : duplicates, true,
-          batchingRates != null ? batchingRates : quick ? List.of(100.0, 400.0) : List.of(200.0, 10000.0, 14000.0),
-          batchingPolicies == null ? BatchingBench.standardPolicies()
-              : batchingPolicies.stream().map(BatchingPolicy::parse).toList(),
-          batchingRounds != null ? batchingRounds : quick ? 1 : 3,
-          Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 5),
-          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+      bench =
+          new BatchingBench(
+              duplicates == null ? 2 : duplicates,
+              true,
+              batchingRates != null
+                  ? batchingRates
+                  : quick ? List.of(100.0, 400.0) : List.of(200.0, 10000.0, 14000.0),
+              batchingPolicies == null
+                  ? BatchingBench.standardPolicies()
+                  : batchingPolicies.stream().map(BatchingPolicy::parse).toList(),
+              batchingRounds != null ? batchingRounds : quick ? 1 : 3,
+              Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 5),
+              Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }
-    List<BatchingBench.Row> rows = bench.run(line -> {
-      console.println(line);
-      console.flush();
-    });
+    List<BatchingBench.Row> rows =
+        bench.run(
+            line -> {
+              console.println(line);
+              console.flush();
+            });
     writeTable(console, BatchingBench.markdown(rows), "batching.md");
     return 0;
   }
@@ -246,16 +363,22 @@ final class BenchCommand implements Callable<Integer> {
   private Integer runPlannedSlowness(PrintWriter console) throws Exception {
     PlannedSlownessBench bench;
     try {
-      bench = new PlannedSlownessBench(duplicates == null ? 2 : duplicates, rate == null ? 500 : rate,
-          readFraction == null ? 0.5 : readFraction, Duration.ofSeconds(seconds != null ? seconds : quick ? 2 : 20),
-          Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
+      bench =
+          new PlannedSlownessBench(
+              duplicates == null ? 2 : duplicates,
+              rate == null ? 500 : rate,
+              readFraction == null ? 0.5 : readFraction,
+              Duration.ofSeconds(seconds != null ? seconds : quick ? 2 : 20),
+              Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }
-    List<PlannedSlownessBench.Row> rows = bench.run(line -> {
-      console.println(line);
-      console.flush();
-    });
+    List<PlannedSlownessBench.Row> rows =
+        bench.run(
+            line -> {
+              console.println(line);
+              console.flush();
+            });
     writeTable(console, PlannedSlownessBench.markdown(rows), "planned-slowness.md");
     return 0;
   }
@@ -266,8 +389,13 @@ final class BenchCommand implements Callable<Integer> {
     console.flush();
     if (out != null) {
       Files.createDirectories(out);
-      Files.writeString(out.resolve(file), "`zoolander " + String.join(" ",
-          spec.commandLine().getParseResult().originalArgs()) + "`\n\n" + table, StandardCharsets.UTF_8);
+      Files.writeString(
+          out.resolve(file),
+          "`zoolander "
+              + String.join(" ", spec.commandLine().getParseResult().originalArgs())
+              + "`\n\n"
+              + table,
+          StandardCharsets.UTF_8);
     }
   }
 
@@ -319,11 +447,14 @@ final class BenchCommand implements Callable<Integer> {
       b.sessions(sessions);
     }
     if (balance != null) {
-      b.balance(switch (balance.toLowerCase(Locale.ROOT)) {
-        case "round-robin" -> BenchSettings.Balance.ROUND_ROBIN;
-        case "random" -> BenchSettings.Balance.RANDOM;
-        default -> throw new IllegalArgumentException("balance must be round-robin or random, was '" + balance + "'");
-      });
+      b.balance(
+          switch (balance.toLowerCase(Locale.ROOT)) {
+            case "round-robin" -> BenchSettings.Balance.ROUND_ROBIN;
+            case "random" -> BenchSettings.Balance.RANDOM;
+            default ->
+                throw new IllegalArgumentException(
+                    "balance must be round-robin or random, was '" + balance + "'");
+          });
     }
     if (hedgePercentile != null) {
       b.hedgePercentile(hedgePercentile);

@@ -26,65 +26,110 @@ import picocli.CommandLine.Spec;
 final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--duplicates", defaultValue = "4", description = "Duplicates to start (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--duplicates",
+      defaultValue = "4",
+      description = "Duplicates to start (default: ${DEFAULT-VALUE}).")
   int duplicates;
 
-  @Option(names = "--counts", split = ",", defaultValue = "1,2,4",
+  @Option(
+      names = "--counts",
+      split = ",",
+      defaultValue = "1,2,4",
       description = "Duplicate counts to compare (default: ${DEFAULT-VALUE}).")
   List<Integer> counts;
 
-  @Option(names = "--rate", defaultValue = "300", paramLabel = "PER_SEC",
+  @Option(
+      names = "--rate",
+      defaultValue = "300",
+      paramLabel = "PER_SEC",
       description = "Open-loop (Poisson) accesses per second (default: ${DEFAULT-VALUE}).")
   double rate;
 
-  @Option(names = "--read-fraction", defaultValue = "0.8", description = "Fraction of reads (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--read-fraction",
+      defaultValue = "0.8",
+      description = "Fraction of reads (default: ${DEFAULT-VALUE}).")
   double readFraction;
 
-  @Option(names = "--calibration-seconds", defaultValue = "10",
+  @Option(
+      names = "--calibration-seconds",
+      defaultValue = "10",
       description = "Seconds measuring one duplicate (default: ${DEFAULT-VALUE}).")
   int calibrationSeconds;
 
-  @Option(names = "--seconds", defaultValue = "10", description = "Seconds per compared count (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--seconds",
+      defaultValue = "10",
+      description = "Seconds per compared count (default: ${DEFAULT-VALUE}).")
   int runSeconds;
 
-  @Option(names = "--warmup-seconds", defaultValue = "2", description = "Warm-up per phase (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--warmup-seconds",
+      defaultValue = "2",
+      description = "Warm-up per phase (default: ${DEFAULT-VALUE}).")
   int warmupSeconds;
 
-  @Option(names = "--tau-ms", description = "SLA bound tau (default: one duplicate's measured p90).")
+  @Option(
+      names = "--tau-ms",
+      description = "SLA bound tau (default: one duplicate's measured p90).")
   Double tauMs;
 
-  @Option(names = "--value-bytes", defaultValue = "256", description = "Size of written values (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--value-bytes",
+      defaultValue = "256",
+      description = "Size of written values (default: ${DEFAULT-VALUE}).")
   int valueBytes;
 
-  @Option(names = "--anomaly-probability", defaultValue = "0.05",
-      description = "Independent per-duplicate anomaly probability per access; 0 turns the injector off "
-          + "(default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--anomaly-probability",
+      defaultValue = "0.05",
+      description =
+          "Independent per-duplicate anomaly probability per access; 0 turns the injector off "
+              + "(default: ${DEFAULT-VALUE}).")
   double anomalyProbability;
 
-  @Option(names = "--anomaly-delay-ms", defaultValue = "10",
+  @Option(
+      names = "--anomaly-delay-ms",
+      defaultValue = "10",
       description = "Mean extra delay of an anomaly (default: ${DEFAULT-VALUE}).")
   double anomalyDelayMs;
 
-  @Option(names = "--anomaly-distribution", defaultValue = "exponential",
+  @Option(
+      names = "--anomaly-distribution",
+      defaultValue = "exponential",
       description = "fixed, exponential or pareto (default: ${DEFAULT-VALUE}).")
   String anomalyDistribution;
 
-  @Option(names = "--common-probability", defaultValue = "0",
-      description = "Probability that an access is slowed on every duplicate at once (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--common-probability",
+      defaultValue = "0",
+      description =
+          "Probability that an access is slowed on every duplicate at once (default: ${DEFAULT-VALUE}).")
   double commonProbability;
 
-  @Option(names = "--common-delay-ms", defaultValue = "10",
+  @Option(
+      names = "--common-delay-ms",
+      defaultValue = "10",
       description = "Extra delay of a common-mode slowdown (default: ${DEFAULT-VALUE}).")
   double commonDelayMs;
 
-  @Option(names = "--chart", defaultValue = "zoolander-demo.png",
-      description = "Where to write the PNG chart; 'none' for no chart (default: ${DEFAULT-VALUE}).")
+  @Option(
+      names = "--chart",
+      defaultValue = "zoolander-demo.png",
+      description =
+          "Where to write the PNG chart; 'none' for no chart (default: ${DEFAULT-VALUE}).")
   String chart;
 
-  @Option(names = "--fsync", description = "Let ZooKeeper fsync its log (slower, closer to production).")
+  @Option(
+      names = "--fsync",
+      description = "Let ZooKeeper fsync its log (slower, closer to production).")
   boolean fsync;
 
-  @Option(names = "--seed", defaultValue = "1", description = "Seed of arrivals and common-mode anomalies.")
+  @Option(
+      names = "--seed",
+      defaultValue = "1",
+      description = "Seed of arrivals and common-mode anomalies.")
   long seed;
 
   @Override
@@ -92,9 +137,26 @@ final class DemoCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     DemoSettings settings;
     try {
-      settings = new DemoSettings(duplicates, counts, rate, readFraction, calibrationSeconds, runSeconds, warmupSeconds,
-          tauMs == null ? Double.NaN : tauMs, valueBytes, anomalyProbability, anomalyDelayMs, anomalyDistribution,
-          commonProbability, commonDelayMs, chart.equals("none") ? null : Path.of(chart), fsync, seed).validate();
+      settings =
+          new DemoSettings(
+                  duplicates,
+                  counts,
+                  rate,
+                  readFraction,
+                  calibrationSeconds,
+                  runSeconds,
+                  warmupSeconds,
+                  tauMs == null ? Double.NaN : tauMs,
+                  valueBytes,
+                  anomalyProbability,
+                  anomalyDelayMs,
+                  anomalyDistribution,
+                  commonProbability,
+                  commonDelayMs,
+                  chart.equals("none") ? null : Path.of(chart),
+                  fsync,
+                  seed)
+              .validate();
     } catch (IllegalArgumentException e) {
       throw new CliException(e.getMessage());
     }

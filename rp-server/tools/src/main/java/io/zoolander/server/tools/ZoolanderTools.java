@@ -5,8 +5,9 @@ import java.io.PrintWriter;
 import picocli.CommandLine;
 
 /**
- * Entry point of the runnable {@code zoolander.jar} behind the README's {@code ./zoolander}: the operator's commands
- * of {@link ZoolanderCommand} plus the tools {@code demo} and {@code bench}, which only this jar carries.
+ * Entry point of the runnable {@code zoolander.jar} behind the README's {@code ./zoolander}: the
+ * operator's commands of {@link ZoolanderCommand} plus the tools {@code demo} and {@code bench},
+ * which only this jar carries.
  */
 public final class ZoolanderTools {
 
@@ -15,13 +16,17 @@ public final class ZoolanderTools {
   public static void main(String[] args) {
     ZoolanderCommand.logDefaults();
     if (args.length > 0 && (args[0].equals("bench") || args[0].equals("demo"))) {
-      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the progress and the table.
+      // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the
+      // progress and the table.
       ZoolanderCommand.setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
     }
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
-  /** Runs {@code zoolander args...} with every command, tools included, and returns its exit status. */
+  /**
+   * Runs {@code zoolander args...} with every command, tools included, and returns its exit status.
+   */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     return ZoolanderCommand.execute(commandLine(), args, out, err);
   }

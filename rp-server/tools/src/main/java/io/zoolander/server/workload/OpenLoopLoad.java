@@ -17,7 +17,8 @@ import java.util.function.LongConsumer;
 import org.HdrHistogram.Recorder;
 
 /**
- * Issues asynchronous accesses at Poisson arrival times and records their latency from the intended send time.
+ * Issues asynchronous accesses at Poisson arrival times and records their latency from the intended
+ * send time.
  *
  * <pre>{@code
  * OpenLoopLoad.Result r = OpenLoopLoad.builder().ratePerSec(500).duration(Duration.ofSeconds(10))
@@ -26,10 +27,11 @@ import org.HdrHistogram.Recorder;
  * r.histogram().getValueAtPercentile(99);   // microseconds
  * }</pre>
  *
- * The generator never waits for an access to complete before issuing the next: if the system stalls, accesses keep
- * arriving and their latencies include the stall. Outstanding accesses are bounded ({@code maxOutstanding}): past it,
- * arrivals are counted as dropped rather than queued in the generator. Accesses may be split into classes (reads and
- * writes, say), each with its own histogram besides the total.
+ * The generator never waits for an access to complete before issuing the next: if the system
+ * stalls, accesses keep arriving and their latencies include the stall. Outstanding accesses are
+ * bounded ({@code maxOutstanding}): past it, arrivals are counted as dropped rather than queued in
+ * the generator. Accesses may be split into classes (reads and writes, say), each with its own
+ * histogram besides the total.
  */
 public final class OpenLoopLoad {
   private final double ratePerSec;
@@ -61,15 +63,19 @@ public final class OpenLoopLoad {
   /**
    * What a run measured.
    *
-   * @param histogram latencies in microseconds from intended send time to completion, warm-up excluded
+   * @param histogram latencies in microseconds from intended send time to completion, warm-up
+   *     excluded
    * @param issued accesses issued after warm-up
    * @param failed accesses (after warm-up) that completed exceptionally; not in the histogram
    * @param dropped arrivals not issued because {@code maxOutstanding} accesses were in flight
    * @param offeredRatePerSec the configured arrival rate
-   * @param achievedRatePerSec measured accesses completed per second of measured time, until the duration ended or
-   *     {@code maxAccesses} were issued (those still in flight then are not counted)
-   * @param measuredSeconds the measured time: the duration, or less if {@code maxAccesses} ended the run earlier
-   * @param classes one entry per class of access ({@link Builder#classes}), in class order; one class by default
+   * @param achievedRatePerSec measured accesses completed per second of measured time, until the
+   *     duration ended or {@code maxAccesses} were issued (those still in flight then are not
+   *     counted)
+   * @param measuredSeconds the measured time: the duration, or less if {@code maxAccesses} ended
+   *     the run earlier
+   * @param classes one entry per class of access ({@link Builder#classes}), in class order; one
+   *     class by default
    */
   public record Result(
       org.HdrHistogram.Histogram histogram,
@@ -84,10 +90,15 @@ public final class OpenLoopLoad {
       classes = List.copyOf(classes);
     }
 
-    /** Fraction of issued accesses that completed within {@code tauMicros} (failures count as misses). */
+    /**
+     * Fraction of issued accesses that completed within {@code tauMicros} (failures count as
+     * misses).
+     */
     public double slaAt(long tauMicros) {
       long total = histogram.getTotalCount() + failed;
-      return total == 0 ? Double.NaN : (double) histogram.getCountBetweenValues(0, tauMicros) / total;
+      return total == 0
+          ? Double.NaN
+          : (double) histogram.getCountBetweenValues(0, tauMicros) / total;
     }
   }
 
@@ -101,8 +112,9 @@ public final class OpenLoopLoad {
   public record ClassResult(org.HdrHistogram.Histogram histogram, long issued, long failed) {}
 
   /**
-   * Runs the load: {@code access.apply(k)} starts access number k (warm-up included) and returns its completion.
-   * Returns once the duration or the access count is reached and every outstanding access completed (or 30 s passed).
+   * Runs the load: {@code access.apply(k)} starts access number k (warm-up included) and returns
+   * its completion. Returns once the duration or the access count is reached and every outstanding
+   * access completed (or 30 s passed).
    */
   public Result run(IntFunction<? extends CompletionStage<?>> access) throws InterruptedException {
     Objects.requireNonNull(access, "access must not be null");
@@ -153,7 +165,8 @@ public final class OpenLoopLoad {
       long intendedAt = intended;
       int cls = classOf.applyAsInt(k);
       if (cls < 0 || cls >= classCount) {
-        throw new IllegalStateException("access " + k + " is in class " + cls + ", not in 0.." + (classCount - 1));
+        throw new IllegalStateException(
+            "access " + k + " is in class " + cls + ", not in 0.." + (classCount - 1));
       }
       issued += measured ? 1 : 0;
       classIssued[cls] += measured ? 1 : 0;
@@ -163,21 +176,22 @@ public final class OpenLoopLoad {
       } catch (RuntimeException e) {
         stage = CompletableFuture.failedFuture(e);
       }
-      stage.whenComplete((v, e) -> {
-        long latencyMicros = (System.nanoTime() - intendedAt) / 1_000;
-        outstanding.release();
-        if (!measured) {
-          return;
-        }
-        completed.incrementAndGet();
-        if (e != null) {
-          failed.incrementAndGet();
-          classFailed[cls].incrementAndGet();
-        } else {
-          recorder.recordValue(Math.max(0, latencyMicros));
-          classRecorders[cls].recordValue(Math.max(0, latencyMicros));
-        }
-      });
+      stage.whenComplete(
+          (v, e) -> {
+            long latencyMicros = (System.nanoTime() - intendedAt) / 1_000;
+            outstanding.release();
+            if (!measured) {
+              return;
+            }
+            completed.incrementAndGet();
+            if (e != null) {
+              failed.incrementAndGet();
+              classFailed[cls].incrementAndGet();
+            } else {
+              recorder.recordValue(Math.max(0, latencyMicros));
+              classRecorders[cls].recordValue(Math.max(0, latencyMicros));
+            }
+          });
     }
     // Completed within the measured time; wait until then if the last arrival came before its end.
     long now;
@@ -189,10 +203,19 @@ public final class OpenLoopLoad {
     double seconds = Math.max(1e-9, (stoppedAt - measureFrom) / 1e9);
     List<ClassResult> classes = new ArrayList<>();
     for (int c = 0; c < classCount; c++) {
-      classes.add(new ClassResult(classRecorders[c].getIntervalHistogram(), classIssued[c], classFailed[c].get()));
+      classes.add(
+          new ClassResult(
+              classRecorders[c].getIntervalHistogram(), classIssued[c], classFailed[c].get()));
     }
-    return new Result(recorder.getIntervalHistogram(), issued, failed.get(), dropped, ratePerSec,
-        completedInTime / seconds, seconds, classes);
+    return new Result(
+        recorder.getIntervalHistogram(),
+        issued,
+        failed.get(),
+        dropped,
+        ratePerSec,
+        completedInTime / seconds,
+        seconds,
+        classes);
   }
 
   /** Builds an {@link OpenLoopLoad}; every setter validates its argument. */
@@ -203,7 +226,7 @@ public final class OpenLoopLoad {
     private long maxAccesses;
     private int maxOutstanding = 10_000;
     private long seed = 1;
-    private LongConsumer progress = seconds -> { };
+    private LongConsumer progress = seconds -> {};
     private int classCount = 1;
     private IntUnaryOperator classOf = k -> 0;
 
@@ -212,7 +235,8 @@ public final class OpenLoopLoad {
     /** Poisson arrivals per second (default 100). */
     public Builder ratePerSec(double ratePerSec) {
       if (!(ratePerSec > 0) || Double.isInfinite(ratePerSec)) {
-        throw new IllegalArgumentException("ratePerSec must be a finite number > 0, was " + ratePerSec);
+        throw new IllegalArgumentException(
+            "ratePerSec must be a finite number > 0, was " + ratePerSec);
       }
       this.ratePerSec = ratePerSec;
       return this;
@@ -220,7 +244,8 @@ public final class OpenLoopLoad {
 
     /** Measured time after warm-up (default 10 s). */
     public Builder duration(Duration duration) {
-      if (Objects.requireNonNull(duration, "duration must not be null").isNegative() || duration.isZero()) {
+      if (Objects.requireNonNull(duration, "duration must not be null").isNegative()
+          || duration.isZero()) {
         throw new IllegalArgumentException("duration must be positive, was " + duration);
       }
       this.duration = duration;
@@ -236,7 +261,10 @@ public final class OpenLoopLoad {
       return this;
     }
 
-    /** Stop after this many measured accesses, if reached before the duration (0: no limit, the default). */
+    /**
+     * Stop after this many measured accesses, if reached before the duration (0: no limit, the
+     * default).
+     */
     public Builder maxAccesses(long maxAccesses) {
       if (maxAccesses < 0) {
         throw new IllegalArgumentException("maxAccesses must be >= 0, was " + maxAccesses);
@@ -267,8 +295,9 @@ public final class OpenLoopLoad {
     }
 
     /**
-     * Splits accesses into {@code count} classes: access k belongs to class {@code classOf.applyAsInt(k)}, in
-     * {@code 0..count-1}; the result has a histogram per class (default: one class).
+     * Splits accesses into {@code count} classes: access k belongs to class {@code
+     * classOf.applyAsInt(k)}, in {@code 0..count-1}; the result has a histogram per class (default:
+     * one class).
      */
     public Builder classes(int count, IntUnaryOperator classOf) {
       if (count < 1) {

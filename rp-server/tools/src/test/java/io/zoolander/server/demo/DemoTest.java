@@ -13,20 +13,40 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A short demo on a real embedded deployment: the table and the chart come out and hold sane numbers. */
+/**
+ * A short demo on a real embedded deployment: the table and the chart come out and hold sane
+ * numbers.
+ */
 class DemoTest {
   @TempDir Path dir;
 
   private static DemoSettings settings(List<Integer> counts, Path chart) {
-    return new DemoSettings(2, counts, 200, 0.8, 2, 2, 1, Double.NaN, 64, 0.05, 5, "exponential", 0, 5, chart,
-        false, 7);
+    return new DemoSettings(
+        2,
+        counts,
+        200,
+        0.8,
+        2,
+        2,
+        1,
+        Double.NaN,
+        64,
+        0.05,
+        5,
+        "exponential",
+        0,
+        5,
+        chart,
+        false,
+        7);
   }
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aShortDemoPrintsObservedBesidePredictedAndWritesTheChart() throws Exception {
     StringWriter text = new StringWriter();
-    Demo.Outcome outcome = new Demo(settings(List.of(1, 2), dir.resolve("demo.png")), new PrintWriter(text)).run();
+    Demo.Outcome outcome =
+        new Demo(settings(List.of(1, 2), dir.resolve("demo.png")), new PrintWriter(text)).run();
     assertThat(outcome.rows()).hasSize(2);
     assertThat(outcome.tauMs()).isPositive();
     assertThat(outcome.correlationAtTau()).isBetween(0.0, 1.0);
@@ -36,21 +56,64 @@ class DemoTest {
       assertThat(row.correlated()).isBetween(0.0, 1.0);
       assertThat(row.latency().getTotalCount()).isPositive();
     }
-    // The thesis prediction for one duplicate at its own p90 is 0.9 by construction, more duplicates predict more.
+    // The thesis prediction for one duplicate at its own p90 is 0.9 by construction, more
+    // duplicates predict more.
     assertThat(outcome.rows().get(0).thesis()).isBetween(0.89, 0.91);
     assertThat(outcome.rows().get(1).thesis()).isGreaterThan(outcome.rows().get(0).thesis());
-    assertThat(text.toString()).contains("duplicates", "observed", "thesis", "correlated", "p99.9 ms");
+    assertThat(text.toString())
+        .contains("duplicates", "observed", "thesis", "correlated", "p99.9 ms");
     Path chart = DemoChart.write(outcome, dir.resolve("demo.png"));
     assertThat(Files.size(chart)).isPositive();
   }
 
   @Test
   void badSettingsNameTheProblem() {
-    assertThatThrownBy(() -> settings(List.of(3), null).validate()).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> settings(List.of(3), null).validate())
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("every count must be in 1..2");
-    assertThatThrownBy(() -> new DemoSettings(2, List.of(1), -5, 0.8, 2, 2, 1, Double.NaN, 64, 0.05, 5, "fixed", 0, 5,
-        null, false, 7).validate()).hasMessageContaining("rate");
-    assertThatThrownBy(() -> new DemoSettings(2, List.of(1), 10, 0.8, 2, 2, 1, Double.NaN, 64, 0.05, 5, "gaussian", 0,
-        5, null, false, 7).validate()).hasMessageContaining("anomaly distribution");
+    assertThatThrownBy(
+            () ->
+                new DemoSettings(
+                        2,
+                        List.of(1),
+                        -5,
+                        0.8,
+                        2,
+                        2,
+                        1,
+                        Double.NaN,
+                        64,
+                        0.05,
+                        5,
+                        "fixed",
+                        0,
+                        5,
+                        null,
+                        false,
+                        7)
+                    .validate())
+        .hasMessageContaining("rate");
+    assertThatThrownBy(
+            () ->
+                new DemoSettings(
+                        2,
+                        List.of(1),
+                        10,
+                        0.8,
+                        2,
+                        2,
+                        1,
+                        Double.NaN,
+                        64,
+                        0.05,
+                        5,
+                        "gaussian",
+                        0,
+                        5,
+                        null,
+                        false,
+                        7)
+                    .validate())
+        .hasMessageContaining("anomaly distribution");
   }
 }

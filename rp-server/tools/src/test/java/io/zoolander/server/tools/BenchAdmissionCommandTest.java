@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code zoolander bench --admission} end to end on a small embedded deployment with tiny counts: the table comes out
- * with its three phases, and the phases with admission control report the repeater's state. No speed is asserted.
+ * {@code zoolander bench --admission} end to end on a small embedded deployment with tiny counts:
+ * the table comes out with its three phases, and the phases with admission control report the
+ * repeater's state. No speed is asserted.
  */
 class BenchAdmissionCommandTest {
   @TempDir Path dir;
@@ -23,17 +24,34 @@ class BenchAdmissionCommandTest {
   @Timeout(value = 4, unit = TimeUnit.MINUTES)
   void aQuickAdmissionRunWritesTheTableOfItsThreePhases() throws Exception {
     Path out = dir.resolve("results");
-    CliRun r = run("bench", "--admission", "--quick", "--duplicates", "1", "--rate", "60", "--seconds", "1",
-        "--warmup-seconds", "0", "--out", out.toString());
+    CliRun r =
+        run(
+            "bench",
+            "--admission",
+            "--quick",
+            "--duplicates",
+            "1",
+            "--rate",
+            "60",
+            "--seconds",
+            "1",
+            "--warmup-seconds",
+            "0",
+            "--out",
+            out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String md = Files.readString(out.resolve("admission.md"), StandardCharsets.UTF_8);
-    assertThat(r.out()).contains("wrote " + out.resolve("admission.md").toAbsolutePath(), md.strip());
+    assertThat(r.out())
+        .contains("wrote " + out.resolve("admission.md").toAbsolutePath(), md.strip());
     assertThat(md).startsWith("`zoolander bench --admission --quick");
-    List<String> rows = md.lines().filter(l -> l.startsWith("| ") && !l.startsWith("| phase")).toList();
+    List<String> rows =
+        md.lines().filter(l -> l.startsWith("| ") && !l.startsWith("| phase")).toList();
     assertThat(rows).hasSize(3);
     assertThat(rows.get(0)).startsWith("| unprotected |").endsWith("| off |");
     assertThat(rows.get(1)).startsWith("| admission, no client retry |").contains("observed SLA");
-    assertThat(rows.get(2)).startsWith("| admission, client retries (default budget) |").contains("observed SLA");
+    assertThat(rows.get(2))
+        .startsWith("| admission, client retries (default budget) |")
+        .contains("observed SLA");
     for (String row : rows) {
       long issued = Long.parseLong(row.split("\\|")[2].strip());
       assertThat(issued).as(row).isPositive();
@@ -44,10 +62,13 @@ class BenchAdmissionCommandTest {
   void badAdmissionFlagsAreOneLineAndANonZeroExit() {
     CliRun target = run("bench", "--admission", "--admission-target", "1.5");
     assertThat(target.exit()).isNotZero();
-    assertThat(target.err().strip()).isEqualTo("zoolander: admission target must be in (0, 1), was 1.5");
+    assertThat(target.err().strip())
+        .isEqualTo("zoolander: admission target must be in (0, 1), was 1.5");
     CliRun delay = run("bench", "--admission", "--admission-write-delay-ms", "0");
     assertThat(delay.exit()).isNotZero();
-    assertThat(delay.err()).contains("admission write delay must be in (0, 1000] ms").hasLineCount(1);
+    assertThat(delay.err())
+        .contains("admission write delay must be in (0, 1000] ms")
+        .hasLineCount(1);
   }
 
   @Test
@@ -55,6 +76,7 @@ class BenchAdmissionCommandTest {
     CliRun both = run("bench", "--admission", "--batching");
     assertThat(both.exit()).isNotZero();
     assertThat(both.err().strip())
-        .isEqualTo("zoolander: --admission, --batching and --planned-slowness are separate benchmarks: choose one");
+        .isEqualTo(
+            "zoolander: --admission, --batching and --planned-slowness are separate benchmarks: choose one");
   }
 }

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code zoolander bench} end to end on a real (small) embedded deployment with tiny counts: the JSON, the Markdown and
- * the charts come out and hold sane values. No speed is asserted. Bad flags are one line and a non-zero exit.
+ * {@code zoolander bench} end to end on a real (small) embedded deployment with tiny counts: the
+ * JSON, the Markdown and the charts come out and hold sane values. No speed is asserted. Bad flags
+ * are one line and a non-zero exit.
  */
 class BenchCommandTest {
   private static final String NUMBER = "(-?[0-9.]+(?:[eE][+-]?[0-9]+)?|null)";
@@ -39,27 +40,45 @@ class BenchCommandTest {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aQuickRunWritesJsonMarkdownAndChartsWithEverySystemInBothConditions() throws Exception {
     Path out = dir.resolve("results");
-    CliRun r = run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
+    CliRun r =
+        run("bench", "--quick", "--duplicates", "2", "--rp-counts", "1,2", "--out", out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
-    assertThat(r.out()).contains("results go to " + out.toAbsolutePath(), "wrote " + out.resolve("bench.json"));
+    assertThat(r.out())
+        .contains("results go to " + out.toAbsolutePath(), "wrote " + out.resolve("bench.json"));
 
     String json = Files.readString(out.resolve("bench.json"), StandardCharsets.UTF_8);
     String runs = json.substring(json.indexOf("\"systems\": ["), json.indexOf("\"heap\": {"));
     for (String system : SYSTEMS) {
-      assertThat(runs.split("\"system\": \"" + system + "\",", -1)).as(system + " off and on").hasSize(3);
+      assertThat(runs.split("\"system\": \"" + system + "\",", -1))
+          .as(system + " off and on")
+          .hasSize(3);
     }
     assertThat(json).contains("\"heap\": {\n    \"system\": \"rp-2\",");
     assertThat(numbers(json, "anomalies")).isEmpty(); // booleans, not numbers
     assertThat(json).contains("\"anomalies\": false", "\"anomalies\": true");
-    assertThat(numbers(json, "tauMs")).hasSize(2 * SYSTEMS.size()).allSatisfy(t -> assertThat(t).isPositive());
+    assertThat(numbers(json, "tauMs"))
+        .hasSize(2 * SYSTEMS.size())
+        .allSatisfy(t -> assertThat(t).isPositive());
     assertThat(numbers(json, "off")).singleElement().satisfies(t -> assertThat(t).isPositive());
     assertThat(numbers(json, "on")).singleElement().satisfies(t -> assertThat(t).isPositive());
     // every run and the heap phase completed accesses
-    assertThat(numbers(json, "achievedRatePerSec")).hasSize(2 * SYSTEMS.size() + 1)
+    assertThat(numbers(json, "achievedRatePerSec"))
+        .hasSize(2 * SYSTEMS.size() + 1)
         .allSatisfy(a -> assertThat(a).isPositive());
     // reads and writes of every run: percentiles in order, up to the maximum
-    Matcher percentiles = Pattern.compile("\"p50Ms\": " + NUMBER + ",\\s*\"p90Ms\": " + NUMBER + ",\\s*\"p99Ms\": "
-        + NUMBER + ",\\s*\"p999Ms\": " + NUMBER + ",\\s*\"maxMs\": " + NUMBER).matcher(json);
+    Matcher percentiles =
+        Pattern.compile(
+                "\"p50Ms\": "
+                    + NUMBER
+                    + ",\\s*\"p90Ms\": "
+                    + NUMBER
+                    + ",\\s*\"p99Ms\": "
+                    + NUMBER
+                    + ",\\s*\"p999Ms\": "
+                    + NUMBER
+                    + ",\\s*\"maxMs\": "
+                    + NUMBER)
+            .matcher(json);
     int latencies = 0;
     while (percentiles.find()) {
       latencies++;
@@ -72,8 +91,10 @@ class BenchCommandTest {
     }
     assertThat(latencies).isEqualTo(2 * 2 * SYSTEMS.size());
     assertThat(numbers(json, "missFraction")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
-    // counted messages per read: one for plain and balanced; one, plus at most one hedge, for hedged; at least one
-    // per duplicate asked for RP (a read retried on a slow duplicate adds more: how many depends on the machine's load)
+    // counted messages per read: one for plain and balanced; one, plus at most one hedge, for
+    // hedged; at least one
+    // per duplicate asked for RP (a read retried on a slow duplicate adds more: how many depends on
+    // the machine's load)
     List<Double> perRead = numbers(json, "messagesPerRead");
     assertThat(perRead).hasSize(2 * SYSTEMS.size());
     for (int i = 0; i < perRead.size(); i++) {
@@ -87,12 +108,21 @@ class BenchCommandTest {
         default -> throw new AssertionError("unexpected system " + system);
       }
     }
-    assertThat(numbers(json, "clientMaxBytes")).singleElement().satisfies(b -> assertThat(b).isPositive());
-    assertThat(numbers(json, "repeaterMaxBytes")).singleElement().satisfies(b -> assertThat(b).isPositive());
+    assertThat(numbers(json, "clientMaxBytes"))
+        .singleElement()
+        .satisfies(b -> assertThat(b).isPositive());
+    assertThat(numbers(json, "repeaterMaxBytes"))
+        .singleElement()
+        .satisfies(b -> assertThat(b).isPositive());
 
     String md = Files.readString(out.resolve("bench.md"), StandardCharsets.UTF_8);
-    assertThat(md).contains("## Reads, anomaly injector off", "## Reads, anomaly injector on", "## Writes",
-        "## Tail at tau", "## Heap under sustained load");
+    assertThat(md)
+        .contains(
+            "## Reads, anomaly injector off",
+            "## Reads, anomaly injector on",
+            "## Writes",
+            "## Tail at tau",
+            "## Heap under sustained load");
     for (String system : SYSTEMS) {
       assertThat(md).contains("| " + system + " |");
     }
@@ -107,7 +137,8 @@ class BenchCommandTest {
   void badFlagsAreOneLineAndANonZeroExit() {
     CliRun rate = run("bench", "--rate", "-5");
     assertThat(rate.exit()).isNotZero();
-    assertThat(rate.err().strip()).isEqualTo("zoolander: rate must be in (0, 100000] per second, was -5.0");
+    assertThat(rate.err().strip())
+        .isEqualTo("zoolander: rate must be in (0, 100000] per second, was -5.0");
     CliRun counts = run("bench", "--duplicates", "2", "--rp-counts", "1,4");
     assertThat(counts.exit()).isNotZero();
     assertThat(counts.err()).contains("every rp count must be in 1..2").hasLineCount(1);

@@ -12,8 +12,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The bench scenarios {@code --batching} and {@code --planned-slowness}, end to end with tiny counts: every policy or
- * variant gets its row, every write or read completes, and the table is written. No speed is asserted.
+ * The bench scenarios {@code --batching} and {@code --planned-slowness}, end to end with tiny
+ * counts: every policy or variant gets its row, every write or read completes, and the table is
+ * written. No speed is asserted.
  */
 class BenchScenariosTest {
 
@@ -22,41 +23,89 @@ class BenchScenariosTest {
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void batchingComparesEveryPolicyAtEveryRate() throws Exception {
-    CliRun r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50", "--seconds", "1",
-        "--out", dir.toString());
+    CliRun r =
+        run(
+            "bench",
+            "--batching",
+            "--quick",
+            "--duplicates",
+            "1",
+            "--batching-rates",
+            "50",
+            "--seconds",
+            "1",
+            "--out",
+            dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
     for (String policy : new String[] {"none", "fixed 1000 us", "fixed 5000 us", "adaptive"}) {
-      assertThat(table).containsPattern("\\| 50 \\| " + policy + " \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|"
-          + " 0 \\| 0 \\| [0-9.]+ \\| [0-9.]+ \\|");
+      assertThat(table)
+          .containsPattern(
+              "\\| 50 \\| "
+                  + policy
+                  + " \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\|"
+                  + " 0 \\| 0 \\| [0-9.]+ \\| [0-9.]+ \\|");
     }
   }
 
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void batchingRoundsRotateTheOrderAndReportMedians() throws Exception {
-    CliRun r = run("bench", "--batching", "--quick", "--duplicates", "1", "--batching-rates", "50",
-        "--batching-policies", "none,adaptive", "--batching-rounds", "2", "--seconds", "1", "--out", dir.toString());
+    CliRun r =
+        run(
+            "bench",
+            "--batching",
+            "--quick",
+            "--duplicates",
+            "1",
+            "--batching-rates",
+            "50",
+            "--batching-policies",
+            "none,adaptive",
+            "--batching-rounds",
+            "2",
+            "--seconds",
+            "1",
+            "--out",
+            dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("batching.md"), StandardCharsets.UTF_8);
     String medians = table.substring(0, table.indexOf("Every run"));
     String runs = table.substring(table.indexOf("Every run"));
     assertThat(medians.lines().filter(l -> l.startsWith("| 50 |"))).hasSize(2);
-    // Each run's row starts with its round; the second round starts with the policy that ran last in the first.
-    assertThat(runs.lines().filter(l -> l.matches("\\| [12] \\| 50 \\| .*")).map(l -> l.split(" \\| ")[0] + " "
-        + l.split(" \\| ")[2])).containsExactly("| 1 none", "| 1 adaptive", "| 2 adaptive", "| 2 none");
+    // Each run's row starts with its round; the second round starts with the policy that ran last
+    // in the first.
+    assertThat(
+            runs.lines()
+                .filter(l -> l.matches("\\| [12] \\| 50 \\| .*"))
+                .map(l -> l.split(" \\| ")[0] + " " + l.split(" \\| ")[2]))
+        .containsExactly("| 1 none", "| 1 adaptive", "| 2 adaptive", "| 2 none");
   }
+
   @Test
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void plannedSlownessRunsWithoutAndWithAnnouncements() throws Exception {
-    CliRun r = run("bench", "--planned-slowness", "--quick", "--seconds", "1", "--rate", "100", "--out",
-        dir.toString());
+    CliRun r =
+        run(
+            "bench",
+            "--planned-slowness",
+            "--quick",
+            "--seconds",
+            "1",
+            "--rate",
+            "100",
+            "--out",
+            dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String table = Files.readString(dir.resolve("planned-slowness.md"), StandardCharsets.UTF_8);
-    assertThat(table).containsPattern("\\| no \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| 0 \\|"
-        + " 0 \\|");
-    assertThat(table).containsPattern("\\| yes \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| 0 \\|"
-        + " [0-9]+ \\|");
+    assertThat(table)
+        .containsPattern(
+            "\\| no \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| 0 \\|"
+                + " 0 \\|");
+    assertThat(table)
+        .containsPattern(
+            "\\| yes \\| [0-9]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| 0 \\|"
+                + " [0-9]+ \\|");
   }
 
   @Test
@@ -70,7 +119,8 @@ class BenchScenariosTest {
   void aBadPolicyOrRoundCountIsOneLine() {
     CliRun policy = run("bench", "--batching", "--batching-policies", "none,soon");
     assertThat(policy.exit()).isNotZero();
-    assertThat(policy.err()).contains("batching must be 'adaptive', 'none' or an interval in microseconds, not 'soon'");
+    assertThat(policy.err())
+        .contains("batching must be 'adaptive', 'none' or an interval in microseconds, not 'soon'");
     CliRun rounds = run("bench", "--batching", "--batching-rounds", "0");
     assertThat(rounds.exit()).isNotZero();
     assertThat(rounds.err()).contains("rounds must be in 1..20, was 0");

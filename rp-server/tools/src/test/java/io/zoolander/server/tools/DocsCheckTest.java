@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.cli.ConfigurationReference;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
+import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.server.tools.DocsChecks.CodeKey;
 import io.zoolander.server.tools.DocsChecks.Doc;
 import io.zoolander.server.tools.DocsChecks.Shown;
-import io.zoolander.server.security.PluginSecurity;
-import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.testsupport.ProjectRoot;
 import io.zoolander.wire.ErrorCode;
 import java.lang.reflect.Field;
@@ -24,10 +24,11 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The documentation (README.md and docs/*.md) checked against the code, so that it cannot drift: every {@code
- * zoolander} command shown parses, the configuration reference lists exactly the keys and options the code accepts,
- * the error-code table lists every {@link ErrorCode} with its number, and relative links resolve. A failure says what
- * to add or fix, and where. The last tests of each kind feed a made-up page, to show the check catches a mistake.
+ * The documentation (README.md and docs/*.md) checked against the code, so that it cannot drift:
+ * every {@code zoolander} command shown parses, the configuration reference lists exactly the keys
+ * and options the code accepts, the error-code table lists every {@link ErrorCode} with its number,
+ * and relative links resolve. A failure says what to add or fix, and where. The last tests of each
+ * kind feed a made-up page, to show the check catches a mistake.
  */
 class DocsCheckTest {
 
@@ -58,7 +59,10 @@ class DocsCheckTest {
 
   @Test
   void aMadeUpFlagOrSubcommandInASampleIsCaught() {
-    Doc page = new Doc("docs/sample.md", """
+    Doc page =
+        new Doc(
+            "docs/sample.md",
+            """
         Run it:
 
         ```sh
@@ -73,28 +77,54 @@ class DocsCheckTest {
         Inline, `./zoolander bench --quick --quiet` is caught too, while `zoolander server` may leave out --config.
         """);
     List<String> problems = commandProblems(List.of(page));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:4:")
-        .contains("zoolander demo has no option --made-up-flag"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:5:")
-        .contains("zoolander takes no argument 'frobnicate'"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:6:")
-        .contains("zoolander plan has no option --budget"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:8:").contains("'many'"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:9:").contains("--config"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:12 (inline)").contains("no option --quiet"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:4:")
+                    .contains("zoolander demo has no option --made-up-flag"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:5:")
+                    .contains("zoolander takes no argument 'frobnicate'"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:6:")
+                    .contains("zoolander plan has no option --budget"));
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:8:").contains("'many'"));
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:9:").contains("--config"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:12 (inline)")
+                    .contains("no option --quiet"));
     assertThat(problems).hasSize(6);
   }
 
   // b. the configuration reference
 
-  /** Every key the code accepts: zoo.cfg's zoolander.* settings, repeater.properties, every subcommand's options. */
+  /**
+   * Every key the code accepts: zoo.cfg's zoolander.* settings, repeater.properties, every
+   * subcommand's options.
+   */
   private static List<CodeKey> codeKeys() {
     List<CodeKey> keys = new ArrayList<>();
-    ConfigurationReference.serverKeys().forEach(e -> keys.add(new CodeKey("zoo.cfg", e.key(), e.defaultValue())));
+    ConfigurationReference.serverKeys()
+        .forEach(e -> keys.add(new CodeKey("zoo.cfg", e.key(), e.defaultValue())));
     // Keys the plugin reads in code, in case one is missing from the server command's list.
-    for (Class<?> type : List.of(ZoolanderPluginConfig.class, ZoolanderPeerMain.class, PluginSecurity.class)) {
+    for (Class<?> type :
+        List.of(ZoolanderPluginConfig.class, ZoolanderPeerMain.class, PluginSecurity.class)) {
       for (Field f : type.getFields()) {
-        if (Modifier.isStatic(f.getModifiers()) && f.getType() == String.class && f.getName().endsWith("_KEY")) {
+        if (Modifier.isStatic(f.getModifiers())
+            && f.getType() == String.class
+            && f.getName().endsWith("_KEY")) {
           String key = (String) get(f);
           if (keys.stream().noneMatch(k -> k.scope().equals("zoo.cfg") && k.key().equals(key))) {
             keys.add(new CodeKey("zoo.cfg", key, null));
@@ -102,7 +132,8 @@ class DocsCheckTest {
         }
       }
     }
-    ConfigurationReference.repeaterKeys().forEach(s -> keys.add(new CodeKey("repeater.properties", s.key(), s.defaultValue())));
+    ConfigurationReference.repeaterKeys()
+        .forEach(s -> keys.add(new CodeKey("repeater.properties", s.key(), s.defaultValue())));
     keys.addAll(DocsChecks.commandOptions());
     return keys;
   }
@@ -118,14 +149,23 @@ class DocsCheckTest {
   @Test
   void theConfigurationReferenceListsExactlyTheKeysOfTheCode() {
     List<CodeKey> keys = codeKeys();
-    assertThat(keys).extracting(CodeKey::key)
-        .contains("zoolander.plugin.port", "zoolander.tls.enabled", "logCapacity", "tls.enabled", "--rate");
+    assertThat(keys)
+        .extracting(CodeKey::key)
+        .contains(
+            "zoolander.plugin.port",
+            "zoolander.tls.enabled",
+            "logCapacity",
+            "tls.enabled",
+            "--rate");
     assertThat(DocsChecks.checkReference(DOCS, keys)).isEmpty();
   }
 
   @Test
   void aMissingMadeUpOrStaleKeyInTheReferenceIsCaught() {
-    Doc page = new Doc("docs/sample.md", """
+    Doc page =
+        new Doc(
+            "docs/sample.md",
+            """
         <!-- config-reference: repeater.properties -->
         | key | default | meaning |
         |---|---|---|
@@ -137,22 +177,41 @@ class DocsCheckTest {
         |---|---|---|
         | `tls.enabled` | `false` | both |
         """);
-    List<CodeKey> code = List.of(
-        new CodeKey("repeater.properties", "clientPort", "0"),
-        new CodeKey("repeater.properties", "logCapacity", "65536"),
-        new CodeKey("repeater.properties", "tls.enabled", "false"),
-        new CodeKey("zoo.cfg", "zoolander.tls.enabled", "false"),
-        new CodeKey("zoolander demo", "--rate", "300"));
+    List<CodeKey> code =
+        List.of(
+            new CodeKey("repeater.properties", "clientPort", "0"),
+            new CodeKey("repeater.properties", "logCapacity", "65536"),
+            new CodeKey("repeater.properties", "tls.enabled", "false"),
+            new CodeKey("zoo.cfg", "zoolander.tls.enabled", "false"),
+            new CodeKey("zoolander demo", "--rate", "300"));
     List<String> problems = DocsChecks.checkReference(List.of(page), code);
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:4:")
-        .contains("clientPort defaults to `0` in the code"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:5:")
-        .contains("clientHostname", "does not accept"));
-    assertThat(problems).anySatisfy(p -> assertThat(p)
-        .contains("repeater.properties accepts logCapacity", "add a row | `logCapacity` | `65536` |",
-            "docs/sample.md:4"));
-    assertThat(problems).anySatisfy(p -> assertThat(p)
-        .contains("no table documents zoolander demo", "<!-- config-reference: zoolander demo -->"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:4:")
+                    .contains("clientPort defaults to `0` in the code"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:5:")
+                    .contains("clientHostname", "does not accept"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .contains(
+                        "repeater.properties accepts logCapacity",
+                        "add a row | `logCapacity` | `65536` |",
+                        "docs/sample.md:4"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .contains(
+                        "no table documents zoolander demo",
+                        "<!-- config-reference: zoolander demo -->"));
     assertThat(problems).hasSize(4);
   }
 
@@ -160,32 +219,53 @@ class DocsCheckTest {
 
   private static Map<String, Integer> errorCodes() {
     return Arrays.stream(ErrorCode.values())
-        .collect(Collectors.toMap(ErrorCode::name, ErrorCode::code, (a, b) -> a, LinkedHashMap::new));
+        .collect(
+            Collectors.toMap(ErrorCode::name, ErrorCode::code, (a, b) -> a, LinkedHashMap::new));
   }
 
   @Test
   void theTroubleshootingPageListsEveryErrorCodeWithItsNumber() {
-    Map<String, List<DocsChecks.Row>> tables = DocsChecks.markedTables(DOCS, DocsChecks.ERROR_CODES_MARKER);
-    assertThat(tables.get("")).allSatisfy(r -> assertThat(r.where()).startsWith("docs/troubleshooting.md:"));
+    Map<String, List<DocsChecks.Row>> tables =
+        DocsChecks.markedTables(DOCS, DocsChecks.ERROR_CODES_MARKER);
+    assertThat(tables.get(""))
+        .allSatisfy(r -> assertThat(r.where()).startsWith("docs/troubleshooting.md:"));
     assertThat(DocsChecks.checkErrorCodes(DOCS, errorCodes())).isEmpty();
   }
 
   @Test
   void aMissingOrMisnumberedErrorCodeIsCaught() {
-    Doc page = new Doc("docs/troubleshooting.md", """
+    Doc page =
+        new Doc(
+            "docs/troubleshooting.md",
+            """
         <!-- error-codes -->
         | code | number | means | do |
         |---|---|---|---|
         | `FENCED` | 104 | | |
         | `TIMED_OUT` | 130 | | |
         """);
-    List<String> problems = DocsChecks.checkErrorCodes(List.of(page), Map.of("FENCED", 103, "NOT_LEADER", 102));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/troubleshooting.md:4:")
-        .contains("FENCED is code 103"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/troubleshooting.md:5:")
-        .contains("TIMED_OUT is not an ErrorCode"));
-    assertThat(problems).anySatisfy(p -> assertThat(p)
-        .contains("NOT_LEADER (102) is missing", "| `NOT_LEADER` | 102 |", "docs/troubleshooting.md"));
+    List<String> problems =
+        DocsChecks.checkErrorCodes(List.of(page), Map.of("FENCED", 103, "NOT_LEADER", 102));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/troubleshooting.md:4:")
+                    .contains("FENCED is code 103"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/troubleshooting.md:5:")
+                    .contains("TIMED_OUT is not an ErrorCode"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .contains(
+                        "NOT_LEADER (102) is missing",
+                        "| `NOT_LEADER` | 102 |",
+                        "docs/troubleshooting.md"));
     assertThat(problems).hasSize(3);
   }
 
@@ -193,14 +273,18 @@ class DocsCheckTest {
 
   @Test
   void relativeLinksBetweenPagesResolve() {
-    Map<String, Doc> byName = DOCS.stream().collect(Collectors.toMap(Doc::name, Function.identity()));
+    Map<String, Doc> byName =
+        DOCS.stream().collect(Collectors.toMap(Doc::name, Function.identity()));
     assertThat(byName).containsKeys("README.md", "docs/README.md", "docs/troubleshooting.md");
     assertThat(DocsChecks.checkLinks(ROOT, DOCS, byName)).isEmpty();
   }
 
   @Test
   void aBrokenLinkOrAnchorIsCaught() {
-    Doc page = new Doc("docs/sample.md", """
+    Doc page =
+        new Doc(
+            "docs/sample.md",
+            """
         # Sample page
 
         ## `zoolander server`: zoo.cfg
@@ -215,19 +299,35 @@ class DocsCheckTest {
         """);
     Map<String, Doc> byName = Map.of(page.name(), page);
     List<String> problems = DocsChecks.checkLinks(ROOT, List.of(page), byName);
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:5: link missing.md")
-        .contains("does not exist"));
-    assertThat(problems).anySatisfy(p -> assertThat(p)
-        .startsWith("docs/sample.md:5: link operations.md#no-such-heading").contains("no heading"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:6: link #zoolander-server:"));
-    assertThat(problems).anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:6: link ../../etc/passwd")
-        .contains("outside the repository"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:5: link missing.md")
+                    .contains("does not exist"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:5: link operations.md#no-such-heading")
+                    .contains("no heading"));
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).startsWith("docs/sample.md:6: link #zoolander-server:"));
+    assertThat(problems)
+        .anySatisfy(
+            p ->
+                assertThat(p)
+                    .startsWith("docs/sample.md:6: link ../../etc/passwd")
+                    .contains("outside the repository"));
     assertThat(problems).hasSize(4);
   }
 
   @Test
   void anchorsFollowGitHubsRule() {
-    Doc page = new Doc("x.md", """
+    Doc page =
+        new Doc(
+            "x.md",
+            """
         # The client SDK
         ## `zoolander server`: zoo.cfg
         ## Micro-benchmarks (JMH)
@@ -235,7 +335,11 @@ class DocsCheckTest {
         ## Run to run
         """);
     assertThat(DocsChecks.anchors(page))
-        .containsExactly("the-client-sdk", "zoolander-server-zoocfg", "micro-benchmarks-jmh", "run-to-run",
+        .containsExactly(
+            "the-client-sdk",
+            "zoolander-server-zoocfg",
+            "micro-benchmarks-jmh",
+            "run-to-run",
             "run-to-run-1");
   }
 }

@@ -23,21 +23,28 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 
 /**
- * Reads the Markdown documentation (README.md and docs/*.md) the way {@link DocsCheckTest} checks it against the code:
- * the {@code zoolander} commands shown, the tables marked as configuration reference or error-code table, and the
- * relative links. Every check returns problems as lines that say what to change where; none means the docs agree.
+ * Reads the Markdown documentation (README.md and docs/*.md) the way {@link DocsCheckTest} checks
+ * it against the code: the {@code zoolander} commands shown, the tables marked as configuration
+ * reference or error-code table, and the relative links. Every check returns problems as lines that
+ * say what to change where; none means the docs agree.
  */
 final class DocsChecks {
   private DocsChecks() {}
 
-  /** One Markdown page: its path relative to the repository root (for messages, and to resolve links) and its text. */
+  /**
+   * One Markdown page: its path relative to the repository root (for messages, and to resolve
+   * links) and its text.
+   */
   record Doc(String name, String text) {
     List<String> lines() {
       return text.lines().toList();
     }
   }
 
-  /** A {@code zoolander} command shown in a page: where, as written, and its arguments after {@code zoolander}. */
+  /**
+   * A {@code zoolander} command shown in a page: where, as written, and its arguments after {@code
+   * zoolander}.
+   */
   record Shown(String where, String text, List<String> args, boolean inCodeBlock) {}
 
   /** One row of a marked table: where, and its cells (trimmed, without the outer pipes). */
@@ -55,7 +62,8 @@ final class DocsChecks {
     List<Doc> read = new ArrayList<>();
     for (Path page : pages) {
       try {
-        read.add(new Doc(root.relativize(page).toString().replace('\\', '/'), Files.readString(page)));
+        read.add(
+            new Doc(root.relativize(page).toString().replace('\\', '/'), Files.readString(page)));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -67,15 +75,16 @@ final class DocsChecks {
   // a. Commands
 
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
-  private static final Pattern COMMAND_START = Pattern.compile(
-      "^(?:\\$\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:\\./zoolander|zoolander|java\\s+(?:-\\S+\\s+)*-jar\\s+\\S*zoolander\\.jar)"
-          + "(?=\\s|$)(.*)$");
+  private static final Pattern COMMAND_START =
+      Pattern.compile(
+          "^(?:\\$\\s+)?(?:[A-Z_][A-Z0-9_]*=\\S*\\s+)*(?:\\./zoolander|zoolander|java\\s+(?:-\\S+\\s+)*-jar\\s+\\S*zoolander\\.jar)"
+              + "(?=\\s|$)(.*)$");
   private static final Pattern INLINE_CODE = Pattern.compile("(`+)(.+?)\\1", Pattern.DOTALL);
 
   /**
-   * Every {@code zoolander} command in a page: lines of fenced or indented code blocks (after a prompt, environment
-   * assignments, {@code &&} or {@code ;}), and inline code spans that start with {@code zoolander } or
-   * {@code ./zoolander }.
+   * Every {@code zoolander} command in a page: lines of fenced or indented code blocks (after a
+   * prompt, environment assignments, {@code &&} or {@code ;}), and inline code spans that start
+   * with {@code zoolander } or {@code ./zoolander }.
    */
   static List<Shown> commands(Doc doc) {
     List<Shown> shown = new ArrayList<>();
@@ -92,8 +101,11 @@ final class DocsChecks {
         previousBlankOrCode = false;
         continue;
       }
-      boolean indentedCode = !inFence && previousBlankOrCode && (line.startsWith("    ") || line.startsWith("\t"))
-          && !line.isBlank();
+      boolean indentedCode =
+          !inFence
+              && previousBlankOrCode
+              && (line.startsWith("    ") || line.startsWith("\t"))
+              && !line.isBlank();
       if (inFence || indentedCode) {
         String joined = line;
         int first = i;
@@ -103,7 +115,9 @@ final class DocsChecks {
         for (String segment : splitSegments(joined.strip())) {
           Matcher m = COMMAND_START.matcher(segment.strip());
           if (m.matches()) {
-            shown.add(new Shown(doc.name() + ":" + (first + 1), segment.strip(), shellWords(m.group(1)), true));
+            shown.add(
+                new Shown(
+                    doc.name() + ":" + (first + 1), segment.strip(), shellWords(m.group(1)), true));
           }
         }
         previousBlankOrCode = indentedCode;
@@ -123,7 +137,8 @@ final class DocsChecks {
       Matcher c = Pattern.compile("^(?:\\./zoolander|zoolander) (.*)$").matcher(code);
       if (c.matches()) {
         int line = proseLineNumbers.get(lineIndex(proseLineStarts, m.start()));
-        shown.add(new Shown(doc.name() + ":" + line + " (inline)", code, shellWords(c.group(1)), false));
+        shown.add(
+            new Shown(doc.name() + ":" + line + " (inline)", code, shellWords(c.group(1)), false));
       }
     }
     return shown;
@@ -153,7 +168,9 @@ final class DocsChecks {
       } else if (c == '\'' || c == '"') {
         quote = c;
         current.append(c);
-      } else if (c == ';' || c == '|' || (c == '&' && i + 1 < line.length() && line.charAt(i + 1) == '&')) {
+      } else if (c == ';'
+          || c == '|'
+          || (c == '&' && i + 1 < line.length() && line.charAt(i + 1) == '&')) {
         segments.add(current.toString());
         current.setLength(0);
         if (i + 1 < line.length() && (line.charAt(i + 1) == '&' || line.charAt(i + 1) == '|')) {
@@ -191,7 +208,8 @@ final class DocsChecks {
           words.add(word.toString());
           word = null;
         }
-      } else if (word == null && (c == '#' || c == '>' || c == '<' || (c == '2' && text.startsWith("2>", i)))) {
+      } else if (word == null
+          && (c == '#' || c == '>' || c == '<' || (c == '2' && text.startsWith("2>", i)))) {
         break;
       } else {
         word = word == null ? new StringBuilder() : word;
@@ -205,11 +223,14 @@ final class DocsChecks {
   }
 
   /**
-   * Problems of one shown command: an unknown subcommand or option, and, for a command in a code block (which a reader
-   * copies and runs), anything the real parser refuses (a missing required option, a value of the wrong type). An
-   * inline mention like {@code zoolander server} may leave required options out.
+   * Problems of one shown command: an unknown subcommand or option, and, for a command in a code
+   * block (which a reader copies and runs), anything the real parser refuses (a missing required
+   * option, a value of the wrong type). An inline mention like {@code zoolander server} may leave
+   * required options out.
    */
-  /** The command line whose subcommands and options the shown commands are looked up in (only read). */
+  /**
+   * The command line whose subcommands and options the shown commands are looked up in (only read).
+   */
   private static final CommandLine STRUCTURE = ZoolanderTools.commandLine();
 
   static List<String> check(Shown shown) {
@@ -220,13 +241,25 @@ final class DocsChecks {
     List<String> args = shown.args();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
-      String name = current.getCommandName().equals("zoolander") ? "zoolander" : "zoolander " + current.getCommandName();
+      String name =
+          current.getCommandName().equals("zoolander")
+              ? "zoolander"
+              : "zoolander " + current.getCommandName();
       if (arg.startsWith("-") && arg.length() > 1) {
         String optionName = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
         OptionSpec option = current.getCommandSpec().findOption(optionName);
         if (option == null) {
-          problems.add(shown.where() + ": `" + shown.text() + "`: " + name + " has no option " + optionName
-              + " (its options: " + optionNames(current.getCommandSpec()) + "); fix the page or the command");
+          problems.add(
+              shown.where()
+                  + ": `"
+                  + shown.text()
+                  + "`: "
+                  + name
+                  + " has no option "
+                  + optionName
+                  + " (its options: "
+                  + optionNames(current.getCommandSpec())
+                  + "); fix the page or the command");
           return problems; // what follows (its value) would only repeat the problem
         }
         if (!arg.contains("=") && option.arity().min() > 0) {
@@ -236,8 +269,18 @@ final class DocsChecks {
         current = current.getSubcommands().get(arg);
         subcommandSeen = true;
       } else if (current.getCommandSpec().positionalParameters().isEmpty()) {
-        problems.add(shown.where() + ": `" + shown.text() + "`: " + name + " takes no argument '" + arg + "'"
-            + (subcommandSeen ? "" : " (subcommands: " + String.join(", ", top.getSubcommands().keySet()) + ")"));
+        problems.add(
+            shown.where()
+                + ": `"
+                + shown.text()
+                + "`: "
+                + name
+                + " takes no argument '"
+                + arg
+                + "'"
+                + (subcommandSeen
+                    ? ""
+                    : " (subcommands: " + String.join(", ", top.getSubcommands().keySet()) + ")"));
         return problems;
       }
     }
@@ -254,7 +297,10 @@ final class DocsChecks {
   }
 
   private static String optionNames(CommandSpec spec) {
-    return spec.options().stream().map(OptionSpec::longestName).distinct().collect(Collectors.joining(" "));
+    return spec.options().stream()
+        .map(OptionSpec::longestName)
+        .distinct()
+        .collect(Collectors.joining(" "));
   }
 
   // ---------------------------------------------------------------------------------------------------------------
@@ -265,7 +311,8 @@ final class DocsChecks {
   private static final Pattern CODE_SPAN = Pattern.compile("`([^`]+)`");
 
   /**
-   * The rows of every table marked {@code <!-- NAME: ARGUMENT -->} (the first table after the marker), by argument.
+   * The rows of every table marked {@code <!-- NAME: ARGUMENT -->} (the first table after the
+   * marker), by argument.
    */
   static Map<String, List<Row>> markedTables(Collection<Doc> docs, String name) {
     Map<String, List<Row>> tables = new LinkedHashMap<>();
@@ -273,7 +320,8 @@ final class DocsChecks {
       List<String> lines = doc.lines();
       for (int i = 0; i < lines.size(); i++) {
         Matcher m = MARKER.matcher(lines.get(i).strip());
-        if (!m.matches() || !m.group(1).equals(name)) { // a marker is a line of its own, not a mention in prose
+        if (!m.matches()
+            || !m.group(1).equals(name)) { // a marker is a line of its own, not a mention in prose
           continue;
         }
         List<Row> rows = tables.computeIfAbsent(m.group(2), k -> new ArrayList<>());
@@ -291,7 +339,10 @@ final class DocsChecks {
           rows.add(new Row(doc.name() + ":" + (j + 1), cells(row)));
         }
         if (rows.isEmpty()) {
-          rows.add(new Row(doc.name() + ":" + (i + 1), List.of())); // a marker without a table: still a place
+          rows.add(
+              new Row(
+                  doc.name() + ":" + (i + 1),
+                  List.of())); // a marker without a table: still a place
         }
       }
     }
@@ -299,7 +350,8 @@ final class DocsChecks {
   }
 
   private static List<String> cells(String row) {
-    String inner = row.substring(1, row.endsWith("|") && row.length() > 1 ? row.length() - 1 : row.length());
+    String inner =
+        row.substring(1, row.endsWith("|") && row.length() > 1 ? row.length() - 1 : row.length());
     List<String> cells = new ArrayList<>();
     for (String cell : inner.split("(?<!\\\\)\\|", -1)) {
       cells.add(cell.strip());
@@ -307,22 +359,27 @@ final class DocsChecks {
     return cells;
   }
 
-  /** One key the code accepts: where it is accepted (a scope like {@code zoo.cfg}) and its default as text. */
+  /**
+   * One key the code accepts: where it is accepted (a scope like {@code zoo.cfg}) and its default
+   * as text.
+   */
   record CodeKey(String scope, String key, String defaultValue) {}
 
   /**
-   * Compares the marked reference tables with the code's keys. A marker's argument lists the scopes its table
-   * documents, comma-separated: {@code zoo.cfg}, {@code repeater.properties}, {@code zoolander SUBCOMMAND} (the
-   * subcommand's options), each optionally followed by {@code (prefix P)} when the table writes the keys without
-   * the prefix {@code P} they have in that scope. A row documents every key in code spans of its first cell; its
-   * second cell is the default, checked against the code's when that is a plain value.
+   * Compares the marked reference tables with the code's keys. A marker's argument lists the scopes
+   * its table documents, comma-separated: {@code zoo.cfg}, {@code repeater.properties}, {@code
+   * zoolander SUBCOMMAND} (the subcommand's options), each optionally followed by {@code (prefix
+   * P)} when the table writes the keys without the prefix {@code P} they have in that scope. A row
+   * documents every key in code spans of its first cell; its second cell is the default, checked
+   * against the code's when that is a plain value.
    */
   static List<String> checkReference(Collection<Doc> docs, List<CodeKey> code) {
     List<String> problems = new ArrayList<>();
     Map<String, Map<String, Row>> documented = new TreeMap<>(); // scope -> key -> row
     Map<String, String> firstTableOf = new HashMap<>();
     Pattern scopePattern = Pattern.compile("^(.+?)(?:\\s*\\(prefix\\s+(\\S+)\\))?$");
-    Set<String> scopes = code.stream().map(CodeKey::scope).collect(Collectors.toCollection(LinkedHashSet::new));
+    Set<String> scopes =
+        code.stream().map(CodeKey::scope).collect(Collectors.toCollection(LinkedHashSet::new));
     for (Map.Entry<String, List<Row>> table : markedTables(docs, CONFIG_MARKER).entrySet()) {
       for (String scopeText : table.getKey().split(",")) {
         Matcher s = scopePattern.matcher(scopeText.strip());
@@ -332,12 +389,27 @@ final class DocsChecks {
         String scope = s.group(1).strip();
         String prefix = s.group(2) == null ? "" : s.group(2);
         if (!scopes.contains(scope)) {
-          problems.add(table.getValue().get(0).where() + ": the marker <!-- " + CONFIG_MARKER + ": " + table.getKey()
-              + " --> names '" + scope + "', which is none of " + scopes);
+          problems.add(
+              table.getValue().get(0).where()
+                  + ": the marker <!-- "
+                  + CONFIG_MARKER
+                  + ": "
+                  + table.getKey()
+                  + " --> names '"
+                  + scope
+                  + "', which is none of "
+                  + scopes);
           continue;
         }
-        firstTableOf.putIfAbsent(scope, table.getValue().get(0).where() + " (the table after <!-- " + CONFIG_MARKER
-            + ": " + table.getKey() + " -->)" + (prefix.isEmpty() ? "" : ", without the prefix " + prefix));
+        firstTableOf.putIfAbsent(
+            scope,
+            table.getValue().get(0).where()
+                + " (the table after <!-- "
+                + CONFIG_MARKER
+                + ": "
+                + table.getKey()
+                + " -->)"
+                + (prefix.isEmpty() ? "" : ", without the prefix " + prefix));
         for (Row row : table.getValue()) {
           if (row.cells().isEmpty()) {
             continue;
@@ -345,7 +417,9 @@ final class DocsChecks {
           Matcher k = CODE_SPAN.matcher(row.cells().get(0));
           while (k.find()) {
             String key = k.group(1).strip().split("\\s+")[0];
-            documented.computeIfAbsent(scope, x -> new LinkedHashMap<>()).putIfAbsent(prefix + key, row);
+            documented
+                .computeIfAbsent(scope, x -> new LinkedHashMap<>())
+                .putIfAbsent(prefix + key, row);
           }
         }
       }
@@ -360,23 +434,66 @@ final class DocsChecks {
         undocumentedScopes.computeIfAbsent(key.scope(), x -> new ArrayList<>()).add(key.key());
       } else if (row == null) {
         String defaultCell = key.defaultValue() == null ? "" : "`" + key.defaultValue() + "`";
-        problems.add(key.scope() + " accepts " + key.key() + " but the configuration reference does not list it: add"
-            + " a row | `" + key.key() + "` | " + defaultCell + " | what it means | at " + place);
-      } else if (plain(key.defaultValue()) && row.cells().size() > 1 && codeSpans(row.cells().get(0)) == 1
+        problems.add(
+            key.scope()
+                + " accepts "
+                + key.key()
+                + " but the configuration reference does not list it: add"
+                + " a row | `"
+                + key.key()
+                + "` | "
+                + defaultCell
+                + " | what it means | at "
+                + place);
+      } else if (plain(key.defaultValue())
+          && row.cells().size() > 1
+          && codeSpans(row.cells().get(0)) == 1
           && !codeSpans(row.cells().get(1), key.defaultValue())) {
-        problems.add(row.where() + ": " + key.key() + " defaults to `" + key.defaultValue() + "` in the code, but the"
-            + " reference's default cell says '" + row.cells().get(1) + "': write `" + key.defaultValue() + "` there");
+        problems.add(
+            row.where()
+                + ": "
+                + key.key()
+                + " defaults to `"
+                + key.defaultValue()
+                + "` in the code, but the"
+                + " reference's default cell says '"
+                + row.cells().get(1)
+                + "': write `"
+                + key.defaultValue()
+                + "` there");
       }
     }
-    undocumentedScopes.forEach((scope, keys) -> problems.add("no table documents " + scope + ": add a table marked"
-        + " <!-- " + CONFIG_MARKER + ": " + scope + " --> with a row for each of " + keys + " to a docs/*.md page"
-        + " (docs/operations.md for settings files, docs/cli.md for options)"));
-    documented.forEach((scope, keys) -> keys.forEach((key, row) -> {
-      if (!codeKeys.getOrDefault(scope, Set.of()).contains(key)) {
-        problems.add(row.where() + ": the reference lists " + key + " for " + scope + ", which the code does not"
-            + " accept: fix the key or remove the row (the code's keys: " + codeKeys.get(scope) + ")");
-      }
-    }));
+    undocumentedScopes.forEach(
+        (scope, keys) ->
+            problems.add(
+                "no table documents "
+                    + scope
+                    + ": add a table marked"
+                    + " <!-- "
+                    + CONFIG_MARKER
+                    + ": "
+                    + scope
+                    + " --> with a row for each of "
+                    + keys
+                    + " to a docs/*.md page"
+                    + " (docs/operations.md for settings files, docs/cli.md for options)"));
+    documented.forEach(
+        (scope, keys) ->
+            keys.forEach(
+                (key, row) -> {
+                  if (!codeKeys.getOrDefault(scope, Set.of()).contains(key)) {
+                    problems.add(
+                        row.where()
+                            + ": the reference lists "
+                            + key
+                            + " for "
+                            + scope
+                            + ", which the code does not"
+                            + " accept: fix the key or remove the row (the code's keys: "
+                            + codeKeys.get(scope)
+                            + ")");
+                  }
+                }));
     return problems;
   }
 
@@ -393,18 +510,20 @@ final class DocsChecks {
   }
 
   /**
-   * Every option of every {@code zoolander} subcommand, as scope {@code zoolander SUBCOMMAND}, except the standard
-   * {@code --help} and {@code --version} every command has.
+   * Every option of every {@code zoolander} subcommand, as scope {@code zoolander SUBCOMMAND},
+   * except the standard {@code --help} and {@code --version} every command has.
    */
   static List<CodeKey> commandOptions() {
     List<CodeKey> keys = new ArrayList<>();
-    for (Map.Entry<String, CommandLine> sub : ZoolanderTools.commandLine().getSubcommands().entrySet()) {
+    for (Map.Entry<String, CommandLine> sub :
+        ZoolanderTools.commandLine().getSubcommands().entrySet()) {
       Set<String> seen = new LinkedHashSet<>();
       for (OptionSpec option : sub.getValue().getCommandSpec().options()) {
         if (option.usageHelp() || option.versionHelp() || !seen.add(option.longestName())) {
           continue;
         }
-        keys.add(new CodeKey("zoolander " + sub.getKey(), option.longestName(), option.defaultValue()));
+        keys.add(
+            new CodeKey("zoolander " + sub.getKey(), option.longestName(), option.defaultValue()));
       }
     }
     return keys;
@@ -416,15 +535,18 @@ final class DocsChecks {
   static final String ERROR_CODES_MARKER = "error-codes";
 
   /**
-   * Compares the table marked {@code <!-- error-codes -->} with the codes: every name (a code span in the first cell)
-   * with its number (the second cell), nothing else.
+   * Compares the table marked {@code <!-- error-codes -->} with the codes: every name (a code span
+   * in the first cell) with its number (the second cell), nothing else.
    */
   static List<String> checkErrorCodes(Collection<Doc> docs, Map<String, Integer> codes) {
     List<String> problems = new ArrayList<>();
     List<Row> rows = markedTables(docs, ERROR_CODES_MARKER).getOrDefault("", List.of());
     if (rows.isEmpty()) {
-      return List.of("no table marked <!-- " + ERROR_CODES_MARKER + " --> in docs/*.md: docs/troubleshooting.md lists"
-          + " every ErrorCode in one");
+      return List.of(
+          "no table marked <!-- "
+              + ERROR_CODES_MARKER
+              + " --> in docs/*.md: docs/troubleshooting.md lists"
+              + " every ErrorCode in one");
     }
     Map<String, Row> documented = new LinkedHashMap<>();
     for (Row row : rows) {
@@ -441,36 +563,62 @@ final class DocsChecks {
       Integer number = codes.get(name);
       String cell = row.cells().size() > 1 ? row.cells().get(1) : "";
       if (number == null) {
-        problems.add(row.where() + ": " + name + " is not an ErrorCode (the codes: " + codes.keySet()
-            + "): fix or remove the row");
+        problems.add(
+            row.where()
+                + ": "
+                + name
+                + " is not an ErrorCode (the codes: "
+                + codes.keySet()
+                + "): fix or remove the row");
       } else if (!cell.replace("`", "").strip().equals(Integer.toString(number))) {
-        problems.add(row.where() + ": " + name + " is code " + number + " on the wire, the table's second cell says '"
-            + cell + "': write " + number);
+        problems.add(
+            row.where()
+                + ": "
+                + name
+                + " is code "
+                + number
+                + " on the wire, the table's second cell says '"
+                + cell
+                + "': write "
+                + number);
       }
     }
     String place = rows.get(0).where().replaceFirst(":\\d+$", "");
-    codes.forEach((name, number) -> {
-      if (!documented.containsKey(name)) {
-        problems.add("ErrorCode " + name + " (" + number + ") is missing from the error-code table: add a row | `"
-            + name + "` | " + number + " | what it means | what to do | to the table after <!-- "
-            + ERROR_CODES_MARKER + " --> in " + place);
-      }
-    });
+    codes.forEach(
+        (name, number) -> {
+          if (!documented.containsKey(name)) {
+            problems.add(
+                "ErrorCode "
+                    + name
+                    + " ("
+                    + number
+                    + ") is missing from the error-code table: add a row | `"
+                    + name
+                    + "` | "
+                    + number
+                    + " | what it means | what to do | to the table after <!-- "
+                    + ERROR_CODES_MARKER
+                    + " --> in "
+                    + place);
+          }
+        });
     return problems;
   }
 
   // ---------------------------------------------------------------------------------------------------------------
   // d. Links
 
-  private static final Pattern INLINE_LINK = Pattern.compile("\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
-  private static final Pattern REFERENCE_LINK = Pattern.compile("^\\s{0,3}\\[[^\\]]+\\]:\\s*<?(\\S+?)>?(?:\\s.*)?$");
+  private static final Pattern INLINE_LINK =
+      Pattern.compile("\\[[^\\]]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+  private static final Pattern REFERENCE_LINK =
+      Pattern.compile("^\\s{0,3}\\[[^\\]]+\\]:\\s*<?(\\S+?)>?(?:\\s.*)?$");
   private static final Pattern HEADING = Pattern.compile("^\\s{0,3}(#{1,6})\\s+(.*?)\\s*#*\\s*$");
   private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"");
 
   /**
-   * Problems of the relative links of {@code docs}: a target file that does not exist under {@code root}, or a
-   * {@code #anchor} that no heading of the target page produces (GitHub's rule: lower case, punctuation dropped,
-   * spaces to hyphens, -1, -2... for repeated headings).
+   * Problems of the relative links of {@code docs}: a target file that does not exist under {@code
+   * root}, or a {@code #anchor} that no heading of the target page produces (GitHub's rule: lower
+   * case, punctuation dropped, spaces to hyphens, -1, -2... for repeated headings).
    */
   static List<String> checkLinks(Path root, Collection<Doc> docs, Map<String, Doc> byName) {
     List<String> problems = new ArrayList<>();
@@ -497,8 +645,13 @@ final class DocsChecks {
           if (file.isEmpty()) {
             Set<String> anchors = anchors(doc);
             if (!anchors.contains(anchor)) {
-              problems.add(where + ": " + doc.name() + " has no heading with that anchor (its anchors: " + anchors
-                  + ")");
+              problems.add(
+                  where
+                      + ": "
+                      + doc.name()
+                      + " has no heading with that anchor (its anchors: "
+                      + anchors
+                      + ")");
             }
             continue;
           }
@@ -522,8 +675,15 @@ final class DocsChecks {
             }
             Set<String> anchors = anchors(new Doc(targetName, text));
             if (!anchors.contains(anchor)) {
-              problems.add(where + ": " + targetName + " has no heading with anchor #" + anchor + " (its anchors: "
-                  + anchors + ")");
+              problems.add(
+                  where
+                      + ": "
+                      + targetName
+                      + " has no heading with anchor #"
+                      + anchor
+                      + " (its anchors: "
+                      + anchors
+                      + ")");
             }
           }
         }
@@ -532,7 +692,10 @@ final class DocsChecks {
     return problems;
   }
 
-  /** The page's lines with fenced code blocks and inline code spans blanked, so that code is not taken as links. */
+  /**
+   * The page's lines with fenced code blocks and inline code spans blanked, so that code is not
+   * taken as links.
+   */
   private static List<String> withoutCode(Doc doc) {
     List<String> out = new ArrayList<>();
     boolean inFence = false;
@@ -547,7 +710,10 @@ final class DocsChecks {
     return out;
   }
 
-  /** The anchors GitHub gives the headings of a page, and explicit {@code <a id>} / {@code <a name>} anchors. */
+  /**
+   * The anchors GitHub gives the headings of a page, and explicit {@code <a id>} / {@code <a name>}
+   * anchors.
+   */
   static Set<String> anchors(Doc doc) {
     Set<String> anchors = new LinkedHashSet<>();
     Map<String, Integer> seen = new HashMap<>();
@@ -576,11 +742,14 @@ final class DocsChecks {
 
   /** GitHub's anchor of a heading's text. */
   static String slug(String heading) {
-    String text = heading
-        .replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1") // links and images: their text
-        .replaceAll("<[^>]+>", "") // inline HTML
-        .replace("`", "")
-        .replace("*", "");
-    return text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{Nd}\\p{Mn}\\p{Pc} -]", "").replace(' ', '-');
+    String text =
+        heading
+            .replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1") // links and images: their text
+            .replaceAll("<[^>]+>", "") // inline HTML
+            .replace("`", "")
+            .replace("*", "");
+    return text.toLowerCase(Locale.ROOT)
+        .replaceAll("[^\\p{L}\\p{Nd}\\p{Mn}\\p{Pc} -]", "")
+        .replace(' ', '-');
   }
 }

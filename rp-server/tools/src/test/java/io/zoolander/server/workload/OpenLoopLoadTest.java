@@ -12,10 +12,18 @@ class OpenLoopLoadTest {
 
   @Test
   void accessesAreSplitIntoClassesAndFailuresCountedPerClass() throws Exception {
-    OpenLoopLoad.Result r = OpenLoopLoad.builder().ratePerSec(2_000).duration(Duration.ofMillis(500))
-        .warmup(Duration.ZERO).classes(2, k -> k % 2).build()
-        .run(k -> k % 10 == 1 ? CompletableFuture.failedFuture(new IllegalStateException("x"))
-            : CompletableFuture.completedFuture(k));
+    OpenLoopLoad.Result r =
+        OpenLoopLoad.builder()
+            .ratePerSec(2_000)
+            .duration(Duration.ofMillis(500))
+            .warmup(Duration.ZERO)
+            .classes(2, k -> k % 2)
+            .build()
+            .run(
+                k ->
+                    k % 10 == 1
+                        ? CompletableFuture.failedFuture(new IllegalStateException("x"))
+                        : CompletableFuture.completedFuture(k));
     assertThat(r.classes()).hasSize(2);
     OpenLoopLoad.ClassResult even = r.classes().get(0);
     OpenLoopLoad.ClassResult odd = r.classes().get(1);
@@ -31,9 +39,14 @@ class OpenLoopLoadTest {
 
   @Test
   void aRunEndedByItsAccessCountMeasuresOnlyTheTimeItRan() throws Exception {
-    OpenLoopLoad.Result r = OpenLoopLoad.builder().ratePerSec(1_000).duration(Duration.ofSeconds(60))
-        .warmup(Duration.ZERO).maxAccesses(50).build()
-        .run(k -> CompletableFuture.completedFuture(k));
+    OpenLoopLoad.Result r =
+        OpenLoopLoad.builder()
+            .ratePerSec(1_000)
+            .duration(Duration.ofSeconds(60))
+            .warmup(Duration.ZERO)
+            .maxAccesses(50)
+            .build()
+            .run(k -> CompletableFuture.completedFuture(k));
     assertThat(r.issued()).isEqualTo(50);
     assertThat(r.measuredSeconds()).isLessThan(60);
     assertThat(r.achievedRatePerSec()).isEqualTo(50 / r.measuredSeconds());
@@ -41,9 +54,18 @@ class OpenLoopLoadTest {
 
   @Test
   void aClassOutOfRangeIsRefused() {
-    assertThatThrownBy(() -> OpenLoopLoad.builder().classes(0, k -> 0)).hasMessageContaining("class count");
-    assertThatThrownBy(() -> OpenLoopLoad.builder().ratePerSec(1_000).duration(Duration.ofMillis(100))
-        .warmup(Duration.ZERO).classes(2, k -> 2).build().run(k -> CompletableFuture.completedFuture(k)))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("class 2");
+    assertThatThrownBy(() -> OpenLoopLoad.builder().classes(0, k -> 0))
+        .hasMessageContaining("class count");
+    assertThatThrownBy(
+            () ->
+                OpenLoopLoad.builder()
+                    .ratePerSec(1_000)
+                    .duration(Duration.ofMillis(100))
+                    .warmup(Duration.ZERO)
+                    .classes(2, k -> 2)
+                    .build()
+                    .run(k -> CompletableFuture.completedFuture(k)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("class 2");
   }
 }

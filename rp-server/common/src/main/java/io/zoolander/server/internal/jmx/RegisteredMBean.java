@@ -12,8 +12,9 @@ import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
 /**
- * An MXBean registered under one name until {@link #close()}, with the parameter names of its operations (MXBean
- * introspection knows only {@code p0, p1, ...}, which is what JConsole would show). Internal.
+ * An MXBean registered under one name until {@link #close()}, with the parameter names of its
+ * operations (MXBean introspection knows only {@code p0, p1, ...}, which is what JConsole would
+ * show). Internal.
  */
 public final class RegisteredMBean implements AutoCloseable {
   private final MBeanServer server;
@@ -31,15 +32,22 @@ public final class RegisteredMBean implements AutoCloseable {
    * @param parameterNames operation name to its parameters' names
    * @throws InstanceAlreadyExistsException if something is registered under {@code name} already
    */
-  public static <T> RegisteredMBean register(MBeanServer server, ObjectName name, T implementation, Class<T> type,
-      Map<String, String[]> parameterNames) throws InstanceAlreadyExistsException {
-    StandardMBean mbean = new StandardMBean(implementation, type, true) {
-      @Override
-      protected String getParameterName(MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
-        String[] names = parameterNames.get(op.getName());
-        return names != null && sequence < names.length ? names[sequence] : param.getName();
-      }
-    };
+  public static <T> RegisteredMBean register(
+      MBeanServer server,
+      ObjectName name,
+      T implementation,
+      Class<T> type,
+      Map<String, String[]> parameterNames)
+      throws InstanceAlreadyExistsException {
+    StandardMBean mbean =
+        new StandardMBean(implementation, type, true) {
+          @Override
+          protected String getParameterName(
+              MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
+            String[] names = parameterNames.get(op.getName());
+            return names != null && sequence < names.length ? names[sequence] : param.getName();
+          }
+        };
     RegisteredMBean handle = new RegisteredMBean(server, name);
     try {
       server.registerMBean(mbean, name);

@@ -5,8 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 
 /**
- * Counts failed TLS handshakes: placed after the {@code SslHandler}, it runs {@code onFailure} when the handshake of
- * its connection fails, and passes every event on. Internal.
+ * Counts failed TLS handshakes: placed after the {@code SslHandler}, it runs {@code onFailure} when
+ * the handshake of its connection fails, and passes every event on. Internal.
  */
 public final class HandshakeFailures extends ChannelInboundHandlerAdapter {
   private final Runnable onFailure;

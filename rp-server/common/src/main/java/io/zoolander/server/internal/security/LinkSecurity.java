@@ -10,7 +10,8 @@ import java.util.Objects;
  *
  * @param tls TLS on every link, null for plaintext
  * @param access who may connect in which role; {@link AccessControl#none()} for everyone
- * @param credential how this process proves who it is when it connects to a server that challenges it, null for none
+ * @param credential how this process proves who it is when it connects to a server that challenges
+ *     it, null for none
  */
 public record LinkSecurity(TlsSettings tls, AccessControl access, Credential credential) {
   /** Plaintext, no authentication: the behaviour before security existed. */

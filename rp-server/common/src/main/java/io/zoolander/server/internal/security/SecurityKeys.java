@@ -10,8 +10,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The security keys shared by the plugin's {@code zoo.cfg} entries (prefix {@code zoolander.}) and the repeater's
- * properties file (no prefix), their documentation, and their parsing into a {@link LinkSecurity}. Internal.
+ * The security keys shared by the plugin's {@code zoo.cfg} entries (prefix {@code zoolander.}) and
+ * the repeater's properties file (no prefix), their documentation, and their parsing into a {@link
+ * LinkSecurity}. Internal.
  */
 public final class SecurityKeys {
   private SecurityKeys() {}
@@ -40,43 +41,104 @@ public final class SecurityKeys {
   public record Key(String key, String defaultValue, String meaning) {}
 
   /** The TLS keys, for every role. */
-  public static final List<Key> TLS = List.of(
-      new Key(TLS_ENABLED, "false", "TLS on every Zoolander connection this process accepts or makes (true/false)."),
-      new Key(TLS_CERTIFICATE, "(none)", "PEM file with this process's certificate chain, leaf first (with "
-          + TLS_PRIVATE_KEY + "; or use " + TLS_KEY_STORE + ")."),
-      new Key(TLS_PRIVATE_KEY, "(none)", "PEM file with the PKCS#8 private key of " + TLS_CERTIFICATE + "."),
-      new Key(TLS_PRIVATE_KEY_PASSWORD, "(none)", "Password of an encrypted PKCS#8 key (BEGIN ENCRYPTED PRIVATE KEY)."),
-      new Key(TLS_KEY_STORE, "(none)", "PKCS12 or JKS key store with this process's key and certificate chain."),
-      new Key(TLS_KEY_STORE_PASSWORD, "(required with a key store)", "Password of the key store and its key."),
-      new Key(TLS_KEY_STORE_TYPE, "(from the file name: .jks JKS, else PKCS12)", "PKCS12 or JKS."),
-      new Key(TLS_TRUST_CERTIFICATES, "(none)", "PEM file with the CA certificates trusted to sign peers' "
-          + "certificates (or use " + TLS_TRUST_STORE + "); one of the two is required with TLS."),
-      new Key(TLS_TRUST_STORE, "(none)", "PKCS12 or JKS trust store with the trusted CA certificates."),
-      new Key(TLS_TRUST_STORE_PASSWORD, "(required with a trust store)", "Password of the trust store."),
-      new Key(TLS_TRUST_STORE_TYPE, "(from the file name: .jks JKS, else PKCS12)", "PKCS12 or JKS."),
-      new Key(TLS_REQUIRE_CLIENT_CERTIFICATE, "false", "Mutual TLS: connecting peers must present a certificate "
-          + "signed by a trusted CA (true/false)."),
-      new Key(TLS_VERIFY_HOSTNAME, "true", "When connecting, check that the server's certificate names the host "
-          + "connected to (DNS or IP subject alternative name)."));
+  public static final List<Key> TLS =
+      List.of(
+          new Key(
+              TLS_ENABLED,
+              "false",
+              "TLS on every Zoolander connection this process accepts or makes (true/false)."),
+          new Key(
+              TLS_CERTIFICATE,
+              "(none)",
+              "PEM file with this process's certificate chain, leaf first (with "
+                  + TLS_PRIVATE_KEY
+                  + "; or use "
+                  + TLS_KEY_STORE
+                  + ")."),
+          new Key(
+              TLS_PRIVATE_KEY,
+              "(none)",
+              "PEM file with the PKCS#8 private key of " + TLS_CERTIFICATE + "."),
+          new Key(
+              TLS_PRIVATE_KEY_PASSWORD,
+              "(none)",
+              "Password of an encrypted PKCS#8 key (BEGIN ENCRYPTED PRIVATE KEY)."),
+          new Key(
+              TLS_KEY_STORE,
+              "(none)",
+              "PKCS12 or JKS key store with this process's key and certificate chain."),
+          new Key(
+              TLS_KEY_STORE_PASSWORD,
+              "(required with a key store)",
+              "Password of the key store and its key."),
+          new Key(
+              TLS_KEY_STORE_TYPE, "(from the file name: .jks JKS, else PKCS12)", "PKCS12 or JKS."),
+          new Key(
+              TLS_TRUST_CERTIFICATES,
+              "(none)",
+              "PEM file with the CA certificates trusted to sign peers' "
+                  + "certificates (or use "
+                  + TLS_TRUST_STORE
+                  + "); one of the two is required with TLS."),
+          new Key(
+              TLS_TRUST_STORE,
+              "(none)",
+              "PKCS12 or JKS trust store with the trusted CA certificates."),
+          new Key(
+              TLS_TRUST_STORE_PASSWORD,
+              "(required with a trust store)",
+              "Password of the trust store."),
+          new Key(
+              TLS_TRUST_STORE_TYPE,
+              "(from the file name: .jks JKS, else PKCS12)",
+              "PKCS12 or JKS."),
+          new Key(
+              TLS_REQUIRE_CLIENT_CERTIFICATE,
+              "false",
+              "Mutual TLS: connecting peers must present a certificate "
+                  + "signed by a trusted CA (true/false)."),
+          new Key(
+              TLS_VERIFY_HOSTNAME,
+              "true",
+              "When connecting, check that the server's certificate names the host "
+                  + "connected to (DNS or IP subject alternative name)."));
 
   /** The authentication keys of a server that challenges connecting peers. */
-  public static final Key SECRETS_FILE = new Key(AUTH_SECRETS_FILE, "(none)", "File of principal=secret lines: the "
-      + "shared secrets of the principals that authenticate with one (16+ bytes each). Keep it readable by this "
-      + "process only.");
+  public static final Key SECRETS_FILE =
+      new Key(
+          AUTH_SECRETS_FILE,
+          "(none)",
+          "File of principal=secret lines: the "
+              + "shared secrets of the principals that authenticate with one (16+ bytes each). Keep it readable by this "
+              + "process only.");
 
   /** The credential keys of a process that connects to a server that challenges it. */
-  public static final List<Key> CREDENTIAL = List.of(
-      new Key(AUTH_PRINCIPAL, "(none)", "Principal this process authenticates as when challenged (with "
-          + AUTH_SECRET_FILE + ")."),
-      new Key(AUTH_SECRET_FILE, "(none)", "File holding the shared secret of " + AUTH_PRINCIPAL + " (16+ bytes; "
-          + "trailing line breaks ignored)."),
-      new Key(AUTH_CERTIFICATE, "false", "true: authenticate with this process's TLS certificate (its subject CN is "
-          + "the principal) instead of a shared secret; needs TLS with a key."));
+  public static final List<Key> CREDENTIAL =
+      List.of(
+          new Key(
+              AUTH_PRINCIPAL,
+              "(none)",
+              "Principal this process authenticates as when challenged (with "
+                  + AUTH_SECRET_FILE
+                  + ")."),
+          new Key(
+              AUTH_SECRET_FILE,
+              "(none)",
+              "File holding the shared secret of "
+                  + AUTH_PRINCIPAL
+                  + " (16+ bytes; "
+                  + "trailing line breaks ignored)."),
+          new Key(
+              AUTH_CERTIFICATE,
+              "false",
+              "true: authenticate with this process's TLS certificate (its subject CN is "
+                  + "the principal) instead of a shared secret; needs TLS with a key."));
 
   /**
    * Reads the TLS settings, or null when TLS is off.
    *
-   * @param prefix prepended to every key ({@code zoolander.} in zoo.cfg, empty in the repeater's file)
+   * @param prefix prepended to every key ({@code zoolander.} in zoo.cfg, empty in the repeater's
+   *     file)
    * @param errors where every problem goes, naming the full key
    */
   public static TlsSettings tls(Map<String, String> values, String prefix, List<String> errors) {
@@ -93,7 +155,13 @@ public final class SecurityKeys {
       String keyStore = value(values, prefix, TLS_KEY_STORE);
       String certificate = value(values, prefix, TLS_CERTIFICATE);
       if (keyStore != null && certificate != null) {
-        errors.add(prefix + TLS_KEY_STORE + " and " + prefix + TLS_CERTIFICATE + " are both set: choose one");
+        errors.add(
+            prefix
+                + TLS_KEY_STORE
+                + " and "
+                + prefix
+                + TLS_CERTIFICATE
+                + " are both set: choose one");
         return null;
       }
       if (keyStore != null) {
@@ -114,12 +182,19 @@ public final class SecurityKeys {
           return null;
         }
         String password = value(values, prefix, TLS_PRIVATE_KEY_PASSWORD);
-        b.keyCertChainPem(Path.of(certificate), Path.of(key), password == null ? null : password.toCharArray());
+        b.keyCertChainPem(
+            Path.of(certificate), Path.of(key), password == null ? null : password.toCharArray());
       }
       String trustStore = value(values, prefix, TLS_TRUST_STORE);
       String trustPem = value(values, prefix, TLS_TRUST_CERTIFICATES);
       if (trustStore != null && trustPem != null) {
-        errors.add(prefix + TLS_TRUST_STORE + " and " + prefix + TLS_TRUST_CERTIFICATES + " are both set: choose one");
+        errors.add(
+            prefix
+                + TLS_TRUST_STORE
+                + " and "
+                + prefix
+                + TLS_TRUST_CERTIFICATES
+                + " are both set: choose one");
         return null;
       }
       if (trustStore != null) {
@@ -136,10 +211,17 @@ public final class SecurityKeys {
       } else if (trustPem != null) {
         b.trustPem(Path.of(trustPem));
       } else {
-        errors.add(prefix + TLS_TRUST_CERTIFICATES + " or " + prefix + TLS_TRUST_STORE + " is required with TLS");
+        errors.add(
+            prefix
+                + TLS_TRUST_CERTIFICATES
+                + " or "
+                + prefix
+                + TLS_TRUST_STORE
+                + " is required with TLS");
         return null;
       }
-      b.requireClientCertificate(bool(values, prefix, TLS_REQUIRE_CLIENT_CERTIFICATE, false, errors));
+      b.requireClientCertificate(
+          bool(values, prefix, TLS_REQUIRE_CLIENT_CERTIFICATE, false, errors));
       b.verifyHostname(bool(values, prefix, TLS_VERIFY_HOSTNAME, true, errors));
       return b.build();
     } catch (IllegalArgumentException | IllegalStateException e) {
@@ -153,26 +235,27 @@ public final class SecurityKeys {
    *
    * @param roles the allow-list keys this process accepts, each with its role
    */
-  public static AccessControl access(Map<String, String> values, String prefix, Map<String, Role> roles,
-      List<String> errors) {
+  public static AccessControl access(
+      Map<String, String> values, String prefix, Map<String, Role> roles, List<String> errors) {
     AccessControl.Builder b = AccessControl.builder();
     try {
       String secrets = value(values, prefix, AUTH_SECRETS_FILE);
       if (secrets != null) {
         b.secretsFile(Path.of(secrets));
       }
-      roles.forEach((key, role) -> {
-        String list = value(values, prefix, key);
-        if (list != null) {
-          List<String> principals = new ArrayList<>();
-          for (String p : list.split(",")) {
-            if (!p.isBlank()) {
-              principals.add(p.strip());
+      roles.forEach(
+          (key, role) -> {
+            String list = value(values, prefix, key);
+            if (list != null) {
+              List<String> principals = new ArrayList<>();
+              for (String p : list.split(",")) {
+                if (!p.isBlank()) {
+                  principals.add(p.strip());
+                }
+              }
+              b.allow(role, principals.toArray(new String[0]));
             }
-          }
-          b.allow(role, principals.toArray(new String[0]));
-        }
-      });
+          });
     } catch (IllegalArgumentException e) {
       errors.add(prefix + "auth: " + e.getMessage());
     }
@@ -180,15 +263,22 @@ public final class SecurityKeys {
   }
 
   /** Reads this process's own credential, or null if none is configured. */
-  public static Credential credential(Map<String, String> values, String prefix, TlsSettings tls,
-      List<String> errors) {
+  public static Credential credential(
+      Map<String, String> values, String prefix, TlsSettings tls, List<String> errors) {
     String principal = value(values, prefix, AUTH_PRINCIPAL);
     String secretFile = value(values, prefix, AUTH_SECRET_FILE);
     boolean certificate = bool(values, prefix, AUTH_CERTIFICATE, false, errors);
     if (certificate) {
       if (principal != null || secretFile != null) {
-        errors.add(prefix + AUTH_CERTIFICATE + "=true excludes " + prefix + AUTH_PRINCIPAL + " and " + prefix
-            + AUTH_SECRET_FILE);
+        errors.add(
+            prefix
+                + AUTH_CERTIFICATE
+                + "=true excludes "
+                + prefix
+                + AUTH_PRINCIPAL
+                + " and "
+                + prefix
+                + AUTH_SECRET_FILE);
         return null;
       }
       if (tls == null || !tls.hasKey()) {
@@ -218,7 +308,8 @@ public final class SecurityKeys {
     return v == null || v.isBlank() ? null : v.strip();
   }
 
-  private static char[] required(Map<String, String> values, String prefix, String key, List<String> errors) {
+  private static char[] required(
+      Map<String, String> values, String prefix, String key, List<String> errors) {
     String v = values.get(prefix + key);
     if (v == null) {
       errors.add(prefix + key + " is required");
@@ -227,7 +318,11 @@ public final class SecurityKeys {
     return v.toCharArray(); // a password may be blank or have spaces
   }
 
-  private static boolean bool(Map<String, String> values, String prefix, String key, boolean defaultValue,
+  private static boolean bool(
+      Map<String, String> values,
+      String prefix,
+      String key,
+      boolean defaultValue,
       List<String> errors) {
     String v = value(values, prefix, key);
     if (v == null) {

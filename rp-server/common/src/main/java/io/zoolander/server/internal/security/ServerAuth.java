@@ -8,9 +8,9 @@ import io.zoolander.wire.TlsSettings;
 import java.util.Optional;
 
 /**
- * The server side of one connection's authentication handshake: HELLO in a role that must authenticate is answered
- * with CHALLENGE, and the next message must be an AUTH that verifies. Confined to the connection's event loop.
- * Internal.
+ * The server side of one connection's authentication handshake: HELLO in a role that must
+ * authenticate is answered with CHALLENGE, and the next message must be an AUTH that verifies.
+ * Confined to the connection's event loop. Internal.
  */
 public final class ServerAuth {
   private final AccessControl access;
@@ -19,10 +19,13 @@ public final class ServerAuth {
   private Message.Challenge challenge;
 
   public ServerAuth(AccessControl access) {
-    this(access, () -> { });
+    this(access, () -> {});
   }
 
-  /** @param onFailure runs once for every handshake that ends refused (it feeds a security-failures meter) */
+  /**
+   * @param onFailure runs once for every handshake that ends refused (it feeds a security-failures
+   *     meter)
+   */
   public ServerAuth(AccessControl access, Runnable onFailure) {
     this.access = access;
     this.onFailure = onFailure;
@@ -65,8 +68,12 @@ public final class ServerAuth {
       Optional<String> certificate = TlsSettings.peerPrincipal(channel);
       decision = access.verify(hello, sent, auth, certificate);
     } else {
-      decision = new AccessControl.Decision(null, ErrorCode.UNAUTHENTICATED,
-          "authentication required: expected AUTH in answer to CHALLENGE, got " + m.getClass().getSimpleName());
+      decision =
+          new AccessControl.Decision(
+              null,
+              ErrorCode.UNAUTHENTICATED,
+              "authentication required: expected AUTH in answer to CHALLENGE, got "
+                  + m.getClass().getSimpleName());
     }
     if (!decision.ok()) {
       onFailure.run();

@@ -1,2 +1,5 @@
-/** Security plumbing shared by the repeater and the plugin (TLS, authentication, ZooKeeper ACLs). Internal. */
+/**
+ * Security plumbing shared by the repeater and the plugin (TLS, authentication, ZooKeeper ACLs).
+ * Internal.
+ */
 package io.zoolander.server.internal.security;

@@ -23,7 +23,8 @@ class ServerAuthTest {
     ServerAuth auth = new ServerAuth(ACCESS);
     assertThat(auth.begin(Message.Hello.of(Role.CLIENT, "1"))).isNull();
     assertThat(auth.awaiting()).isFalse();
-    assertThat(new ServerAuth(AccessControl.none()).begin(Message.Hello.of(Role.REPEATER, "r"))).isNull();
+    assertThat(new ServerAuth(AccessControl.none()).begin(Message.Hello.of(Role.REPEATER, "r")))
+        .isNull();
   }
 
   @Test
@@ -33,7 +34,8 @@ class ServerAuthTest {
     Message.Challenge challenge = auth.begin(hello);
     assertThat(challenge).isNotNull();
     assertThat(auth.awaiting()).isTrue();
-    Message.Auth answer = Credential.secret("repeater", SECRET).answer(Role.REPEATER, "repeater", challenge);
+    Message.Auth answer =
+        Credential.secret("repeater", SECRET).answer(Role.REPEATER, "repeater", challenge);
     AccessControl.Decision d = auth.finish(new EmbeddedChannel(), answer);
     assertThat(d.ok()).isTrue();
     assertThat(d.principal()).isEqualTo("repeater");
@@ -45,8 +47,10 @@ class ServerAuthTest {
   void anythingButAuthAfterTheChallengeIsUnauthenticated() {
     ServerAuth auth = new ServerAuth(ACCESS);
     auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
-    AccessControl.Decision d = auth.finish(new EmbeddedChannel(),
-        new Message.Sequenced(9, 1, 1, 1, List.of(Op.create("/x", new byte[0]))));
+    AccessControl.Decision d =
+        auth.finish(
+            new EmbeddedChannel(),
+            new Message.Sequenced(9, 1, 1, 1, List.of(Op.create("/x", new byte[0]))));
     assertThat(d.error()).isEqualTo(ErrorCode.UNAUTHENTICATED);
     assertThat(d.reason()).contains("expected AUTH");
     assertThat(auth.awaiting()).isFalse();
@@ -56,8 +60,10 @@ class ServerAuthTest {
   void aCertificateAuthOnAChannelWithoutTlsIsUnauthenticated() {
     ServerAuth auth = new ServerAuth(ACCESS);
     Message.Challenge challenge = auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
-    AccessControl.Decision d = auth.finish(new EmbeddedChannel(),
-        Credential.certificate().answer(Role.REPEATER, "repeater", challenge));
+    AccessControl.Decision d =
+        auth.finish(
+            new EmbeddedChannel(),
+            Credential.certificate().answer(Role.REPEATER, "repeater", challenge));
     assertThat(d.error()).isEqualTo(ErrorCode.UNAUTHENTICATED);
   }
 }

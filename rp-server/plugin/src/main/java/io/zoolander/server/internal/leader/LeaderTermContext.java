@@ -7,27 +7,29 @@ import java.util.Map;
 
 /** The immutable {@link LeaderContext} of one leadership term. */
 record LeaderTermContext(
-        long serverId,
-        long epoch,
-        InetSocketAddress clientAddress,
-        Path dataDir,
-        Map<String, String> properties) implements LeaderContext {
+    long serverId,
+    long epoch,
+    InetSocketAddress clientAddress,
+    Path dataDir,
+    Map<String, String> properties)
+    implements LeaderContext {
 
-    LeaderTermContext {
-        properties = Map.copyOf(properties);
-    }
+  LeaderTermContext {
+    properties = Map.copyOf(properties);
+  }
 
-    @Override
-    public String localConnectString() {
-        if (clientAddress == null) {
-            return null;
-        }
-        String host = clientAddress.getAddress() == null || clientAddress.getAddress().isAnyLocalAddress()
-                ? "127.0.0.1"
-                : clientAddress.getAddress().getHostAddress();
-        if (host.indexOf(':') >= 0) {
-            host = '[' + host + ']';
-        }
-        return host + ':' + clientAddress.getPort();
+  @Override
+  public String localConnectString() {
+    if (clientAddress == null) {
+      return null;
     }
+    String host =
+        clientAddress.getAddress() == null || clientAddress.getAddress().isAnyLocalAddress()
+            ? "127.0.0.1"
+            : clientAddress.getAddress().getHostAddress();
+    if (host.indexOf(':') >= 0) {
+      host = '[' + host + ']';
+    }
+    return host + ':' + clientAddress.getPort();
+  }
 }

@@ -12,33 +12,37 @@ import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
  */
 public final class ZoolanderPeerConfig extends QuorumPeerConfig {
 
-    /** Parses of this JVM write the same static flags and system properties: one at a time. */
-    private static final Object PARSE_LOCK = new Object();
+  /** Parses of this JVM write the same static flags and system properties: one at a time. */
+  private static final Object PARSE_LOCK = new Object();
 
-    private volatile Map<String, String> zoolanderProperties = Map.of();
+  private volatile Map<String, String> zoolanderProperties = Map.of();
 
-    @Override
-    public void parse(String path) throws ConfigException {
-        synchronized (PARSE_LOCK) {
-            super.parse(path);
-        }
+  @Override
+  public void parse(String path) throws ConfigException {
+    synchronized (PARSE_LOCK) {
+      super.parse(path);
     }
+  }
 
-    @Override
-    public void parseProperties(Properties zkProp) throws IOException, ConfigException {
-        zoolanderProperties = Map.copyOf(PluginSettings.zoolanderEntries(zkProp));
-        synchronized (PARSE_LOCK) {
-            // ZooKeeper keeps standaloneEnabled and reconfigEnabled in static fields that a parse sets only when the
-            // file names them: an earlier parse in this JVM must not decide this file's mode. Start from ZooKeeper's
-            // defaults.
-            QuorumPeerConfig.setStandaloneEnabled(true);
-            QuorumPeerConfig.setReconfigEnabled(false);
-            super.parseProperties(zkProp);
-        }
+  @Override
+  public void parseProperties(Properties zkProp) throws IOException, ConfigException {
+    zoolanderProperties = Map.copyOf(PluginSettings.zoolanderEntries(zkProp));
+    synchronized (PARSE_LOCK) {
+      // ZooKeeper keeps standaloneEnabled and reconfigEnabled in static fields that a parse sets
+      // only when the
+      // file names them: an earlier parse in this JVM must not decide this file's mode. Start from
+      // ZooKeeper's
+      // defaults.
+      QuorumPeerConfig.setStandaloneEnabled(true);
+      QuorumPeerConfig.setReconfigEnabled(false);
+      super.parseProperties(zkProp);
     }
+  }
 
-    /** @return the {@code zoolander.*} entries of the parsed file, full keys */
-    public Map<String, String> zoolanderProperties() {
-        return zoolanderProperties;
-    }
+  /**
+   * @return the {@code zoolander.*} entries of the parsed file, full keys
+   */
+  public Map<String, String> zoolanderProperties() {
+    return zoolanderProperties;
+  }
 }

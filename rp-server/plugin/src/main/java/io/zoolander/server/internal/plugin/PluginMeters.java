@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One plugin's meters ({@link MeterNames}), tagged with its duplicate and server. The plugin has no builder (ZooKeeper
- * creates it from {@code zoo.cfg}), so they go to Micrometer's {@link Metrics#globalRegistry}: a no-op until a
- * registry is added to it, as {@code zoolander server} does with a JMX registry. Removed when the plugin stops.
- * Internal.
+ * One plugin's meters ({@link MeterNames}), tagged with its duplicate and server. The plugin has no
+ * builder (ZooKeeper creates it from {@code zoo.cfg}), so they go to Micrometer's {@link
+ * Metrics#globalRegistry}: a no-op until a registry is added to it, as {@code zoolander server}
+ * does with a JMX registry. Removed when the plugin stops. Internal.
  */
 final class PluginMeters implements AutoCloseable {
   private final MeterRegistry registry;
@@ -30,14 +30,32 @@ final class PluginMeters implements AutoCloseable {
 
   PluginMeters(MeterRegistry registry, int duplicateId, long serverId) {
     this.registry = registry;
-    this.tags = Tags.of(MeterNames.TAG_DUPLICATE, Integer.toString(duplicateId), MeterNames.TAG_SERVER,
-        Long.toString(serverId));
-    applyLatency = add(Timer.builder(MeterNames.PLUGIN_APPLY_LATENCY).tags(tags)
-        .description("Per applied write: the ZooKeeper multi that applied it with its bookkeeping (a batch's multi once per write in it)").register(registry));
-    tlsFailures = add(Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES).tags(tags).tag(MeterNames.TAG_KIND, "tls")
-        .description("Connections refused for TLS (a failed handshake) or authentication").register(registry));
-    authFailures = add(Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES).tags(tags).tag(MeterNames.TAG_KIND, "auth")
-        .register(registry));
+    this.tags =
+        Tags.of(
+            MeterNames.TAG_DUPLICATE,
+            Integer.toString(duplicateId),
+            MeterNames.TAG_SERVER,
+            Long.toString(serverId));
+    applyLatency =
+        add(
+            Timer.builder(MeterNames.PLUGIN_APPLY_LATENCY)
+                .tags(tags)
+                .description(
+                    "Per applied write: the ZooKeeper multi that applied it with its bookkeeping (a batch's multi once per write in it)")
+                .register(registry));
+    tlsFailures =
+        add(
+            Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES)
+                .tags(tags)
+                .tag(MeterNames.TAG_KIND, "tls")
+                .description("Connections refused for TLS (a failed handshake) or authentication")
+                .register(registry));
+    authFailures =
+        add(
+            Counter.builder(MeterNames.PLUGIN_SECURITY_FAILURES)
+                .tags(tags)
+                .tag(MeterNames.TAG_KIND, "auth")
+                .register(registry));
   }
 
   /** Meters that record nowhere: for an applier without a plugin around it. */
@@ -47,10 +65,16 @@ final class PluginMeters implements AutoCloseable {
 
   /** Adds the gauges over the plugin's applied state. */
   void watch(ZoolanderPluginView plugin) {
-    add(Gauge.builder(MeterNames.PLUGIN_APPLIED_SEQ, plugin, p -> p.snapshot().appliedSeq()).tags(tags)
-        .description("The seq of the last write applied").register(registry));
-    add(Gauge.builder(MeterNames.PLUGIN_EPOCH, plugin, p -> p.snapshot().epoch()).tags(tags)
-        .description("The highest repeater epoch recorded").register(registry));
+    add(
+        Gauge.builder(MeterNames.PLUGIN_APPLIED_SEQ, plugin, p -> p.snapshot().appliedSeq())
+            .tags(tags)
+            .description("The seq of the last write applied")
+            .register(registry));
+    add(
+        Gauge.builder(MeterNames.PLUGIN_EPOCH, plugin, p -> p.snapshot().epoch())
+            .tags(tags)
+            .description("The highest repeater epoch recorded")
+            .register(registry));
   }
 
   private <M extends Meter> M add(M meter) {

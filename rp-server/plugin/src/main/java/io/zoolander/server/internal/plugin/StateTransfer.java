@@ -20,28 +20,44 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The two halves of a state transfer on the plugin side: {@link #read reading} a consistent snapshot of this
- * duplicate's data root and client records, and {@link Install installing} one received from another duplicate.
- * Both run on the applier thread, so a snapshot is taken between two applied writes (see the package documentation).
+ * The two halves of a state transfer on the plugin side: {@link #read reading} a consistent
+ * snapshot of this duplicate's data root and client records, and {@link Install installing} one
+ * received from another duplicate. Both run on the applier thread, so a snapshot is taken between
+ * two applied writes (see the package documentation).
  *
- * <p>ZooKeeper cannot create a znode at a given data version or child version, and both matter beyond the digest: a
- * conditional setData or delete compares the data version, and a sequential create names its znode after the parent's
- * child version. So the install reproduces them exactly: a znode of data version {@code v} is created and then set
- * {@code v} times (empty data, the last time its data), and a parent whose child version {@code c} exceeds its
- * {@code k} children gets {@code (c - k) / 2} creates and deletes of a padding child: ZooKeeper 3.9 reports the child
- * version as creates plus deletes of children ({@code DataNode.copyStat}: twice the creates minus the children), so a
- * padding pair adds two. The cost is one ZooKeeper op per version step, batched in multis.
+ * <p>ZooKeeper cannot create a znode at a given data version or child version, and both matter
+ * beyond the digest: a conditional setData or delete compares the data version, and a sequential
+ * create names its znode after the parent's child version. So the install reproduces them exactly:
+ * a znode of data version {@code v} is created and then set {@code v} times (empty data, the last
+ * time its data), and a parent whose child version {@code c} exceeds its {@code k} children gets
+ * {@code (c - k) / 2} creates and deletes of a padding child: ZooKeeper 3.9 reports the child
+ * version as creates plus deletes of children ({@code DataNode.copyStat}: twice the creates minus
+ * the children), so a padding pair adds two. The cost is one ZooKeeper op per version step, batched
+ * in multis.
  */
 final class StateTransfer {
 
-  /** Snapshot bytes (paths and data) a transfer may hold; over it the transfer is refused (TRANSFER_TOO_LARGE). */
+  /**
+   * Snapshot bytes (paths and data) a transfer may hold; over it the transfer is refused
+   * (TRANSFER_TOO_LARGE).
+   */
   static final long MAX_BYTES = 64L * 1024 * 1024;
-  /** A chunk is closed once it holds this many bytes of paths and data (a larger znode travels alone). */
+
+  /**
+   * A chunk is closed once it holds this many bytes of paths and data (a larger znode travels
+   * alone).
+   */
   static final int CHUNK_BYTES = 256 * 1024;
+
   /** Most ops in one multi of an install. */
   static final int MULTI_MAX_OPS = 1_000;
-  /** A multi of an install is closed once its data reaches this many bytes (below jute.maxbuffer's 1 MiB). */
+
+  /**
+   * A multi of an install is closed once its data reaches this many bytes (below jute.maxbuffer's 1
+   * MiB).
+   */
   static final int MULTI_MAX_BYTES = 512 * 1024;
+
   /** The name of the child created and deleted to raise a parent's child version. */
   static final String PAD_CHILD = "zoolander-transfer-pad";
 
@@ -60,13 +76,15 @@ final class StateTransfer {
   record Snapshot(BookkeepingState state, List<Message.TransferChunk.Node> nodes, long bytes) {}
 
   /**
-   * Reads the data root (every znode, parents first) and the client records through {@code zk}. The caller issues no
-   * write meanwhile, and ZooKeeper answers one session's requests in order, so this is the tree at {@code state}.
-   * Each level of the tree is read with all its requests in flight together.
+   * Reads the data root (every znode, parents first) and the client records through {@code zk}. The
+   * caller issues no write meanwhile, and ZooKeeper answers one session's requests in order, so
+   * this is the tree at {@code state}. Each level of the tree is read with all its requests in
+   * flight together.
    *
    * @throws TooLargeException if the paths and data exceed {@code maxBytes}
    */
-  static Snapshot read(ZooKeeper zk, Znodes znodes, BookkeepingState state, long maxBytes, long timeoutMs)
+  static Snapshot read(
+      ZooKeeper zk, Znodes znodes, BookkeepingState state, long maxBytes, long timeoutMs)
       throws KeeperException, InterruptedException, TooLargeException {
     List<Message.TransferChunk.Node> nodes = new ArrayList<>();
     long[] bytes = {0};
@@ -91,20 +109,31 @@ final class StateTransfer {
     return new Snapshot(state, nodes, bytes[0]);
   }
 
-  private static void add(List<Message.TransferChunk.Node> nodes, long[] bytes, Read r, long maxBytes)
+  private static void add(
+      List<Message.TransferChunk.Node> nodes, long[] bytes, Read r, long maxBytes)
       throws TooLargeException {
     bytes[0] += r.path.length() + r.data.length;
     if (bytes[0] > maxBytes) {
-      throw new TooLargeException("the snapshot exceeds the state transfer's limit of " + maxBytes + " bytes of paths"
-          + " and data (" + nodes.size() + " znodes read)");
+      throw new TooLargeException(
+          "the snapshot exceeds the state transfer's limit of "
+              + maxBytes
+              + " bytes of paths"
+              + " and data ("
+              + nodes.size()
+              + " znodes read)");
     }
-    nodes.add(new Message.TransferChunk.Node(r.path, r.data, r.stat.getVersion(), r.stat.getCversion()));
+    nodes.add(
+        new Message.TransferChunk.Node(r.path, r.data, r.stat.getVersion(), r.stat.getCversion()));
   }
 
   private record Read(String path, byte[] data, Stat stat, List<String> children) {}
 
-  /** Reads {@code paths} (data and stat, and children if asked), all in flight together, in the order given. */
-  private static List<Read> readAll(ZooKeeper zk, List<String> paths, boolean children, long timeoutMs)
+  /**
+   * Reads {@code paths} (data and stat, and children if asked), all in flight together, in the
+   * order given.
+   */
+  private static List<Read> readAll(
+      ZooKeeper zk, List<String> paths, boolean children, long timeoutMs)
       throws KeeperException, InterruptedException {
     int n = paths.size();
     byte[][] data = new byte[n][];
@@ -115,24 +144,32 @@ final class StateTransfer {
     AtomicReference<Code> failure = new AtomicReference<>();
     for (int i = 0; i < n; i++) {
       int index = i;
-      zk.getData(paths.get(i), false, (rc, p, ctx, d, stat) -> {
-        if (rc == Code.OK.intValue()) {
-          data[index] = d == null ? EMPTY : d;
-          stats[index] = stat;
-        } else {
-          failure.compareAndSet(null, Code.get(rc));
-        }
-        done.countDown();
-      }, null);
+      zk.getData(
+          paths.get(i),
+          false,
+          (rc, p, ctx, d, stat) -> {
+            if (rc == Code.OK.intValue()) {
+              data[index] = d == null ? EMPTY : d;
+              stats[index] = stat;
+            } else {
+              failure.compareAndSet(null, Code.get(rc));
+            }
+            done.countDown();
+          },
+          null);
       if (children) {
-        zk.getChildren(paths.get(i), false, (rc, p, ctx, c) -> {
-          if (rc == Code.OK.intValue()) {
-            kids[index] = sorted(c);
-          } else {
-            failure.compareAndSet(null, Code.get(rc));
-          }
-          done.countDown();
-        }, null);
+        zk.getChildren(
+            paths.get(i),
+            false,
+            (rc, p, ctx, c) -> {
+              if (rc == Code.OK.intValue()) {
+                kids[index] = sorted(c);
+              } else {
+                failure.compareAndSet(null, Code.get(rc));
+              }
+              done.countDown();
+            },
+            null);
       }
     }
     if (!done.await(timeoutMs, TimeUnit.MILLISECONDS)) {
@@ -156,14 +193,16 @@ final class StateTransfer {
   }
 
   /** Splits a snapshot into chunks of about {@link #CHUNK_BYTES}; the last one says so. */
-  static List<Message.TransferChunk> chunks(long transferId, int sourceDuplicateId, Snapshot snapshot) {
+  static List<Message.TransferChunk> chunks(
+      long transferId, int sourceDuplicateId, Snapshot snapshot) {
     List<List<Message.TransferChunk.Node>> groups = new ArrayList<>();
     List<Message.TransferChunk.Node> current = new ArrayList<>();
     long bytes = 0;
     for (Message.TransferChunk.Node node : snapshot.nodes()) {
       long size = node.path().length() + node.data().length;
-      if (!current.isEmpty() && (bytes + size > CHUNK_BYTES
-          || current.size() >= WireSettings.MAX_TRANSFER_NODES_PER_CHUNK)) {
+      if (!current.isEmpty()
+          && (bytes + size > CHUNK_BYTES
+              || current.size() >= WireSettings.MAX_TRANSFER_NODES_PER_CHUNK)) {
         groups.add(current);
         current = new ArrayList<>();
         bytes = 0;
@@ -175,15 +214,23 @@ final class StateTransfer {
     List<Message.TransferChunk> chunks = new ArrayList<>(groups.size());
     BookkeepingState state = snapshot.state();
     for (int i = 0; i < groups.size(); i++) {
-      chunks.add(new Message.TransferChunk(transferId, sourceDuplicateId, state.epoch(), state.appliedSeq(),
-          state.appliedSeq(), i, i == groups.size() - 1, groups.get(i)));
+      chunks.add(
+          new Message.TransferChunk(
+              transferId,
+              sourceDuplicateId,
+              state.epoch(),
+              state.appliedSeq(),
+              state.appliedSeq(),
+              i,
+              i == groups.size() - 1,
+              groups.get(i)));
     }
     return chunks;
   }
 
   /**
-   * The receiving side of one transfer: collects its chunks (in order, within the size limit, each path under the data
-   * root or the client records), then installs them.
+   * The receiving side of one transfer: collects its chunks (in order, within the size limit, each
+   * path under the data root or the client records), then installs them.
    */
   static final class Install {
     private final Znodes znodes;
@@ -222,35 +269,52 @@ final class StateTransfer {
      * Adds a chunk.
      *
      * @return true once the last chunk has been added
-     * @throws IllegalArgumentException if the chunk is out of order, of another transfer, names a path outside the
-     *     data root and client records, or the first node is not the data root
+     * @throws IllegalArgumentException if the chunk is out of order, of another transfer, names a
+     *     path outside the data root and client records, or the first node is not the data root
      * @throws TooLargeException if the chunks exceed the limit
      */
     boolean add(Message.TransferChunk chunk) throws TooLargeException {
       if (complete || chunk.transferId() != transferId || chunk.index() != nextIndex) {
-        throw new IllegalArgumentException("chunk " + chunk.index() + " of transfer " + chunk.transferId()
-            + " out of order: expected chunk " + nextIndex + " of transfer " + transferId);
+        throw new IllegalArgumentException(
+            "chunk "
+                + chunk.index()
+                + " of transfer "
+                + chunk.transferId()
+                + " out of order: expected chunk "
+                + nextIndex
+                + " of transfer "
+                + transferId);
       }
-      if (header != null && (header.appliedSeq() != chunk.appliedSeq() || header.epoch() != chunk.epoch())) {
+      if (header != null
+          && (header.appliedSeq() != chunk.appliedSeq() || header.epoch() != chunk.epoch())) {
         throw new IllegalArgumentException("chunk " + chunk.index() + " is of another snapshot");
       }
       for (Message.TransferChunk.Node node : chunk.nodes()) {
         String path = node.path();
         boolean data = path.equals(znodes.dataRoot()) || path.startsWith(znodes.dataRoot() + "/");
-        boolean record = path.startsWith(znodes.clients() + "/")
-            && path.indexOf('/', znodes.clients().length() + 1) < 0;
+        boolean record =
+            path.startsWith(znodes.clients() + "/")
+                && path.indexOf('/', znodes.clients().length() + 1) < 0;
         if (nodes.isEmpty() && !path.equals(znodes.dataRoot())) {
-          throw new IllegalArgumentException("the snapshot must start with the data root " + znodes.dataRoot()
-              + ", not " + path);
+          throw new IllegalArgumentException(
+              "the snapshot must start with the data root " + znodes.dataRoot() + ", not " + path);
         }
         if (!data && !record) {
-          throw new IllegalArgumentException("the snapshot holds " + path + ", outside the data root "
-              + znodes.dataRoot() + " and the client records " + znodes.clients());
+          throw new IllegalArgumentException(
+              "the snapshot holds "
+                  + path
+                  + ", outside the data root "
+                  + znodes.dataRoot()
+                  + " and the client records "
+                  + znodes.clients());
         }
         bytes += path.length() + node.data().length;
         if (bytes > maxBytes) {
-          throw new TooLargeException("the snapshot exceeds the state transfer's limit of " + maxBytes + " bytes of"
-              + " paths and data");
+          throw new TooLargeException(
+              "the snapshot exceeds the state transfer's limit of "
+                  + maxBytes
+                  + " bytes of"
+                  + " paths and data");
         }
         nodes.add(node);
       }
@@ -261,19 +325,22 @@ final class StateTransfer {
     }
 
     /**
-     * Replaces this duplicate's data root and client records with the snapshot and records {@code next} in the state
-     * znode. The marker znode is created first and deleted in the same multi as the state update, so a plugin that
-     * finds it at start knows an install was interrupted (its tree is neither the old one nor the new one).
+     * Replaces this duplicate's data root and client records with the snapshot and records {@code
+     * next} in the state znode. The marker znode is created first and deleted in the same multi as
+     * the state update, so a plugin that finds it at start knows an install was interrupted (its
+     * tree is neither the old one nor the new one).
      *
      * @param stateVersion the state znode's data version
      * @return the state znode's new data version
      */
-    int install(ZooKeeper zk, List<ACL> acl, BookkeepingState next, int stateVersion, long timeoutMs)
+    int install(
+        ZooKeeper zk, List<ACL> acl, BookkeepingState next, int stateVersion, long timeoutMs)
         throws KeeperException, InterruptedException {
       if (!complete) {
         throw new IllegalStateException("the snapshot is incomplete");
       }
-      // Checked before anything changes: each parent's children, and the padding its child version needs.
+      // Checked before anything changes: each parent's children, and the padding its child version
+      // needs.
       Map<String, Integer> children = new HashMap<>();
       for (Message.TransferChunk.Node node : nodes) {
         String path = node.path();
@@ -288,14 +355,22 @@ final class StateTransfer {
         }
         int excess = node.cversion() - children.getOrDefault(node.path(), 0);
         if (excess < 0 || excess % 2 != 0) {
-          throw new IllegalArgumentException(node.path() + " has child version " + node.cversion() + " with "
-              + children.getOrDefault(node.path(), 0) + " children: not creates plus deletes of children");
+          throw new IllegalArgumentException(
+              node.path()
+                  + " has child version "
+                  + node.cversion()
+                  + " with "
+                  + children.getOrDefault(node.path(), 0)
+                  + " children: not creates plus deletes of children");
         }
         pads.put(node.path(), excess / 2);
       }
       try {
-        zk.create(znodes.transferMarker(), Long.toString(transferId).getBytes(java.nio.charset.StandardCharsets.UTF_8),
-            acl, CreateMode.PERSISTENT);
+        zk.create(
+            znodes.transferMarker(),
+            Long.toString(transferId).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            acl,
+            CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // an earlier install was interrupted: this one replaces what it left
       }
@@ -323,7 +398,8 @@ final class StateTransfer {
       for (Message.TransferChunk.Node node : nodes) {
         String path = node.path();
         int version = node.version();
-        batches.add(Op.create(path, version == 0 ? node.data() : EMPTY, acl, CreateMode.PERSISTENT),
+        batches.add(
+            Op.create(path, version == 0 ? node.data() : EMPTY, acl, CreateMode.PERSISTENT),
             version == 0 ? node.data().length : 0);
         for (int v = 1; v < version; v++) {
           batches.add(Op.setData(path, EMPTY, -1), 0);
@@ -341,13 +417,19 @@ final class StateTransfer {
         }
       }
       batches.flush();
-      List<org.apache.zookeeper.OpResult> done = zk.multi(List.of(
-          Op.setData(znodes.state(), next.encode(), stateVersion), Op.delete(znodes.transferMarker(), -1)));
+      List<org.apache.zookeeper.OpResult> done =
+          zk.multi(
+              List.of(
+                  Op.setData(znodes.state(), next.encode(), stateVersion),
+                  Op.delete(znodes.transferMarker(), -1)));
       return ((org.apache.zookeeper.OpResult.SetDataResult) done.get(0)).getStat().getVersion();
     }
   }
 
-  /** Ops gathered into multis of at most {@link #MULTI_MAX_OPS} ops and about {@link #MULTI_MAX_BYTES}. */
+  /**
+   * Ops gathered into multis of at most {@link #MULTI_MAX_OPS} ops and about {@link
+   * #MULTI_MAX_BYTES}.
+   */
   private static final class Batches {
     private final ZooKeeper zk;
     private final List<Op> ops = new ArrayList<>();

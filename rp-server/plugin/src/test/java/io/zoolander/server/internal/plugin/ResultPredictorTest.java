@@ -11,103 +11,155 @@ import java.util.Map;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
 
-/** Predicting a successful multi's results from its ops and a few stats (real ZooKeeper: ZoolanderPluginRetryTest). */
+/**
+ * Predicting a successful multi's results from its ops and a few stats (real ZooKeeper:
+ * ZoolanderPluginRetryTest).
+ */
 class ResultPredictorTest {
 
-    private static final Znodes ZNODES = new Znodes("/zl");
-    private static final byte[] NO_DATA = new byte[0];
+  private static final Znodes ZNODES = new Znodes("/zl");
+  private static final byte[] NO_DATA = new byte[0];
 
-    private final ResultPredictor predictor = new ResultPredictor(ZNODES);
+  private final ResultPredictor predictor = new ResultPredictor(ZNODES);
 
-    private static Stat stat(int version, int cversion) {
-        Stat stat = new Stat();
-        stat.setVersion(version);
-        stat.setCversion(cversion);
-        return stat;
-    }
+  private static Stat stat(int version, int cversion) {
+    Stat stat = new Stat();
+    stat.setVersion(version);
+    stat.setCversion(cversion);
+    return stat;
+  }
 
-    @Test
-    void resultsThatFollowFromTheOpsNeedNoStats() {
-        List<Op> ops = List.of(Op.create("/a", NO_DATA), Op.setData("/b", NO_DATA, 4), Op.delete("/c", 2),
-                Op.check("/d", 0));
-        assertThat(predictor.statsNeeded(ops)).isEmpty();
-        assertThat(predictor.predict(ops, Map.of()).results()).containsExactly(new OpResult.Created("/a"),
-                new OpResult.DataSet(5), new OpResult.Deleted(), new OpResult.Checked());
-    }
+  @Test
+  void resultsThatFollowFromTheOpsNeedNoStats() {
+    List<Op> ops =
+        List.of(
+            Op.create("/a", NO_DATA),
+            Op.setData("/b", NO_DATA, 4),
+            Op.delete("/c", 2),
+            Op.check("/d", 0));
+    assertThat(predictor.statsNeeded(ops)).isEmpty();
+    assertThat(predictor.predict(ops, Map.of()).results())
+        .containsExactly(
+            new OpResult.Created("/a"),
+            new OpResult.DataSet(5),
+            new OpResult.Deleted(),
+            new OpResult.Checked());
+  }
 
-    @Test
-    void anUnconditionalSetDataAddsOneToTheVersionItFinds() {
-        List<Op> ops = List.of(Op.setData("/x", NO_DATA, -1), Op.setData("/x", NO_DATA, -1),
-                Op.create("/y", NO_DATA), Op.setData("/y", NO_DATA, -1));
-        assertThat(predictor.statsNeeded(ops)).containsExactly("/zl/data/x");
-        assertThat(predictor.predict(ops, Map.of("/zl/data/x", stat(6, 0))).results()).containsExactly(
-                new OpResult.DataSet(7), new OpResult.DataSet(8), new OpResult.Created("/y"), new OpResult.DataSet(1));
-    }
+  @Test
+  void anUnconditionalSetDataAddsOneToTheVersionItFinds() {
+    List<Op> ops =
+        List.of(
+            Op.setData("/x", NO_DATA, -1),
+            Op.setData("/x", NO_DATA, -1),
+            Op.create("/y", NO_DATA),
+            Op.setData("/y", NO_DATA, -1));
+    assertThat(predictor.statsNeeded(ops)).containsExactly("/zl/data/x");
+    assertThat(predictor.predict(ops, Map.of("/zl/data/x", stat(6, 0))).results())
+        .containsExactly(
+            new OpResult.DataSet(7),
+            new OpResult.DataSet(8),
+            new OpResult.Created("/y"),
+            new OpResult.DataSet(1));
+  }
 
-    @Test
-    void aSequentialCreateIsNamedAfterItsParentsCversionWhichCreatesButNotDeletesRaise() {
-        List<Op> ops = List.of(Op.createSequential("/q/n-", NO_DATA), Op.create("/q/plain", NO_DATA),
-                Op.delete("/q/old", -1), Op.createSequential("/q/", NO_DATA), Op.createSequential("/", NO_DATA));
-        assertThat(predictor.statsNeeded(ops)).containsExactly("/zl/data/q", "/zl/data");
-        assertThat(predictor.predict(ops, Map.of("/zl/data/q", stat(0, 41), "/zl/data", stat(0, 3))).results())
-                .containsExactly(new OpResult.Created("/q/n-0000000041"), new OpResult.Created("/q/plain"),
-                        new OpResult.Deleted(), new OpResult.Created("/q/0000000043"),
-                        new OpResult.Created("/0000000003"));
-    }
+  @Test
+  void aSequentialCreateIsNamedAfterItsParentsCversionWhichCreatesButNotDeletesRaise() {
+    List<Op> ops =
+        List.of(
+            Op.createSequential("/q/n-", NO_DATA),
+            Op.create("/q/plain", NO_DATA),
+            Op.delete("/q/old", -1),
+            Op.createSequential("/q/", NO_DATA),
+            Op.createSequential("/", NO_DATA));
+    assertThat(predictor.statsNeeded(ops)).containsExactly("/zl/data/q", "/zl/data");
+    assertThat(
+            predictor
+                .predict(ops, Map.of("/zl/data/q", stat(0, 41), "/zl/data", stat(0, 3)))
+                .results())
+        .containsExactly(
+            new OpResult.Created("/q/n-0000000041"),
+            new OpResult.Created("/q/plain"),
+            new OpResult.Deleted(),
+            new OpResult.Created("/q/0000000043"),
+            new OpResult.Created("/0000000003"));
+  }
 
-    @Test
-    void aParentCreatedByTheSameWriteStartsAtCversionZero() {
-        List<Op> ops = List.of(Op.create("/p", NO_DATA), Op.createSequential("/p/s-", NO_DATA),
-                Op.createSequential("/p/s-", NO_DATA));
-        assertThat(predictor.statsNeeded(ops)).isEmpty();
-        assertThat(predictor.predict(ops, Map.of()).results()).containsExactly(new OpResult.Created("/p"),
-                new OpResult.Created("/p/s-0000000000"), new OpResult.Created("/p/s-0000000001"));
-    }
+  @Test
+  void aParentCreatedByTheSameWriteStartsAtCversionZero() {
+    List<Op> ops =
+        List.of(
+            Op.create("/p", NO_DATA),
+            Op.createSequential("/p/s-", NO_DATA),
+            Op.createSequential("/p/s-", NO_DATA));
+    assertThat(predictor.statsNeeded(ops)).isEmpty();
+    assertThat(predictor.predict(ops, Map.of()).results())
+        .containsExactly(
+            new OpResult.Created("/p"),
+            new OpResult.Created("/p/s-0000000000"),
+            new OpResult.Created("/p/s-0000000001"));
+  }
 
-    @Test
-    void aWriteThatCannotSucceedHasNoPrediction() {
-        Map<String, Stat> absent = new HashMap<>();
-        absent.put("/zl/data/missing", null);
-        assertThat(predictor.predict(List.of(Op.setData("/missing", NO_DATA, -1)), absent).results()).isNull();
-        assertThat(predictor.predict(List.of(Op.createSequential("/missing/n-", NO_DATA)), absent).results())
-                .isNull();
-        List<Op> deletedFirst = List.of(Op.delete("/x", -1), Op.setData("/x", NO_DATA, -1));
-        assertThat(predictor.predict(deletedFirst, Map.of("/zl/data/x", stat(1, 0))).results()).isNull();
-    }
+  @Test
+  void aWriteThatCannotSucceedHasNoPrediction() {
+    Map<String, Stat> absent = new HashMap<>();
+    absent.put("/zl/data/missing", null);
+    assertThat(predictor.predict(List.of(Op.setData("/missing", NO_DATA, -1)), absent).results())
+        .isNull();
+    assertThat(
+            predictor
+                .predict(List.of(Op.createSequential("/missing/n-", NO_DATA)), absent)
+                .results())
+        .isNull();
+    List<Op> deletedFirst = List.of(Op.delete("/x", -1), Op.setData("/x", NO_DATA, -1));
+    assertThat(predictor.predict(deletedFirst, Map.of("/zl/data/x", stat(1, 0))).results())
+        .isNull();
+  }
 
-    @Test
-    void whatAnAppliedWriteChangedIsRememberedUntilForgotten() {
-        List<Op> first = List.of(Op.setData("/x", NO_DATA, -1), Op.createSequential("/q/n-", NO_DATA));
-        ResultPredictor.Prediction p = predictor.predict(first, Map.of("/zl/data/x", stat(2, 0),
-                "/zl/data/q", stat(0, 5)));
-        assertThat(p.results()).containsExactly(new OpResult.DataSet(3), new OpResult.Created("/q/n-0000000005"));
-        predictor.applied(p);
+  @Test
+  void whatAnAppliedWriteChangedIsRememberedUntilForgotten() {
+    List<Op> first = List.of(Op.setData("/x", NO_DATA, -1), Op.createSequential("/q/n-", NO_DATA));
+    ResultPredictor.Prediction p =
+        predictor.predict(first, Map.of("/zl/data/x", stat(2, 0), "/zl/data/q", stat(0, 5)));
+    assertThat(p.results())
+        .containsExactly(new OpResult.DataSet(3), new OpResult.Created("/q/n-0000000005"));
+    predictor.applied(p);
 
-        List<Op> again = List.of(Op.setData("/x", NO_DATA, -1), Op.createSequential("/q/n-", NO_DATA),
-                Op.setData("/q/n-0000000005", NO_DATA, -1));
-        assertThat(predictor.statsNeeded(again)).as("all known now").isEmpty();
-        ResultPredictor.Prediction second = predictor.predict(again, Map.of());
-        assertThat(second.results()).containsExactly(new OpResult.DataSet(4), new OpResult.Created("/q/n-0000000006"),
-                new OpResult.DataSet(1));
-        // Not applied (it failed, say): the cache still has the state before it.
-        assertThat(predictor.predict(again, Map.of()).results()).isEqualTo(second.results());
+    List<Op> again =
+        List.of(
+            Op.setData("/x", NO_DATA, -1),
+            Op.createSequential("/q/n-", NO_DATA),
+            Op.setData("/q/n-0000000005", NO_DATA, -1));
+    assertThat(predictor.statsNeeded(again)).as("all known now").isEmpty();
+    ResultPredictor.Prediction second = predictor.predict(again, Map.of());
+    assertThat(second.results())
+        .containsExactly(
+            new OpResult.DataSet(4),
+            new OpResult.Created("/q/n-0000000006"),
+            new OpResult.DataSet(1));
+    // Not applied (it failed, say): the cache still has the state before it.
+    assertThat(predictor.predict(again, Map.of()).results()).isEqualTo(second.results());
 
-        List<Op> delete = List.of(Op.delete("/x", -1));
-        predictor.applied(predictor.predict(delete, Map.of()));
-        assertThat(predictor.statsNeeded(List.of(Op.setData("/x", NO_DATA, -1)))).as("known absent").isEmpty();
-        assertThat(predictor.predict(List.of(Op.setData("/x", NO_DATA, -1)), Map.of()).results()).isNull();
+    List<Op> delete = List.of(Op.delete("/x", -1));
+    predictor.applied(predictor.predict(delete, Map.of()));
+    assertThat(predictor.statsNeeded(List.of(Op.setData("/x", NO_DATA, -1))))
+        .as("known absent")
+        .isEmpty();
+    assertThat(predictor.predict(List.of(Op.setData("/x", NO_DATA, -1)), Map.of()).results())
+        .isNull();
 
-        predictor.forget();
-        assertThat(predictor.knownNodes()).isZero();
-        assertThat(predictor.statsNeeded(again)).containsExactly("/zl/data/x", "/zl/data/q", "/zl/data/q/n-0000000005");
-    }
+    predictor.forget();
+    assertThat(predictor.knownNodes()).isZero();
+    assertThat(predictor.statsNeeded(again))
+        .containsExactly("/zl/data/x", "/zl/data/q", "/zl/data/q/n-0000000005");
+  }
 
-    @Test
-    void statsOfAFailedWriteAreStillTrue() {
-        Map<String, Stat> stats = Map.of("/zl/data/x", stat(9, 0));
-        predictor.learn(stats);
-        assertThat(predictor.statsNeeded(List.of(Op.setData("/x", NO_DATA, -1)))).isEmpty();
-        assertThat(predictor.predict(List.of(Op.setData("/x", NO_DATA, -1)), Map.of()).results())
-                .containsExactly(new OpResult.DataSet(10));
-    }
+  @Test
+  void statsOfAFailedWriteAreStillTrue() {
+    Map<String, Stat> stats = Map.of("/zl/data/x", stat(9, 0));
+    predictor.learn(stats);
+    assertThat(predictor.statsNeeded(List.of(Op.setData("/x", NO_DATA, -1)))).isEmpty();
+    assertThat(predictor.predict(List.of(Op.setData("/x", NO_DATA, -1)), Map.of()).results())
+        .containsExactly(new OpResult.DataSet(10));
+  }
 }

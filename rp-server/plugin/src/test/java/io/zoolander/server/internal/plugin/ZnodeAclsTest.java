@@ -26,15 +26,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An existing deployment without ACLs meets a plugin with a ZooKeeper identity: its open znodes are tightened once,
- * and an identity that may not change them fails clearly. One in-process standalone ZooKeeper server.
+ * An existing deployment without ACLs meets a plugin with a ZooKeeper identity: its open znodes are
+ * tightened once, and an identity that may not change them fails clearly. One in-process standalone
+ * ZooKeeper server.
  */
 class ZnodeAclsTest {
   private static final Znodes ZNODES = new Znodes("/legacy");
   private static final List<ACL> ACL = PluginSecurity.aclFor("plugin:secret");
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private ServerCnxnFactory factory;
   private String connectString;
 
@@ -57,21 +57,39 @@ class ZnodeAclsTest {
     ZooKeeper plain = session(null);
     ZooKeeper plugin = session("plugin:secret");
     try {
-      for (String path : List.of(ZNODES.basePath(), ZNODES.dataRoot(), ZNODES.dataRoot() + "/app",
-          ZNODES.dataRoot() + "/app/deep", ZNODES.clients(), ZNODES.client(7), ZNODES.state())) {
-        plain.create(path, "old".getBytes(UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      for (String path :
+          List.of(
+              ZNODES.basePath(),
+              ZNODES.dataRoot(),
+              ZNODES.dataRoot() + "/app",
+              ZNODES.dataRoot() + "/app/deep",
+              ZNODES.clients(),
+              ZNODES.client(7),
+              ZNODES.state())) {
+        plain.create(
+            path, "old".getBytes(UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
       }
       assertThat(ZnodeAcls.ensure(plugin, ZNODES, ACL)).isEqualTo(7);
       assertThat(ZnodeAcls.ensure(plugin, ZNODES, ACL)).as("nothing left to change").isZero();
 
       String deep = ZNODES.dataRoot() + "/app/deep";
-      assertThat(plain.getData(deep, false, null)).asString(UTF_8).isEqualTo("old"); // reads stay open
-      assertThatThrownBy(() -> plain.setData(deep, new byte[0], -1)).isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> plain.delete(deep, -1)).isInstanceOf(KeeperException.NoAuthException.class);
+      assertThat(plain.getData(deep, false, null))
+          .asString(UTF_8)
+          .isEqualTo("old"); // reads stay open
+      assertThatThrownBy(() -> plain.setData(deep, new byte[0], -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(() -> plain.delete(deep, -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
       assertThatThrownBy(() -> plain.setData(ZNODES.client(7), new byte[0], -1))
           .isInstanceOf(KeeperException.NoAuthException.class);
-      assertThatThrownBy(() -> plain.create(ZNODES.basePath() + "/endpoint", new byte[0],
-          ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL)).isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () ->
+                  plain.create(
+                      ZNODES.basePath() + "/endpoint",
+                      new byte[0],
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.EPHEMERAL))
+          .isInstanceOf(KeeperException.NoAuthException.class);
       plugin.setData(deep, "new".getBytes(UTF_8), -1); // the plugin's identity still writes
 
       ZooKeeper intruder = session("plugin:wrong-password");
@@ -92,11 +110,15 @@ class ZnodeAclsTest {
 
   private ZooKeeper session(String digest) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (digest != null) {
       zk.addAuthInfo("digest", digest.getBytes(UTF_8));
     }

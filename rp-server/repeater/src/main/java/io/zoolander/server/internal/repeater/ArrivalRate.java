@@ -1,9 +1,9 @@
 package io.zoolander.server.internal.repeater;
 
 /**
- * The arrival rate of writes over a sliding window, from periodic samples of a running count (the repeater's next
- * seq), so the sequencing path pays nothing for it. Times come from the caller (testable without sleeping). Sampled on
- * the sequencer thread, read by JMX threads. Internal.
+ * The arrival rate of writes over a sliding window, from periodic samples of a running count (the
+ * repeater's next seq), so the sequencing path pays nothing for it. Times come from the caller
+ * (testable without sleeping). Sampled on the sequencer thread, read by JMX threads. Internal.
  */
 final class ArrivalRate {
   private final long windowNanos;
@@ -14,12 +14,13 @@ final class ArrivalRate {
 
   /**
    * @param windowNanos the span the rate is measured over
-   * @param samples how many samples the window holds (the sampling period is {@code windowNanos / samples})
+   * @param samples how many samples the window holds (the sampling period is {@code windowNanos /
+   *     samples})
    */
   ArrivalRate(long windowNanos, int samples) {
     if (windowNanos <= 0 || samples < 2) {
-      throw new IllegalArgumentException("windowNanos must be > 0 and samples >= 2, were " + windowNanos + ", "
-          + samples);
+      throw new IllegalArgumentException(
+          "windowNanos must be > 0 and samples >= 2, were " + windowNanos + ", " + samples);
     }
     this.windowNanos = windowNanos;
     this.times = new long[samples + 1];
@@ -37,8 +38,8 @@ final class ArrivalRate {
   }
 
   /**
-   * Per second over the samples of the last window (the oldest sample inside it to the newest); 0 with fewer than two
-   * samples.
+   * Per second over the samples of the last window (the oldest sample inside it to the newest); 0
+   * with fewer than two samples.
    */
   synchronized double perSecond() {
     if (held < 2) {

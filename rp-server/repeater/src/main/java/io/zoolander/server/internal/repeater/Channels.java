@@ -16,6 +16,8 @@ final class Channels {
   /** The wire name of a message, for error messages: {@code HELLO}, {@code WRITE}, ... */
   static String name(Message m) {
     String simple = m.getClass().getSimpleName();
-    return m instanceof Message.ReadReply ? "READ_REPLY" : simple.toUpperCase(java.util.Locale.ROOT);
+    return m instanceof Message.ReadReply
+        ? "READ_REPLY"
+        : simple.toUpperCase(java.util.Locale.ROOT);
   }
 }

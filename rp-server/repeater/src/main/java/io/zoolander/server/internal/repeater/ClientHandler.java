@@ -4,8 +4,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
-import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.internal.security.ServerAuth;
+import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -21,16 +21,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT, clientId)} (the id
- * in decimal) of this protocol version; anything else first is answered with ERROR UNEXPECTED_MESSAGE (or
- * UNSUPPORTED_VERSION) and the connection is closed. Then it sends WRITEs for that client id; the WRITEs of one read
- * burst are handed to the sequencer in one task, in order.
- * The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR naming the request only to
- * refuse one: a write that must not be sequenced ({@link RepeaterCore#refusal}) is refused here, before the handoff.
+ * One client connection, on a client I/O thread. The client must start with {@code HELLO(CLIENT,
+ * clientId)} (the id in decimal) of this protocol version; anything else first is answered with
+ * ERROR UNEXPECTED_MESSAGE (or UNSUPPORTED_VERSION) and the connection is closed. Then it sends
+ * WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task,
+ * in order. The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR
+ * naming the request only to refuse one: a write that must not be sequenced ({@link
+ * RepeaterCore#refusal}) is refused here, before the handoff.
  *
- * <p>When the repeater authenticates clients, HELLO is answered with CHALLENGE and the next message must be an AUTH that
- * verifies for a principal allowed as a client; otherwise (a WRITE first included) the connection is answered with
- * ERROR UNAUTHENTICATED or UNAUTHORIZED, naming the WRITE if there was one, and closed: nothing is sequenced.
+ * <p>When the repeater authenticates clients, HELLO is answered with CHALLENGE and the next message
+ * must be an AUTH that verifies for a principal allowed as a client; otherwise (a WRITE first
+ * included) the connection is answered with ERROR UNAUTHENTICATED or UNAUTHORIZED, naming the WRITE
+ * if there was one, and closed: nothing is sequenced.
  */
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
@@ -74,7 +76,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     if (m instanceof Message.Write w) {
       Message.Error refusal;
       if (w.clientId() != clientId) {
-        refuse(ErrorCode.UNEXPECTED_MESSAGE, w.requestId(), 0,
+        refuse(
+            ErrorCode.UNEXPECTED_MESSAGE,
+            w.requestId(),
+            0,
             "WRITE for client " + w.clientId() + " on the connection of client " + clientId);
       } else if ((refusal = core.refusal(w)) != null) {
         LOG.debug("client {}: refused request {}: {}", clientId, w.requestId(), refusal.message());
@@ -94,7 +99,10 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       }
     } else {
       long requestId = m instanceof Message.Read r ? r.requestId() : Message.Error.NO_REQUEST;
-      refuse(ErrorCode.UNEXPECTED_MESSAGE, requestId, 0,
+      refuse(
+          ErrorCode.UNEXPECTED_MESSAGE,
+          requestId,
+          0,
           "the repeater accepts only WRITE from a client, not " + Channels.name(m));
     }
   }
@@ -104,8 +112,11 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     ErrorCode code = ErrorCode.UNEXPECTED_MESSAGE;
     if (m instanceof Message.Hello h && h.protocolVersion() != WireSettings.PROTOCOL_VERSION) {
       code = ErrorCode.UNSUPPORTED_VERSION;
-      problem = "the repeater speaks protocol version " + WireSettings.PROTOCOL_VERSION + ", not "
-          + h.protocolVersion();
+      problem =
+          "the repeater speaks protocol version "
+              + WireSettings.PROTOCOL_VERSION
+              + ", not "
+              + h.protocolVersion();
     } else if (m instanceof Message.Hello h && h.role() == Role.CLIENT) {
       try {
         long id = Long.parseLong(h.id());
@@ -133,19 +144,30 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     Channels.errorAndClose(channel, Message.Error.of(code, problem));
   }
 
-  /** The message after CHALLENGE: an AUTH that verifies makes the client known; anything else closes the connection. */
+  /**
+   * The message after CHALLENGE: an AUTH that verifies makes the client known; anything else closes
+   * the connection.
+   */
   private void authenticate(Message m) {
     AccessControl.Decision decision = auth.finish(channel, m);
     if (decision.ok()) {
       clientId = Long.parseLong(auth.hello().id());
-      LOG.debug("client {} authenticated as '{}' from {}", clientId, decision.principal(), channel.remoteAddress());
+      LOG.debug(
+          "client {} authenticated as '{}' from {}",
+          clientId,
+          decision.principal(),
+          channel.remoteAddress());
       return;
     }
     rejected = true;
     long requestId = m instanceof Message.Write w ? w.requestId() : Message.Error.NO_REQUEST;
-    LOG.warn("client connection from {} refused: {}: {}", channel.remoteAddress(), decision.error(),
+    LOG.warn(
+        "client connection from {} refused: {}: {}",
+        channel.remoteAddress(),
+        decision.error(),
         decision.reason());
-    Channels.errorAndClose(channel, new Message.Error(decision.error(), requestId, 0, decision.reason()));
+    Channels.errorAndClose(
+        channel, new Message.Error(decision.error(), requestId, 0, decision.reason()));
   }
 
   @Override
@@ -161,7 +183,9 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     ctx.fireChannelInactive();
   }
 
-  /** Hands the WRITEs read so far to the sequencer; stops reading if too many handoffs are queued. */
+  /**
+   * Hands the WRITEs read so far to the sequencer; stops reading if too many handoffs are queued.
+   */
   private void handOff() {
     List<Message.Write> writes = batch;
     if (writes == null) {
@@ -194,15 +218,22 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     channel.config().setAutoRead(false);
   }
 
-  /** Reads this connection again unless it has too many handoffs queued or the repeater pauses clients. Any thread. */
+  /**
+   * Reads this connection again unless it has too many handoffs queued or the repeater pauses
+   * clients. Any thread.
+   */
   void resumeIfIdle() {
-    if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT && !core.clientsPaused()
+    if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT
+        && !core.clientsPaused()
         && !channel.config().isAutoRead()) {
       channel.config().setAutoRead(true);
     }
   }
 
-  /** A newer repeater exists: says so and closes the connection, so the client moves on to the next one. Any thread. */
+  /**
+   * A newer repeater exists: says so and closes the connection, so the client moves on to the next
+   * one. Any thread.
+   */
   void deposed() {
     Channels.errorAndClose(channel, Message.Error.of(ErrorCode.STALE_EPOCH, core.staleMessage()));
   }
@@ -215,15 +246,21 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     if (cause instanceof WireException) {
-      LOG.info("client {} at {}: bad frame: {}", clientId, channel.remoteAddress(), cause.getMessage()); // codec closes
+      LOG.info(
+          "client {} at {}: bad frame: {}",
+          clientId,
+          channel.remoteAddress(),
+          cause.getMessage()); // codec closes
     } else if (cause instanceof IOException) {
       LOG.debug("client {} at {}: {}", clientId, channel.remoteAddress(), cause.toString());
       ctx.close();
     } else if (TlsSettings.isTlsFailure(cause)) {
-      LOG.info("client connection from {}: TLS failed: {}", channel.remoteAddress(), cause.toString());
+      LOG.info(
+          "client connection from {}: TLS failed: {}", channel.remoteAddress(), cause.toString());
       ctx.close();
     } else {
-      LOG.warn("client {} at {}: unexpected failure; closing", clientId, channel.remoteAddress(), cause);
+      LOG.warn(
+          "client {} at {}: unexpected failure; closing", clientId, channel.remoteAddress(), cause);
       ctx.close();
     }
   }

@@ -10,9 +10,10 @@ import java.util.OptionalLong;
  * @param fixedEpoch the configured epoch, empty to take the highest epoch found plus one
  * @param znodes where Zoolander's znodes are: application paths under the base path are refused
  * @param juteMaxBufferBytes the duplicates' {@code jute.maxbuffer}: larger writes are refused
- * @param pluginAckTimeoutMillis how long a plugin connection may leave sent writes unacknowledged before it is dropped
- * @param autoRejoin whether a duplicate that comes back needing writes the log no longer holds rejoins by state
- *     transfer by itself
+ * @param pluginAckTimeoutMillis how long a plugin connection may leave sent writes unacknowledged
+ *     before it is dropped
+ * @param autoRejoin whether a duplicate that comes back needing writes the log no longer holds
+ *     rejoins by state transfer by itself
  */
 public record CoreConfig(
     String clientHost,
@@ -26,11 +27,30 @@ public record CoreConfig(
     long pluginAckTimeoutMillis,
     boolean autoRejoin) {
 
-  /** Settings with the default {@link io.zoolander.server.repeater.RepeaterSettings#DEFAULT_AUTO_REJOIN}. */
-  public CoreConfig(String clientHost, int clientPort, int logCapacityMessages, long startTimeoutMillis,
-      OptionalLong fixedEpoch, int clientIoThreads, Znodes znodes, int juteMaxBufferBytes,
+  /**
+   * Settings with the default {@link
+   * io.zoolander.server.repeater.RepeaterSettings#DEFAULT_AUTO_REJOIN}.
+   */
+  public CoreConfig(
+      String clientHost,
+      int clientPort,
+      int logCapacityMessages,
+      long startTimeoutMillis,
+      OptionalLong fixedEpoch,
+      int clientIoThreads,
+      Znodes znodes,
+      int juteMaxBufferBytes,
       long pluginAckTimeoutMillis) {
-    this(clientHost, clientPort, logCapacityMessages, startTimeoutMillis, fixedEpoch, clientIoThreads, znodes,
-        juteMaxBufferBytes, pluginAckTimeoutMillis, io.zoolander.server.repeater.RepeaterSettings.DEFAULT_AUTO_REJOIN);
+    this(
+        clientHost,
+        clientPort,
+        logCapacityMessages,
+        startTimeoutMillis,
+        fixedEpoch,
+        clientIoThreads,
+        znodes,
+        juteMaxBufferBytes,
+        pluginAckTimeoutMillis,
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_AUTO_REJOIN);
   }
 }

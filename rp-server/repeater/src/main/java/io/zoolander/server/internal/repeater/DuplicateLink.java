@@ -29,16 +29,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The repeater's side of one duplicate: follows its plugin's endpoint, keeps one connection to it, resumes it from
- * its applied seq, streams the live sequence, serves its ACKs and RETRANSMITs, and fences it when the log no longer
- * holds what it needs.
+ * The repeater's side of one duplicate: follows its plugin's endpoint, keeps one connection to it,
+ * resumes it from its applied seq, streams the live sequence, serves its ACKs and RETRANSMITs, and
+ * fences it when the log no longer holds what it needs.
  *
- * <p>Everything runs on the sequencer loop (the connection is registered there too); the fields other threads read
- * for {@link #view()} are volatile.
+ * <p>Everything runs on the sequencer loop (the connection is registered there too); the fields
+ * other threads read for {@link #view()} are volatile.
  *
- * <p>The stream on one connection is contiguous: {@link #cursor} is the last seq written to it, and the next frame
- * written is always {@code cursor + 1}, live ({@link #offer}) or from the log ({@link #pump}) after a pause, so a
- * plugin never sees a gap from a healthy repeater.
+ * <p>The stream on one connection is contiguous: {@link #cursor} is the last seq written to it, and
+ * the next frame written is always {@code cursor + 1}, live ({@link #offer}) or from the log
+ * ({@link #pump}) after a pause, so a plugin never sees a gap from a healthy repeater.
  */
 final class DuplicateLink {
   private static final Logger LOG = LoggerFactory.getLogger(DuplicateLink.class);
@@ -53,15 +53,22 @@ final class DuplicateLink {
   // Confined to the sequencer loop.
   /** The current connection (connecting, handshaking or streaming); null when there is none. */
   private Channel channel;
+
   /** Where encoded frames are written: the first handler's context, below the message codec. */
   private ChannelHandlerContext raw;
+
   private long cursor;
   private boolean dirty;
   private int failures;
   private ScheduledFuture<?> retry;
   private ScheduledFuture<?> handshakeTimer;
-  /** When the plugin was last heard from on this connection, or (if later) when writes became outstanding. */
+
+  /**
+   * When the plugin was last heard from on this connection, or (if later) when writes became
+   * outstanding.
+   */
   private long heardOrOwedSinceNanos;
+
   /** The state transfer bringing this duplicate back, or null. */
   private Transfer transfer;
 
@@ -71,10 +78,12 @@ final class DuplicateLink {
   private volatile boolean fenced;
   private volatile String fenceReason;
   private final RepeaterMeters.Duplicate meters;
-  // The ACK-latency probe: the last seq of one run sent and when; 0 while none is outstanding (seqs start at 1).
+  // The ACK-latency probe: the last seq of one run sent and when; 0 while none is outstanding (seqs
+  // start at 1).
   private long probeSeq;
   private long probeSentNanos;
-  private boolean probeFromIdle; // sent while the duplicate owed no ACK: a service time for the predictor
+  private boolean
+      probeFromIdle; // sent while the duplicate owed no ACK: a service time for the predictor
 
   DuplicateLink(RepeaterCore core, DuplicateSource source) {
     this.core = core;
@@ -88,9 +97,10 @@ final class DuplicateLink {
   }
 
   /**
-   * Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip, no allocation. Only
-   * the live stream ({@link #offer}) probes: a catch-up from the log would time the backlog, not the duplicate. When
-   * the duplicate owes no ACK, its ACKs have ended any probe, so a write sent then is probed.
+   * Starts timing {@code lastSeq}'s ACK unless a probe is out already: one sample per round trip,
+   * no allocation. Only the live stream ({@link #offer}) probes: a catch-up from the log would time
+   * the backlog, not the duplicate. When the duplicate owes no ACK, its ACKs have ended any probe,
+   * so a write sent then is probed.
    *
    * @param fromIdle whether the duplicate owed no ACK before these writes
    */
@@ -123,7 +133,10 @@ final class DuplicateLink {
     return transfer;
   }
 
-  /** Whether the connection streams the sequence (a possible source of a state transfer). On the loop. */
+  /**
+   * Whether the connection streams the sequence (a possible source of a state transfer). On the
+   * loop.
+   */
   boolean streaming() {
     return state == ConnectionState.STREAMING && channel != null;
   }
@@ -134,11 +147,18 @@ final class DuplicateLink {
   }
 
   DuplicateView view() {
-    return new DuplicateView(id, source.connectString(), target, state, ackedSeq, fenced,
+    return new DuplicateView(
+        id,
+        source.connectString(),
+        target,
+        state,
+        ackedSeq,
+        fenced,
         Optional.ofNullable(fenceReason));
   }
 
-  // ------------------------------------------------------------------------------------------- connection
+  // -------------------------------------------------------------------------------------------
+  // connection
 
   /** The duplicate's endpoint znode changed: drop the old connection, connect to the new plugin. */
   void endpointChanged(Optional<PluginEndpoint> endpoint) {
@@ -146,17 +166,27 @@ final class DuplicateLink {
       return;
     }
     if (endpoint.isPresent() && endpoint.get().duplicateId() != id) {
-      LOG.error("duplicate {} at {} publishes the endpoint of duplicate {} ({}): not connecting; check the"
-          + " repeater's duplicate list", id, source.connectString(), endpoint.get().duplicateId(), endpoint.get());
+      LOG.error(
+          "duplicate {} at {} publishes the endpoint of duplicate {} ({}): not connecting; check the"
+              + " repeater's duplicate list",
+          id,
+          source.connectString(),
+          endpoint.get().duplicateId(),
+          endpoint.get());
       endpoint = Optional.empty();
     }
     if (endpoint.equals(target) && channel != null) {
       return;
     }
-    LOG.info("duplicate {}: plugin endpoint {}", id, endpoint.map(PluginEndpoint::address).orElse("(none)"));
+    LOG.info(
+        "duplicate {}: plugin endpoint {}",
+        id,
+        endpoint.map(PluginEndpoint::address).orElse("(none)"));
     if (transfer != null && channel != null) {
-      transferFailed("its plugin moved to " + endpoint.map(PluginEndpoint::address).orElse("(none)")
-          + " during the transfer");
+      transferFailed(
+          "its plugin moved to "
+              + endpoint.map(PluginEndpoint::address).orElse("(none)")
+              + " during the transfer");
     }
     core.linkLost(this);
     target = endpoint;
@@ -166,31 +196,40 @@ final class DuplicateLink {
   private void connect() {
     PluginEndpoint endpoint = target.orElseThrow();
     setState(ConnectionState.CONNECTING);
-    ChannelFuture connecting = core.pluginBootstrap()
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            if (core.security().tls() != null) {
-              core.security().tls().addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
-            }
-            WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-            ch.pipeline().addLast(new PluginHandler());
-          }
-        })
-        .connect(endpoint.host(), endpoint.port());
+    ChannelFuture connecting =
+        core.pluginBootstrap()
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    if (core.security().tls() != null) {
+                      core.security()
+                          .tls()
+                          .addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
+                    }
+                    WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
+                    ch.pipeline().addLast(new PluginHandler());
+                  }
+                })
+            .connect(endpoint.host(), endpoint.port());
     Channel ch = connecting.channel();
     channel = ch;
-    connecting.addListener(f -> {
-      if (ch != channel) {
-        ch.close();
-      } else if (f.isSuccess()) {
-        connected();
-      } else {
-        LOG.info("duplicate {}: cannot connect to {}: {}", id, endpoint.address(), f.cause().toString());
-        detach();
-        reconnectLater();
-      }
-    });
+    connecting.addListener(
+        f -> {
+          if (ch != channel) {
+            ch.close();
+          } else if (f.isSuccess()) {
+            connected();
+          } else {
+            LOG.info(
+                "duplicate {}: cannot connect to {}: {}",
+                id,
+                endpoint.address(),
+                f.cause().toString());
+            detach();
+            reconnectLater();
+          }
+        });
   }
 
   private void connected() {
@@ -198,18 +237,29 @@ final class DuplicateLink {
     Channel ch = channel;
     ch.writeAndFlush(Message.Hello.of(Role.REPEATER, RepeaterSettings.HELLO_ID));
     setState(ConnectionState.HANDSHAKING);
-    handshakeTimer = core.loop().schedule(() -> {
-      if (ch == channel && state == ConnectionState.HANDSHAKING) {
-        LOG.warn("duplicate {}: no STATUS within {} ms; reconnecting", id,
-            RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS);
-        ch.close();
-      }
-    }, RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+    handshakeTimer =
+        core.loop()
+            .schedule(
+                () -> {
+                  if (ch == channel && state == ConnectionState.HANDSHAKING) {
+                    LOG.warn(
+                        "duplicate {}: no STATUS within {} ms; reconnecting",
+                        id,
+                        RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS);
+                    ch.close();
+                  }
+                },
+                RepeaterSettings.PLUGIN_HANDSHAKE_TIMEOUT_MILLIS,
+                TimeUnit.MILLISECONDS);
   }
 
   /** The current connection is gone. */
   private void lost(String why) {
-    LOG.info("duplicate {}: connection to {} {}", id, target.map(PluginEndpoint::address).orElse("?"), why);
+    LOG.info(
+        "duplicate {}: connection to {} {}",
+        id,
+        target.map(PluginEndpoint::address).orElse("?"),
+        why);
     detach();
     if (transfer != null) {
       transferFailed("the connection to its plugin was lost during the transfer");
@@ -228,20 +278,29 @@ final class DuplicateLink {
       setState(ConnectionState.WAITING_FOR_ENDPOINT);
       return;
     }
-    long delay = Math.min(RepeaterSettings.RECONNECT_BACKOFF_MAX_MILLIS,
-        RepeaterSettings.RECONNECT_BACKOFF_MIN_MILLIS << Math.min(failures, 20));
+    long delay =
+        Math.min(
+            RepeaterSettings.RECONNECT_BACKOFF_MAX_MILLIS,
+            RepeaterSettings.RECONNECT_BACKOFF_MIN_MILLIS << Math.min(failures, 20));
     failures++;
     setState(ConnectionState.BACKING_OFF);
     cancelRetry();
-    retry = core.loop().schedule(() -> {
-      retry = null;
-      if (channel == null && target.isPresent() && !core.stopped() && !fenced) {
-        connect();
-      }
-    }, delay, TimeUnit.MILLISECONDS);
+    retry =
+        core.loop()
+            .schedule(
+                () -> {
+                  retry = null;
+                  if (channel == null && target.isPresent() && !core.stopped() && !fenced) {
+                    connect();
+                  }
+                },
+                delay,
+                TimeUnit.MILLISECONDS);
   }
 
-  /** Forgets the current connection (the caller closes it if needed); its late events are ignored. */
+  /**
+   * Forgets the current connection (the caller closes it if needed); its late events are ignored.
+   */
   private void detach() {
     probeSeq = 0; // a new connection starts from a STATUS: its round trips are not this one's
     channel = null;
@@ -276,7 +335,10 @@ final class DuplicateLink {
     setState(ConnectionState.CLOSED);
   }
 
-  /** Flushes, and returns a future that completes once everything written so far is sent (null if not streaming). */
+  /**
+   * Flushes, and returns a future that completes once everything written so far is sent (null if
+   * not streaming).
+   */
   ChannelFuture drain() {
     if (channel == null || state != ConnectionState.STREAMING) {
       return null;
@@ -285,10 +347,12 @@ final class DuplicateLink {
     return raw.writeAndFlush(Unpooled.EMPTY_BUFFER);
   }
 
-  // ------------------------------------------------------------------------------------------- from the plugin
+  // -------------------------------------------------------------------------------------------
+  // from the plugin
 
   private void onMessage(Channel ch, Message m) {
-    if (ch != channel || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
+    if (ch != channel
+        || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
       return; // an old, fenced or closed connection
     }
     heardOrOwedSinceNanos = System.nanoTime();
@@ -299,11 +363,15 @@ final class DuplicateLink {
         onChallenge(ch, c);
       } else if (m instanceof Message.Error e) {
         onError(e);
-      } else if (!(m instanceof Message.Hello h && h.role() == Role.PLUGIN)) { // a courtesy HELLO is tolerated
+      } else if (!(m instanceof Message.Hello h
+          && h.role() == Role.PLUGIN)) { // a courtesy HELLO is tolerated
         LOG.warn("duplicate {}: expected STATUS, got {}; reconnecting", id, m);
         detach();
-        Channels.errorAndClose(ch, Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
-            "expected STATUS in answer to HELLO, got " + Channels.name(m)));
+        Channels.errorAndClose(
+            ch,
+            Message.Error.of(
+                ErrorCode.UNEXPECTED_MESSAGE,
+                "expected STATUS in answer to HELLO, got " + Channels.name(m)));
         reconnectLater();
       }
       return;
@@ -325,17 +393,25 @@ final class DuplicateLink {
         acked(s.appliedSeq());
       }
     } else {
-      ch.writeAndFlush(Message.Error.of(ErrorCode.UNEXPECTED_MESSAGE,
-          "the repeater accepts ACK, RETRANSMIT, STATUS and ERROR from a plugin, not " + Channels.name(m)));
+      ch.writeAndFlush(
+          Message.Error.of(
+              ErrorCode.UNEXPECTED_MESSAGE,
+              "the repeater accepts ACK, RETRANSMIT, STATUS and ERROR from a plugin, not "
+                  + Channels.name(m)));
     }
   }
 
-  /** The plugin requires authentication: answer with this repeater's credential, or give up on this connection. */
+  /**
+   * The plugin requires authentication: answer with this repeater's credential, or give up on this
+   * connection.
+   */
   private void onChallenge(Channel ch, Message.Challenge c) {
     Credential credential = core.security().credential();
     if (credential == null) {
-      LOG.error("duplicate {}: the plugin requires authentication, but this repeater has no credential; retrying"
-          + " later", id);
+      LOG.error(
+          "duplicate {}: the plugin requires authentication, but this repeater has no credential; retrying"
+              + " later",
+          id);
       ch.close();
       return;
     }
@@ -348,7 +424,8 @@ final class DuplicateLink {
       handshakeTimer = null;
     }
     if (s.duplicateId() != id) {
-      String why = "STATUS from duplicate " + s.duplicateId() + " on the connection to duplicate " + id;
+      String why =
+          "STATUS from duplicate " + s.duplicateId() + " on the connection to duplicate " + id;
       LOG.error("duplicate {}: {}; reconnecting", id, why);
       Channel ch = channel;
       detach();
@@ -357,7 +434,8 @@ final class DuplicateLink {
       return;
     }
     if (s.epoch() > core.epoch()) {
-      core.depose(id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + core.epoch() + ")");
+      core.depose(
+          id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + core.epoch() + ")");
       return;
     }
     if (transfer != null) {
@@ -377,7 +455,10 @@ final class DuplicateLink {
     resume(s.appliedSeq());
   }
 
-  /** Streams from {@code appliedSeq} on: from the log, or fenced if the log no longer holds what follows. */
+  /**
+   * Streams from {@code appliedSeq} on: from the log, or fenced if the log no longer holds what
+   * follows.
+   */
   private void resume(long appliedSeq) {
     RetransmissionLog log = core.log();
     switch (log.resume(appliedSeq)) {
@@ -385,22 +466,41 @@ final class DuplicateLink {
         cursor = appliedSeq;
         failures = 0;
         setState(ConnectionState.STREAMING);
-        LOG.info("duplicate {}: streaming from seq {} (sequenced up to {})", id, cursor + 1, log.lastSeq());
+        LOG.info(
+            "duplicate {}: streaming from seq {} (sequenced up to {})",
+            id,
+            cursor + 1,
+            log.lastSeq());
         pump();
       }
-      case GONE -> fence("it has applied seq " + appliedSeq + " and needs " + (appliedSeq + 1)
-          + ", which the log no longer holds (it holds " + describeLog() + ")", true);
-      case AHEAD -> fence("it has applied seq " + appliedSeq + ", beyond this repeater's last seq "
-          + log.lastSeq() + ": another repeater has written to it", false);
+      case GONE ->
+          fence(
+              "it has applied seq "
+                  + appliedSeq
+                  + " and needs "
+                  + (appliedSeq + 1)
+                  + ", which the log no longer holds (it holds "
+                  + describeLog()
+                  + ")",
+              true);
+      case AHEAD ->
+          fence(
+              "it has applied seq "
+                  + appliedSeq
+                  + ", beyond this repeater's last seq "
+                  + log.lastSeq()
+                  + ": another repeater has written to it",
+              false);
     }
   }
 
-  // ------------------------------------------------------------------------------------------- state transfer
+  // -------------------------------------------------------------------------------------------
+  // state transfer
 
   /**
-   * Starts bringing this duplicate back by state transfer: no longer fenced, it is connected afresh; its plugin's
-   * STATUS makes the repeater ask the source for the snapshot, whose chunks are relayed here; the STATUS after the
-   * install resumes the stream from the snapshot's seq.
+   * Starts bringing this duplicate back by state transfer: no longer fenced, it is connected
+   * afresh; its plugin's STATUS makes the repeater ask the source for the snapshot, whose chunks
+   * are relayed here; the STATUS after the install resumes the stream from the snapshot's seq.
    */
   void beginRejoin(Transfer t) {
     transfer = t;
@@ -410,7 +510,10 @@ final class DuplicateLink {
     core.notifyChanged(view());
   }
 
-  /** Drops the current connection, if any, and connects afresh to the target endpoint (or waits for one). */
+  /**
+   * Drops the current connection, if any, and connects afresh to the target endpoint (or waits for
+   * one).
+   */
   private void connectAfresh() {
     cancelRetry();
     failures = 0;
@@ -430,8 +533,13 @@ final class DuplicateLink {
     Transfer t = transfer;
     if (!t.requested) {
       t.requested = true;
-      LOG.info("duplicate {}: plugin at seq {} ({}); asking duplicate {} for a snapshot (state transfer {})", id,
-          s.appliedSeq(), s.state(), t.source.id(), t.id);
+      LOG.info(
+          "duplicate {}: plugin at seq {} ({}); asking duplicate {} for a snapshot (state transfer {})",
+          id,
+          s.appliedSeq(),
+          s.state(),
+          t.source.id(),
+          t.id);
       if (!t.source.send(new Message.TransferRequest(t.id, id))) {
         transferFailed("the source duplicate " + t.source.id() + " is no longer streaming");
       }
@@ -441,15 +549,21 @@ final class DuplicateLink {
       return; // a STATUS the plugin sent for another reason
     }
     if (s.state() == DuplicateState.FENCED || s.appliedSeq() != t.snapshotSeq) {
-      transferFailed("after the install its plugin reports seq " + s.appliedSeq() + " (" + s.state()
-          + "), not the snapshot's seq " + t.snapshotSeq);
+      transferFailed(
+          "after the install its plugin reports seq "
+              + s.appliedSeq()
+              + " ("
+              + s.state()
+              + "), not the snapshot's seq "
+              + t.snapshotSeq);
       return;
     }
     transfer = null;
     ackedSeq = s.appliedSeq();
     resume(s.appliedSeq());
     if (fenced) {
-      core.transferEnded(t, "the log no longer holds the writes after the snapshot: " + fenceReason);
+      core.transferEnded(
+          t, "the log no longer holds the writes after the snapshot: " + fenceReason);
     } else {
       core.transferEnded(t, null);
     }
@@ -480,7 +594,10 @@ final class DuplicateLink {
     core.transferEnded(t, reason);
   }
 
-  /** The operator fences this duplicate: it is sent nothing more and serves no reads, until rejoined. */
+  /**
+   * The operator fences this duplicate: it is sent nothing more and serves no reads, until
+   * rejoined.
+   */
   void fenceByOperator() {
     if (transfer != null) {
       transferFailed("fenced by the operator");
@@ -510,17 +627,32 @@ final class DuplicateLink {
 
   private void onRetransmit(Message.Retransmit r) {
     if (r.epoch() > core.epoch()) {
-      core.depose(id, "RETRANSMIT with epoch " + r.epoch() + " (this repeater's is " + core.epoch() + ")");
+      core.depose(
+          id, "RETRANSMIT with epoch " + r.epoch() + " (this repeater's is " + core.epoch() + ")");
       return;
     }
     RetransmissionLog log = core.log();
     switch (log.retransmit(r.fromSeq())) {
-      case NOTHING -> LOG.debug("duplicate {}: RETRANSMIT {}..{} of nothing sequenced yet", id, r.fromSeq(),
-          r.toSeq());
-      case GONE -> fence("it asked to retransmit seq " + r.fromSeq() + ".." + r.toSeq() + ", which the log no longer"
-          + " holds (it holds " + describeLog() + ")", true);
+      case NOTHING ->
+          LOG.debug(
+              "duplicate {}: RETRANSMIT {}..{} of nothing sequenced yet",
+              id,
+              r.fromSeq(),
+              r.toSeq());
+      case GONE ->
+          fence(
+              "it asked to retransmit seq "
+                  + r.fromSeq()
+                  + ".."
+                  + r.toSeq()
+                  + ", which the log no longer"
+                  + " holds (it holds "
+                  + describeLog()
+                  + ")",
+              true);
       case SERVE -> {
-        // Seqs after the cursor have not been sent on this connection yet: the stream brings them in order.
+        // Seqs after the cursor have not been sent on this connection yet: the stream brings them
+        // in order.
         long to = Math.min(r.toSeq(), cursor);
         for (long seq = r.fromSeq(); seq <= to; seq++) {
           raw.write(log.get(seq).retainedDuplicate(), raw.voidPromise());
@@ -547,11 +679,13 @@ final class DuplicateLink {
     }
   }
 
-  // ------------------------------------------------------------------------------------------- streaming
+  // -------------------------------------------------------------------------------------------
+  // streaming
 
   /**
-   * Writes {@code firstSeq..lastSeq} were sequenced, their frames back to back in {@code frames}: send them now, in one
-   * write, if this connection is streaming, caught up and not paused. Otherwise {@link #pump} sends them from the log.
+   * Writes {@code firstSeq..lastSeq} were sequenced, their frames back to back in {@code frames}:
+   * send them now, in one write, if this connection is streaming, caught up and not paused.
+   * Otherwise {@link #pump} sends them from the log.
    */
   void offer(long firstSeq, long lastSeq, ByteBuf frames) {
     if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
@@ -575,14 +709,20 @@ final class DuplicateLink {
   }
 
   /**
-   * Drops a streaming connection that has owed acknowledgements, hearing nothing from the plugin, for longer than the
-   * ack timeout: its other end is likely gone without a goodbye (half-open). Connecting again resumes it from its
-   * applied seq, or waits until it can be reached.
+   * Drops a streaming connection that has owed acknowledgements, hearing nothing from the plugin,
+   * for longer than the ack timeout: its other end is likely gone without a goodbye (half-open).
+   * Connecting again resumes it from its applied seq, or waits until it can be reached.
    */
   void checkAcks(long nowNanos, long timeoutNanos) {
-    if (state == ConnectionState.STREAMING && cursor > ackedSeq && nowNanos - heardOrOwedSinceNanos > timeoutNanos) {
-      LOG.warn("duplicate {}: nothing heard for {} ms while seq {}..{} await its ACK; dropping the connection to {}",
-          id, TimeUnit.NANOSECONDS.toMillis(nowNanos - heardOrOwedSinceNanos), ackedSeq + 1, cursor,
+    if (state == ConnectionState.STREAMING
+        && cursor > ackedSeq
+        && nowNanos - heardOrOwedSinceNanos > timeoutNanos) {
+      LOG.warn(
+          "duplicate {}: nothing heard for {} ms while seq {}..{} await its ACK; dropping the connection to {}",
+          id,
+          TimeUnit.NANOSECONDS.toMillis(nowNanos - heardOrOwedSinceNanos),
+          ackedSeq + 1,
+          cursor,
           target.map(PluginEndpoint::address).orElse("?"));
       Channel ch = channel;
       detach();
@@ -592,7 +732,9 @@ final class DuplicateLink {
     }
   }
 
-  /** Sends from the log after {@link #cursor} while the connection takes it; resumed when it drains. */
+  /**
+   * Sends from the log after {@link #cursor} while the connection takes it; resumed when it drains.
+   */
   private void pump() {
     RetransmissionLog log = core.log();
     long last = log.lastSeq();
@@ -602,8 +744,13 @@ final class DuplicateLink {
     while (cursor < last && channel.isWritable()) {
       ByteBuf frame = log.get(cursor + 1);
       if (frame == null) {
-        fence("it needs seq " + (cursor + 1) + ", which the full log evicted before it could be sent (it holds "
-            + describeLog() + ")", false);
+        fence(
+            "it needs seq "
+                + (cursor + 1)
+                + ", which the full log evicted before it could be sent (it holds "
+                + describeLog()
+                + ")",
+            false);
         return;
       }
       raw.write(frame.retainedDuplicate(), raw.voidPromise());
@@ -613,26 +760,37 @@ final class DuplicateLink {
     channel.flush();
   }
 
-  /** The log evicted {@code seq}: a streaming connection that has not been sent it can never be; fence it now. */
+  /**
+   * The log evicted {@code seq}: a streaming connection that has not been sent it can never be;
+   * fence it now.
+   */
   void evicted(long seq) {
     Transfer t = transfer;
     if (t != null && seq > (t.snapshotSeq >= 0 ? t.snapshotSeq : t.holdSeq)) {
-      transferFailed("the full log evicted seq " + seq + ", which it needs after the snapshot"
-          + (t.snapshotSeq >= 0 ? " at seq " + t.snapshotSeq : "") + ": more writes were sequenced during the"
-          + " transfer than the log holds (raise the repeater's logCapacity)");
+      transferFailed(
+          "the full log evicted seq "
+              + seq
+              + ", which it needs after the snapshot"
+              + (t.snapshotSeq >= 0 ? " at seq " + t.snapshotSeq : "")
+              + ": more writes were sequenced during the"
+              + " transfer than the log holds (raise the repeater's logCapacity)");
       return;
     }
     if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
-      fence("it fell behind: seq " + seq + " was evicted from the full log before it could be sent", false);
+      fence(
+          "it fell behind: seq " + seq + " was evicted from the full log before it could be sent",
+          false);
     }
   }
 
-  // ------------------------------------------------------------------------------------------- fencing
+  // -------------------------------------------------------------------------------------------
+  // fencing
 
   /**
-   * @param rejoinable whether the repeater may rejoin it by itself ({@link RepeaterCore#autoRejoin}): a duplicate that
-   *     came back needing writes the log no longer holds, or whose plugin reports it is fenced; not a slow consumer
-   *     (a transfer would not make it faster), nor one fenced by the operator or after a failed transfer
+   * @param rejoinable whether the repeater may rejoin it by itself ({@link
+   *     RepeaterCore#autoRejoin}): a duplicate that came back needing writes the log no longer
+   *     holds, or whose plugin reports it is fenced; not a slow consumer (a transfer would not make
+   *     it faster), nor one fenced by the operator or after a failed transfer
    */
   private void fence(String reason, boolean rejoinable) {
     if (fenced) {
@@ -659,7 +817,8 @@ final class DuplicateLink {
     Channel ch = channel;
     detach();
     setState(ConnectionState.CLOSED);
-    Channels.errorAndClose(ch, Message.Error.of(ErrorCode.FENCED, "duplicate " + id + " is fenced: " + reason));
+    Channels.errorAndClose(
+        ch, Message.Error.of(ErrorCode.FENCED, "duplicate " + id + " is fenced: " + reason));
   }
 
   private String describeLog() {
@@ -687,7 +846,9 @@ final class DuplicateLink {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel() == channel && state == ConnectionState.STREAMING && ctx.channel().isWritable()) {
+      if (ctx.channel() == channel
+          && state == ConnectionState.STREAMING
+          && ctx.channel().isWritable()) {
         pump();
       }
       ctx.fireChannelWritabilityChanged();
@@ -706,7 +867,10 @@ final class DuplicateLink {
         return;
       }
       if (cause instanceof WireException) {
-        LOG.warn("duplicate {}: bad frame from the plugin: {}", id, cause.getMessage()); // the codec closes
+        LOG.warn(
+            "duplicate {}: bad frame from the plugin: {}",
+            id,
+            cause.getMessage()); // the codec closes
       } else if (cause instanceof IOException || TlsSettings.isTlsFailure(cause)) {
         LOG.info("duplicate {}: {}", id, cause.toString());
         ctx.close();

@@ -6,19 +6,23 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * What the repeater learns about one duplicate from outside the wire protocol: its bookkeeping state at start and the
- * endpoint of its active plugin. {@link ZooKeeperDuplicateSource} reads both from the duplicate's ensemble; a benchmark
- * can supply them directly.
+ * What the repeater learns about one duplicate from outside the wire protocol: its bookkeeping
+ * state at start and the endpoint of its active plugin. {@link ZooKeeperDuplicateSource} reads both
+ * from the duplicate's ensemble; a benchmark can supply them directly.
  */
 public interface DuplicateSource extends AutoCloseable {
 
   int duplicateId();
 
-  /** Where the duplicate is, for logs and {@link io.zoolander.server.repeater.DuplicateView#connectString()}. */
+  /**
+   * Where the duplicate is, for logs and {@link
+   * io.zoolander.server.repeater.DuplicateView#connectString()}.
+   */
   String connectString();
 
   /**
-   * Reads the duplicate's bookkeeping state ({@link BookkeepingState#INITIAL} when there is none), blocking.
+   * Reads the duplicate's bookkeeping state ({@link BookkeepingState#INITIAL} when there is none),
+   * blocking.
    *
    * @param timeoutMillis bound on the whole read
    * @throws Exception if it cannot be read in time or is not a bookkeeping record
@@ -26,10 +30,11 @@ public interface DuplicateSource extends AutoCloseable {
   BookkeepingState readState(long timeoutMillis) throws Exception;
 
   /**
-   * Claims {@code epoch} at this duplicate: records it as the highest accepted epoch in the bookkeeping state, by a
-   * conditional update of the state read (created if absent, with applied seq 0), blocking. From then on the plugin
-   * refuses every write of an older epoch (its version-checked multi fails, it reads the state again and sees the
-   * epoch), so the applied seq returned is final for older repeaters: nothing they sent can be applied here after it.
+   * Claims {@code epoch} at this duplicate: records it as the highest accepted epoch in the
+   * bookkeeping state, by a conditional update of the state read (created if absent, with applied
+   * seq 0), blocking. From then on the plugin refuses every write of an older epoch (its
+   * version-checked multi fails, it reads the state again and sees the epoch), so the applied seq
+   * returned is final for older repeaters: nothing they sent can be applied here after it.
    *
    * @param timeoutMillis bound on the whole claim
    * @return the state as claimed, and the plugin's endpoint if one is published
@@ -42,8 +47,8 @@ public interface DuplicateSource extends AutoCloseable {
   record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}
 
   /**
-   * Starts reporting the endpoint: {@code listener} is called on every change (appearance, change, disappearance),
-   * the first time once the endpoint is known; it must not block.
+   * Starts reporting the endpoint: {@code listener} is called on every change (appearance, change,
+   * disappearance), the first time once the endpoint is known; it must not block.
    */
   void watchEndpoint(Consumer<Optional<PluginEndpoint>> listener) throws Exception;
 

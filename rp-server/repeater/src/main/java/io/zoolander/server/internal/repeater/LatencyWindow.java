@@ -3,9 +3,10 @@ package io.zoolander.server.internal.repeater;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The last {@code capacity} latencies of one duplicate, kept as model input (rp-model wants samples, a Micrometer
- * timer keeps only percentiles). Recorded on the sequencer thread, read by JMX threads; the lock is uncontended on the
- * recording side and recording allocates nothing. Internal.
+ * The last {@code capacity} latencies of one duplicate, kept as model input (rp-model wants
+ * samples, a Micrometer timer keeps only percentiles). Recorded on the sequencer thread, read by
+ * JMX threads; the lock is uncontended on the recording side and recording allocates nothing.
+ * Internal.
  */
 final class LatencyWindow {
   private final long[] nanos;

@@ -27,35 +27,40 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What a repeater taking over does between claiming its epoch and sequencing: the writes that the most advanced
- * duplicates applied and the others did not (sent by the old repeater, whose log died with it) are fetched from the
- * most advanced duplicates' plugins, which keep the writes they applied recently, so that the new repeater can stream
- * them to the lagging duplicates again.
+ * What a repeater taking over does between claiming its epoch and sequencing: the writes that the
+ * most advanced duplicates applied and the others did not (sent by the old repeater, whose log died
+ * with it) are fetched from the most advanced duplicates' plugins, which keep the writes they
+ * applied recently, so that the new repeater can stream them to the lagging duplicates again.
  *
- * <p>The recovered run is contiguous and ends at the highest applied seq. A lagging duplicate that needs a write
- * before the run (no duplicate holds it any more, or its plugin could not be reached) is fenced when it connects,
- * like any duplicate that needs a write the log does not hold.
+ * <p>The recovered run is contiguous and ends at the highest applied seq. A lagging duplicate that
+ * needs a write before the run (no duplicate holds it any more, or its plugin could not be reached)
+ * is fenced when it connects, like any duplicate that needs a write the log does not hold.
  */
 final class Recovery {
   private static final Logger LOG = LoggerFactory.getLogger(Recovery.class);
 
-  /** Fetches the writes a duplicate applied in {@code fromSeq..toSeq} that its plugin still holds, in seq order. */
+  /**
+   * Fetches the writes a duplicate applied in {@code fromSeq..toSeq} that its plugin still holds,
+   * in seq order.
+   */
   @FunctionalInterface
   interface Fetcher {
-    List<Message.Sequenced> fetch(int duplicateId, long fromSeq, long toSeq) throws InterruptedException;
+    List<Message.Sequenced> fetch(int duplicateId, long fromSeq, long toSeq)
+        throws InterruptedException;
   }
 
   private Recovery() {}
 
   /**
-   * Plans and runs the recovery: the most advanced duplicate is asked for everything some duplicate lacks (at most
-   * {@code capacity} writes, the newest), then, if it no longer held the oldest of them, the next most advanced for
-   * the rest, and so on while a duplicate has applied what is still missing.
+   * Plans and runs the recovery: the most advanced duplicate is asked for everything some duplicate
+   * lacks (at most {@code capacity} writes, the newest), then, if it no longer held the oldest of
+   * them, the next most advanced for the rest, and so on while a duplicate has applied what is
+   * still missing.
    *
    * @param applied each duplicate's applied seq, as claimed
    * @param capacity most writes to recover (the log's capacity)
-   * @return the recovered writes: a contiguous run ending at the highest applied seq, empty if none is needed or none
-   *     could be fetched
+   * @return the recovered writes: a contiguous run ending at the highest applied seq, empty if none
+   *     is needed or none could be fetched
    */
   static List<Message.Sequenced> recover(Map<Integer, Long> applied, int capacity, Fetcher fetcher)
       throws InterruptedException {
@@ -75,7 +80,8 @@ final class Recovery {
       }
       List<Message.Sequenced> run = endingAt(fetcher.fetch(duplicate.getKey(), from, top), top);
       if (!run.isEmpty()) {
-        LOG.info("recovered writes {}..{} from duplicate {}", run.get(0).seq(), top, duplicate.getKey());
+        LOG.info(
+            "recovered writes {}..{} from duplicate {}", run.get(0).seq(), top, duplicate.getKey());
         runs.add(run);
         top = run.get(0).seq() - 1;
       }
@@ -87,7 +93,10 @@ final class Recovery {
     return recovered;
   }
 
-  /** The longest contiguous suffix of {@code writes} that ends at {@code top}; empty if it does not end there. */
+  /**
+   * The longest contiguous suffix of {@code writes} that ends at {@code top}; empty if it does not
+   * end there.
+   */
   static List<Message.Sequenced> endingAt(List<Message.Sequenced> writes, long top) {
     int end = writes.size() - 1;
     if (end < 0 || writes.get(end).seq() != top) {
@@ -101,56 +110,82 @@ final class Recovery {
   }
 
   /**
-   * Asks the plugin at {@code endpoint}, on a connection of its own, for the writes it applied in {@code
-   * fromSeq..toSeq}: HELLO(REPEATER), then RETRANSMIT once the plugin answers STATUS; the plugin sends the SEQUENCED
-   * writes it holds in the range, then a STATUS. The connection is secured as the repeater's own plugin connections
-   * are: TLS if on, and a CHALLENGE answered with the repeater's credential (the plugin serves RETRANSMIT only to an
-   * authenticated REPEATER).
+   * Asks the plugin at {@code endpoint}, on a connection of its own, for the writes it applied in
+   * {@code fromSeq..toSeq}: HELLO(REPEATER), then RETRANSMIT once the plugin answers STATUS; the
+   * plugin sends the SEQUENCED writes it holds in the range, then a STATUS. The connection is
+   * secured as the repeater's own plugin connections are: TLS if on, and a CHALLENGE answered with
+   * the repeater's credential (the plugin serves RETRANSMIT only to an authenticated REPEATER).
    *
    * @param security the repeater's TLS and credential
    * @param epoch the repeater's new epoch, sent in the RETRANSMIT
    * @throws IOException if the plugin cannot be reached or answers otherwise
    * @throws TimeoutException if the answer does not end within {@code timeoutMillis}
    */
-  static List<Message.Sequenced> fetch(Bootstrap bootstrap, LinkSecurity security, PluginEndpoint endpoint,
-      long epoch, long fromSeq, long toSeq, long timeoutMillis)
+  static List<Message.Sequenced> fetch(
+      Bootstrap bootstrap,
+      LinkSecurity security,
+      PluginEndpoint endpoint,
+      long epoch,
+      long fromSeq,
+      long toSeq,
+      long timeoutMillis)
       throws IOException, InterruptedException, TimeoutException {
     CompletableFuture<List<Message.Sequenced>> answer = new CompletableFuture<>();
-    ChannelFuture connecting = bootstrap.clone()
-        .handler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            if (security.tls() != null) {
-              security.tls().addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
-            }
-            WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-            ch.pipeline().addLast(new FetchHandler(endpoint.duplicateId(), epoch, fromSeq, toSeq,
-                security.credential(), answer));
-          }
-        })
-        .connect(endpoint.host(), endpoint.port());
+    ChannelFuture connecting =
+        bootstrap
+            .clone()
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    if (security.tls() != null) {
+                      security
+                          .tls()
+                          .addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
+                    }
+                    WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
+                    ch.pipeline()
+                        .addLast(
+                            new FetchHandler(
+                                endpoint.duplicateId(),
+                                epoch,
+                                fromSeq,
+                                toSeq,
+                                security.credential(),
+                                answer));
+                  }
+                })
+            .connect(endpoint.host(), endpoint.port());
     Channel channel = connecting.channel();
-    connecting.addListener(f -> {
-      if (!f.isSuccess()) {
-        answer.completeExceptionally(f.cause());
-      }
-    });
+    connecting.addListener(
+        f -> {
+          if (!f.isSuccess()) {
+            answer.completeExceptionally(f.cause());
+          }
+        });
     try {
       return answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
-      throw new IOException("duplicate " + endpoint.duplicateId() + " at " + endpoint.address() + ": "
-          + e.getCause(), e.getCause());
+      throw new IOException(
+          "duplicate " + endpoint.duplicateId() + " at " + endpoint.address() + ": " + e.getCause(),
+          e.getCause());
     } catch (java.util.concurrent.TimeoutException e) {
-      throw new TimeoutException("duplicate " + endpoint.duplicateId() + " at " + endpoint.address()
-          + " did not send its recent writes within " + timeoutMillis + " ms");
+      throw new TimeoutException(
+          "duplicate "
+              + endpoint.duplicateId()
+              + " at "
+              + endpoint.address()
+              + " did not send its recent writes within "
+              + timeoutMillis
+              + " ms");
     } finally {
       channel.close();
     }
   }
 
   /**
-   * HELLO (and AUTH if challenged), then RETRANSMIT after the first STATUS; collects SEQUENCED until the second
-   * STATUS.
+   * HELLO (and AUTH if challenged), then RETRANSMIT after the first STATUS; collects SEQUENCED
+   * until the second STATUS.
    */
   private static final class FetchHandler extends SimpleChannelInboundHandler<Message> {
     private final int duplicateId;
@@ -162,7 +197,12 @@ final class Recovery {
     private final List<Message.Sequenced> writes = new ArrayList<>();
     private boolean asked;
 
-    FetchHandler(int duplicateId, long epoch, long fromSeq, long toSeq, Credential credential,
+    FetchHandler(
+        int duplicateId,
+        long epoch,
+        long fromSeq,
+        long toSeq,
+        Credential credential,
         CompletableFuture<List<Message.Sequenced>> answer) {
       this.credential = credential;
       this.duplicateId = duplicateId;
@@ -189,8 +229,9 @@ final class Recovery {
         }
       } else if (m instanceof Message.Challenge c && !asked) {
         if (credential == null) {
-          answer.completeExceptionally(new IOException("the plugin requires authentication, but this repeater has"
-              + " no credential"));
+          answer.completeExceptionally(
+              new IOException(
+                  "the plugin requires authentication, but this repeater has" + " no credential"));
           ctx.close();
         } else {
           ctx.writeAndFlush(credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, c));
@@ -205,7 +246,8 @@ final class Recovery {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-      answer.completeExceptionally(new IOException("the connection closed before the answer ended"));
+      answer.completeExceptionally(
+          new IOException("the connection closed before the answer ended"));
       ctx.fireChannelInactive();
     }
 

@@ -2,7 +2,6 @@ package io.zoolander.server.internal.repeater;
 
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.jmx.RegisteredMBean;
-import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.jmx.AdmissionMXBean;
 import io.zoolander.server.jmx.DuplicateInfo;
@@ -22,8 +21,8 @@ import javax.management.InstanceAlreadyExistsException;
 import javax.management.MBeanServer;
 
 /**
- * The repeater's MBeans, {@link RepeaterMXBean}, {@link PredictorMXBean} and (with admission control on) {@link
- * AdmissionMXBean}, over its core. Internal.
+ * The repeater's MBeans, {@link RepeaterMXBean}, {@link PredictorMXBean} and (with admission
+ * control on) {@link AdmissionMXBean}, over its core. Internal.
  */
 public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
   /** How long {@link #unfence} waits for the state transfer: as long as a transfer may take. */
@@ -39,7 +38,8 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
   }
 
   /**
-   * Registers the repeater's MBeans ({@link ZoolanderJmx#REPEATER}, {@link ZoolanderJmx#PREDICTOR}) in {@code server}.
+   * Registers the repeater's MBeans ({@link ZoolanderJmx#REPEATER}, {@link ZoolanderJmx#PREDICTOR})
+   * in {@code server}.
    *
    * @throws InstanceAlreadyExistsException if another repeater's are registered there
    */
@@ -47,19 +47,39 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
       throws InstanceAlreadyExistsException {
     RepeaterConsole console = new RepeaterConsole(core, tauMs);
     try {
-      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.REPEATER, console, RepeaterMXBean.class,
-          Map.of("fence", new String[] {"duplicateId"}, "unfence", new String[] {"duplicateId"},
-              "rejoin", new String[] {"duplicateId"})));
+      console.registered.add(
+          RegisteredMBean.register(
+              server,
+              ZoolanderJmx.REPEATER,
+              console,
+              RepeaterMXBean.class,
+              Map.of(
+                  "fence",
+                  new String[] {"duplicateId"},
+                  "unfence",
+                  new String[] {"duplicateId"},
+                  "rejoin",
+                  new String[] {"duplicateId"})));
       // A second object: the MXBean machinery maps one object to one name.
-      console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.PREDICTOR, console.new Predictor(),
-          PredictorMXBean.class, Map.of(
-              "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
-              "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
-              "serviceTimeSamplesMs", new String[] {"duplicateId"})));
+      console.registered.add(
+          RegisteredMBean.register(
+              server,
+              ZoolanderJmx.PREDICTOR,
+              console.new Predictor(),
+              PredictorMXBean.class,
+              Map.of(
+                  "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
+                  "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
+                  "serviceTimeSamplesMs", new String[] {"duplicateId"})));
       AdmissionController admission = core.admission();
       if (admission != null) {
-        console.registered.add(RegisteredMBean.register(server, ZoolanderJmx.ADMISSION, new Admission(admission),
-            AdmissionMXBean.class, Map.of("setTarget", new String[] {"targetSla", "tauMs"})));
+        console.registered.add(
+            RegisteredMBean.register(
+                server,
+                ZoolanderJmx.ADMISSION,
+                new Admission(admission),
+                AdmissionMXBean.class,
+                Map.of("setTarget", new String[] {"targetSla", "tauMs"})));
       }
     } catch (InstanceAlreadyExistsException | RuntimeException e) {
       console.close();
@@ -74,7 +94,8 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     registered.clear();
   }
 
-  // ------------------------------------------------------------------------------------------- RepeaterMXBean
+  // -------------------------------------------------------------------------------------------
+  // RepeaterMXBean
 
   @Override
   public long getEpoch() {
@@ -116,9 +137,15 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     long lastSeq = core.nextSeq() - 1;
     List<DuplicateInfo> rows = new ArrayList<>();
     for (DuplicateView d : core.duplicates()) {
-      rows.add(new DuplicateInfo(d.id(), d.fenced() ? "FENCED" : d.connectionState().name(), d.ackedSeq(),
-          Math.max(0, lastSeq - d.ackedSeq()), d.endpoint().map(PluginEndpoint::address).orElse(""),
-          d.connectString(), d.fenceReason().orElse("")));
+      rows.add(
+          new DuplicateInfo(
+              d.id(),
+              d.fenced() ? "FENCED" : d.connectionState().name(),
+              d.ackedSeq(),
+              Math.max(0, lastSeq - d.ackedSeq()),
+              d.endpoint().map(PluginEndpoint::address).orElse(""),
+              d.connectString(),
+              d.fenceReason().orElse("")));
     }
     return rows;
   }
@@ -135,20 +162,29 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
       return "duplicate " + duplicateId + " rejoined by state transfer and is streamed to";
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while duplicate " + duplicateId + " rejoined", e);
+      throw new IllegalStateException(
+          "interrupted while duplicate " + duplicateId + " rejoined", e);
     } catch (ExecutionException e) {
-      // Only the message crosses JMX: a JMX client without our jars cannot load our exception classes.
-      throw new IllegalStateException("duplicate " + duplicateId + " did not rejoin: " + e.getCause().getMessage());
+      // Only the message crosses JMX: a JMX client without our jars cannot load our exception
+      // classes.
+      throw new IllegalStateException(
+          "duplicate " + duplicateId + " did not rejoin: " + e.getCause().getMessage());
     } catch (TimeoutException e) {
-      throw new IllegalStateException("duplicate " + duplicateId + " did not rejoin within " + UNFENCE_TIMEOUT_MS
-          + " ms; its row in Duplicates shows where it is");
+      throw new IllegalStateException(
+          "duplicate "
+              + duplicateId
+              + " did not rejoin within "
+              + UNFENCE_TIMEOUT_MS
+              + " ms; its row in Duplicates shows where it is");
     }
   }
 
   @Override
   public String rejoin(int duplicateId) {
     core.rejoin(duplicateId);
-    return "rejoin of duplicate " + duplicateId + " started; its row in Duplicates shows its progress";
+    return "rejoin of duplicate "
+        + duplicateId
+        + " started; its row in Duplicates shows its progress";
   }
 
   /** The predictor MBean, over the same core. */

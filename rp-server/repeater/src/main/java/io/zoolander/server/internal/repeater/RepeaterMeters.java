@@ -14,17 +14,21 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The repeater's meters ({@link MeterNames}, {@code docs/operations.md}) and the live inputs of its SLA predictor.
- * Gauges read the core's volatile views when they are read; the sequencing path records nothing per write (the write
- * count is the next seq), the ACK path one sampled latency at a time. Every meter is removed again on {@link
- * #close()}. Admission-control meters ({@link MeterNames#REPEATER_ADMISSION_PREFIX}) and batching meters ({@link
- * MeterNames#REPEATER_BATCH_PREFIX}) belong here too, registered through {@link #register}. Internal.
+ * The repeater's meters ({@link MeterNames}, {@code docs/operations.md}) and the live inputs of its
+ * SLA predictor. Gauges read the core's volatile views when they are read; the sequencing path
+ * records nothing per write (the write count is the next seq), the ACK path one sampled latency at
+ * a time. Every meter is removed again on {@link #close()}. Admission-control meters ({@link
+ * MeterNames#REPEATER_ADMISSION_PREFIX}) and batching meters ({@link
+ * MeterNames#REPEATER_BATCH_PREFIX}) belong here too, registered through {@link #register}.
+ * Internal.
  */
 public final class RepeaterMeters implements AutoCloseable {
   /** Latencies each duplicate keeps for the predictor. */
   public static final int SERVICE_TIME_WINDOW_SAMPLES = 2_048;
+
   /** The span the arrival rate is measured over. */
   public static final long ARRIVAL_RATE_WINDOW_MS = 10_000;
+
   /** Samples of the running write count per window (one per second). */
   static final int ARRIVAL_RATE_SAMPLES = 10;
 
@@ -37,9 +41,10 @@ public final class RepeaterMeters implements AutoCloseable {
   private final Counter authFailures;
 
   /**
-   * One duplicate's ACK latency: the timer (every probe) and the predictor's samples (only probes sent while the
-   * duplicate owed no ACK: they hold no queueing behind this repeater's earlier writes, which the model adds itself at
-   * the rate it is asked about; a probe sent to a busy duplicate would count that queueing twice).
+   * One duplicate's ACK latency: the timer (every probe) and the predictor's samples (only probes
+   * sent while the duplicate owed no ACK: they hold no queueing behind this repeater's earlier
+   * writes, which the model adds itself at the rate it is asked about; a probe sent to a busy
+   * duplicate would count that queueing twice).
    */
   static final class Duplicate {
     private final Timer ackLatency;
@@ -72,15 +77,24 @@ public final class RepeaterMeters implements AutoCloseable {
   public RepeaterMeters(MeterRegistry registry, double slaTauMs) {
     this.registry = registry;
     this.slaTauMs = slaTauMs;
-    tlsFailures = register(Counter.builder(MeterNames.REPEATER_SECURITY_FAILURES).tag(MeterNames.TAG_KIND, "tls")
-        .description("Client connections refused for TLS (a failed handshake) or authentication").register(registry));
-    authFailures = register(Counter.builder(MeterNames.REPEATER_SECURITY_FAILURES).tag(MeterNames.TAG_KIND, "auth")
-        .register(registry));
+    tlsFailures =
+        register(
+            Counter.builder(MeterNames.REPEATER_SECURITY_FAILURES)
+                .tag(MeterNames.TAG_KIND, "tls")
+                .description(
+                    "Client connections refused for TLS (a failed handshake) or authentication")
+                .register(registry));
+    authFailures =
+        register(
+            Counter.builder(MeterNames.REPEATER_SECURITY_FAILURES)
+                .tag(MeterNames.TAG_KIND, "auth")
+                .register(registry));
   }
 
   /**
-   * Keeps {@code meter} to remove it on {@link #close()}: every meter of the repeater goes through here, the admission
-   * and batching meters too ({@code register(Counter.builder(...).register(meters.registry()))}).
+   * Keeps {@code meter} to remove it on {@link #close()}: every meter of the repeater goes through
+   * here, the admission and batching meters too ({@code
+   * register(Counter.builder(...).register(meters.registry()))}).
    */
   public <M extends Meter> M register(M meter) {
     registered.add(meter);
@@ -93,16 +107,19 @@ public final class RepeaterMeters implements AutoCloseable {
   }
 
   Duplicate duplicate(int id) {
-    return new Duplicate(register(latencyTimer(MeterNames.REPEATER_ACK_LATENCY)
-        .tag(MeterNames.TAG_DUPLICATE, Integer.toString(id))
-        .description("From sending a write to a duplicate's plugin to its ACK; one probe outstanding at a time")
-        .register(registry)));
+    return new Duplicate(
+        register(
+            latencyTimer(MeterNames.REPEATER_ACK_LATENCY)
+                .tag(MeterNames.TAG_DUPLICATE, Integer.toString(id))
+                .description(
+                    "From sending a write to a duplicate's plugin to its ACK; one probe outstanding at a time")
+                .register(registry)));
   }
 
   /**
-   * A latency timer. It publishes no client-side percentiles or buckets of its own: the JMX registry's timers keep
-   * their percentiles already, and a registry that wants buckets adds them with a {@code MeterFilter}. Lean on the
-   * path that records.
+   * A latency timer. It publishes no client-side percentiles or buckets of its own: the JMX
+   * registry's timers keep their percentiles already, and a registry that wants buckets adds them
+   * with a {@code MeterFilter}. Lean on the path that records.
    */
   public static Timer.Builder latencyTimer(String name) {
     return Timer.builder(name);
@@ -110,42 +127,72 @@ public final class RepeaterMeters implements AutoCloseable {
 
   /** The gauges over the core's state, once its links exist. */
   void registerGauges(RepeaterCore core, List<DuplicateLink> links) {
-    register(Gauge.builder(MeterNames.REPEATER_EPOCH, core, RepeaterCore::epoch)
-        .description("The repeater's epoch (-1 before start)").register(registry));
-    register(Gauge.builder(MeterNames.REPEATER_NEXT_SEQ, core, RepeaterCore::nextSeq)
-        .description("The seq the next write gets (-1 before start)").register(registry));
-    register(FunctionCounter.builder(MeterNames.REPEATER_WRITES, core, RepeaterCore::sequencedWrites)
-        .description("Writes sequenced since start").register(registry));
-    register(Gauge.builder(MeterNames.REPEATER_ARRIVAL_RATE, arrivalRate, ArrivalRate::perSecond)
-        .description("Writes sequenced per second over the last " + ARRIVAL_RATE_WINDOW_MS + " ms").baseUnit("writes/s")
-        .register(registry));
-    register(Gauge.builder(MeterNames.REPEATER_LOG_SIZE, core, RepeaterCore::logSize)
-        .description("Sequenced writes the retransmission log holds").register(registry));
-    register(Gauge.builder(MeterNames.REPEATER_FENCED, core, c -> c.fencedCount())
-        .description("Duplicates fenced").register(registry));
-    register(Gauge.builder(MeterNames.REPEATER_PREDICTED_SLA, core, c -> predictedSla(c))
-        .tag(MeterNames.TAG_TAU_MS, Double.toString(slaTauMs))
-        .description("SLA at tau rp-model predicts for the live duplicates at the measured arrival rate (NaN before"
-            + " any ACK latency is measured)").register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_EPOCH, core, RepeaterCore::epoch)
+            .description("The repeater's epoch (-1 before start)")
+            .register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_NEXT_SEQ, core, RepeaterCore::nextSeq)
+            .description("The seq the next write gets (-1 before start)")
+            .register(registry));
+    register(
+        FunctionCounter.builder(MeterNames.REPEATER_WRITES, core, RepeaterCore::sequencedWrites)
+            .description("Writes sequenced since start")
+            .register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_ARRIVAL_RATE, arrivalRate, ArrivalRate::perSecond)
+            .description(
+                "Writes sequenced per second over the last " + ARRIVAL_RATE_WINDOW_MS + " ms")
+            .baseUnit("writes/s")
+            .register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_LOG_SIZE, core, RepeaterCore::logSize)
+            .description("Sequenced writes the retransmission log holds")
+            .register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_FENCED, core, c -> c.fencedCount())
+            .description("Duplicates fenced")
+            .register(registry));
+    register(
+        Gauge.builder(MeterNames.REPEATER_PREDICTED_SLA, core, c -> predictedSla(c))
+            .tag(MeterNames.TAG_TAU_MS, Double.toString(slaTauMs))
+            .description(
+                "SLA at tau rp-model predicts for the live duplicates at the measured arrival rate (NaN before"
+                    + " any ACK latency is measured)")
+            .register(registry));
     for (DuplicateLink link : links) {
       String id = Integer.toString(link.id());
-      register(Gauge.builder(MeterNames.REPEATER_APPLIED_SEQ, link, DuplicateLink::ackedSeq)
-          .tag(MeterNames.TAG_DUPLICATE, id).description("The highest seq the duplicate acknowledged")
-          .register(registry));
-      register(Gauge.builder(MeterNames.REPEATER_LAG, link, l -> Math.max(0, core.nextSeq() - 1 - l.ackedSeq()))
-          .tag(MeterNames.TAG_DUPLICATE, id).description("Writes sequenced that the duplicate has not acknowledged")
-          .register(registry));
-      register(Gauge.builder(MeterNames.REPEATER_DUPLICATE_FENCED, link, l -> l.fenced() ? 1 : 0)
-          .tag(MeterNames.TAG_DUPLICATE, id).description("1 while the duplicate is fenced").register(registry));
+      register(
+          Gauge.builder(MeterNames.REPEATER_APPLIED_SEQ, link, DuplicateLink::ackedSeq)
+              .tag(MeterNames.TAG_DUPLICATE, id)
+              .description("The highest seq the duplicate acknowledged")
+              .register(registry));
+      register(
+          Gauge.builder(
+                  MeterNames.REPEATER_LAG,
+                  link,
+                  l -> Math.max(0, core.nextSeq() - 1 - l.ackedSeq()))
+              .tag(MeterNames.TAG_DUPLICATE, id)
+              .description("Writes sequenced that the duplicate has not acknowledged")
+              .register(registry));
+      register(
+          Gauge.builder(MeterNames.REPEATER_DUPLICATE_FENCED, link, l -> l.fenced() ? 1 : 0)
+              .tag(MeterNames.TAG_DUPLICATE, id)
+              .description("1 while the duplicate is fenced")
+              .register(registry));
     }
   }
 
   private double predictedSla(RepeaterCore core) {
-    SlaPrediction p = core.predict(Math.max(1, core.liveDuplicates()), arrivalRate.perSecond(), slaTauMs);
+    SlaPrediction p =
+        core.predict(Math.max(1, core.liveDuplicates()), arrivalRate.perSecond(), slaTauMs);
     return p == null ? Double.NaN : p.sla();
   }
 
-  /** Samples the running write count; called once per {@code ARRIVAL_RATE_WINDOW_MS / ARRIVAL_RATE_SAMPLES}. */
+  /**
+   * Samples the running write count; called once per {@code ARRIVAL_RATE_WINDOW_MS /
+   * ARRIVAL_RATE_SAMPLES}.
+   */
   void sampleArrivals(long nowNanos, long sequencedWrites) {
     arrivalRate.sample(nowNanos, sequencedWrites);
   }

@@ -3,13 +3,14 @@ package io.zoolander.server.internal.repeater;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The repeater's retransmission log: the encoded SEQUENCED frames of the most recent writes, in a ring of a fixed
- * capacity, addressed by seq. It holds a contiguous range {@code firstSeq()..lastSeq()} (empty when {@code firstSeq()
- * == nextSeq()}) and owns one reference to each frame, released when the entry is trimmed or evicted.
+ * The repeater's retransmission log: the encoded SEQUENCED frames of the most recent writes, in a
+ * ring of a fixed capacity, addressed by seq. It holds a contiguous range {@code
+ * firstSeq()..lastSeq()} (empty when {@code firstSeq() == nextSeq()}) and owns one reference to
+ * each frame, released when the entry is trimmed or evicted.
  *
- * <p>Also the pure decisions built on it: where a (re)connecting duplicate resumes, whether a RETRANSMIT can be served,
- * and whether the oldest entry may be evicted to make room. Not thread-safe: the repeater confines it to its sequencing
- * thread.
+ * <p>Also the pure decisions built on it: where a (re)connecting duplicate resumes, whether a
+ * RETRANSMIT can be served, and whether the oldest entry may be evicted to make room. Not
+ * thread-safe: the repeater confines it to its sequencing thread.
  */
 public final class RetransmissionLog {
 
@@ -93,8 +94,8 @@ public final class RetransmissionLog {
   }
 
   /**
-   * The frame of {@code seq}, still owned by the log (take a {@code retainedDuplicate()} to send it), or null if the
-   * log does not hold it.
+   * The frame of {@code seq}, still owned by the log (take a {@code retainedDuplicate()} to send
+   * it), or null if the log does not hold it.
    */
   public ByteBuf get(long seq) {
     return holds(seq) ? ring[index(seq)] : null;
@@ -132,7 +133,8 @@ public final class RetransmissionLog {
   }
 
   /**
-   * Drops every entry up to and including {@code seq} (the lowest seq every live duplicate has acked).
+   * Drops every entry up to and including {@code seq} (the lowest seq every live duplicate has
+   * acked).
    *
    * @return how many entries were dropped
    */
@@ -152,10 +154,11 @@ public final class RetransmissionLog {
   }
 
   /**
-   * Where a duplicate that has applied {@code appliedSeq} resumes. It needs {@code appliedSeq + 1 .. lastSeq()}: if it
-   * needs nothing it is {@link Resume#UP_TO_DATE}; if the log holds {@code appliedSeq + 1} the rest is contiguous up to
-   * {@code lastSeq()} ({@link Resume#FROM_LOG}); otherwise that write is gone ({@link Resume#GONE}, also when it was
-   * sequenced before this repeater started).
+   * Where a duplicate that has applied {@code appliedSeq} resumes. It needs {@code appliedSeq + 1
+   * .. lastSeq()}: if it needs nothing it is {@link Resume#UP_TO_DATE}; if the log holds {@code
+   * appliedSeq + 1} the rest is contiguous up to {@code lastSeq()} ({@link Resume#FROM_LOG});
+   * otherwise that write is gone ({@link Resume#GONE}, also when it was sequenced before this
+   * repeater started).
    */
   public Resume resume(long appliedSeq) {
     if (appliedSeq > lastSeq()) {
@@ -176,13 +179,14 @@ public final class RetransmissionLog {
   }
 
   /**
-   * The back-pressure rule: whether an append may proceed, evicting the oldest entry if the log is full. It may when
-   * there is room, or when some live duplicate has acked the oldest entry (the laggards that still need it will be
-   * fenced when they do, but the write path goes on). When no live duplicate has acked it, evicting could leave every
-   * duplicate fenced, so the write is refused (OVERLOADED) instead.
+   * The back-pressure rule: whether an append may proceed, evicting the oldest entry if the log is
+   * full. It may when there is room, or when some live duplicate has acked the oldest entry (the
+   * laggards that still need it will be fenced when they do, but the write path goes on). When no
+   * live duplicate has acked it, evicting could leave every duplicate fenced, so the write is
+   * refused (OVERLOADED) instead.
    *
-   * @param highestAckedSeq the highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE} when every duplicate
-   *     is fenced (nothing is worth keeping)
+   * @param highestAckedSeq the highest seq acked by a non-fenced duplicate; {@link Long#MAX_VALUE}
+   *     when every duplicate is fenced (nothing is worth keeping)
    */
   public boolean mayAppend(long highestAckedSeq) {
     return !isFull() || first <= highestAckedSeq;

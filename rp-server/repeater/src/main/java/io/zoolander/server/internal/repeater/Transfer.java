@@ -4,8 +4,9 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One state transfer in progress: the repeater asked {@link #source} for a snapshot and relays its chunks to {@link
- * #target}, which installs it and then is streamed to from the snapshot's seq. Confined to the sequencer loop.
+ * One state transfer in progress: the repeater asked {@link #source} for a snapshot and relays its
+ * chunks to {@link #target}, which installs it and then is streamed to from the snapshot's seq.
+ * Confined to the sequencer loop.
  */
 final class Transfer {
   final long id;
@@ -14,22 +15,33 @@ final class Transfer {
   final CompletableFuture<Void> future;
   final boolean automatic;
   final long startNanos;
+
   /**
-   * The log is not trimmed past this seq while the transfer runs: the source's acked seq when it started, at or below
-   * the seq of its snapshot, so the writes after the snapshot are still there to stream to the target.
+   * The log is not trimmed past this seq while the transfer runs: the source's acked seq when it
+   * started, at or below the seq of its snapshot, so the writes after the snapshot are still there
+   * to stream to the target.
    */
   final long holdSeq;
+
   ScheduledFuture<?> timeout;
+
   /** TRANSFER_REQUEST sent to the source (once the target's plugin answered its HELLO). */
   boolean requested;
+
   /** The last chunk was relayed: the target's next STATUS reports the install. */
   boolean relayedLast;
+
   long snapshotSeq = -1;
   long znodes;
   long bytes;
   int chunks;
 
-  Transfer(long id, DuplicateLink source, DuplicateLink target, CompletableFuture<Void> future, boolean automatic,
+  Transfer(
+      long id,
+      DuplicateLink source,
+      DuplicateLink target,
+      CompletableFuture<Void> future,
+      boolean automatic,
       long holdSeq) {
     this.id = id;
     this.source = source;

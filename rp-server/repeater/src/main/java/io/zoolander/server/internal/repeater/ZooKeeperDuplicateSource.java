@@ -1,9 +1,9 @@
 package io.zoolander.server.internal.repeater;
 
-import io.zoolander.wire.internal.EndpointWatcher;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.EndpointWatcher;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,25 +25,45 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   private final String connectString;
   private final Znodes znodes;
   private final int sessionTimeoutMillis;
+
   /** The plugins' ZooKeeper digest identity {@code user:password}, null if none (znodes open). */
   private final byte[] zooKeeperAuth;
-  /** The ACL of a znode the claim creates: the plugins' (see PluginSecurity), open without an identity. */
+
+  /**
+   * The ACL of a znode the claim creates: the plugins' (see PluginSecurity), open without an
+   * identity.
+   */
   private final List<ACL> acl;
+
   private EndpointWatcher watcher;
+
   /** The session kept from reading the state to claiming the epoch; null otherwise. */
   private ZooKeeper kept;
 
-  public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
-    this(duplicateId, connectString, znodes, sessionTimeoutMillis, null, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+  public ZooKeeperDuplicateSource(
+      int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
+    this(
+        duplicateId,
+        connectString,
+        znodes,
+        sessionTimeoutMillis,
+        null,
+        ZooDefs.Ids.OPEN_ACL_UNSAFE);
   }
 
   /**
-   * @param zooKeeperAuth the plugins' digest identity {@code user:password} (their {@code zoolander.zookeeper.*}): with
-   *     ZooKeeper ACLs on, only it may claim an epoch in the state znode; null without ACLs
+   * @param zooKeeperAuth the plugins' digest identity {@code user:password} (their {@code
+   *     zoolander.zookeeper.*}): with ZooKeeper ACLs on, only it may claim an epoch in the state
+   *     znode; null without ACLs
    * @param acl the ACL of a znode the claim creates: the plugins' own
    */
-  public ZooKeeperDuplicateSource(int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis,
-      byte[] zooKeeperAuth, List<ACL> acl) {
+  public ZooKeeperDuplicateSource(
+      int duplicateId,
+      String connectString,
+      Znodes znodes,
+      int sessionTimeoutMillis,
+      byte[] zooKeeperAuth,
+      List<ACL> acl) {
     this.duplicateId = duplicateId;
     this.connectString = connectString;
     this.znodes = znodes;
@@ -63,94 +83,130 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   }
 
   /**
-   * Opens a session (kept for the {@link #claim} that follows), {@code sync}s (so a follower answers as up to date as
-   * the leader) and reads {@link Znodes#state()}; an absent znode is {@link BookkeepingState#INITIAL}.
+   * Opens a session (kept for the {@link #claim} that follows), {@code sync}s (so a follower
+   * answers as up to date as the leader) and reads {@link Znodes#state()}; an absent znode is
+   * {@link BookkeepingState#INITIAL}.
    */
   @Override
   public BookkeepingState readState(long timeoutMillis) throws Exception {
-    return inSession(timeoutMillis, true, zk -> {
-      try {
-        return decode(zk.getData(znodes.state(), false, null));
-      } catch (KeeperException.NoNodeException e) {
-        return BookkeepingState.INITIAL;
-      }
-    });
+    return inSession(
+        timeoutMillis,
+        true,
+        zk -> {
+          try {
+            return decode(zk.getData(znodes.state(), false, null));
+          } catch (KeeperException.NoNodeException e) {
+            return BookkeepingState.INITIAL;
+          }
+        });
   }
 
   /**
-   * In the session {@link #readState} kept (or a new one), {@code sync}s, then reads the state and sets it to {@code
-   * (epoch, appliedSeq)} conditionally on the version read, again until no one changed it in between (a plugin
-   * applying a write, another repeater claiming); creates it (and the base path) if absent. Reads the endpoint in the
-   * same session, and closes it.
+   * In the session {@link #readState} kept (or a new one), {@code sync}s, then reads the state and
+   * sets it to {@code (epoch, appliedSeq)} conditionally on the version read, again until no one
+   * changed it in between (a plugin applying a write, another repeater claiming); creates it (and
+   * the base path) if absent. Reads the endpoint in the same session, and closes it.
    */
   @Override
   public Claim claim(long epoch, long timeoutMillis) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-    return inSession(timeoutMillis, false, zk -> {
-      while (true) {
-        if (System.nanoTime() - deadline > 0) {
-          throw new TimeoutException("the state of duplicate " + duplicateId + " at " + connectString
-              + " kept changing: epoch " + epoch + " not claimed within " + timeoutMillis + " ms");
-        }
-        Stat stat = new Stat();
-        BookkeepingState claimed;
-        try {
-          BookkeepingState state = decode(zk.getData(znodes.state(), false, stat));
-          if (state.epoch() >= epoch) {
-            throw new EpochTakenException(duplicateId, epoch, state.epoch());
+    return inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          while (true) {
+            if (System.nanoTime() - deadline > 0) {
+              throw new TimeoutException(
+                  "the state of duplicate "
+                      + duplicateId
+                      + " at "
+                      + connectString
+                      + " kept changing: epoch "
+                      + epoch
+                      + " not claimed within "
+                      + timeoutMillis
+                      + " ms");
+            }
+            Stat stat = new Stat();
+            BookkeepingState claimed;
+            try {
+              BookkeepingState state = decode(zk.getData(znodes.state(), false, stat));
+              if (state.epoch() >= epoch) {
+                throw new EpochTakenException(duplicateId, epoch, state.epoch());
+              }
+              claimed = new BookkeepingState(epoch, state.appliedSeq());
+              zk.setData(znodes.state(), claimed.encode(), stat.getVersion());
+            } catch (KeeperException.NoAuthException e) {
+              throw notAllowed(e);
+            } catch (KeeperException.BadVersionException e) {
+              continue; // changed since read: read again
+            } catch (KeeperException.NoNodeException e) {
+              claimed = new BookkeepingState(epoch, 0);
+              try {
+                createParents(zk, znodes.state(), acl);
+                zk.create(znodes.state(), claimed.encode(), acl, CreateMode.PERSISTENT);
+              } catch (KeeperException.NoAuthException denied) {
+                throw notAllowed(denied);
+              } catch (KeeperException.NodeExistsException created) {
+                continue; // the plugin created it meanwhile: claim that one
+              }
+            }
+            Optional<PluginEndpoint> endpoint;
+            try {
+              endpoint =
+                  Optional.of(PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null)));
+            } catch (KeeperException.NoNodeException | IllegalArgumentException e) {
+              endpoint =
+                  Optional.empty(); // none published, or not an endpoint: recovery does without it
+            }
+            return new Claim(claimed, endpoint);
           }
-          claimed = new BookkeepingState(epoch, state.appliedSeq());
-          zk.setData(znodes.state(), claimed.encode(), stat.getVersion());
-        } catch (KeeperException.NoAuthException e) {
-          throw notAllowed(e);
-        } catch (KeeperException.BadVersionException e) {
-          continue; // changed since read: read again
-        } catch (KeeperException.NoNodeException e) {
-          claimed = new BookkeepingState(epoch, 0);
-          try {
-            createParents(zk, znodes.state(), acl);
-            zk.create(znodes.state(), claimed.encode(), acl, CreateMode.PERSISTENT);
-          } catch (KeeperException.NoAuthException denied) {
-            throw notAllowed(denied);
-          } catch (KeeperException.NodeExistsException created) {
-            continue; // the plugin created it meanwhile: claim that one
-          }
-        }
-        Optional<PluginEndpoint> endpoint;
-        try {
-          endpoint = Optional.of(PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null)));
-        } catch (KeeperException.NoNodeException | IllegalArgumentException e) {
-          endpoint = Optional.empty(); // none published, or not an endpoint: recovery does without it
-        }
-        return new Claim(claimed, endpoint);
-      }
-    });
+        });
   }
 
   private BookkeepingState decode(byte[] data) {
     try {
       return BookkeepingState.decode(data);
     } catch (IllegalArgumentException e) {
-      throw new IllegalStateException("duplicate " + duplicateId + ": " + znodes.state() + " in " + connectString
-          + " holds " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "duplicate "
+              + duplicateId
+              + ": "
+              + znodes.state()
+              + " in "
+              + connectString
+              + " holds "
+              + e.getMessage(),
+          e);
     }
   }
 
   private IllegalStateException notAllowed(KeeperException.NoAuthException e) {
-    return new IllegalStateException("duplicate " + duplicateId + ": the repeater may not claim its epoch in "
-        + znodes.state() + " at " + connectString + ": the plugins protect Zoolander's znodes with a ZooKeeper ACL;"
-        + " give the repeater their ZooKeeper identity (zookeeper.user, zookeeper.passwordFile)", e);
+    return new IllegalStateException(
+        "duplicate "
+            + duplicateId
+            + ": the repeater may not claim its epoch in "
+            + znodes.state()
+            + " at "
+            + connectString
+            + ": the plugins protect Zoolander's znodes with a ZooKeeper ACL;"
+            + " give the repeater their ZooKeeper identity (zookeeper.user, zookeeper.passwordFile)",
+        e);
   }
 
   /**
-   * Creates the parents of {@code path}: those above the base path open (as the plugin does), the base path with
-   * {@code acl}.
+   * Creates the parents of {@code path}: those above the base path open (as the plugin does), the
+   * base path with {@code acl}.
    */
-  private void createParents(ZooKeeper zk, String path, List<ACL> acl) throws KeeperException, InterruptedException {
+  private void createParents(ZooKeeper zk, String path, List<ACL> acl)
+      throws KeeperException, InterruptedException {
     for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
       String parent = path.substring(0, slash);
       try {
-        zk.create(parent, new byte[0], parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
+        zk.create(
+            parent,
+            new byte[0],
+            parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
             CreateMode.PERSISTENT);
       } catch (KeeperException.NodeExistsException e) {
         // there already
@@ -164,13 +220,15 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   }
 
   /**
-   * Runs {@code action} after a {@code sync}, in the session kept by the previous call or a new one, all within the
-   * timeout. A repeater's start reads the state and then claims the epoch: the session is kept between the two (saving
-   * a session set-up from the takeover) and closed after the claim.
+   * Runs {@code action} after a {@code sync}, in the session kept by the previous call or a new
+   * one, all within the timeout. A repeater's start reads the state and then claims the epoch: the
+   * session is kept between the two (saving a session set-up from the takeover) and closed after
+   * the claim.
    *
    * @param keep whether to keep the session open for the next call
    */
-  private <T> T inSession(long timeoutMillis, boolean keep, SessionAction<T> action) throws Exception {
+  private <T> T inSession(long timeoutMillis, boolean keep, SessionAction<T> action)
+      throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     ZooKeeper zk;
     synchronized (this) {
@@ -208,19 +266,29 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
 
   private ZooKeeper connect(long deadline, long timeoutMillis) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, sessionTimeoutMillis, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            sessionTimeoutMillis,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     if (zooKeeperAuth != null) {
       zk.addAuthInfo("digest", zooKeeperAuth.clone());
     }
     boolean ok = false;
     try {
       if (!connected.await(remaining(deadline), TimeUnit.NANOSECONDS)) {
-        throw new TimeoutException("no ZooKeeper session with duplicate " + duplicateId + " at " + connectString
-            + " within " + timeoutMillis + " ms");
+        throw new TimeoutException(
+            "no ZooKeeper session with duplicate "
+                + duplicateId
+                + " at "
+                + connectString
+                + " within "
+                + timeoutMillis
+                + " ms");
       }
       ok = true;
       return zk;

@@ -8,16 +8,26 @@ import io.zoolander.server.repeater.BatchingPolicy;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The batching interval's controller, driven by an injected clock: no sleeping, no real latency. */
+/**
+ * The batching interval's controller, driven by an injected clock: no sleeping, no real latency.
+ */
 class BatchingControllerTest {
 
   private long now = 1_000_000_000L;
   private long seq;
 
-  private final BatchingPolicy adaptive = BatchingPolicy.builder().minIntervalMicros(100).maxIntervalMicros(1_600)
-      .backoffFactor(2).accelerateFactor(0.5).tolerance(0.2).build();
+  private final BatchingPolicy adaptive =
+      BatchingPolicy.builder()
+          .minIntervalMicros(100)
+          .maxIntervalMicros(1_600)
+          .backoffFactor(2)
+          .accelerateFactor(0.5)
+          .tolerance(0.2)
+          .build();
 
-  /** One batch of {@code writes}, flushed now and first acknowledged {@code latencyMicros} later. */
+  /**
+   * One batch of {@code writes}, flushed now and first acknowledged {@code latencyMicros} later.
+   */
   private void batch(BatchingController controller, int writes, long latencyMicros) {
     seq += writes;
     controller.flushed(seq);
@@ -59,9 +69,12 @@ class BatchingControllerTest {
     for (int i = 0; i < 10; i++) {
       batch(controller, 1, 5_000);
     }
-    assertThat(controller.intervalNanos()).as("bounded").isEqualTo(TimeUnit.MICROSECONDS.toNanos(1_600));
+    assertThat(controller.intervalNanos())
+        .as("bounded")
+        .isEqualTo(TimeUnit.MICROSECONDS.toNanos(1_600));
 
-    // Latency back at its old value: once the recent average falls below the (raised) level, accelerate to the
+    // Latency back at its old value: once the recent average falls below the (raised) level,
+    // accelerate to the
     // shortest interval, never backing off on the way, and no further.
     long max = controller.intervalNanos();
     int samples = 0;
@@ -69,7 +82,9 @@ class BatchingControllerTest {
       batch(controller, 1, 500);
       samples++;
     }
-    assertThat(controller.intervalNanos()).as("accelerating after %d samples", samples).isLessThan(max);
+    assertThat(controller.intervalNanos())
+        .as("accelerating after %d samples", samples)
+        .isLessThan(max);
     long previous = controller.intervalNanos();
     for (int i = 0; i < 20; i++) {
       batch(controller, 1, 500);
@@ -88,7 +103,8 @@ class BatchingControllerTest {
     for (int i = 0; i < 400; i++) {
       batch(controller, 1, 2_000);
     }
-    assertThat(controller.intervalNanos()).as("the level caught up; no more backing off")
+    assertThat(controller.intervalNanos())
+        .as("the level caught up; no more backing off")
         .isEqualTo(TimeUnit.MICROSECONDS.toNanos(100));
   }
 
@@ -109,13 +125,16 @@ class BatchingControllerTest {
 
     controller.flushed(seq + 2);
     controller.flushed(seq + 5);
-    assertThat(controller.holdNanos()).as("every duplicate owes an ACK: hold up to the interval").isEqualTo(interval);
+    assertThat(controller.holdNanos())
+        .as("every duplicate owes an ACK: hold up to the interval")
+        .isEqualTo(interval);
     assertThat(controller.releaseHeldWrites()).isFalse();
     controller.acked(seq + 2);
     assertThat(controller.releaseHeldWrites()).as("the later flush is still owed").isFalse();
     assertThat(controller.holdNanos()).isEqualTo(controller.intervalNanos());
     controller.acked(seq + 5);
-    assertThat(controller.releaseHeldWrites()).as("the ACK that settles every flush releases the held writes")
+    assertThat(controller.releaseHeldWrites())
+        .as("the ACK that settles every flush releases the held writes")
         .isTrue();
     assertThat(controller.holdNanos()).isZero();
   }
@@ -171,7 +190,8 @@ class BatchingControllerTest {
   @Test
   void flushesNeverAcknowledgedAreForgottenBeyondTheBound() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    BatchingController controller = new BatchingController(BatchingPolicy.none(), () -> now, registry);
+    BatchingController controller =
+        new BatchingController(BatchingPolicy.none(), () -> now, registry);
     for (int i = 0; i < BatchingController.MAX_PENDING_FLUSHES * 2; i++) {
       controller.flushed(++seq);
     }
@@ -191,21 +211,30 @@ class BatchingControllerTest {
     assertThat(BatchingPolicy.parse("0")).isSameAs(BatchingPolicy.none());
     assertThat(BatchingPolicy.parse("5000").intervalMicros()).isEqualTo(5_000);
     assertThat(BatchingPolicy.adaptive().kind()).isEqualTo(BatchingPolicy.Kind.ADAPTIVE);
-    assertThatThrownBy(() -> BatchingPolicy.parse("soon")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> BatchingPolicy.parse("soon"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("batching");
     assertThatThrownBy(() -> BatchingPolicy.fixed(BatchingPolicy.MAX_INTERVAL_MICROS + 1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("intervalMicros");
-    assertThatThrownBy(() -> BatchingPolicy.builder().backoffFactor(1)).isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("intervalMicros");
+    assertThatThrownBy(() -> BatchingPolicy.builder().backoffFactor(1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("backoffFactor");
     assertThatThrownBy(() -> BatchingPolicy.builder().accelerateFactor(1))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accelerateFactor");
-    assertThatThrownBy(() -> BatchingPolicy.builder().tolerance(-0.1)).isInstanceOf(IllegalArgumentException.class)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("accelerateFactor");
+    assertThatThrownBy(() -> BatchingPolicy.builder().tolerance(-0.1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tolerance");
-    assertThatThrownBy(() -> BatchingPolicy.builder().minIntervalMicros(500).maxIntervalMicros(100).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("minIntervalMicros");
-    assertThatThrownBy(() -> BatchingPolicy.builder().minIntervalMicros(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(
+            () -> BatchingPolicy.builder().minIntervalMicros(500).maxIntervalMicros(100).build())
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("minIntervalMicros");
-    assertThat(BatchingPolicy.adaptive().intervalMicros()).isEqualTo(BatchingPolicy.adaptive().minIntervalMicros())
+    assertThatThrownBy(() -> BatchingPolicy.builder().minIntervalMicros(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("minIntervalMicros");
+    assertThat(BatchingPolicy.adaptive().intervalMicros())
+        .isEqualTo(BatchingPolicy.adaptive().minIntervalMicros())
         .isEqualTo(BatchingPolicy.DEFAULT_ADAPTIVE_MIN_INTERVAL_MICROS);
     assertThatThrownBy(() -> BatchingPolicy.parse(null)).isInstanceOf(NullPointerException.class);
   }

@@ -11,11 +11,14 @@ import java.util.Map;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-/** Planning a takeover's recovery, against fake duplicates that hold given ranges of recent writes. */
+/**
+ * Planning a takeover's recovery, against fake duplicates that hold given ranges of recent writes.
+ */
 class RecoveryTest {
 
   /** Duplicate id to the seqs its plugin still holds (a contiguous run, or none). */
   private final Map<Integer, long[]> held = new LinkedHashMap<>();
+
   private final List<String> asked = new ArrayList<>();
 
   private List<Message.Sequenced> fetch(int duplicateId, long from, long to) {
@@ -24,7 +27,9 @@ class RecoveryTest {
     if (run == null) {
       return List.of();
     }
-    return LongStream.rangeClosed(Math.max(from, run[0]), Math.min(to, run[1])).mapToObj(RecoveryTest::write).toList();
+    return LongStream.rangeClosed(Math.max(from, run[0]), Math.min(to, run[1]))
+        .mapToObj(RecoveryTest::write)
+        .toList();
   }
 
   private static Message.Sequenced write(long seq) {
@@ -35,7 +40,8 @@ class RecoveryTest {
     return writes.stream().map(Message.Sequenced::seq).toList();
   }
 
-  private List<Message.Sequenced> recover(Map<Integer, Long> applied, int capacity) throws InterruptedException {
+  private List<Message.Sequenced> recover(Map<Integer, Long> applied, int capacity)
+      throws InterruptedException {
     return Recovery.recover(applied, capacity, this::fetch);
   }
 
@@ -48,8 +54,8 @@ class RecoveryTest {
   @Test
   void theMostAdvancedDuplicateServesWhatTheOthersLack() throws InterruptedException {
     held.put(2, new long[] {1, 20});
-    assertThat(seqs(recover(Map.of(1, 12L, 2, 20L, 3, 15L), 100))).isEqualTo(LongStream.rangeClosed(13, 20).boxed()
-        .toList());
+    assertThat(seqs(recover(Map.of(1, 12L, 2, 20L, 3, 15L), 100)))
+        .isEqualTo(LongStream.rangeClosed(13, 20).boxed().toList());
     assertThat(asked).containsExactly("2:13..20");
   }
 
@@ -61,12 +67,14 @@ class RecoveryTest {
     applied.put(1, 20L);
     applied.put(2, 18L);
     applied.put(3, 10L);
-    assertThat(seqs(recover(applied, 100))).isEqualTo(LongStream.rangeClosed(11, 20).boxed().toList());
+    assertThat(seqs(recover(applied, 100)))
+        .isEqualTo(LongStream.rangeClosed(11, 20).boxed().toList());
     assertThat(asked).containsExactly("1:11..20", "2:11..16");
   }
 
   @Test
-  void aRunThatDoesNotReachTheTopIsUselessAndADuplicateBehindTheGapIsNotAsked() throws InterruptedException {
+  void aRunThatDoesNotReachTheTopIsUselessAndADuplicateBehindTheGapIsNotAsked()
+      throws InterruptedException {
     held.put(1, new long[] {1, 15}); // restarted: its newest writes are not held
     held.put(2, new long[] {1, 18});
     Map<Integer, Long> applied = new LinkedHashMap<>();

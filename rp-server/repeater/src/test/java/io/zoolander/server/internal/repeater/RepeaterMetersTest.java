@@ -13,7 +13,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The predictor's inputs, with explicit times: the arrival-rate window, the latency window and the what-if. */
+/**
+ * The predictor's inputs, with explicit times: the arrival-rate window, the latency window and the
+ * what-if.
+ */
 class RepeaterMetersTest {
   private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
@@ -54,7 +57,8 @@ class RepeaterMetersTest {
   void everyProbeIsTimedButOnlyProbesOfAnIdleDuplicateFeedThePredictor() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     RepeaterMeters.Duplicate duplicate = new RepeaterMeters(registry, 5).duplicate(1);
-    duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(30), false); // waited behind earlier writes: queueing
+    duplicate.ackLatency(
+        TimeUnit.MILLISECONDS.toNanos(30), false); // waited behind earlier writes: queueing
     duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(2), true);
     assertThat(registry.get(MeterNames.REPEATER_ACK_LATENCY).timer().count()).isEqualTo(2);
     assertThat(duplicate.samplesMs()).as("the model adds the queueing itself").containsExactly(2.0);
@@ -64,17 +68,29 @@ class RepeaterMetersTest {
   void whatIfUsesTheMeasuredDuplicatesInTurn() {
     double[] fast = {0.2, 0.3, 0.4, 6.0};
     double[] slow = {0.5, 0.7, 9.0, 12.0};
-    assertThat(SlaWhatIf.predict(List.of(new double[0]), 2, 100, 5)).as("nothing measured").isNull();
+    assertThat(SlaWhatIf.predict(List.of(new double[0]), 2, 100, 5))
+        .as("nothing measured")
+        .isNull();
     double three = SlaWhatIf.predict(List.of(fast, new double[0], slow), 3, 100, 5).sla();
-    double direct = DistributionModel.create().predict(Deployment.builder().arrivalRatePerSec(100)
-        .duplicate(EmpiricalLatency.of(fast)).duplicate(EmpiricalLatency.of(slow)).duplicate(EmpiricalLatency.of(fast))
-        .build(), 5).sla();
+    double direct =
+        DistributionModel.create()
+            .predict(
+                Deployment.builder()
+                    .arrivalRatePerSec(100)
+                    .duplicate(EmpiricalLatency.of(fast))
+                    .duplicate(EmpiricalLatency.of(slow))
+                    .duplicate(EmpiricalLatency.of(fast))
+                    .build(),
+                5)
+            .sla();
     assertThat(three).isCloseTo(direct, within(1e-12));
     double one = SlaWhatIf.predict(List.of(fast, slow), 1, 100, 5).sla();
     assertThat(one).isLessThan(three);
     assertThatThrownBy(() -> SlaWhatIf.predict(List.of(fast), 0, 100, 5))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duplicates");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicates");
     assertThatThrownBy(() -> SlaWhatIf.predict(List.of(fast), 1, Double.NaN, 5))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arrivalRatePerSec");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("arrivalRatePerSec");
   }
 }

@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The log and its decisions, without I/O: frames are tagged heap buffers whose release is checked. */
+/**
+ * The log and its decisions, without I/O: frames are tagged heap buffers whose release is checked.
+ */
 class RetransmissionLogTest {
 
   private final List<ByteBuf> appended = new ArrayList<>();
@@ -75,7 +77,8 @@ class RetransmissionLogTest {
   void fullLogRefusesAppendUntilRoomIsMade() {
     RetransmissionLog log = logWith(3, 1, 3);
     assertThat(log.isFull()).isTrue();
-    assertThatThrownBy(() -> log.append(Unpooled.buffer(1))).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> log.append(Unpooled.buffer(1)))
+        .isInstanceOf(IllegalStateException.class);
     assertThat(log.evictOldest()).isEqualTo(1);
     assertThat(appended.get(0).refCnt()).isZero();
     assertThat(log.append(frame(4))).isEqualTo(4);
@@ -159,17 +162,23 @@ class RetransmissionLogTest {
   @Test
   void backPressurePrefersEvictingWhatSomeoneAckedOverRefusing() {
     RetransmissionLog log = logWith(3, 1, 3); // 1..3, full
-    assertThat(log.mayAppend(0)).isFalse(); // nobody has applied seq 1: evicting it could fence everyone
-    assertThat(log.mayAppend(1)).isTrue(); // a duplicate acked it: the laggards get fenced, writes go on
-    assertThat(log.mayAppend(Long.MAX_VALUE)).isTrue(); // every duplicate fenced: nothing worth keeping
+    assertThat(log.mayAppend(0))
+        .isFalse(); // nobody has applied seq 1: evicting it could fence everyone
+    assertThat(log.mayAppend(1))
+        .isTrue(); // a duplicate acked it: the laggards get fenced, writes go on
+    assertThat(log.mayAppend(Long.MAX_VALUE))
+        .isTrue(); // every duplicate fenced: nothing worth keeping
     log.trimThrough(1);
     assertThat(log.mayAppend(0)).isTrue(); // room
   }
 
   @Test
   void rejectsInvalidConstruction() {
-    assertThatThrownBy(() -> new RetransmissionLog(0, 1)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new RetransmissionLog(1, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new RetransmissionLog(1, 1).evictOldest()).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> new RetransmissionLog(0, 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RetransmissionLog(1, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new RetransmissionLog(1, 1).evictOldest())
+        .isInstanceOf(IllegalStateException.class);
   }
 }

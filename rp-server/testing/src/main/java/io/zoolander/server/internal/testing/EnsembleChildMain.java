@@ -18,61 +18,69 @@ import java.io.InputStream;
  */
 public final class EnsembleChildMain {
 
-    /** Exit status of a child that halts because its parent is gone. */
-    static final int ORPHANED = 86;
+  /** Exit status of a child that halts because its parent is gone. */
+  static final int ORPHANED = 86;
 
-    /** Bound on an orphaned child's graceful exit. */
-    static final long HALT_AFTER_MILLIS = 10_000;
+  /** Bound on an orphaned child's graceful exit. */
+  static final long HALT_AFTER_MILLIS = 10_000;
 
-    private EnsembleChildMain() {
-    }
+  private EnsembleChildMain() {}
 
-    /**
-     * @param args the path of the server's {@code zoo.cfg}
-     */
-    public static void main(String[] args) {
-        exitWithParent();
-        ZoolanderPeerMain.main(args);
-    }
+  /**
+   * @param args the path of the server's {@code zoo.cfg}
+   */
+  public static void main(String[] args) {
+    exitWithParent();
+    ZoolanderPeerMain.main(args);
+  }
 
-    /**
-     * Makes this JVM exit (as described above) when the JVM that started it dies: when standard input reaches
-     * end-of-file or the parent process exits.
-     */
-    static void exitWithParent() {
-        watchStdin(System.in);
-        ProcessHandle.current().parent().ifPresent(parent -> parent.onExit().thenRun(() -> exit("parent process exited")));
-    }
+  /**
+   * Makes this JVM exit (as described above) when the JVM that started it dies: when standard input
+   * reaches end-of-file or the parent process exits.
+   */
+  static void exitWithParent() {
+    watchStdin(System.in);
+    ProcessHandle.current()
+        .parent()
+        .ifPresent(parent -> parent.onExit().thenRun(() -> exit("parent process exited")));
+  }
 
-    private static void watchStdin(InputStream in) {
-        Thread watcher = new Thread(() -> {
-            byte[] buffer = new byte[256];
-            try {
+  private static void watchStdin(InputStream in) {
+    Thread watcher =
+        new Thread(
+            () -> {
+              byte[] buffer = new byte[256];
+              try {
                 while (in.read(buffer) >= 0) {
-                    // the parent never writes; anything read is ignored
+                  // the parent never writes; anything read is ignored
                 }
-            } catch (IOException e) {
+              } catch (IOException e) {
                 // treated like end-of-file
-            }
-            exit("standard input closed");
-        }, "zoolander-parent-watch");
-        watcher.setDaemon(true);
-        watcher.start();
-    }
+              }
+              exit("standard input closed");
+            },
+            "zoolander-parent-watch");
+    watcher.setDaemon(true);
+    watcher.start();
+  }
 
-    private static void exit(String why) {
-        System.err.println("Zoolander child JVM: " + why + ", exiting");
-        System.err.flush();
-        Thread halter = new Thread(() -> {
-            try {
+  private static void exit(String why) {
+    System.err.println("Zoolander child JVM: " + why + ", exiting");
+    System.err.flush();
+    Thread halter =
+        new Thread(
+            () -> {
+              try {
                 Thread.sleep(HALT_AFTER_MILLIS);
-            } catch (InterruptedException e) {
+              } catch (InterruptedException e) {
                 // halt now
-            }
-            Runtime.getRuntime().halt(ORPHANED);
-        }, "zoolander-halt");
-        halter.setDaemon(true);
-        halter.start();
-        System.exit(ORPHANED); // blocks forever if a shutdown is already in progress: that one finishes the job
-    }
+              }
+              Runtime.getRuntime().halt(ORPHANED);
+            },
+            "zoolander-halt");
+    halter.setDaemon(true);
+    halter.start();
+    System.exit(
+        ORPHANED); // blocks forever if a shutdown is already in progress: that one finishes the job
+  }
 }

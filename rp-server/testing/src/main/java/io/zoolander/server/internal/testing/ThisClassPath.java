@@ -10,8 +10,9 @@ public final class ThisClassPath {
   private ThisClassPath() {}
 
   /**
-   * This JVM's {@code java.class.path} with every entry made absolute: a child started in another directory (a
-   * server's data directory) must find the same jars as {@code java -jar rp-server/tools/target/zoolander.jar} did.
+   * This JVM's {@code java.class.path} with every entry made absolute: a child started in another
+   * directory (a server's data directory) must find the same jars as {@code java -jar
+   * rp-server/tools/target/zoolander.jar} did.
    */
   public static String absolute() {
     return absolute(System.getProperty("java.class.path", ""));

@@ -29,17 +29,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The plugin's halves of a state transfer on real ZooKeeper (two in-process standalone servers, a healthy and a stale
- * "duplicate"): the snapshot, its chunks, and an install that makes the stale tree identical to the healthy one by
- * {@link TreeDigest} (data, data versions, child versions), so that later conditional and sequential writes behave the
- * same on both.
+ * The plugin's halves of a state transfer on real ZooKeeper (two in-process standalone servers, a
+ * healthy and a stale "duplicate"): the snapshot, its chunks, and an install that makes the stale
+ * tree identical to the healthy one by {@link TreeDigest} (data, data versions, child versions), so
+ * that later conditional and sequential writes behave the same on both.
  */
 class StateTransferTest {
   private static final Znodes ZNODES = Znodes.defaults();
   private static final long TIMEOUT_MS = 10_000;
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final List<ServerCnxnFactory> factories = new ArrayList<>();
   private final List<ZooKeeper> sessions = new ArrayList<>();
   private ZooKeeper healthy;
@@ -53,7 +52,10 @@ class StateTransferTest {
       for (String path : List.of(ZNODES.basePath(), ZNODES.dataRoot(), ZNODES.clients())) {
         zk.create(path, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
       }
-      zk.create(ZNODES.state(), BookkeepingState.INITIAL.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+      zk.create(
+          ZNODES.state(),
+          BookkeepingState.INITIAL.encode(),
+          ZooDefs.Ids.OPEN_ACL_UNSAFE,
           CreateMode.PERSISTENT);
     }
   }
@@ -68,7 +70,8 @@ class StateTransferTest {
 
   @Test
   void anInstalledSnapshotMakesTheStaleTreeIdenticalAndLaterWritesAgree() throws Exception {
-    // The healthy tree: set data (versions), sequential children some of them deleted (child versions above the
+    // The healthy tree: set data (versions), sequential children some of them deleted (child
+    // versions above the
     // children), an empty intermediate node, a client record.
     String root = ZNODES.dataRoot();
     create(healthy, root + "/app", "v0");
@@ -76,7 +79,10 @@ class StateTransferTest {
       healthy.setData(root + "/app", ("v" + i).getBytes(UTF_8), -1);
     }
     for (int i = 0; i < 5; i++) {
-      healthy.create(root + "/app/q-", ("item " + i).getBytes(UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE,
+      healthy.create(
+          root + "/app/q-",
+          ("item " + i).getBytes(UTF_8),
+          ZooDefs.Ids.OPEN_ACL_UNSAFE,
           CreateMode.PERSISTENT_SEQUENTIAL);
     }
     healthy.delete(root + "/app/q-0000000001", -1);
@@ -88,7 +94,8 @@ class StateTransferTest {
     create(healthy, ZNODES.client(7), "record of 7");
     healthy.setData(ZNODES.state(), new BookkeepingState(3, 42).encode(), -1);
 
-    // The stale tree: other nodes, a higher child version at the data root, another client record, an older state.
+    // The stale tree: other nodes, a higher child version at the data root, another client record,
+    // an older state.
     for (int i = 0; i < 30; i++) {
       create(stale, root + "/old-" + i, "old");
     }
@@ -96,11 +103,20 @@ class StateTransferTest {
     create(stale, ZNODES.client(9), "record of 9");
     stale.setData(ZNODES.state(), new BookkeepingState(3, 5).encode(), -1);
 
-    StateTransfer.Snapshot snapshot = StateTransfer.read(healthy, ZNODES, new BookkeepingState(3, 42),
-        StateTransfer.MAX_BYTES, TIMEOUT_MS);
-    assertThat(snapshot.nodes()).extracting(Message.TransferChunk.Node::path).containsExactly(root, root + "/app",
-        root + "/empty", root + "/app/q-0000000000", root + "/app/q-0000000002", root + "/app/q-0000000004",
-        root + "/empty/deep", ZNODES.client(7));
+    StateTransfer.Snapshot snapshot =
+        StateTransfer.read(
+            healthy, ZNODES, new BookkeepingState(3, 42), StateTransfer.MAX_BYTES, TIMEOUT_MS);
+    assertThat(snapshot.nodes())
+        .extracting(Message.TransferChunk.Node::path)
+        .containsExactly(
+            root,
+            root + "/app",
+            root + "/empty",
+            root + "/app/q-0000000000",
+            root + "/app/q-0000000002",
+            root + "/app/q-0000000004",
+            root + "/empty/deep",
+            ZNODES.client(7));
     List<Message.TransferChunk> chunks = StateTransfer.chunks(11, 1, snapshot);
     assertThat(chunks).hasSize(1);
     assertThat(chunks.get(0).last()).isTrue();
@@ -115,21 +131,35 @@ class StateTransferTest {
     Stat stat = new Stat();
     stale.getData(ZNODES.state(), false, stat);
     assertThat(stat.getVersion()).isEqualTo(version);
-    assertThat(stale.exists(ZNODES.transferMarker(), false)).as("the marker is gone with the install").isNull();
+    assertThat(stale.exists(ZNODES.transferMarker(), false))
+        .as("the marker is gone with the install")
+        .isNull();
     assertThat(stale.getChildren(ZNODES.clients(), false)).containsExactly("7");
-    assertThat(new String(stale.getData(ZNODES.client(7), false, null), UTF_8)).isEqualTo("record of 7");
+    assertThat(new String(stale.getData(ZNODES.client(7), false, null), UTF_8))
+        .isEqualTo("record of 7");
 
     // The same writes now have the same outcomes: sequential names and conditional versions agree.
     for (ZooKeeper zk : List.of(healthy, stale)) {
-      assertThat(zk.create(root + "/app/q-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.PERSISTENT_SEQUENTIAL)).isEqualTo(root + "/app/q-0000000005");
-      assertThat(zk.create(root + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
-          CreateMode.PERSISTENT_SEQUENTIAL)).isEqualTo(root + "/n-0000000003");
+      assertThat(
+              zk.create(
+                  root + "/app/q-",
+                  new byte[0],
+                  ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                  CreateMode.PERSISTENT_SEQUENTIAL))
+          .isEqualTo(root + "/app/q-0000000005");
+      assertThat(
+              zk.create(
+                  root + "/n-",
+                  new byte[0],
+                  ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                  CreateMode.PERSISTENT_SEQUENTIAL))
+          .isEqualTo(root + "/n-0000000003");
       assertThat(zk.setData(root + "/app", "v8".getBytes(UTF_8), 7).getVersion()).isEqualTo(8);
       assertThatThrownBy(() -> zk.setData(root + "/empty", new byte[0], 1))
           .isInstanceOf(KeeperException.BadVersionException.class);
     }
-    assertThat(TreeDigest.of(stale, ZNODES).entries()).isEqualTo(TreeDigest.of(healthy, ZNODES).entries());
+    assertThat(TreeDigest.of(stale, ZNODES).entries())
+        .isEqualTo(TreeDigest.of(healthy, ZNODES).entries());
   }
 
   @Test
@@ -141,8 +171,9 @@ class StateTransferTest {
     }
     create(healthy, root + "/big", "");
     healthy.setData(root + "/big", new byte[900_000], -1);
-    StateTransfer.Snapshot snapshot = StateTransfer.read(healthy, ZNODES, new BookkeepingState(1, 9),
-        StateTransfer.MAX_BYTES, TIMEOUT_MS);
+    StateTransfer.Snapshot snapshot =
+        StateTransfer.read(
+            healthy, ZNODES, new BookkeepingState(1, 9), StateTransfer.MAX_BYTES, TIMEOUT_MS);
     List<Message.TransferChunk> chunks = StateTransfer.chunks(5, 1, snapshot);
 
     assertThat(chunks.size()).isGreaterThanOrEqualTo(6);
@@ -152,7 +183,8 @@ class StateTransferTest {
       assertThat(chunk.last()).isEqualTo(i == chunks.size() - 1);
       long bytes = chunk.nodes().stream().mapToLong(n -> n.path().length() + n.data().length).sum();
       assertThat(bytes <= StateTransfer.CHUNK_BYTES || chunk.nodes().size() == 1)
-          .as("chunk %d holds %d bytes in %d nodes", i, bytes, chunk.nodes().size()).isTrue();
+          .as("chunk %d holds %d bytes in %d nodes", i, bytes, chunk.nodes().size())
+          .isTrue();
     }
     install(chunks, new BookkeepingState(1, 9));
     assertThat(TreeDigest.of(stale, ZNODES)).isEqualTo(TreeDigest.of(healthy, ZNODES));
@@ -161,13 +193,20 @@ class StateTransferTest {
   @Test
   void aSnapshotOverTheLimitIsRefusedOnEitherSide() throws Exception {
     create(healthy, ZNODES.dataRoot() + "/a", "x".repeat(5_000));
-    assertThatThrownBy(() -> StateTransfer.read(healthy, ZNODES, BookkeepingState.INITIAL, 4_000, TIMEOUT_MS))
-        .isInstanceOf(StateTransfer.TooLargeException.class).hasMessageContaining("limit of 4000 bytes");
+    assertThatThrownBy(
+            () -> StateTransfer.read(healthy, ZNODES, BookkeepingState.INITIAL, 4_000, TIMEOUT_MS))
+        .isInstanceOf(StateTransfer.TooLargeException.class)
+        .hasMessageContaining("limit of 4000 bytes");
 
-    List<Message.TransferChunk> chunks = StateTransfer.chunks(1, 1, StateTransfer.read(healthy, ZNODES,
-        BookkeepingState.INITIAL, StateTransfer.MAX_BYTES, TIMEOUT_MS));
+    List<Message.TransferChunk> chunks =
+        StateTransfer.chunks(
+            1,
+            1,
+            StateTransfer.read(
+                healthy, ZNODES, BookkeepingState.INITIAL, StateTransfer.MAX_BYTES, TIMEOUT_MS));
     StateTransfer.Install small = new StateTransfer.Install(ZNODES, 4_000, 1);
-    assertThatThrownBy(() -> small.add(chunks.get(0))).isInstanceOf(StateTransfer.TooLargeException.class);
+    assertThatThrownBy(() -> small.add(chunks.get(0)))
+        .isInstanceOf(StateTransfer.TooLargeException.class);
   }
 
   @Test
@@ -175,40 +214,94 @@ class StateTransferTest {
     String root = ZNODES.dataRoot();
     Message.TransferChunk.Node rootNode = new Message.TransferChunk.Node(root, new byte[0], 0, 0);
     StateTransfer.Install install = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3);
-    assertThatThrownBy(() -> install.add(new Message.TransferChunk(3, 1, 1, 1, 1, 1, true, List.of(rootNode))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("out of order");
-    assertThatThrownBy(() -> install.add(new Message.TransferChunk(4, 1, 1, 1, 1, 0, true, List.of(rootNode))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("out of order");
+    assertThatThrownBy(
+            () -> install.add(new Message.TransferChunk(3, 1, 1, 1, 1, 1, true, List.of(rootNode))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("out of order");
+    assertThatThrownBy(
+            () -> install.add(new Message.TransferChunk(4, 1, 1, 1, 1, 0, true, List.of(rootNode))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("out of order");
     StateTransfer.Install other = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3);
-    assertThatThrownBy(() -> other.add(new Message.TransferChunk(3, 1, 1, 1, 1, 0, false, List.of(rootNode,
-        new Message.TransferChunk.Node(ZNODES.state(), new byte[0], 0, 0)))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside the data root");
+    assertThatThrownBy(
+            () ->
+                other.add(
+                    new Message.TransferChunk(
+                        3,
+                        1,
+                        1,
+                        1,
+                        1,
+                        0,
+                        false,
+                        List.of(
+                            rootNode,
+                            new Message.TransferChunk.Node(ZNODES.state(), new byte[0], 0, 0)))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("outside the data root");
     StateTransfer.Install third = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3);
-    assertThatThrownBy(() -> third.add(new Message.TransferChunk(3, 1, 1, 1, 1, 0, false,
-        List.of(new Message.TransferChunk.Node(root + "/a", new byte[0], 0, 0)))))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must start with the data root");
-    assertThatThrownBy(() -> new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3).install(stale,
-        ZooDefs.Ids.OPEN_ACL_UNSAFE, BookkeepingState.INITIAL, 0, TIMEOUT_MS))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("incomplete");
+    assertThatThrownBy(
+            () ->
+                third.add(
+                    new Message.TransferChunk(
+                        3,
+                        1,
+                        1,
+                        1,
+                        1,
+                        0,
+                        false,
+                        List.of(new Message.TransferChunk.Node(root + "/a", new byte[0], 0, 0)))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("must start with the data root");
+    assertThatThrownBy(
+            () ->
+                new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3)
+                    .install(
+                        stale,
+                        ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                        BookkeepingState.INITIAL,
+                        0,
+                        TIMEOUT_MS))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("incomplete");
     assertThat(stale.exists(ZNODES.transferMarker(), false)).isNull();
 
-    // A child version that creates and deletes of children cannot produce is refused before anything changes.
+    // A child version that creates and deletes of children cannot produce is refused before
+    // anything changes.
     create(stale, root + "/kept", "kept");
     StateTransfer.Install odd = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 5);
-    assertThat(odd.add(new Message.TransferChunk(5, 1, 1, 1, 1, 0, true,
-        List.of(new Message.TransferChunk.Node(root, new byte[0], 0, 1))))).isTrue();
-    assertThatThrownBy(() -> odd.install(stale, ZooDefs.Ids.OPEN_ACL_UNSAFE, BookkeepingState.INITIAL, 0, TIMEOUT_MS))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("child version 1 with 0 children");
+    assertThat(
+            odd.add(
+                new Message.TransferChunk(
+                    5,
+                    1,
+                    1,
+                    1,
+                    1,
+                    0,
+                    true,
+                    List.of(new Message.TransferChunk.Node(root, new byte[0], 0, 1)))))
+        .isTrue();
+    assertThatThrownBy(
+            () ->
+                odd.install(
+                    stale, ZooDefs.Ids.OPEN_ACL_UNSAFE, BookkeepingState.INITIAL, 0, TIMEOUT_MS))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("child version 1 with 0 children");
     assertThat(stale.exists(ZNODES.transferMarker(), false)).isNull();
     assertThat(stale.exists(root + "/kept", false)).isNotNull();
   }
 
   // -------------------------------------------------------------------------------------------------
 
-  /** Installs {@code chunks} on the stale server as the plugin does; returns the state znode's new version. */
+  /**
+   * Installs {@code chunks} on the stale server as the plugin does; returns the state znode's new
+   * version.
+   */
   private int install(List<Message.TransferChunk> chunks, BookkeepingState next) throws Exception {
-    StateTransfer.Install install = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES,
-        chunks.get(0).transferId());
+    StateTransfer.Install install =
+        new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, chunks.get(0).transferId());
     for (int i = 0; i < chunks.size(); i++) {
       assertThat(install.add(chunks.get(i))).isEqualTo(i == chunks.size() - 1);
     }
@@ -224,7 +317,8 @@ class StateTransferTest {
   private String startServer(String name) throws Exception {
     File data = dir.resolve(name).toFile();
     ZooKeeperServer server = new ZooKeeperServer(data, data, 2_000);
-    ServerCnxnFactory factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
+    ServerCnxnFactory factory =
+        ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
     factory.startup(server);
     factories.add(factory);
     return "127.0.0.1:" + factory.getLocalPort();
@@ -232,11 +326,15 @@ class StateTransferTest {
 
   private ZooKeeper session(String connectString) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, 10_000, e -> {
-      if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     sessions.add(zk);
     assertThat(connected.await(10, TimeUnit.SECONDS)).isTrue();
     return zk;

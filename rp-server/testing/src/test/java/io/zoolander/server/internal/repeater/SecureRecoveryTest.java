@@ -11,8 +11,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.repeater.Repeater;
-import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
@@ -35,56 +35,69 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A repeater taking over fetches recent writes from a plugin that runs TLS and authenticates repeaters: the fetch
- * connection is secured like the repeater's own plugin connections (TLS, CHALLENGE answered with its credential).
+ * A repeater taking over fetches recent writes from a plugin that runs TLS and authenticates
+ * repeaters: the fetch connection is secured like the repeater's own plugin connections (TLS,
+ * CHALLENGE answered with its credential).
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SecureRecoveryTest {
   private static final String REPEATER_SECRET = "repeater-secret-0123456789";
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void recentWritesAreFetchedOverTlsWithTheRepeatersCredentialOnly() throws Exception {
     TestCertificates ca = TestCertificates.newCa(dir, "zoolander");
     TestCertificates.Issued server = ca.issue("zoolander-server");
-    Path pluginSecrets = TestCertificates.write(dir, "plugin-secrets", "repeater=" + REPEATER_SECRET + "\n");
+    Path pluginSecrets =
+        TestCertificates.write(dir, "plugin-secrets", "repeater=" + REPEATER_SECRET + "\n");
     Path repeaterSecret = TestCertificates.write(dir, "repeater-secret", REPEATER_SECRET + "\n");
     Znodes znodes = Znodes.defaults();
-    TlsSettings tls = TlsSettings.builder()
-        .keyStore(server.pkcs12(), TestCertificates.PASSWORD)
-        .trustPem(ca.caPem())
-        .build();
+    TlsSettings tls =
+        TlsSettings.builder()
+            .keyStore(server.pkcs12(), TestCertificates.PASSWORD)
+            .trustPem(ca.caPem())
+            .build();
     Credential credential = Credential.secretFile("repeater", repeaterSecret);
-    try (ZooKeeperEnsemble ensemble = ZooKeeperEnsemble.builder()
-        .servers(1)
-        .baseDir(dir.resolve("duplicate-1"))
-        .zoolanderDuplicate(1, znodes.basePath())
-        .property("zoolander.tls.enabled", "true")
-        .property("zoolander.tls.certificate", server.certificate().toString())
-        .property("zoolander.tls.privateKey", server.key().toString())
-        .property("zoolander.tls.trustCertificates", ca.caPem().toString())
-        .property("zoolander.auth.secretsFile", pluginSecrets.toString())
-        .property("zoolander.auth.allow.repeater", "repeater")
-        .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
-        .startTimeout(Duration.ofSeconds(30))
-        .build()) {
+    try (ZooKeeperEnsemble ensemble =
+        ZooKeeperEnsemble.builder()
+            .servers(1)
+            .baseDir(dir.resolve("duplicate-1"))
+            .zoolanderDuplicate(1, znodes.basePath())
+            .property("zoolander.tls.enabled", "true")
+            .property("zoolander.tls.certificate", server.certificate().toString())
+            .property("zoolander.tls.privateKey", server.key().toString())
+            .property("zoolander.tls.trustCertificates", ca.caPem().toString())
+            .property("zoolander.auth.secretsFile", pluginSecrets.toString())
+            .property("zoolander.auth.allow.repeater", "repeater")
+            .jvmArgs("-XX:TieredStopAtLevel=1", "-Xshare:auto")
+            .startTimeout(Duration.ofSeconds(30))
+            .build()) {
       ensemble.start();
       List<Long> seqs = new ArrayList<>();
       PluginEndpoint endpoint;
       long epoch;
-      try (Repeater repeater = Repeater.builder().duplicate(1, ensemble.connectString()).tls(tls)
-          .credential(credential).build().start()) {
+      try (Repeater repeater =
+          Repeater.builder()
+              .duplicate(1, ensemble.connectString())
+              .tls(tls)
+              .credential(credential)
+              .build()
+              .start()) {
         epoch = repeater.takeover().epoch();
-        try (ZoolanderClient client = ZoolanderClient.builder()
-            .repeater("127.0.0.1", repeater.boundAddress().getPort())
-            .duplicate(ensemble.connectString())
-            .tls(TlsSettings.builder().trustPem(ca.caPem()).build())
-            .requestTimeoutMs(20_000)
-            .build()) {
+        try (ZoolanderClient client =
+            ZoolanderClient.builder()
+                .repeater("127.0.0.1", repeater.boundAddress().getPort())
+                .duplicate(ensemble.connectString())
+                .tls(TlsSettings.builder().trustPem(ca.caPem()).build())
+                .requestTimeoutMs(20_000)
+                .build()) {
           for (int i = 0; i < 3; i++) {
-            seqs.add(client.writeAll(List.of(Op.create("/recovered-" + i, "v".getBytes(UTF_8)))).join().seq());
+            seqs.add(
+                client
+                    .writeAll(List.of(Op.create("/recovered-" + i, "v".getBytes(UTF_8))))
+                    .join()
+                    .seq());
           }
         }
         endpoint = endpoint(ensemble.connectString(), znodes);
@@ -93,18 +106,44 @@ class SecureRecoveryTest {
       EventLoopGroup group = new NioEventLoopGroup(1);
       try {
         Bootstrap bootstrap = new Bootstrap().group(group).channel(NioSocketChannel.class);
-        List<Message.Sequenced> fetched = Recovery.fetch(bootstrap, new LinkSecurity(tls, AccessControl.none(),
-            credential), endpoint, epoch + 1, seqs.get(0), seqs.get(2), 10_000);
+        List<Message.Sequenced> fetched =
+            Recovery.fetch(
+                bootstrap,
+                new LinkSecurity(tls, AccessControl.none(), credential),
+                endpoint,
+                epoch + 1,
+                seqs.get(0),
+                seqs.get(2),
+                10_000);
         assertThat(fetched).extracting(Message.Sequenced::seq).containsExactlyElementsOf(seqs);
-        assertThat(fetched).extracting(w -> w.ops().get(0).path())
+        assertThat(fetched)
+            .extracting(w -> w.ops().get(0).path())
             .containsExactly("/recovered-0", "/recovered-1", "/recovered-2");
 
         // Without the credential the plugin serves nothing; without TLS the connection fails.
-        assertThatThrownBy(() -> Recovery.fetch(bootstrap, new LinkSecurity(tls, AccessControl.none(), null),
-            endpoint, epoch + 1, seqs.get(0), seqs.get(2), 10_000))
-            .isInstanceOf(IOException.class).hasMessageContaining("requires authentication");
-        assertThatThrownBy(() -> Recovery.fetch(bootstrap, LinkSecurity.NONE, endpoint, epoch + 1, seqs.get(0),
-            seqs.get(2), 10_000)).isInstanceOfAny(IOException.class, TimeoutException.class);
+        assertThatThrownBy(
+                () ->
+                    Recovery.fetch(
+                        bootstrap,
+                        new LinkSecurity(tls, AccessControl.none(), null),
+                        endpoint,
+                        epoch + 1,
+                        seqs.get(0),
+                        seqs.get(2),
+                        10_000))
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("requires authentication");
+        assertThatThrownBy(
+                () ->
+                    Recovery.fetch(
+                        bootstrap,
+                        LinkSecurity.NONE,
+                        endpoint,
+                        epoch + 1,
+                        seqs.get(0),
+                        seqs.get(2),
+                        10_000))
+            .isInstanceOfAny(IOException.class, TimeoutException.class);
       } finally {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
       }
@@ -113,11 +152,15 @@ class SecureRecoveryTest {
 
   private static PluginEndpoint endpoint(String connectString, Znodes znodes) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk = new ZooKeeper(connectString, 10_000, event -> {
-      if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-        connected.countDown();
-      }
-    });
+    ZooKeeper zk =
+        new ZooKeeper(
+            connectString,
+            10_000,
+            event -> {
+              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
     try {
       assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
       return PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null));

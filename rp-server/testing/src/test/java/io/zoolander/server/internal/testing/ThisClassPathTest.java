@@ -10,9 +10,11 @@ class ThisClassPathTest {
   @Test
   void relativeEntriesBecomeAbsoluteSoAChildInAnotherDirectoryFindsThem() {
     String cwd = Path.of("").toAbsolutePath().toString();
-    String classPath = String.join(File.pathSeparator, "rp-server/target/zoolander.jar", "", "/opt/lib/a.jar");
+    String classPath =
+        String.join(File.pathSeparator, "rp-server/target/zoolander.jar", "", "/opt/lib/a.jar");
     assertThat(ThisClassPath.absolute(classPath).split(File.pathSeparator))
-        .containsExactly(Path.of(cwd, "rp-server/target/zoolander.jar").toString(), "/opt/lib/a.jar");
+        .containsExactly(
+            Path.of(cwd, "rp-server/target/zoolander.jar").toString(), "/opt/lib/a.jar");
   }
 
   @Test

@@ -5,31 +5,36 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.zoolander.wire.Ticker;
 import io.zoolander.model.Admission;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.AdmissionState;
+import io.zoolander.wire.Ticker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 
 /**
- * The repeater's admission control: measures, asks the model, and sheds WRITEs above the admitted rate limit. See
- * {@link AdmissionSettings} for the control law. Internal.
+ * The repeater's admission control: measures, asks the model, and sheds WRITEs above the admitted
+ * rate limit. See {@link AdmissionSettings} for the control law. Internal.
  *
- * <p>Threads: every method but {@link #target} and {@link #state} runs on the repeater's sequencer thread (the
- * repeater calls {@link #tryAdmit}, {@link #sequenced} and {@link #acked} per write and ack, and schedules {@link
- * #tick} every control period there); {@link #target} and {@link #state} may be called from any thread.
+ * <p>Threads: every method but {@link #target} and {@link #state} runs on the repeater's sequencer
+ * thread (the repeater calls {@link #tryAdmit}, {@link #sequenced} and {@link #acked} per write and
+ * ack, and schedules {@link #tick} every control period there); {@link #target} and {@link #state}
+ * may be called from any thread.
  *
- * <p>Meters, in the registry given: counters {@code zoolander.repeater.admission.admitted} and {@code
- * .shed}; gauges {@code zoolander.repeater.admission.rate.limit} (writes per second, +Infinity when not limiting),
- * {@code .offered.rate}, {@code .predicted.sla} and {@code .observed.sla}.
+ * <p>Meters, in the registry given: counters {@code zoolander.repeater.admission.admitted} and
+ * {@code .shed}; gauges {@code zoolander.repeater.admission.rate.limit} (writes per second,
+ * +Infinity when not limiting), {@code .offered.rate}, {@code .predicted.sla} and {@code
+ * .observed.sla}.
  */
 public final class AdmissionController {
-  /** Sequencing times are kept for this many recent seqs (a power of two); older writes are not sampled. */
+  /**
+   * Sequencing times are kept for this many recent seqs (a power of two); older writes are not
+   * sampled.
+   */
   static final int SEQ_RING_SIZE = 1 << 16;
 
   private final AdmissionSettings settings;
@@ -68,12 +73,15 @@ public final class AdmissionController {
   private final Counter shedCounter;
 
   /**
-   * @param duplicates how many duplicates the repeater streams to (indexes 0 to duplicates - 1 in {@link #acked})
+   * @param duplicates how many duplicates the repeater streams to (indexes 0 to duplicates - 1 in
+   *     {@link #acked})
    * @param registry where the admission meters go; null for none kept beyond this controller
    */
-  public AdmissionController(AdmissionSettings settings, int duplicates, Ticker ticker, MeterRegistry registry) {
+  public AdmissionController(
+      AdmissionSettings settings, int duplicates, Ticker ticker, MeterRegistry registry) {
     if (settings == null || ticker == null) {
-      throw new NullPointerException(settings == null ? "settings must not be null" : "ticker must not be null");
+      throw new NullPointerException(
+          settings == null ? "settings must not be null" : "ticker must not be null");
     }
     if (duplicates < 1) {
       throw new IllegalArgumentException("duplicates must be positive, was " + duplicates);
@@ -97,30 +105,68 @@ public final class AdmissionController {
     this.retryAfterMs = settings.minRetryAfterMs();
     this.refilledNanos = ticker.nanoTime();
     MeterRegistry into = registry == null ? new SimpleMeterRegistry() : registry;
-    this.admittedCounter = register(Counter.builder(MeterNames.REPEATER_ADMISSION_ADMITTED)
-        .description("WRITEs admitted by admission control").register(into));
-    this.shedCounter = register(Counter.builder(MeterNames.REPEATER_ADMISSION_SHED)
-        .description("WRITEs shed by admission control (ERROR OVERLOADED with a retry-after hint)").register(into));
-    gauge(into, MeterNames.REPEATER_ADMISSION_RATE_LIMIT, "admitted rate limit, writes/s (+Inf: not limiting)",
+    this.admittedCounter =
+        register(
+            Counter.builder(MeterNames.REPEATER_ADMISSION_ADMITTED)
+                .description("WRITEs admitted by admission control")
+                .register(into));
+    this.shedCounter =
+        register(
+            Counter.builder(MeterNames.REPEATER_ADMISSION_SHED)
+                .description(
+                    "WRITEs shed by admission control (ERROR OVERLOADED with a retry-after hint)")
+                .register(into));
+    gauge(
+        into,
+        MeterNames.REPEATER_ADMISSION_RATE_LIMIT,
+        "admitted rate limit, writes/s (+Inf: not limiting)",
         AdmissionState::rateLimitPerSec);
-    gauge(into, MeterNames.REPEATER_ADMISSION_OFFERED_RATE, "WRITEs offered per second",
+    gauge(
+        into,
+        MeterNames.REPEATER_ADMISSION_OFFERED_RATE,
+        "WRITEs offered per second",
         AdmissionState::offeredRatePerSec);
-    gauge(into, MeterNames.REPEATER_ADMISSION_PREDICTED_SLA, "the model's SLA at tau at the offered rate",
+    gauge(
+        into,
+        MeterNames.REPEATER_ADMISSION_PREDICTED_SLA,
+        "the model's SLA at tau at the offered rate",
         AdmissionState::predictedSla);
-    gauge(into, MeterNames.REPEATER_ADMISSION_OBSERVED_SLA, "fraction of recent writes first acked within tau",
+    gauge(
+        into,
+        MeterNames.REPEATER_ADMISSION_OBSERVED_SLA,
+        "fraction of recent writes first acked within tau",
         AdmissionState::observedSla);
-    this.state = new AdmissionState(targetSla, tauMs, false, limitPerSec, 0, 0, Double.NaN, Double.NaN, Double.NaN, 0,
-        0, "not limiting: no control period yet");
+    this.state =
+        new AdmissionState(
+            targetSla,
+            tauMs,
+            false,
+            limitPerSec,
+            0,
+            0,
+            Double.NaN,
+            Double.NaN,
+            Double.NaN,
+            0,
+            0,
+            "not limiting: no control period yet");
   }
 
   private int periods(long windowMs) {
-    return (int) Math.max(1, (windowMs + settings.controlPeriodMs() - 1) / settings.controlPeriodMs());
+    return (int)
+        Math.max(1, (windowMs + settings.controlPeriodMs() - 1) / settings.controlPeriodMs());
   }
 
-  private void gauge(MeterRegistry into, String name, String description,
+  private void gauge(
+      MeterRegistry into,
+      String name,
+      String description,
       java.util.function.ToDoubleFunction<AdmissionState> value) {
-    register(Gauge.builder(name, this, c -> value.applyAsDouble(c.state)).description(description)
-        .strongReference(true).register(into));
+    register(
+        Gauge.builder(name, this, c -> value.applyAsDouble(c.state))
+            .description(description)
+            .strongReference(true)
+            .register(into));
   }
 
   private <M extends Meter> M register(M meter) {
@@ -128,7 +174,10 @@ public final class AdmissionController {
     return meter;
   }
 
-  /** The meters this controller registered, so that the repeater removes them from the registry when it closes. */
+  /**
+   * The meters this controller registered, so that the repeater removes them from the registry when
+   * it closes.
+   */
   public List<Meter> meters() {
     return List.copyOf(meters);
   }
@@ -141,7 +190,8 @@ public final class AdmissionController {
   /**
    * Changes the target SLA and tau from the next control period on.
    *
-   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} not positive and finite
+   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} not
+   *     positive and finite
    */
   public void target(double targetSla, double tauMs) {
     AdmissionSettings.builder().targetSla(targetSla).tauMs(tauMs); // validates, naming the argument
@@ -153,9 +203,13 @@ public final class AdmissionController {
     return state;
   }
 
-  // ------------------------------------------------------------------ per write and ack (sequencer thread)
+  // ------------------------------------------------------------------ per write and ack (sequencer
+  // thread)
 
-  /** Whether to admit one more WRITE now; false to shed it (refuse with OVERLOADED and {@link #retryAfterMs()}). */
+  /**
+   * Whether to admit one more WRITE now; false to shed it (refuse with OVERLOADED and {@link
+   * #retryAfterMs()}).
+   */
   public boolean tryAdmit() {
     offered.add(1);
     if (limiting) {
@@ -178,8 +232,9 @@ public final class AdmissionController {
   }
 
   /**
-   * The retry-after hint for a shed write, in milliseconds: a control period scaled by how far the offered rate is
-   * above the limit (the heavier the overload, the further apart the retries), within the configured bounds.
+   * The retry-after hint for a shed write, in milliseconds: a control period scaled by how far the
+   * offered rate is above the limit (the heavier the overload, the further apart the retries),
+   * within the configured bounds.
    */
   public long retryAfterMs() {
     return retryAfterMs;
@@ -198,7 +253,9 @@ public final class AdmissionController {
     return ringSeq[i] == seq && seq > 0 ? ringNanos[i] : -1;
   }
 
-  /** Duplicate {@code index} (0-based, configuration order) has acked every seq up to {@code seq}. */
+  /**
+   * Duplicate {@code index} (0-based, configuration order) has acked every seq up to {@code seq}.
+   */
   public void acked(int index, long seq) {
     ServiceTimes d = duplicates[index];
     if (seq <= d.ackedSeq()) {
@@ -257,8 +314,13 @@ public final class AdmissionController {
       }
     }
     if (pooled.getTotalCount() >= settings.minServiceSamples()) {
-      Admission.Decision decision = Admission.builder().targetSla(target).tauMs(tau).duplicates(sampled).build()
-          .decide(EmpiricalLatency.of(pooled, 1000), offeredRate);
+      Admission.Decision decision =
+          Admission.builder()
+              .targetSla(target)
+              .tauMs(tau)
+              .duplicates(sampled)
+              .build()
+              .decide(EmpiricalLatency.of(pooled, 1000), offeredRate);
       predicted = decision.expected().sla();
       modelMax = decision.maxArrivalRatePerSec();
     }
@@ -269,21 +331,32 @@ public final class AdmissionController {
       if (observedMisses || modelMisses) {
         limiting = true;
         calmPeriods = 0;
-        double start = Math.min(offeredRate, modelMisses && modelMax > 0 ? modelMax : Double.POSITIVE_INFINITY);
-        limitPerSec = clampLimit(start * (1 - settings.maxStepFraction()), offeredRate, modelMisses ? modelMax : 0);
+        double start =
+            Math.min(
+                offeredRate, modelMisses && modelMax > 0 ? modelMax : Double.POSITIVE_INFINITY);
+        limitPerSec =
+            clampLimit(
+                start * (1 - settings.maxStepFraction()), offeredRate, modelMisses ? modelMax : 0);
         tokens = 0;
         refilledNanos = now;
-        why = String.format("limiting from %.1f/s: %s", limitPerSec, reason(observed, predicted, target, modelMax));
+        why =
+            String.format(
+                "limiting from %.1f/s: %s",
+                limitPerSec, reason(observed, predicted, target, modelMax));
       } else {
         why = "not limiting: " + reason(observed, predicted, target, modelMax);
       }
     } else {
       double error = Double.isNaN(observed) ? 0 : observed - target;
-      double step = Math.max(-settings.maxStepFraction(),
-          Math.min(settings.maxStepFraction(), settings.integralGain() * error));
+      double step =
+          Math.max(
+              -settings.maxStepFraction(),
+              Math.min(settings.maxStepFraction(), settings.integralGain() * error));
       if (step < 0 && limitPerSec < ackRate) {
-        // Anti-windup, downwards: the duplicates already complete more than is admitted, so the backlog that makes the
-        // observed SLA miss is draining; lowering the limit further would only show up after it drained (undershoot).
+        // Anti-windup, downwards: the duplicates already complete more than is admitted, so the
+        // backlog that makes the
+        // observed SLA miss is draining; lowering the limit further would only show up after it
+        // drained (undershoot).
         step = 0;
       }
       limitPerSec = clampLimit(limitPerSec * (1 + step), offeredRate, modelMisses ? modelMax : 0);
@@ -291,28 +364,49 @@ public final class AdmissionController {
       if (calmPeriods >= settings.openAfterPeriods()) {
         limiting = false;
         limitPerSec = Double.POSITIVE_INFINITY;
-        why = "stopped limiting: " + calmPeriods + " periods without shedding; " + reason(observed, predicted,
-            target, modelMax);
+        why =
+            "stopped limiting: "
+                + calmPeriods
+                + " periods without shedding; "
+                + reason(observed, predicted, target, modelMax);
       } else {
-        why = String.format("limit %.1f/s (step %+.1f%%): %s", limitPerSec, step * 100,
-            reason(observed, predicted, target, modelMax));
+        why =
+            String.format(
+                "limit %.1f/s (step %+.1f%%): %s",
+                limitPerSec, step * 100, reason(observed, predicted, target, modelMax));
       }
     }
     shedThisPeriod = 0;
-    retryAfterMs = limiting && offeredRate > limitPerSec
-        ? Math.max(settings.minRetryAfterMs(), Math.min(settings.maxRetryAfterMs(),
-            Math.round(settings.controlPeriodMs() * offeredRate / limitPerSec)))
-        : settings.minRetryAfterMs();
-    state = new AdmissionState(target, tau, limiting, limitPerSec, offeredRate, admittedRate, observed, predicted,
-        modelMax, admittedTotal, shedTotal, why);
+    retryAfterMs =
+        limiting && offeredRate > limitPerSec
+            ? Math.max(
+                settings.minRetryAfterMs(),
+                Math.min(
+                    settings.maxRetryAfterMs(),
+                    Math.round(settings.controlPeriodMs() * offeredRate / limitPerSec)))
+            : settings.minRetryAfterMs();
+    state =
+        new AdmissionState(
+            target,
+            tau,
+            limiting,
+            limitPerSec,
+            offeredRate,
+            admittedRate,
+            observed,
+            predicted,
+            modelMax,
+            admittedTotal,
+            shedTotal,
+            why);
   }
 
   /**
-   * Anti-windup, upwards: never above the offered rate plus headroom (while the load is below the limit the SLA is met
-   * and the integral would otherwise grow without bound, then take as long to come down), nor above the model's
-   * highest sustainable rate while the model says the offered rate misses the target ({@code modelMax > 0}): the
-   * feedback alone would probe past capacity and let a queue build before the observed SLA shows it. Never below the
-   * minimum.
+   * Anti-windup, upwards: never above the offered rate plus headroom (while the load is below the
+   * limit the SLA is met and the integral would otherwise grow without bound, then take as long to
+   * come down), nor above the model's highest sustainable rate while the model says the offered
+   * rate misses the target ({@code modelMax > 0}): the feedback alone would probe past capacity and
+   * let a queue build before the observed SLA shows it. Never below the minimum.
    */
   private double clampLimit(double limit, double offeredRate, double modelMax) {
     double upper = offeredRate * (1 + settings.limitHeadroomFraction());
@@ -322,10 +416,15 @@ public final class AdmissionController {
     return Math.max(settings.minRateLimitPerSec(), Math.min(upper, limit));
   }
 
-  /** Writes sequenced more than tau ago and not acked by any duplicate yet: misses the window does not see yet. */
+  /**
+   * Writes sequenced more than tau ago and not acked by any duplicate yet: misses the window does
+   * not see yet.
+   */
   private long overdue(long now, long tauNanos) {
     long count = 0;
-    for (long s = Math.max(firstAcked + 1, lastSequenced - SEQ_RING_SIZE + 1); s <= lastSequenced; s++) {
+    for (long s = Math.max(firstAcked + 1, lastSequenced - SEQ_RING_SIZE + 1);
+        s <= lastSequenced;
+        s++) {
       long t = sequencedNanos(s);
       if (t < 0) {
         continue;
@@ -339,7 +438,8 @@ public final class AdmissionController {
   }
 
   private static String reason(double observed, double predicted, double target, double modelMax) {
-    return String.format("observed SLA %.3f, predicted %.3f (max %.1f/s), target %.3f", observed, predicted, modelMax,
-        target);
+    return String.format(
+        "observed SLA %.3f, predicted %.3f (max %.1f/s), target %.3f",
+        observed, predicted, modelMax, target);
   }
 }

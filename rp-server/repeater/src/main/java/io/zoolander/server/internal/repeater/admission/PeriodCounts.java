@@ -1,15 +1,17 @@
 package io.zoolander.server.internal.repeater.admission;
 
 /**
- * Counts per control period over a sliding window of whole periods: {@link #add} to the current period, {@link
- * #close} at the end of each period. Internal; confined to one thread.
+ * Counts per control period over a sliding window of whole periods: {@link #add} to the current
+ * period, {@link #close} at the end of each period. Internal; confined to one thread.
  */
 final class PeriodCounts {
   private final long[] periods;
   private int current;
   private int closed;
 
-  /** @param periods how many closed periods the window holds, 1 or more */
+  /**
+   * @param periods how many closed periods the window holds, 1 or more
+   */
   PeriodCounts(int periods) {
     this.periods = new long[periods + 1];
   }
@@ -41,7 +43,10 @@ final class PeriodCounts {
     return closed;
   }
 
-  /** The sum over the closed periods in the window, per second, for periods of {@code periodMs}; 0 before any. */
+  /**
+   * The sum over the closed periods in the window, per second, for periods of {@code periodMs}; 0
+   * before any.
+   */
   double ratePerSec(long periodMs) {
     return closed == 0 ? 0 : sum() * 1000.0 / (closed * (double) periodMs);
   }

@@ -3,12 +3,13 @@ package io.zoolander.server.internal.repeater.admission;
 import org.HdrHistogram.Histogram;
 
 /**
- * One duplicate's recent service times, in microseconds, from its acknowledgements: an ACK that advances the
- * duplicate's applied seq by {@code k} writes at time {@code t} gives each of them the service time {@code (t - start)
- * / k}, where {@code start} is the later of the previous ACK and the sequencing of the first of them (the duplicate
- * was busy with them from then on). This is the time per write while busy, the inverse of the duplicate's throughput,
- * which is what the queueing model's utilisation needs. Two histograms, rotated every window, so samples are
- * forgotten after one to two windows. Internal; confined to the sequencer thread.
+ * One duplicate's recent service times, in microseconds, from its acknowledgements: an ACK that
+ * advances the duplicate's applied seq by {@code k} writes at time {@code t} gives each of them the
+ * service time {@code (t - start) / k}, where {@code start} is the later of the previous ACK and
+ * the sequencing of the first of them (the duplicate was busy with them from then on). This is the
+ * time per write while busy, the inverse of the duplicate's throughput, which is what the queueing
+ * model's utilisation needs. Two histograms, rotated every window, so samples are forgotten after
+ * one to two windows. Internal; confined to the sequencer thread.
  */
 final class ServiceTimes {
   private static final long HIGHEST_MICROS = 3_600_000_000L;
@@ -24,8 +25,8 @@ final class ServiceTimes {
   }
 
   /**
-   * The duplicate acked up to {@code seq} at {@code nowNanos}; {@code firstSequencedNanos} is when the first write
-   * newly acked was sequenced, or -1 if unknown (then no sample is taken).
+   * The duplicate acked up to {@code seq} at {@code nowNanos}; {@code firstSequencedNanos} is when
+   * the first write newly acked was sequenced, or -1 if unknown (then no sample is taken).
    */
   void acked(long seq, long nowNanos, long firstSequencedNanos) {
     long k = seq - ackedSeq;

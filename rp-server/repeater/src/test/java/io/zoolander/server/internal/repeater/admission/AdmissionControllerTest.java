@@ -14,13 +14,17 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The admission controller against a simulated plant (one duplicate: a FIFO queue with exponential service times at a
- * rate the test sets), on an injected clock: no sleeping, deterministic (seeded).
+ * The admission controller against a simulated plant (one duplicate: a FIFO queue with exponential
+ * service times at a rate the test sets), on an injected clock: no sleeping, deterministic
+ * (seeded).
  */
 class AdmissionControllerTest {
   private static final long PERIOD_MS = AdmissionSettings.DEFAULT_CONTROL_PERIOD_MS;
 
-  /** A duplicate as a FIFO single server: departure = max(arrival, previous departure) + Exp(serviceRate). */
+  /**
+   * A duplicate as a FIFO single server: departure = max(arrival, previous departure) +
+   * Exp(serviceRate).
+   */
   private static final class Plant {
     final AdmissionController controller;
     final long[] now;
@@ -40,7 +44,10 @@ class AdmissionControllerTest {
       this.serviceRatePerSec = serviceRatePerSec;
     }
 
-    /** Runs for {@code periods} control periods at {@code offeredPerSec}; returns the state after each period. */
+    /**
+     * Runs for {@code periods} control periods at {@code offeredPerSec}; returns the state after
+     * each period.
+     */
     List<AdmissionState> run(int periods, double offeredPerSec, double tauMs) {
       List<AdmissionState> states = new ArrayList<>();
       long gapNanos = (long) (1e9 / offeredPerSec);
@@ -88,25 +95,40 @@ class AdmissionControllerTest {
   @Test
   void settlesBelowCapacityWithoutOscillatingAndKeepsTheSla() {
     long[] now = {0};
-    AdmissionController controller = new AdmissionController(settings(), 1, () -> now[0], new SimpleMeterRegistry());
+    AdmissionController controller =
+        new AdmissionController(settings(), 1, () -> now[0], new SimpleMeterRegistry());
     // Capacity 1,000/s; M/M/1 keeps 95% within 20 ms up to 850/s. Offered: twice the capacity.
     Plant plant = new Plant(controller, now, 1_000);
     List<AdmissionState> states = plant.run(300, 2_000, 20);
 
     AdmissionState end = states.get(states.size() - 1);
     assertThat(end.limiting()).isTrue();
-    // Settled: over the last 10 s the limit stays near the sustainable rate (95% within 20 ms: 850/s for M/M/1, the
-    // model says about 940/s), most periods within 10% of its mean, and no collapse (the sawtooth of a plain integral
+    // Settled: over the last 10 s the limit stays near the sustainable rate (95% within 20 ms:
+    // 850/s for M/M/1, the
+    // model says about 940/s), most periods within 10% of its mean, and no collapse (the sawtooth
+    // of a plain integral
     // on this plant dips to half its mean).
     List<AdmissionState> lastTenSeconds = states.subList(200, 300);
-    double mean = lastTenSeconds.stream().mapToDouble(AdmissionState::rateLimitPerSec).average().orElseThrow();
+    double mean =
+        lastTenSeconds.stream()
+            .mapToDouble(AdmissionState::rateLimitPerSec)
+            .average()
+            .orElseThrow();
     assertThat(mean).isBetween(800.0, 1_000.0);
-    long inBand = lastTenSeconds.stream().filter(s -> Math.abs(s.rateLimitPerSec() - mean) <= 0.1 * mean).count();
+    long inBand =
+        lastTenSeconds.stream()
+            .filter(s -> Math.abs(s.rateLimitPerSec() - mean) <= 0.1 * mean)
+            .count();
     assertThat(inBand).isGreaterThanOrEqualTo(80);
-    assertThat(lastTenSeconds.stream().mapToDouble(AdmissionState::rateLimitPerSec).min().orElseThrow())
+    assertThat(
+            lastTenSeconds.stream()
+                .mapToDouble(AdmissionState::rateLimitPerSec)
+                .min()
+                .orElseThrow())
         .isGreaterThan(0.7 * mean);
     // Settled within 30 periods (3 s): from then on never above capacity.
-    assertThat(states.subList(30, 300)).allSatisfy(s -> assertThat(s.rateLimitPerSec()).isLessThan(1_000.0));
+    assertThat(states.subList(30, 300))
+        .allSatisfy(s -> assertThat(s.rateLimitPerSec()).isLessThan(1_000.0));
     // The admitted work keeps its SLA over the settled part.
     long admittedBefore = plant.admitted;
     long withinBefore = plant.within;
@@ -115,8 +137,10 @@ class AdmissionControllerTest {
     assertThat(sla).isGreaterThan(0.9);
     assertThat(plant.shed).isPositive();
     assertThat(end.shed()).isPositive();
-    assertThat(controller.retryAfterMs()).isBetween(AdmissionSettings.DEFAULT_MIN_RETRY_AFTER_MS,
-        AdmissionSettings.DEFAULT_MAX_RETRY_AFTER_MS);
+    assertThat(controller.retryAfterMs())
+        .isBetween(
+            AdmissionSettings.DEFAULT_MIN_RETRY_AFTER_MS,
+            AdmissionSettings.DEFAULT_MAX_RETRY_AFTER_MS);
   }
 
   @Test
@@ -173,7 +197,8 @@ class AdmissionControllerTest {
     assertThat(controller.state().limiting()).isFalse();
     assertThat(controller.state().predictedSla()).isGreaterThan(0.95);
     assertThat(controller.state().modelMaxRatePerSec()).isBetween(500.0, 1_100.0);
-    // A step to 3x capacity: the first period over it limits, near the model's rate rather than the offered one.
+    // A step to 3x capacity: the first period over it limits, near the model's rate rather than the
+    // offered one.
     List<AdmissionState> over = plant.run(3, 3_000, 20);
     AdmissionState first = over.stream().filter(AdmissionState::limiting).findFirst().orElseThrow();
     assertThat(first.rateLimitPerSec()).isLessThan(1_100);
@@ -187,9 +212,11 @@ class AdmissionControllerTest {
     controller.tick();
     assertThat(controller.state().targetSla()).isEqualTo(0.99);
     assertThat(controller.state().tauMs()).isEqualTo(5);
-    assertThatThrownBy(() -> controller.target(1.0, 5)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> controller.target(1.0, 5))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("targetSla");
-    assertThatThrownBy(() -> controller.target(0.9, -1)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> controller.target(0.9, -1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("tauMs");
   }
 
@@ -202,20 +229,28 @@ class AdmissionControllerTest {
     plant.run(50, 2_000, 20);
     assertThat(registry.get("zoolander.repeater.admission.admitted").counter().count())
         .isEqualTo((double) plant.admitted);
-    assertThat(registry.get("zoolander.repeater.admission.shed").counter().count()).isEqualTo((double) plant.shed);
+    assertThat(registry.get("zoolander.repeater.admission.shed").counter().count())
+        .isEqualTo((double) plant.shed);
     assertThat(registry.get("zoolander.repeater.admission.rate.limit").gauge().value())
         .isEqualTo(controller.state().rateLimitPerSec());
-    assertThat(registry.get("zoolander.repeater.admission.predicted.sla").gauge().value()).isBetween(0.0, 1.0);
-    assertThat(registry.get("zoolander.repeater.admission.observed.sla").gauge().value()).isBetween(0.0, 1.0);
+    assertThat(registry.get("zoolander.repeater.admission.predicted.sla").gauge().value())
+        .isBetween(0.0, 1.0);
+    assertThat(registry.get("zoolander.repeater.admission.observed.sla").gauge().value())
+        .isBetween(0.0, 1.0);
   }
 
   @Test
   void settingsValidateNamingTheField() {
-    assertThatThrownBy(() -> AdmissionSettings.builder().targetSla(0)).hasMessageContaining("targetSla");
-    assertThatThrownBy(() -> AdmissionSettings.builder().controlPeriodMs(0)).hasMessageContaining("controlPeriodMs");
-    assertThatThrownBy(() -> AdmissionSettings.builder().integralGain(0)).hasMessageContaining("integralGain");
-    assertThatThrownBy(() -> AdmissionSettings.builder().retryAfterMs(50, 10)).hasMessageContaining("maxRetryAfterMs");
-    assertThatThrownBy(() -> new AdmissionController(null, 1, () -> 0, null)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> AdmissionSettings.builder().targetSla(0))
+        .hasMessageContaining("targetSla");
+    assertThatThrownBy(() -> AdmissionSettings.builder().controlPeriodMs(0))
+        .hasMessageContaining("controlPeriodMs");
+    assertThatThrownBy(() -> AdmissionSettings.builder().integralGain(0))
+        .hasMessageContaining("integralGain");
+    assertThatThrownBy(() -> AdmissionSettings.builder().retryAfterMs(50, 10))
+        .hasMessageContaining("maxRetryAfterMs");
+    assertThatThrownBy(() -> new AdmissionController(null, 1, () -> 0, null))
+        .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("settings");
   }
 }
