@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.settings.Setting;
 import java.util.List;
 
 /** Text helpers of the commands: wrapped help paragraphs and one-line error messages. */
@@ -11,6 +12,14 @@ final class Help {
    * again.
    */
   static final int WIDTH = 79;
+
+  /** Appends one entry per descriptor: {@code key=default}, then its doc wrapped and indented. */
+  static void settings(List<? extends Setting<?>> settings, List<String> lines) {
+    for (Setting<?> s : settings) {
+      lines.add("  " + s.key() + "=" + s.defaultText());
+      wrap(s.doc(), "      ", lines);
+    }
+  }
 
   /**
    * Appends {@code text} wrapped at {@link #WIDTH} columns, every line starting with {@code

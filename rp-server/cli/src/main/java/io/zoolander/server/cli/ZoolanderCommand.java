@@ -80,7 +80,11 @@ public final class ZoolanderCommand implements Runnable {
         });
     cli.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {
-          if (ex instanceof CliException || ex instanceof IllegalArgumentException) {
+          if (ex instanceof CliException failure) {
+            commandLine.getErr().println("zoolander: " + failure.line());
+            return 1;
+          }
+          if (ex instanceof IllegalArgumentException) {
             commandLine.getErr().println("zoolander: " + ex.getMessage());
             return 1;
           }

@@ -213,6 +213,32 @@ class RepeaterConfigTest {
   }
 
   @Test
+  void aMisspelledKeyIsRefusedWithTheNearestKnownKey() {
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "logCapacty=1000"))
+        .isInstanceOf(CliException.class)
+        .hasMessageStartingWith("r.properties line 2: unknown key 'logCapacty' (known: ")
+        .satisfies(
+            e -> {
+              CliException c = (CliException) e;
+              assertThat(c.hint()).isEqualTo("did you mean logCapacity?");
+              assertThat(c.line()).endsWith("(--help lists them)); did you mean logCapacity?");
+            });
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "tls.enable=true"))
+        .isInstanceOf(CliException.class)
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean tls.enabled?");
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.tauMS=5"))
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean admission.tauMs?");
+    assertThatThrownBy(() -> parse("duplicat.2=h:1"))
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean duplicate.2?");
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "somethingElse=1"))
+        .extracting(e -> ((CliException) e).hint())
+        .isNull();
+  }
+
+  @Test
   void aRepeaterNeedsADuplicate() {
     assertThatThrownBy(() -> parse("# nothing", "clientPort=7000"))
         .isInstanceOf(CliException.class)
