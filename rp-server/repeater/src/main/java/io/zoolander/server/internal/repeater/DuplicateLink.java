@@ -10,8 +10,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.DuplicateState;
@@ -73,7 +73,7 @@ final class DuplicateLink {
   private Transfer transfer;
 
   // Read by other threads.
-  private volatile ConnectionState state = ConnectionState.WAITING_FOR_ENDPOINT;
+  private volatile LinkState state = LinkState.WAITING_FOR_ENDPOINT;
   private volatile long ackedSeq;
   private volatile boolean fenced;
   private volatile String fenceReason;
@@ -138,7 +138,7 @@ final class DuplicateLink {
    * loop.
    */
   boolean streaming() {
-    return state == ConnectionState.STREAMING && channel != null;
+    return state == LinkState.STREAMING && channel != null;
   }
 
   /** The duplicate's applied seq as read at start: it holds the log's trim until it acks more. */
@@ -195,7 +195,7 @@ final class DuplicateLink {
 
   private void connect() {
     PluginEndpoint endpoint = target.orElseThrow();
-    setState(ConnectionState.CONNECTING);
+    setState(LinkState.CONNECTING);
     ChannelFuture connecting =
         core.pluginBootstrap()
             .handler(
@@ -236,12 +236,12 @@ final class DuplicateLink {
     raw = channel.pipeline().context(WirePipeline.FRAME_DECODER);
     Channel ch = channel;
     ch.writeAndFlush(Message.Hello.of(Role.REPEATER, RepeaterSettings.HELLO_ID));
-    setState(ConnectionState.HANDSHAKING);
+    setState(LinkState.HANDSHAKING);
     handshakeTimer =
         core.loop()
             .schedule(
                 () -> {
-                  if (ch == channel && state == ConnectionState.HANDSHAKING) {
+                  if (ch == channel && state == LinkState.HANDSHAKING) {
                     LOG.warn(
                         "duplicate {}: no STATUS within {} ms; reconnecting",
                         id,
@@ -271,11 +271,11 @@ final class DuplicateLink {
 
   private void reconnectLater() {
     if (core.stopped() || fenced) {
-      setState(ConnectionState.CLOSED);
+      setState(LinkState.CLOSED);
       return;
     }
     if (target.isEmpty()) {
-      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+      setState(LinkState.WAITING_FOR_ENDPOINT);
       return;
     }
     long delay =
@@ -283,7 +283,7 @@ final class DuplicateLink {
             RepeaterSettings.RECONNECT_BACKOFF_MAX_MILLIS,
             RepeaterSettings.RECONNECT_BACKOFF_MIN_MILLIS << Math.min(failures, 20));
     failures++;
-    setState(ConnectionState.BACKING_OFF);
+    setState(LinkState.BACKING_OFF);
     cancelRetry();
     retry =
         core.loop()
@@ -332,7 +332,7 @@ final class DuplicateLink {
       detach();
       ch.close();
     }
-    setState(ConnectionState.CLOSED);
+    setState(LinkState.CLOSED);
   }
 
   /**
@@ -340,7 +340,7 @@ final class DuplicateLink {
    * not streaming).
    */
   ChannelFuture drain() {
-    if (channel == null || state != ConnectionState.STREAMING) {
+    if (channel == null || state != LinkState.STREAMING) {
       return null;
     }
     dirty = false;
@@ -351,12 +351,11 @@ final class DuplicateLink {
   // from the plugin
 
   private void onMessage(Channel ch, Message m) {
-    if (ch != channel
-        || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
+    if (ch != channel || (state != LinkState.HANDSHAKING && state != LinkState.STREAMING)) {
       return; // an old, fenced or closed connection
     }
     heardOrOwedSinceNanos = System.nanoTime();
-    if (state == ConnectionState.HANDSHAKING) {
+    if (state == LinkState.HANDSHAKING) {
       if (m instanceof Message.Status s) {
         onStatus(s);
       } else if (m instanceof Message.Challenge c) {
@@ -465,7 +464,7 @@ final class DuplicateLink {
       case UP_TO_DATE, FROM_LOG -> {
         cursor = appliedSeq;
         failures = 0;
-        setState(ConnectionState.STREAMING);
+        setState(LinkState.STREAMING);
         LOG.info(
             "duplicate {}: streaming from seq {} (sequenced up to {})",
             id,
@@ -525,7 +524,7 @@ final class DuplicateLink {
     if (target.isPresent()) {
       connect();
     } else {
-      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+      setState(LinkState.WAITING_FOR_ENDPOINT);
     }
   }
 
@@ -688,7 +687,7 @@ final class DuplicateLink {
    * Otherwise {@link #pump} sends them from the log.
    */
   void offer(long firstSeq, long lastSeq, ByteBuf frames) {
-    if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
+    if (state != LinkState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
       return;
     }
     boolean idle = cursor == ackedSeq;
@@ -714,7 +713,7 @@ final class DuplicateLink {
    * Connecting again resumes it from its applied seq, or waits until it can be reached.
    */
   void checkAcks(long nowNanos, long timeoutNanos) {
-    if (state == ConnectionState.STREAMING
+    if (state == LinkState.STREAMING
         && cursor > ackedSeq
         && nowNanos - heardOrOwedSinceNanos > timeoutNanos) {
       LOG.warn(
@@ -776,7 +775,7 @@ final class DuplicateLink {
               + " transfer than the log holds (raise the repeater's logCapacity)");
       return;
     }
-    if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
+    if (!fenced && state == LinkState.STREAMING && cursor < seq) {
       fence(
           "it fell behind: seq " + seq + " was evicted from the full log before it could be sent",
           false);
@@ -803,7 +802,7 @@ final class DuplicateLink {
     if (channel != null) {
       sendFencedAndClose(reason);
     } else {
-      setState(ConnectionState.CLOSED);
+      setState(LinkState.CLOSED);
     }
     core.trim(); // a fenced duplicate no longer holds the log
     core.notifyFenced(view(), reason);
@@ -816,7 +815,7 @@ final class DuplicateLink {
   private void sendFencedAndClose(String reason) {
     Channel ch = channel;
     detach();
-    setState(ConnectionState.CLOSED);
+    setState(LinkState.CLOSED);
     Channels.errorAndClose(
         ch, Message.Error.of(ErrorCode.FENCED, "duplicate " + id + " is fenced: " + reason));
   }
@@ -826,7 +825,7 @@ final class DuplicateLink {
     return log.isEmpty() ? "nothing" : log.firstSeq() + ".." + log.lastSeq();
   }
 
-  private void setState(ConnectionState next) {
+  private void setState(LinkState next) {
     if (state != next) {
       state = next;
       core.notifyChanged(view());
@@ -846,9 +845,7 @@ final class DuplicateLink {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel() == channel
-          && state == ConnectionState.STREAMING
-          && ctx.channel().isWritable()) {
+      if (ctx.channel() == channel && state == LinkState.STREAMING && ctx.channel().isWritable()) {
         pump();
       }
       ctx.fireChannelWritabilityChanged();
