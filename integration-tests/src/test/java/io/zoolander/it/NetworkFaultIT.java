@@ -6,8 +6,8 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.FaultProxy;
@@ -179,7 +179,7 @@ class NetworkFaultIT {
     if (untilGivenUp) {
       SteadyLoad.await(
           "the repeater gave duplicate 2's connection up during " + name,
-          () -> repeater.duplicate(2).connectionState() != ConnectionState.STREAMING,
+          () -> repeater.duplicate(2).linkState() != LinkState.STREAMING,
           WAIT,
           repeater::duplicates);
     }
@@ -281,7 +281,7 @@ class NetworkFaultIT {
     // the log moves on.
     SteadyLoad.await(
         "the repeater gave duplicate 2's connection up",
-        () -> repeater.duplicate(2).connectionState() != ConnectionState.STREAMING,
+        () -> repeater.duplicate(2).linkState() != LinkState.STREAMING,
         WAIT,
         repeater::duplicates);
     load.awaitAcked(load.acked() + 2L * LOG_CAPACITY, WAIT);

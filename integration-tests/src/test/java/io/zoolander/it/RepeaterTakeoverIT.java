@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.internal.testing.Ports;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.Takeover;
 import io.zoolander.server.testing.EmbeddedCluster;
@@ -133,7 +133,7 @@ class RepeaterTakeoverIT {
       SteadyLoad.await("the old repeater deposed", first::isDeposed, WAIT);
       load.awaitAcked(ackedAtTakeover + 500, WAIT);
       load.stop();
-      assertThat(first.duplicates()).allMatch(d -> d.connectionState() == ConnectionState.CLOSED);
+      assertThat(first.duplicates()).allMatch(d -> d.linkState() == LinkState.CLOSED);
       assertInvariants(load, second);
     } finally {
       clients.forEach(ZoolanderClient::close);

@@ -183,8 +183,7 @@ class RepeaterTest {
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
-    assertThat(repeater.duplicate(3).connectionState())
-        .isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
+    assertThat(repeater.duplicate(3).linkState()).isEqualTo(LinkState.WAITING_FOR_ENDPOINT);
     TestClient client = client(7);
     writeAll(client, 0, 50);
     awaitReceived(p1, 50);
@@ -282,7 +281,7 @@ class RepeaterTest {
     Eventually.await("fencing reported", () -> listener.fenced.size() == 1, listener::toString);
     assertThat(listener.fenced.get(0)).startsWith("2: ").contains("retransmit seq 1..2");
     DuplicateView fenced = repeater.duplicate(2);
-    assertThat(fenced.connectionState()).isEqualTo(ConnectionState.CLOSED);
+    assertThat(fenced.linkState()).isEqualTo(LinkState.CLOSED);
     assertThat(fenced.fenceReason()).isPresent();
 
     writePaced(repeater, client, 20, 10, 1, 3);
@@ -311,7 +310,7 @@ class RepeaterTest {
     ZK.get(2).delete(base + "/endpoint", -1);
     Eventually.await(
         "duplicate 3 disconnected",
-        () -> repeater.duplicate(3).connectionState() == ConnectionState.WAITING_FOR_ENDPOINT,
+        () -> repeater.duplicate(3).linkState() == LinkState.WAITING_FOR_ENDPOINT,
         repeater::duplicates);
 
     writePaced(repeater, client, 5, 15, 1, 2); // 6..20: the log (8) evicts what 1 and 2 acked
@@ -416,7 +415,7 @@ class RepeaterTest {
         "streaming to the new leader",
         () ->
             repeater.duplicate(1).endpoint().equals(java.util.Optional.of(moved))
-                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+                && repeater.duplicate(1).linkState() == LinkState.STREAMING,
         repeater::duplicates);
     Eventually.await("old connection closed", () -> !oldLeader.connected(), oldLeader::toString);
     writeAll(client, 10, 10);
@@ -439,9 +438,8 @@ class RepeaterTest {
         p1::toString);
     awaitStreaming(repeater, 1); // after a backoff, the second HELLO gets a STATUS
     assertThat(p1.hellos.get()).isEqualTo(2);
-    assertThat(
-            listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
-        .contains(ConnectionState.BACKING_OFF);
+    assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::linkState))
+        .contains(LinkState.BACKING_OFF);
     TestClient client = client(7);
     writePaced(repeater, client, 0, 5, 1);
 
@@ -510,9 +508,7 @@ class RepeaterTest {
     assertThat(repeater.nextSeq()).isEqualTo(2);
     Eventually.await(
         "every connection closed",
-        () ->
-            repeater.duplicates().stream()
-                .allMatch(d -> d.connectionState() == ConnectionState.CLOSED),
+        () -> repeater.duplicates().stream().allMatch(d -> d.linkState() == LinkState.CLOSED),
         repeater::duplicates);
     for (FakePlugin p : plugins) {
       assertThat(p.receivedSeqs()).containsExactly(1L);
@@ -534,7 +530,7 @@ class RepeaterTest {
         "duplicate 1 resumed at its applied seq",
         () ->
             repeater.duplicate(1).ackedSeq() == 3
-                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+                && repeater.duplicate(1).linkState() == LinkState.STREAMING,
         repeater::duplicates);
     assertThat(plugins[0].appliedSeqs()).isEqualTo(range(1, 3));
     // The others acknowledge: their connections stay.
@@ -720,7 +716,7 @@ class RepeaterTest {
                 rejoin.millis(),
                 false));
     assertThat(repeater.duplicate(3).fenced()).isFalse();
-    assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.STREAMING);
+    assertThat(repeater.duplicate(3).linkState()).isEqualTo(LinkState.STREAMING);
 
     writePaced(repeater, client, 20, 5, 1, 3); // then it follows the stream from the snapshot's seq
     assertThat(plugins[2].appliedSeqs()).isEqualTo(range(21, 25));
@@ -921,8 +917,7 @@ class RepeaterTest {
         "duplicates " + Arrays.toString(duplicateIds) + " streaming",
         () ->
             Arrays.stream(duplicateIds)
-                .allMatch(
-                    d -> repeater.duplicate(d).connectionState() == ConnectionState.STREAMING),
+                .allMatch(d -> repeater.duplicate(d).linkState() == LinkState.STREAMING),
         repeater::duplicates);
   }
 

@@ -8,8 +8,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.jmx.MeterNames;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
@@ -442,8 +442,7 @@ class SecurityEndToEndTest {
 
   private void awaitStreaming() throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!repeater.duplicates().stream()
-        .allMatch(d -> d.connectionState() == ConnectionState.STREAMING)) {
+    while (!repeater.duplicates().stream().allMatch(d -> d.linkState() == LinkState.STREAMING)) {
       if (System.nanoTime() > deadline) {
         StringBuilder logs = new StringBuilder();
         duplicates.forEach(
