@@ -95,8 +95,8 @@ class ChaosIT {
         clients.add(
             cluster
                 .clientBuilder(repeaters)
-                .requestTimeoutMs(90_000)
-                .writeRetryMs(1_000)
+                .requestTimeout(Duration.ofSeconds(90))
+                .writeRetryDelay(Duration.ofSeconds(1))
                 .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1))
                 .build());
       }

@@ -12,6 +12,7 @@ import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Op;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -162,7 +163,11 @@ class ClientSdkIT {
   void aWriteRetriedAfterItsReplyWasLateIsAppliedOnce() throws Exception {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (ZoolanderClient client =
-        cluster.clientBuilder().writeRetryMs(200).meterRegistry(meters).build()) {
+        cluster
+            .clientBuilder()
+            .writeRetryDelay(Duration.ofMillis(200))
+            .meterRegistry(meters)
+            .build()) {
       client.writeAll(List.of(Op.create("/once", utf8("0")))).get(30, TimeUnit.SECONDS);
       for (int id : cluster.duplicateIds()) {
         setAnomaly(id, "probability=1;delayMs=700;distribution=fixed;applies=writes");

@@ -96,7 +96,7 @@ class ModelValidationIT {
   /** Per write, each duplicate's reply latency in ms (rows with every duplicate's reply). */
   private static double[][] run(long seed) throws Exception {
     double loadAtStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeoutMs(60_000);
+    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeout(Duration.ofSeconds(60));
     Map<Long, double[]> rows = new ConcurrentHashMap<>();
     try (ZoolanderClient client = builder.build()) {
       client.addReplyListener(

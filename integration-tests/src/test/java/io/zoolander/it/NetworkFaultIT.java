@@ -121,7 +121,7 @@ class NetworkFaultIT {
               .duplicateAt("127.0.0.1", clientLink.port())
               .duplicate(cluster.duplicate(3).connectString())
               .readPolicy(ReadPolicy.all())
-              .requestTimeoutMs(60_000)
+              .requestTimeout(Duration.ofSeconds(60))
               .build());
     }
     load =

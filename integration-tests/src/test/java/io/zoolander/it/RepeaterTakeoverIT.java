@@ -52,7 +52,11 @@ class RepeaterTakeoverIT {
     List<ZoolanderClient> clients = new ArrayList<>();
     for (int i = 0; i < CLIENTS; i++) {
       clients.add(
-          cluster.clientBuilder(repeaters).requestTimeoutMs(60_000).writeRetryMs(1_000).build());
+          cluster
+              .clientBuilder(repeaters)
+              .requestTimeout(Duration.ofSeconds(60))
+              .writeRetryDelay(Duration.ofSeconds(1))
+              .build());
     }
     return clients;
   }

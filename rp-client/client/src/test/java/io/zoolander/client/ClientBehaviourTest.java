@@ -10,6 +10,7 @@ import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -53,7 +54,7 @@ class ClientBehaviourTest {
         .duplicateAt("127.0.0.1", one.port())
         .duplicateAt("127.0.0.1", two.port())
         .meterRegistry(meters)
-        .connectTimeoutMs(10_000);
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static byte[] utf8(String s) {
@@ -98,7 +99,11 @@ class ClientBehaviourTest {
 
   @Test
   void anUnansweredWriteIsResentWithTheSameRequestIdThenTimesOutWithoutLeaking() throws Exception {
-    try (ZoolanderClient client = builder().writeRetryMs(100).requestTimeoutMs(1_000).build()) {
+    try (ZoolanderClient client =
+        builder()
+            .writeRetryDelay(Duration.ofMillis(100))
+            .requestTimeout(Duration.ofSeconds(1))
+            .build()) {
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
       assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
       List<Message.Write> sent = repeater.received(Message.Write.class);
@@ -114,7 +119,7 @@ class ClientBehaviourTest {
 
   @Test
   void unansweredWritesAreResentWhenTheRepeaterConnectionComesBack() throws Exception {
-    try (ZoolanderClient client = builder().writeRetryMs(60_000).build()) {
+    try (ZoolanderClient client = builder().writeRetryDelay(Duration.ofSeconds(60)).build()) {
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
       await(() -> repeater.received(Message.Write.class).size() == 1);
       repeater.dropClient();
@@ -130,7 +135,10 @@ class ClientBehaviourTest {
   void writesMoveToAStandbyRepeaterWhenTheFirstGoesAway() throws Exception {
     FakePeers.Peer standby = peers.repeater();
     try (ZoolanderClient client =
-        builder().repeater("127.0.0.1", standby.port()).writeRetryMs(200).build()) {
+        builder()
+            .repeater("127.0.0.1", standby.port())
+            .writeRetryDelay(Duration.ofMillis(200))
+            .build()) {
       repeater.close(); // the first repeater dies: its port refuses from now on
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
       await(() -> !standby.received(Message.Write.class).isEmpty());
@@ -349,7 +357,7 @@ class ClientBehaviourTest {
   @Test
   void connectionStatesAreReportedLikeCurators() throws Exception {
     List<String> states = new CopyOnWriteArrayList<>();
-    try (ZoolanderClient client = builder().sessionTimeoutMs(300).build()) {
+    try (ZoolanderClient client = builder().sessionTimeout(Duration.ofMillis(300)).build()) {
       client.addConnectionStateListener((peer, state) -> states.add(peer + ":" + state));
       assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.CONNECTED);
       one.close();

@@ -8,6 +8,7 @@ import io.zoolander.client.internal.DefaultZoolanderClient;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,7 +53,7 @@ class ClientRetryBudgetTest {
         .repeater("127.0.0.1", repeater.port())
         .duplicateAt("127.0.0.1", one.port())
         .meterRegistry(meters)
-        .connectTimeoutMs(10_000);
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static ZoolanderException failure(CompletableFuture<?> f) throws Exception {
@@ -133,7 +134,11 @@ class ClientRetryBudgetTest {
     one.onMessage = (p, m) -> {};
     RetryBudget budget = RetryBudget.builder().readRetryRatio(0.2).minReadRetriesPerSec(0).build();
     try (ZoolanderClient client =
-        builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget).build()) {
+        builder()
+            .readAttemptTimeout(Duration.ofMillis(50))
+            .requestTimeout(Duration.ofSeconds(1))
+            .retryBudget(budget)
+            .build()) {
       List<CompletableFuture<Boolean>> futures = new ArrayList<>();
       for (int i = 0; i < reads; i++) {
         futures.add(client.exists("/r" + i));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.wire.Message;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -75,7 +76,7 @@ class PlannedSlownessClientTest {
         .meterRegistry(meters)
         .readPolicy(ReadPolicy.fixed(1))
         .ticker(() -> System.nanoTime() + skewNanos.get())
-        .connectTimeoutMs(10_000)
+        .connectTimeout(Duration.ofSeconds(10))
         .build();
   }
 

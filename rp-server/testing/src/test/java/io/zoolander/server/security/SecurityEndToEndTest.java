@@ -289,7 +289,7 @@ class SecurityEndToEndTest {
                     .duplicate(duplicates.get(1).connectString())
                     .tls(otherCa)
                     .credential(Credential.secretFile("writer-1", writerSecretFile))
-                    .connectTimeoutMs(3_000)
+                    .connectTimeout(Duration.ofSeconds(3))
                     .build())
         .isInstanceOf(ZoolanderException.class);
   }
@@ -387,7 +387,7 @@ class SecurityEndToEndTest {
         ZoolanderClient.builder()
             .repeater("127.0.0.1", repeater.boundAddress().getPort())
             .tls(tls)
-            .requestTimeoutMs(10_000);
+            .requestTimeout(Duration.ofSeconds(10));
     duplicates.values().forEach(e -> b.duplicate(e.connectString()));
     if (credential != null) {
       b.credential(credential);

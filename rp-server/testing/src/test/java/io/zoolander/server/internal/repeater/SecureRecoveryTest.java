@@ -90,7 +90,7 @@ class SecureRecoveryTest {
                 .repeater("127.0.0.1", repeater.boundAddress().getPort())
                 .duplicate(ensemble.connectString())
                 .tls(TlsSettings.builder().trustPem(ca.caPem()).build())
-                .requestTimeoutMs(20_000)
+                .requestTimeout(Duration.ofSeconds(20))
                 .build()) {
           for (int i = 0; i < 3; i++) {
             seqs.add(
