@@ -89,7 +89,7 @@ class LeaderPluginTest {
             .findFirst()
             .orElseThrow();
     ensemble.kill(follower);
-    Await.until(
+    Await.await(
         WAIT,
         "plugin on server " + second + " stops when it loses its quorum",
         () -> PluginEvents.count(ensemble.dataDir(second), "stop") == 1,
@@ -101,7 +101,7 @@ class LeaderPluginTest {
     ensemble.restart(follower);
     ensemble.restart(first);
     int third = ensemble.awaitLeader(WAIT);
-    Await.until(
+    Await.await(
         WAIT,
         "the plugin starts again on leader " + third,
         () ->
@@ -117,7 +117,7 @@ class LeaderPluginTest {
     ensemble = ensemble(1, FailingPluginFactory.class).start();
     client = connect(ensemble.connectString());
 
-    Await.until(
+    Await.await(
         WAIT,
         "the failing plugin was started, then stopped to release what it held",
         () ->
@@ -155,7 +155,7 @@ class LeaderPluginTest {
    * (it does so after).
    */
   private void awaitLeaderZnode(int serverId) throws InterruptedException {
-    Await.until(
+    Await.await(
         WAIT,
         LeaderZnodePluginFactory.LEADER_PATH
             + " holds "

@@ -72,7 +72,7 @@ final class PluginTestSupport {
       ZooKeeper zk, ZooKeeperEnsemble ensemble, Predicate<PluginEndpoint> accepted)
       throws InterruptedException {
     AtomicReference<PluginEndpoint> found = new AtomicReference<>();
-    Await.until(
+    Await.await(
         WAIT,
         "the plugin publishes an acceptable endpoint",
         () -> {

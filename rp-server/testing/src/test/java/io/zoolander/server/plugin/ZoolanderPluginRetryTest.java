@@ -359,7 +359,7 @@ class ZoolanderPluginRetryTest {
 
   private static void awaitInjector(ZoolanderPluginView view, boolean enabled)
       throws InterruptedException {
-    Await.until(
+    Await.await(
         FakePeer.WAIT,
         "the anomaly injector is " + (enabled ? "on" : "off"),
         () -> view.anomalyInjector().enabled() == enabled,

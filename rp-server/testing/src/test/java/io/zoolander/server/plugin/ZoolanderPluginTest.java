@@ -15,6 +15,7 @@ import io.zoolander.server.internal.repeater.EpochTakenException;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.Await;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.ErrorCode;
@@ -542,7 +543,7 @@ class ZoolanderPluginTest {
         assertThat(zk.getData(znodes.toZnode("/v"), false, null)).isEqualTo(utf8("v"));
 
         repeater.send(Message.Error.of(ErrorCode.FENCED, "your range is gone from my log"));
-        io.zoolander.testsupport.Await.until(
+        Await.await(
             FakePeer.WAIT,
             "the plugin is fenced",
             () -> view.state() == DuplicateState.FENCED,
@@ -652,7 +653,7 @@ class ZoolanderPluginTest {
 
         // The first chunk: from now on the target serves no reads.
         toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 3, 0, false, moved.subList(0, 1)));
-        io.zoolander.testsupport.Await.until(
+        Await.await(
             FakePeer.WAIT,
             "the target is installing",
             () -> targetView.state() == DuplicateState.CATCHING_UP,

@@ -229,7 +229,7 @@ class PluginSecurityMetersTest {
    */
   private void awaitFailures(PluginEndpoint plugin, String kind, double expected)
       throws InterruptedException {
-    Await.until(
+    Await.await(
         WAIT,
         "duplicate " + plugin.duplicateId() + " counted " + expected + " " + kind + " failures",
         () -> failures(plugin, kind) == expected,
@@ -253,7 +253,7 @@ class PluginSecurityMetersTest {
           .as("connected to %s", duplicate)
           .isTrue();
       PluginEndpoint[] found = new PluginEndpoint[1];
-      Await.until(
+      Await.await(
           WAIT,
           "the plugin's endpoint znode",
           () -> {
