@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.Slow;
+import io.zoolander.testsupport.ZooKeepers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * leadership ends (quorum lost, shutdown), and its failures never take ZooKeeper down.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Slow
 class LeaderPluginTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -197,19 +198,7 @@ class LeaderPluginTest {
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("client connected")
-        .isTrue();
+    ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
   }
 }

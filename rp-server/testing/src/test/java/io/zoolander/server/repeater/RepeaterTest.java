@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -29,7 +30,6 @@ import java.util.function.Consumer;
 import java.util.stream.LongStream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -824,20 +824,8 @@ class RepeaterTest {
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    if (!connected.await(10, TimeUnit.SECONDS)) {
-      zk.close();
-      throw new AssertionError("no ZooKeeper session with " + connectString);
-    }
+        ZooKeepers.connect(connectString, Duration.ofSeconds(10), Duration.ofSeconds(10));
     return zk;
   }
 
