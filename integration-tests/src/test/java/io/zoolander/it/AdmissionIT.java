@@ -67,8 +67,8 @@ class AdmissionIT {
       try (ZoolanderClient client =
           cluster
               .clientBuilder()
-              .writeRetryMs(120_000)
-              .requestTimeoutMs(120_000)
+              .writeRetryDelay(Duration.ofSeconds(120))
+              .requestTimeout(Duration.ofSeconds(120))
               .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build())
               .meterRegistry(clientMeters)
               .build()) {

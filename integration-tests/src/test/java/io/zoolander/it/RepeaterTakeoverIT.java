@@ -10,14 +10,13 @@ import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.Takeover;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.RepeaterProcess;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,7 +51,11 @@ class RepeaterTakeoverIT {
     List<ZoolanderClient> clients = new ArrayList<>();
     for (int i = 0; i < CLIENTS; i++) {
       clients.add(
-          cluster.clientBuilder(repeaters).requestTimeoutMs(60_000).writeRetryMs(1_000).build());
+          cluster
+              .clientBuilder(repeaters)
+              .requestTimeout(Duration.ofSeconds(60))
+              .writeRetryDelay(Duration.ofSeconds(1))
+              .build());
     }
     return clients;
   }
@@ -168,20 +171,11 @@ class RepeaterTakeoverIT {
   }
 
   static ZooKeeper connect(int duplicate) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeepers.connect(
             cluster.duplicate(duplicate).connectString(),
-            30_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    if (!connected.await(30, TimeUnit.SECONDS)) {
-      zk.close();
-      throw new IllegalStateException("cannot connect to duplicate " + duplicate);
-    }
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(30));
     return zk;
   }
 }

@@ -11,6 +11,7 @@ import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.cli.ZoolanderCommand;
 import io.zoolander.server.testing.TreeDigest;
+import io.zoolander.testsupport.Docker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * starts one here).
  */
 @Testcontainers(disabledWithoutDocker = true)
+@Docker
 class ZoolanderContainerClusterTest {
   private static final Logger LOG = LoggerFactory.getLogger(ZoolanderContainerClusterTest.class);
 

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,22 +29,21 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ClientRetryBudgetTest {
-  private FakePeers peers;
-  private FakePeers.Peer repeater;
-  private FakePeers.Peer one;
+  private ScriptedPeer repeater;
+  private ScriptedPeer one;
   private SimpleMeterRegistry meters;
 
   @BeforeEach
   void start() throws Exception {
-    peers = new FakePeers();
-    repeater = peers.repeater();
-    one = peers.plugin(1);
+    repeater = ScriptedPeer.listen();
+    one = ScriptedPeer.listenAsPlugin(1);
     meters = new SimpleMeterRegistry();
   }
 
   @AfterEach
   void stop() throws Exception {
-    peers.close();
+    repeater.close();
+    one.close();
   }
 
   /** One duplicate only: a timed-out read has nowhere else to go. */
@@ -52,7 +53,7 @@ class ClientRetryBudgetTest {
         .repeater("127.0.0.1", repeater.port())
         .duplicateAt("127.0.0.1", one.port())
         .meterRegistry(meters)
-        .connectTimeoutMs(10_000);
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static ZoolanderException failure(CompletableFuture<?> f) throws Exception {
@@ -70,7 +71,8 @@ class ClientRetryBudgetTest {
     long hintMs = 60;
     List<Long> arrivals = new CopyOnWriteArrayList<>();
     AtomicInteger refusals = new AtomicInteger();
-    repeater.onMessage =
+    repeater.on(
+        Message.Write.class,
         (p, m) -> {
           Message.Write w = (Message.Write) m;
           arrivals.add(System.nanoTime());
@@ -83,7 +85,7 @@ class ClientRetryBudgetTest {
                 new Message.Reply(
                     w.clientId(), w.requestId(), 11, 1, List.of(new OpResult.Created("/a"))));
           }
-        };
+        });
     try (ZoolanderClient client = builder().build()) {
       WriteResult result = client.create("/a", new byte[0]).get(20, TimeUnit.SECONDS);
       assertThat(result.seq()).isEqualTo(11);
@@ -106,11 +108,15 @@ class ClientRetryBudgetTest {
 
   @Test
   void aWriteShedBeyondTheBudgetFailsAsThrottledAndAppliedNowhere() throws Exception {
-    repeater.onMessage =
+    repeater.on(
+        Message.Write.class,
         (p, m) ->
             p.send(
                 new Message.Error(
-                    ErrorCode.OVERLOADED, ((Message.Write) m).requestId(), 5, "admission control"));
+                    ErrorCode.OVERLOADED,
+                    ((Message.Write) m).requestId(),
+                    5,
+                    "admission control")));
     try (ZoolanderClient client =
         builder().retryBudget(RetryBudget.builder().maxShedWriteRetries(2).build()).build()) {
       ZoolanderException e = failure(client.create("/a", new byte[0]));
@@ -130,10 +136,14 @@ class ClientRetryBudgetTest {
     // Never answers: without a budget each read would be re-sent every attempt timeout until its
     // request timeout
     // (20 times each here).
-    one.onMessage = (p, m) -> {};
+    one.on(Message.Read.class, (p, m) -> {});
     RetryBudget budget = RetryBudget.builder().readRetryRatio(0.2).minReadRetriesPerSec(0).build();
     try (ZoolanderClient client =
-        builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget).build()) {
+        builder()
+            .readAttemptTimeout(Duration.ofMillis(50))
+            .requestTimeout(Duration.ofSeconds(1))
+            .retryBudget(budget)
+            .build()) {
       List<CompletableFuture<Boolean>> futures = new ArrayList<>();
       for (int i = 0; i < reads; i++) {
         futures.add(client.exists("/r" + i));

@@ -30,7 +30,13 @@ final class WireTestSupport {
     }
   }
 
-  /** An embedded channel running the wire protocol, and what reached the end of its pipeline. */
+  /**
+   * An embedded channel running the wire protocol, and what reached the end of its pipeline.
+   *
+   * <p>Not {@code ScriptedPeer} (zoolander-test-support): these tests feed the codec bytes by hand
+   * and look at each exception in memory, without a socket, which a network peer cannot; and
+   * zoolander-test-support depends on this module, so its tests cannot use it.
+   */
   static final class Peer {
     final EmbeddedChannel channel = new EmbeddedChannel();
     final ExceptionRecorder recorder = new ExceptionRecorder();

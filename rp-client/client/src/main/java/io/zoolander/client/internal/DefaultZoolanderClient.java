@@ -694,8 +694,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                                 : ""))),
             settings.requestTimeoutMs(),
             TimeUnit.MILLISECONDS));
-    ReadPolicy policy = settings.readPolicy();
-    int fanOut = policy.mode() == ReadPolicy.Mode.HEDGED ? 1 : concurrency.current();
+    ReadPolicy.Hedged hedged =
+        settings.readPolicy() instanceof ReadPolicy.Hedged h ? h : null; // null: C at once
+    int fanOut = hedged != null ? 1 : concurrency.current();
     int sent = 0;
     for (int i = 0; i < fanOut; i++) {
       if (sendToNext(r)) {
@@ -704,8 +705,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     if (sent == 0) {
       retryReadRound(r, DEFAULT_RETRY_AFTER_MS);
-    } else if (policy.mode() == ReadPolicy.Mode.HEDGED) {
-      scheduleHedge(r);
+    } else if (hedged != null) {
+      scheduleHedge(r, hedged);
     }
   }
 
@@ -738,18 +739,17 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     return false;
   }
 
-  private void scheduleHedge(PendingRead<?> r) {
+  private void scheduleHedge(PendingRead<?> r, ReadPolicy.Hedged policy) {
     long delayNanos =
         Math.max(
-            TimeUnit.MICROSECONDS.toNanos(settings.readPolicy().minHedgeDelayMicros()),
-            ranking.latencyPercentileNanos(
-                settings.readPolicy().hedgePercentile(), TimeUnit.MILLISECONDS.toNanos(1)));
+            policy.minDelay().toNanos(),
+            ranking.latencyPercentileNanos(policy.percentile(), TimeUnit.MILLISECONDS.toNanos(1)));
     r.timers.add(
         loop.schedule(
             () -> {
               if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
                 metrics.hedge();
-                scheduleHedge(r);
+                scheduleHedge(r, policy);
               }
             },
             delayNanos,

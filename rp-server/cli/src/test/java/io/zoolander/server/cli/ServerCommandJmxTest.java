@@ -88,7 +88,7 @@ class ServerCommandJmxTest {
       try (JMXConnector connector = JMXConnectorFactory.connect(new JMXServiceURL(m.group(1)))) {
         MBeanServerConnection jmx = connector.getMBeanServerConnection();
         ObjectName plugin = ZoolanderJmx.plugin(7, 1);
-        Await.until(
+        Await.await(
             WAIT,
             "the plugin MBean reports ACTIVE",
             () -> "ACTIVE".equals(attribute(jmx, plugin, "State")),

@@ -180,7 +180,7 @@ class RepeaterCommandTest {
           .isEqualTo((double) epoch);
       WriteResult created = client.create("/through-jmx", new byte[] {1}).get(30, TimeUnit.SECONDS);
       assertThat(created.succeeded()).isTrue();
-      Await.until(
+      Await.await(
           Duration.ofSeconds(30),
           "the applied-seq meter shows seq " + created.seq(),
           () -> value(jmx, appliedSeq).equals((double) created.seq()),

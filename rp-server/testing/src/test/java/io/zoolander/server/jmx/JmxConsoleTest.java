@@ -83,7 +83,7 @@ class JmxConsoleTest {
         assertThat((String) jmx.getAttribute(r, "ClientAddress"))
             .isEqualTo("127.0.0.1:" + repeater.boundAddress().getPort());
         assertThat((Boolean) jmx.getAttribute(r, "Deposed")).isFalse();
-        Await.until(
+        Await.await(
             WAIT,
             "both duplicates streaming",
             () -> Arrays.stream(rows(jmx)).allMatch(row -> row.get("state").equals("STREAMING")),
@@ -101,7 +101,7 @@ class JmxConsoleTest {
         cluster.awaitConverged(WAIT);
         long lastSeq = firstSeq + WRITES - 1;
         assertThat((Long) jmx.getAttribute(r, "NextSeq")).isEqualTo(lastSeq + 1);
-        Await.until(
+        Await.await(
             WAIT,
             "both duplicates acknowledged seq " + lastSeq,
             () ->
@@ -185,13 +185,13 @@ class JmxConsoleTest {
         assertThat((Double) jmx.getAttribute(a, "TauMs")).isEqualTo(10_000.0);
         assertThat((Boolean) jmx.getAttribute(a, "Limiting")).isFalse();
         assertThat((Long) jmx.getAttribute(a, "Shed")).isZero();
-        Await.until(
+        Await.await(
             WAIT,
             "admission counted the writes",
             () -> attribute(jmx, a, "Admitted") instanceof Long n && n >= WRITES,
             () -> "admitted " + attribute(jmx, a, "Admitted"));
         jmx.invoke(a, "setTarget", new Object[] {0.5, 2_000.0}, new String[] {"double", "double"});
-        Await.until(
+        Await.await(
             WAIT,
             "the new target in effect",
             () ->
@@ -221,7 +221,7 @@ class JmxConsoleTest {
         // A duplicate down: its lag and the log grow with every write, its plugin MBean is gone;
         // back, it catches up.
         cluster.killDuplicate(2);
-        Await.until(
+        Await.await(
             WAIT, "duplicate 2's plugin MBean gone", () -> pluginNames(jmx, 2).isEmpty(), () -> "");
         assertThat(
                 meters
@@ -244,7 +244,7 @@ class JmxConsoleTest {
                       .succeeded())
               .isTrue();
         }
-        Await.until(
+        Await.await(
             WAIT,
             "duplicate 1 acknowledged the writes while 2 was down",
             () -> (Long) row(jmx, 1).get("appliedSeq") == lastSeq + 5,
@@ -262,7 +262,7 @@ class JmxConsoleTest {
             .isEqualTo(5);
         assertThat(meters.get(MeterNames.REPEATER_LOG_SIZE).gauge().value()).isEqualTo(5);
         cluster.restartDuplicate(2);
-        Await.until(
+        Await.await(
             WAIT,
             "duplicate 2 caught up",
             () -> (Long) row(jmx, 2).get("lag") == 0 && logSize(jmx) == 0,
@@ -317,7 +317,7 @@ class JmxConsoleTest {
         assertThat(row(jmx, 2).get("state")).isEqualTo("FENCED");
         assertThat((String) row(jmx, 2).get("fenceReason")).isNotEmpty();
         assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isEqualTo(1);
-        Await.until(
+        Await.await(
             WAIT,
             "duplicate 2's plugin fenced",
             () -> "FENCED".equals(pluginState(jmx, 2)),
@@ -333,7 +333,7 @@ class JmxConsoleTest {
         assertThat(unfenced).contains("rejoined");
         assertThat(row(jmx, 2).get("state")).isEqualTo("STREAMING");
         assertThat((Integer) jmx.getAttribute(r, "FencedDuplicates")).isZero();
-        Await.until(
+        Await.await(
             WAIT,
             "duplicate 2 applied the write made while it was fenced",
             () -> Long.valueOf(fencedSeq).equals(pluginApplied(jmx, 2)),
@@ -341,7 +341,7 @@ class JmxConsoleTest {
         jmx.invoke(r, "fence", new Object[] {2}, new String[] {"int"});
         assertThat((String) jmx.invoke(r, "rejoin", new Object[] {2}, new String[] {"int"}))
             .contains("started");
-        Await.until(
+        Await.await(
             WAIT,
             "duplicate 2 streaming again after rejoin",
             () -> "STREAMING".equals(row(jmx, 2).get("state")),
@@ -436,7 +436,7 @@ class JmxConsoleTest {
 
   private static ObjectName pluginOf(MBeanServerConnection jmx, int duplicateId)
       throws InterruptedException {
-    Await.until(
+    Await.await(
         WAIT,
         "one plugin MBean of duplicate " + duplicateId,
         () -> pluginNames(jmx, duplicateId).size() == 1,
