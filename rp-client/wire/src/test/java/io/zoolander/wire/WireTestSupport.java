@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 
@@ -208,7 +209,7 @@ final class WireTestSupport {
   static List<Message> sampleMessages() {
     List<Message> m = new ArrayList<>();
     for (Role role : Role.values()) {
-      m.add(Message.Hello.of(role, role.name().toLowerCase() + "-1"));
+      m.add(Message.Hello.of(role, role.name().toLowerCase(Locale.ROOT) + "-1"));
     }
     m.add(new Message.Hello(Role.CLIENT, "ü", 255));
     m.add(new Message.Hello(Role.ADMIN, repeat("i", WireSettings.MAX_ID_BYTES), 1));
