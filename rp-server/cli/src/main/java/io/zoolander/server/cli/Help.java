@@ -1,6 +1,7 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.server.settings.Setting;
+import java.util.Arrays;
 import java.util.List;
 
 /** Text helpers of the commands: wrapped help paragraphs and one-line error messages. */
@@ -27,7 +28,12 @@ final class Help {
    */
   static void wrap(String text, String indent, List<String> lines) {
     StringBuilder line = new StringBuilder(indent);
-    for (String word : text.split(" ")) {
+    String[] words = text.split(" ", -1);
+    int count = words.length;
+    while (count > 0 && words[count - 1].isEmpty()) {
+      count--; // trailing spaces add no empty words
+    }
+    for (String word : Arrays.asList(words).subList(0, count)) {
       if (line.length() > indent.length() && line.length() + 1 + word.length() > WIDTH) {
         lines.add(line.toString());
         line.setLength(0);

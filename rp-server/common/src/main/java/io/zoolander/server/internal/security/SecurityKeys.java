@@ -277,7 +277,7 @@ public final class SecurityKeys {
             String list = value(values, prefix, key);
             if (list != null) {
               List<String> principals = new ArrayList<>();
-              for (String p : list.split(",")) {
+              for (String p : list.split(",", -1)) { // empty entries are skipped below
                 if (!p.isBlank()) {
                   principals.add(p.strip());
                 }

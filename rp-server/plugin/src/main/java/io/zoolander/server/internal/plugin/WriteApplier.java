@@ -242,6 +242,9 @@ final class WriteApplier {
    * record no longer holds them. A request id the record shows was never applied (a client that
    * broke the ordering assumption) is not applied either: ERROR(INVALID_OP).
    */
+  // duplicateRequests++ is not atomic, but only the applier thread writes it (asserted in apply);
+  // it is volatile for the readers of the metric.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private Outcome applyDuplicate(
       ZooKeeper zk, Message.Sequenced message, BookkeepingState next, ClientRecord record)
       throws InterruptedException {

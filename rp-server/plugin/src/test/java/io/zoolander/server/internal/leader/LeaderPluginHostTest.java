@@ -233,6 +233,9 @@ class LeaderPluginHostTest {
     assertThat(context.property("zoolander.a")).contains("b");
   }
 
+  // AddressSelection: the IPv4 loopback literal on purpose, as a server's clientPortAddress
+  // would be; getLoopbackAddress() would be ::1 when IPv6 is preferred.
+  @SuppressWarnings("AddressSelection")
   private static LeaderContext context(long epoch) {
     return new LeaderTermContext(
         1, epoch, new InetSocketAddress("127.0.0.1", 2181), Path.of("."), Map.of());

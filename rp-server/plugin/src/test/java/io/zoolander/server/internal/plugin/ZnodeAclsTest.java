@@ -38,6 +38,9 @@ class ZnodeAclsTest {
   private String connectString;
 
   @BeforeEach
+  // AddressSelection: the IPv4 loopback literal on purpose: the server binds where the connect
+  // string "127.0.0.1:port" points; getLoopbackAddress() would be ::1 when IPv6 is preferred.
+  @SuppressWarnings("AddressSelection")
   void startServer() throws Exception {
     File data = dir.resolve("data").toFile();
     ZooKeeperServer server = new ZooKeeperServer(data, data, 2_000);
