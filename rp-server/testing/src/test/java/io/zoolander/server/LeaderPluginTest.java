@@ -123,7 +123,7 @@ class LeaderPluginTest {
         "the failing plugin was started, then stopped to release what it held",
         () ->
             PluginEvents.read(ensemble.dataDir(1)).stream()
-                .map(l -> l.split(" ")[0])
+                .map(l -> l.split(" ", -1)[0])
                 .toList()
                 .equals(List.of("start-failing", "stop")),
         () -> diagnostics());

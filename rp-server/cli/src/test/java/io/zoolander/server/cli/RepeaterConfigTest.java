@@ -46,26 +46,25 @@ class RepeaterConfigTest {
     Path file = dir.resolve("repeater.properties");
     Files.writeString(
         file,
-        String.join(
-                "\n",
-                "# a deployment of three duplicates",
-                "! also a comment",
-                "",
-                "  clientHost = 0.0.0.0  ",
-                "clientPort=7000",
-                "duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181",
-                "duplicate.1=zk-a1:2181,zk-a2:2181/chroot",
-                "duplicate.2=[::1]:2182",
-                "basePath=/rp",
-                "logCapacity=1000",
-                "sessionTimeoutMs=4000",
-                "startTimeoutMs=9000",
-                "epoch=42",
-                "clientIoThreads=2",
-                "juteMaxBuffer=4194304",
-                "batching=1000",
-                "autoRejoin=false")
-            + "\n");
+        """
+        # a deployment of three duplicates
+        ! also a comment
+
+          clientHost = 0.0.0.0 \s
+        clientPort=7000
+        duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181
+        duplicate.1=zk-a1:2181,zk-a2:2181/chroot
+        duplicate.2=[::1]:2182
+        basePath=/rp
+        logCapacity=1000
+        sessionTimeoutMs=4000
+        startTimeoutMs=9000
+        epoch=42
+        clientIoThreads=2
+        juteMaxBuffer=4194304
+        batching=1000
+        autoRejoin=false
+        """);
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c)
         .isEqualTo(

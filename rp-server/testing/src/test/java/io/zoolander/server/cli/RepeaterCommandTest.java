@@ -155,6 +155,9 @@ class RepeaterCommandTest {
   }
 
   @Test
+  // BanJNDI: the point of the test is a JMX client connecting by URL to the local connector it
+  // started (RMI over loopback); no user input is looked up.
+  @SuppressWarnings("BanJNDI")
   void servesJmxOnTheJmxPort() throws Exception {
     Running command = new Running(config(), "--jmx-port", "0");
     Matcher started = command.awaitStarted(JMX_STARTED);

@@ -163,7 +163,7 @@ class RepeaterTest {
       assertThat(p.received).allMatch(s -> s.epoch() == repeater.epoch());
     }
     for (int c = 0; c < clients; c++) {
-      long clientId = 100 + c;
+      long clientId = 100L + c;
       List<Long> requestIds =
           reference.stream()
               .filter(s -> s.clientId() == clientId)
@@ -622,7 +622,7 @@ class RepeaterTest {
     FakePlugin p1 =
         publishedPlugin(
             1, new FakePlugin.Durable(1, 10)); // applied 1..10 before it restarted: holds none
-    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(1, 10));
+    publishedPlugin(2, new FakePlugin.Durable(1, 10));
     FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 6));
     writeState(1, new BookkeepingState(1, 10));
     writeState(2, new BookkeepingState(1, 10));

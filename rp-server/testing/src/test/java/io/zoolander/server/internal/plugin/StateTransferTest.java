@@ -316,6 +316,9 @@ class StateTransferTest {
   private String startServer(String name) throws Exception {
     File data = dir.resolve(name).toFile();
     ZooKeeperServer server = new ZooKeeperServer(data, data, 2_000);
+    // AddressSelection: the IPv4 loopback literal on purpose: the server binds where the returned
+    // connect string points; getLoopbackAddress() would be ::1 when IPv6 is preferred.
+    @SuppressWarnings("AddressSelection")
     ServerCnxnFactory factory =
         ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
     factory.startup(server);
