@@ -67,8 +67,8 @@ class AdmissionIT {
       try (ZoolanderClient client =
           cluster
               .clientBuilder()
-              .writeRetryDelay(Duration.ofSeconds(120))
-              .requestTimeout(Duration.ofSeconds(120))
+              .writeRetryDelay(Duration.ofMinutes(2))
+              .requestTimeout(Duration.ofMinutes(2))
               .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build())
               .meterRegistry(clientMeters)
               .build()) {

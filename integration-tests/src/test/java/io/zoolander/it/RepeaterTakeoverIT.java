@@ -63,6 +63,10 @@ class RepeaterTakeoverIT {
   @Test
   void aRepeaterKilledMidStreamIsReplacedAndNothingAcknowledgedIsLostOrAppliedTwice()
       throws Exception {
+    // AddressSelection: the IPv4 loopback literal on purpose: clients connect to and verify the
+    // host string "127.0.0.1"; getLoopbackAddress() is named "localhost" (and is ::1 when IPv6 is
+    // preferred), which would change both.
+    @SuppressWarnings("AddressSelection")
     InetSocketAddress standby = new InetSocketAddress("127.0.0.1", Ports.next());
     List<ZoolanderClient> clients = new ArrayList<>();
     try (RepeaterProcess first = cluster.repeaterProcess().start()) {
@@ -121,6 +125,10 @@ class RepeaterTakeoverIT {
 
   @Test
   void aRepeaterStillRunningWhenAnotherTakesOverIsFencedAndItsClientsMoveOver() throws Exception {
+    // AddressSelection: the IPv4 loopback literal on purpose: clients connect to and verify the
+    // host string "127.0.0.1"; getLoopbackAddress() is named "localhost" (and is ::1 when IPv6 is
+    // preferred), which would change both.
+    @SuppressWarnings("AddressSelection")
     InetSocketAddress standby = new InetSocketAddress("127.0.0.1", Ports.next());
     Repeater first = cluster.startRepeater();
     List<ZoolanderClient> clients = clients(List.of(first.boundAddress(), standby));

@@ -185,6 +185,9 @@ class ZoolanderContainerClusterTest {
   }
 
   @Test
+  // BanJNDI: the point of the test is a JMX client connecting by URL to the local connector the
+  // container publishes (RMI on the host's loopback); no user input is looked up.
+  @SuppressWarnings("BanJNDI")
   void theRepeatersJmxConsoleIsReachable() throws Exception {
     assumeTrue(
         JMX_CONSOLE, "this build's `zoolander repeater` has no --jmx-port yet (the JMX console)");
