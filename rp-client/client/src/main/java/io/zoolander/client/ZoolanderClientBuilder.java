@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ZoolanderClient}. Every setter validates its argument (NPE/IAE naming the
@@ -56,11 +57,11 @@ public final class ZoolanderClientBuilder {
   private long readAttemptTimeoutMs = DEFAULT_READ_ATTEMPT_TIMEOUT.toMillis();
   private ReadPolicy readPolicy = ReadPolicy.fixed(1);
   private Ticker ticker = Ticker.system();
-  private MeterRegistry meterRegistry;
+  private @Nullable MeterRegistry meterRegistry;
   private double slaTauMs = DEFAULT_SLA_TAU.toNanos() / 1e6;
-  private TlsSettings tls;
+  private @Nullable TlsSettings tls;
   private RetryBudget retryBudget = RetryBudget.defaults();
-  private Credential credential;
+  private @Nullable Credential credential;
 
   ZoolanderClientBuilder() {}
 

@@ -13,6 +13,7 @@ import io.zoolander.wire.OpResult;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -78,7 +79,7 @@ class ClientBehaviourTest {
       throw new AssertionError("expected a failure");
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
-      return ((ZoolanderException) e.getCause()).code();
+      return ((ZoolanderException) Objects.requireNonNull(e.getCause())).code();
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -414,6 +415,8 @@ class ClientBehaviourTest {
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void badInputFailsClearlyAndNeverHangs() throws Exception {
     try (ZoolanderClient client = builder().build()) {
       assertThat(codeOf(client.getData("no-slash"))).isEqualTo(KeeperException.Code.BADARGUMENTS);

@@ -12,6 +12,7 @@ import io.zoolander.wire.OpResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -62,7 +63,7 @@ class ClientRetryBudgetTest {
       throw new AssertionError("expected a failure");
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
-      return (ZoolanderException) e.getCause();
+      return (ZoolanderException) Objects.requireNonNull(e.getCause());
     }
   }
 
@@ -153,7 +154,8 @@ class ClientRetryBudgetTest {
         failures.add(failure(f));
       }
       assertThat(failures).allMatch(e -> e.code() == KeeperException.Code.OPERATIONTIMEOUT);
-      assertThat(failures).anyMatch(e -> e.getMessage().contains("retry budget withheld"));
+      assertThat(failures)
+          .anyMatch(e -> Objects.requireNonNull(e.getMessage()).contains("retry budget withheld"));
       // One initial token plus 0.2 per read: at most 3 retries on top of the 10 first attempts.
       int sent = one.received(Message.Read.class).size();
       assertThat(sent).isBetween(reads, reads + 3);
@@ -163,6 +165,8 @@ class ClientRetryBudgetTest {
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void theBudgetValidatesItsSettingsNamingThem() {
     assertThatThrownBy(() -> RetryBudget.builder().maxShedWriteRetries(-1))
         .isInstanceOf(IllegalArgumentException.class)

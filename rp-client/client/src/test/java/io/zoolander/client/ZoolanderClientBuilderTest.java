@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 class ZoolanderClientBuilderTest {
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void everySetterValidatesAndNamesTheSetting() {
     ZoolanderClientBuilder b = ZoolanderClient.builder();
     assertThatThrownBy(() -> b.repeater(null, 1))
@@ -123,6 +125,8 @@ class ZoolanderClientBuilderTest {
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void everyReadPolicyRecordValidatesAtConstruction() {
     assertThatThrownBy(() -> new ReadPolicy.Fixed(0))
         .isInstanceOf(IllegalArgumentException.class)
