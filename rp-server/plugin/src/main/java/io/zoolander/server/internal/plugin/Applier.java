@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
+import io.zoolander.server.internal.leader.TreeReader;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
@@ -85,6 +86,7 @@ final class Applier {
   private final Recovery recovery;
   private final TransferSource source;
   private final TransferInstall transfers;
+  private final TreeReads treeReads;
 
   /**
    * @param state the state read at start-up
@@ -107,13 +109,16 @@ final class Applier {
         state,
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
-        PluginMeters.none());
+        PluginMeters.none(),
+        null);
   }
 
   /**
    * @param acl the ACL of every znode a write creates (the plugin's identity writes, see
    *     PluginSecurity)
    * @param meters where the time of each write's multi goes
+   * @param tree the leader's in-memory tree, which client reads are answered from; null: they are
+   *     read through the session
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -124,7 +129,8 @@ final class Applier {
       BookkeepingState state,
       int stateVersion,
       List<ACL> acl,
-      PluginMeters meters) {
+      PluginMeters meters,
+      TreeReader tree) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -140,6 +146,10 @@ final class Applier {
     Outbound out = new Outbound(id, peers, this.state);
     SessionReads sessionReads =
         new SessionReads(thread, id, znodes, session, anomalies, config.sessionTimeoutMs());
+    this.treeReads = tree == null ? null : new TreeReads(id, znodes, tree, this.state, anomalies);
+    if (treeReads != null) {
+      sessionReads.answerFromTree(treeReads);
+    }
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());
@@ -258,7 +268,15 @@ final class Applier {
 
   /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
   void read(Channel from, Message.Read read) {
+    if (treeReads != null && treeReads.tryServe(from, read)) {
+      return;
+    }
     submit(from, 1, () -> reads.read(from, read));
+  }
+
+  /** Client reads answered on an event loop from the in-memory tree, without the applier. */
+  long readsServedOnEventLoop() {
+    return treeReads == null ? 0 : treeReads.servedOnEventLoop();
   }
 
   /**
