@@ -1,7 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
-import io.zoolander.server.internal.leader.TreeReader;
+import io.zoolander.server.internal.leader.LocalServer;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
@@ -87,6 +87,7 @@ final class Applier {
   private final TransferSource source;
   private final TransferInstall transfers;
   private final TreeReads treeReads;
+  private final LocalMultis localMultis;
 
   /**
    * @param state the state read at start-up
@@ -110,6 +111,7 @@ final class Applier {
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         PluginMeters.none(),
+        null,
         null);
   }
 
@@ -117,8 +119,10 @@ final class Applier {
    * @param acl the ACL of every znode a write creates (the plugin's identity writes, see
    *     PluginSecurity)
    * @param meters where the time of each write's multi goes
-   * @param tree the leader's in-memory tree, which client reads are answered from; null: they are
-   *     read through the session
+   * @param local the leader's ZooKeeper server, in-process: client reads are answered from its
+   *     in-memory tree and writes submitted into its request pipeline; null: both go through the
+   *     session
+   * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -130,7 +134,8 @@ final class Applier {
       int stateVersion,
       List<ACL> acl,
       PluginMeters meters,
-      TreeReader tree) {
+      LocalServer local,
+      byte[] digestAuth) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -146,7 +151,12 @@ final class Applier {
     Outbound out = new Outbound(id, peers, this.state);
     SessionReads sessionReads =
         new SessionReads(thread, id, znodes, session, anomalies, config.sessionTimeoutMs());
-    this.treeReads = tree == null ? null : new TreeReads(id, znodes, tree, this.state, anomalies);
+    this.treeReads =
+        local == null
+            ? null
+            : new TreeReads(id, znodes, local.treeReader(znodes), this.state, anomalies);
+    this.localMultis = local == null ? null : new LocalMultis(thread, local, session, digestAuth);
+    Multis multis = localMultis != null ? localMultis : Multis.through(session);
     if (treeReads != null) {
       sessionReads.answerFromTree(treeReads);
     }
@@ -176,6 +186,7 @@ final class Applier {
             znodes,
             acl,
             session,
+            multis,
             sessionReads,
             this.state,
             epochs,
@@ -192,6 +203,7 @@ final class Applier {
             znodes,
             acl,
             session,
+            multis,
             sessionReads,
             this.state,
             epochs,
@@ -272,6 +284,11 @@ final class Applier {
       return;
     }
     submit(from, 1, () -> reads.read(from, read));
+  }
+
+  /** Multis submitted in-process into the leader's request pipeline. */
+  long multisInProcess() {
+    return localMultis == null ? 0 : localMultis.submitted();
   }
 
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */

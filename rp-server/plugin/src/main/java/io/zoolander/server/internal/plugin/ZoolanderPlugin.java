@@ -122,9 +122,10 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             stat.getVersion(),
             sec.acl(),
             pluginMeters,
-            inProcess ? ((LocalServerContext) context).localServer().treeReader(znodes) : null);
+            inProcess ? ((LocalServerContext) context).localServer() : null,
+            sec.zooKeeperAuth());
     applier = app;
-    pluginMeters.watchDirectReads(app);
+    pluginMeters.watchDataPath(app);
     this.peers = peers;
     slowness = announcer;
     if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
@@ -169,7 +170,9 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         state.epoch(),
         state.appliedSeq(),
         znodes.basePath(),
-        inProcess ? "the in-memory tree" : "the plugin's session");
+        inProcess
+            ? "the in-memory tree, writes into the request pipeline in-process"
+            : "the plugin's session, writes through it");
   }
 
   @Override
