@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
+import io.zoolander.server.internal.leader.LocalServer;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
@@ -85,6 +86,8 @@ final class Applier {
   private final Recovery recovery;
   private final TransferSource source;
   private final TransferInstall transfers;
+  private final TreeReads treeReads;
+  private final LocalMultis localMultis;
 
   /**
    * @param state the state read at start-up
@@ -107,13 +110,19 @@ final class Applier {
         state,
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
-        PluginMeters.none());
+        PluginMeters.none(),
+        null,
+        null);
   }
 
   /**
    * @param acl the ACL of every znode a write creates (the plugin's identity writes, see
    *     PluginSecurity)
    * @param meters where the time of each write's multi goes
+   * @param local the leader's ZooKeeper server, in-process: client reads are answered from its
+   *     in-memory tree and writes submitted into its request pipeline; null: both go through the
+   *     session
+   * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -124,7 +133,9 @@ final class Applier {
       BookkeepingState state,
       int stateVersion,
       List<ACL> acl,
-      PluginMeters meters) {
+      PluginMeters meters,
+      LocalServer local,
+      byte[] digestAuth) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -140,6 +151,15 @@ final class Applier {
     Outbound out = new Outbound(id, peers, this.state);
     SessionReads sessionReads =
         new SessionReads(thread, id, znodes, session, anomalies, config.sessionTimeoutMs());
+    this.treeReads =
+        local == null
+            ? null
+            : new TreeReads(id, znodes, local.treeReader(znodes), this.state, anomalies);
+    this.localMultis = local == null ? null : new LocalMultis(thread, local, session, digestAuth);
+    Multis multis = localMultis != null ? localMultis : Multis.through(session);
+    if (treeReads != null) {
+      sessionReads.answerFromTree(treeReads);
+    }
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());
@@ -166,6 +186,7 @@ final class Applier {
             znodes,
             acl,
             session,
+            multis,
             sessionReads,
             this.state,
             epochs,
@@ -182,6 +203,7 @@ final class Applier {
             znodes,
             acl,
             session,
+            multis,
             sessionReads,
             this.state,
             epochs,
@@ -258,7 +280,20 @@ final class Applier {
 
   /** A client sent {@code read} on {@code from}. Any thread; never blocks. */
   void read(Channel from, Message.Read read) {
+    if (treeReads != null && treeReads.tryServe(from, read)) {
+      return;
+    }
     submit(from, 1, () -> reads.read(from, read));
+  }
+
+  /** Multis submitted in-process into the leader's request pipeline. */
+  long multisInProcess() {
+    return localMultis == null ? 0 : localMultis.submitted();
+  }
+
+  /** Client reads answered on an event loop from the in-memory tree, without the applier. */
+  long readsServedOnEventLoop() {
+    return treeReads == null ? 0 : treeReads.servedOnEventLoop();
   }
 
   /**

@@ -31,6 +31,9 @@ final class ApplierState {
   private volatile Snapshot snapshot;
   private volatile boolean stopped;
 
+  /** How many times a state transfer started replacing the tree: see {@link #treeReplacing()}. */
+  private volatile int treeReplacements;
+
   /**
    * @param state the state read at start-up
    * @param stateVersion its znode's data version
@@ -163,6 +166,26 @@ final class ApplierState {
     if (last.epoch() != epoch || last.appliedSeq() != appliedSeq || last.state() != reported) {
       snapshot = new Snapshot(epoch, appliedSeq, reported);
     }
+  }
+
+  /**
+   * The tree is about to be replaced (a state transfer installs): publishes CATCHING_UP first, so
+   * that no read on another thread takes the tree for the ACTIVE one while it changes ({@link
+   * TreeReads}).
+   */
+  void treeReplacing() {
+    assert owner.isCurrent() : ApplierThread.ONLY;
+    Snapshot last = snapshot;
+    snapshot = new Snapshot(last.epoch(), last.appliedSeq(), DuplicateState.CATCHING_UP);
+    treeReplacements++; // only this thread writes it
+  }
+
+  /**
+   * @return how many times the tree started being replaced; a read on another thread that sees it
+   *     unchanged around its read did not overlap a replacement. Any thread.
+   */
+  int treeReplacements() {
+    return treeReplacements;
   }
 
   /**

@@ -36,6 +36,7 @@ final class BatchApplier {
   private final Znodes znodes;
   private final List<ACL> acl;
   private final OwnSession session;
+  private final Multis multis;
   private final SessionReads reads;
   private final ApplierState state;
   private final EpochGuard epochs;
@@ -54,6 +55,7 @@ final class BatchApplier {
       Znodes znodes,
       List<ACL> acl,
       OwnSession session,
+      Multis multis,
       SessionReads reads,
       ApplierState state,
       EpochGuard epochs,
@@ -70,6 +72,7 @@ final class BatchApplier {
     this.znodes = znodes;
     this.acl = acl;
     this.session = session;
+    this.multis = multis;
     this.reads = reads;
     this.state = state;
     this.epochs = epochs;
@@ -164,7 +167,7 @@ final class BatchApplier {
     List<org.apache.zookeeper.OpResult> done;
     try {
       long startNanos = System.nanoTime();
-      done = zk.multi(batch.multi());
+      done = multis.multi(batch.multi());
       long multiNanos = System.nanoTime() - startNanos;
       for (int i = 0; i < batch.writes().size(); i++) {
         meters.applied(multiNanos); // per write: the multi that applied it, as when applied alone

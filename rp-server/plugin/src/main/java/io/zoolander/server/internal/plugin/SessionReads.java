@@ -27,7 +27,7 @@ import org.apache.zookeeper.data.Stat;
  */
 final class SessionReads {
 
-  private static final byte[] NO_DATA = new byte[0];
+  static final byte[] NO_DATA = new byte[0];
 
   private final ApplierThread owner;
   private final int duplicateId;
@@ -35,6 +35,7 @@ final class SessionReads {
   private final OwnSession session;
   private final AnomalyInjector anomalies;
   private final long timeoutMs;
+  private TreeReads tree;
 
   /**
    * @param timeoutMs how long to wait for the stats before giving up (OPERATIONTIMEOUT)
@@ -55,11 +56,23 @@ final class SessionReads {
   }
 
   /**
-   * Issues {@code read}, received on {@code channel}, and answers it there when ZooKeeper does,
-   * with READ_REPLY reporting {@code asOf}, the current {@code appliedSeq}.
+   * Answers client reads from the leader's in-memory tree from now on ({@link TreeReads}), and
+   * through the session only when the tree cannot be read consistently. Before the applier starts.
+   */
+  void answerFromTree(TreeReads tree) {
+    this.tree = tree;
+  }
+
+  /**
+   * Answers {@code read}, received on {@code channel}: from the tree when there is one, otherwise
+   * issued on the session and answered when ZooKeeper does, with READ_REPLY reporting {@code asOf},
+   * the current {@code appliedSeq}.
    */
   void issue(Channel channel, Message.Read read, long asOf) {
     assert owner.isCurrent() : ApplierThread.ONLY;
+    if (tree != null && tree.answer(channel, read)) {
+      return;
+    }
     String znode = znodes.toZnode(read.path());
     ZooKeeper zk = session.zk();
     switch (read.kind()) {

@@ -138,6 +138,7 @@ final class TransferInstall {
       BookkeepingState recorded = BookkeepingState.decode(zk.getData(znodes.state(), false, stat));
       BookkeepingState next =
           new BookkeepingState(Math.max(recorded.epoch(), header.epoch()), header.appliedSeq());
+      state.treeReplacing();
       int version = current.install(zk, acl, next, stat.getVersion(), sessionTimeoutMs);
       state.installed(next, version, header.catchUpToSeq());
       clients.clear();

@@ -46,6 +46,7 @@ final class WriteApplier {
   private final Znodes znodes;
   private final List<ACL> acl;
   private final OwnSession session;
+  private final Multis multis;
   private final SessionReads reads;
   private final ApplierState state;
   private final EpochGuard epochs;
@@ -63,6 +64,7 @@ final class WriteApplier {
       Znodes znodes,
       List<ACL> acl,
       OwnSession session,
+      Multis multis,
       SessionReads reads,
       ApplierState state,
       EpochGuard epochs,
@@ -77,6 +79,7 @@ final class WriteApplier {
     this.znodes = znodes;
     this.acl = acl;
     this.session = session;
+    this.multis = multis;
     this.reads = reads;
     this.state = state;
     this.epochs = epochs;
@@ -152,7 +155,7 @@ final class WriteApplier {
                 + " bytes as one ZooKeeper request");
       }
       long startNanos = System.nanoTime();
-      List<org.apache.zookeeper.OpResult> done = zk.multi(multi);
+      List<org.apache.zookeeper.OpResult> done = multis.multi(multi);
       meters.applied(System.nanoTime() - startNanos);
       results = ZkOps.succeeded(znodes, done);
       epochs.advance(next, ZkOps.stateVersion(done));
@@ -323,7 +326,7 @@ final class WriteApplier {
         ClientTable.after(known.record(), message.requestId(), message.seq(), results);
     try {
       List<org.apache.zookeeper.OpResult> done =
-          zk.multi(
+          multis.multi(
               List.of(
                   ZkOps.stateUpdate(znodes, next, state.stateVersion()),
                   clients.update(message.clientId(), known, record.encode())));
