@@ -177,7 +177,12 @@ final class ApplierState {
     assert owner.isCurrent() : ApplierThread.ONLY;
     Snapshot last = snapshot;
     snapshot = new Snapshot(last.epoch(), last.appliedSeq(), DuplicateState.CATCHING_UP);
-    treeReplacements++; // only this thread writes it
+    incrementTreeReplacements();
+  }
+
+  @SuppressWarnings("NonAtomicVolatileUpdate") // only the applier thread writes it
+  private void incrementTreeReplacements() {
+    treeReplacements++;
   }
 
   /**

@@ -191,7 +191,7 @@ final class WriteApplier {
       // alone.
       predictor.learn(stats);
       results = ZkOps.failed(multiResults, message.ops());
-      if (!advanceAlone(zk, next, message, known, results)) {
+      if (!advanceAlone(next, message, known, results)) {
         return Outcome.EVALUATE_AGAIN;
       }
     } catch (IllegalArgumentException e) {
@@ -206,7 +206,7 @@ final class WriteApplier {
       for (int i = 0; i < message.ops().size(); i++) {
         results.add(new OpResult.Failed(Code.BADARGUMENTS));
       }
-      if (!advanceAlone(zk, next, message, known, results)) {
+      if (!advanceAlone(next, message, known, results)) {
         return Outcome.EVALUATE_AGAIN;
       }
     }
@@ -316,7 +316,6 @@ final class WriteApplier {
    * state, without applying anything else; false if the state must be read again.
    */
   private boolean advanceAlone(
-      ZooKeeper zk,
       BookkeepingState next,
       Message.Sequenced message,
       ClientTable.Known known,
