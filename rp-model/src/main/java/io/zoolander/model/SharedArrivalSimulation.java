@@ -26,7 +26,7 @@ import org.apache.commons.math3.random.RandomGenerator;
  */
 final class SharedArrivalSimulation {
   static final int BATCHES = 32;
-  static final int RESERVOIR = 512;
+  static final int RESERVOIR = 256;
 
   /** Combines per-node late probabilities into the chance that all are late. */
   interface Combiner {
@@ -161,7 +161,7 @@ final class SharedArrivalSimulation {
     for (int n = 0; n < nodes; n++) {
       service[n] = root.split();
     }
-    final double meanGap = 1 / ratePerMs;
+    final double meanGap = ratePerMs > 0 ? 1 / ratePerMs : 1e300; // no load: every node idle
     final double[] freeAt = new double[nodes];
     final int[] touched = new int[nodes];
     final int[] permutation = new int[duplicates];

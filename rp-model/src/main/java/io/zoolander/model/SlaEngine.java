@@ -70,8 +70,13 @@ public final class SlaEngine {
 
   static final long MIN_ACCESSES = 20_000;
 
+  /** Relative Monte-Carlo error above which the engine simulates more (up to MAX_RUNS runs). */
+  static final double TARGET_RELATIVE_ERROR = 0.1;
+
+  static final int MAX_RUNS = 4;
+
   /** Fewest exchangeable duplicates simulated for the subset average. */
-  static final int MIN_COPIES = 32;
+  static final int MIN_COPIES = 16;
 
   static final long MAX_ACCESSES = 400_000;
   private static final int BOOTSTRAP_GRID = 256;
@@ -271,8 +276,11 @@ public final class SlaEngine {
       result = sim.run();
       for (int c = 0; c < 2; c++) {
         int index = sim.exchangeable ? sim.duplicates - 1 : c;
-        miss[c] = result.miss[index];
-        mcError[c] = result.standardError[index];
+        miss[c] = result.miss[index].clone();
+        mcError[c] = result.standardError[index].clone();
+      }
+      if (accesses == 0) {
+        extend(sim, miss, mcError);
       }
     }
     double[][][] factors = bootstrap(taus, rates, serviceMax, sim, result);
@@ -306,6 +314,64 @@ public final class SlaEngine {
               taus[i], m, Math.sqrt(se2), relativeSpread(factors, -1, i, miss), z, method, rho));
     }
     return new MissCurve(all, reads, writes);
+  }
+
+  /**
+   * Where the default budget leaves a miss ratio with a relative Monte-Carlo error above {@link
+   * #TARGET_RELATIVE_ERROR} that still matters ({@code > 1e-5} absolute: high load, many
+   * duplicates, bursts of arrivals that make all of them late), run up to {@link #MAX_RUNS}
+   * independent simulations in all and pool them; the pooled error is the larger of the within-run
+   * (batch means) and the between-run estimate.
+   */
+  private void extend(SharedArrivalSimulation sim, double[][] miss, double[][] mcError) {
+    int index0 = sim.exchangeable ? sim.duplicates - 1 : 0;
+    int index1 = sim.exchangeable ? sim.duplicates - 1 : 1;
+    List<double[][]> runs = new ArrayList<>();
+    List<double[][]> errors = new ArrayList<>();
+    runs.add(new double[][] {miss[0].clone(), miss[1].clone()});
+    errors.add(new double[][] {mcError[0].clone(), mcError[1].clone()});
+    long baseSeed = sim.seed;
+    while (runs.size() < MAX_RUNS && needsMore(miss, mcError)) {
+      sim.seed = baseSeed + 0x9E3779B97F4A7C15L * runs.size();
+      SharedArrivalSimulation.Result r = sim.run();
+      runs.add(new double[][] {r.miss[index0], r.miss[index1]});
+      errors.add(new double[][] {r.standardError[index0], r.standardError[index1]});
+      int k = runs.size();
+      for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < miss[c].length; i++) {
+          double mean = 0;
+          double within = 0;
+          for (int j = 0; j < k; j++) {
+            mean += runs.get(j)[c][i] / k;
+            within += errors.get(j)[c][i] * errors.get(j)[c][i];
+          }
+          double between = 0;
+          for (int j = 0; j < k; j++) {
+            double d = runs.get(j)[c][i] - mean;
+            between += d * d / (k - 1);
+          }
+          miss[c][i] = mean;
+          mcError[c][i] = Math.max(Math.sqrt(within) / k, Math.sqrt(between / k));
+        }
+      }
+    }
+    sim.seed = baseSeed;
+  }
+
+  private boolean needsMore(double[][] miss, double[][] mcError) {
+    double[] share = {1 - writeFraction, writeFraction};
+    for (int c = 0; c < 2; c++) {
+      if (share[c] == 0) {
+        continue;
+      }
+      for (int i = 0; i < miss[c].length; i++) {
+        double se = mcError[c][i];
+        if (se > 1e-5 && se > TARGET_RELATIVE_ERROR * miss[c][i]) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private SlaEstimate estimate(
