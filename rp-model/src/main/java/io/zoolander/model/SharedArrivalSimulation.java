@@ -70,12 +70,25 @@ final class SharedArrivalSimulation {
   long warmup;
   long seed;
 
+  /**
+   * Adaptive budget: when set, at the end of the {@code accesses} recorded accesses the run asks
+   * this whether its estimates are still too noisy; if so (and {@code 2 * accesses <= maxAccesses})
+   * it continues the same chain for as many accesses again: adjacent batches are merged pairwise,
+   * so there are always {@link #BATCHES} batches of equal size and the standard error keeps coming
+   * from batch means of the whole run. Deterministic for a seed. Null: a fixed budget of {@code
+   * accesses}.
+   */
+  java.util.function.Predicate<Result> needsMore;
+
+  long maxAccesses;
+
   /** What a run measured. */
   static final class Result {
     double[][] miss; // [result][t]
     double[][] standardError; // [result][t]
     long[] classCount = new long[2];
     long[] idleCount = new long[2]; // accesses that found every node they went to idle
+    long accesses; // recorded accesses, after warm-up
     final List<List<double[]>> reservoir = List.of(new ArrayList<>(), new ArrayList<>());
   }
 
@@ -169,10 +182,27 @@ final class SharedArrivalSimulation {
     final double[] late = new double[nodes];
     final long[] seen = new long[2];
     Result result = new Result();
-    final long total = warmup + accesses;
-    final long perBatch = Math.max(1, (accesses + BATCHES - 1) / BATCHES);
+    long target = accesses;
+    if (needsMore != null) {
+      target = Math.max(BATCHES, (target + BATCHES - 1) / BATCHES * BATCHES);
+    }
+    long total = warmup + target;
+    long perBatch = Math.max(1, (target + BATCHES - 1) / BATCHES);
     double now = 0;
-    for (long i = 0; i < total; i++) {
+    for (long i = 0; ; i++) {
+      if (i == total) {
+        if (needsMore == null || 2 * target > maxAccesses) {
+          break;
+        }
+        finish(result, sumY, sumX, count, idle);
+        if (!needsMore.test(result)) {
+          break;
+        }
+        mergePairs(sumY, sumX, count, idle);
+        perBatch *= 2;
+        total += target;
+        target *= 2;
+      }
       now += -meanGap * Math.log(1 - arrivals.nextDouble());
       if (now > 1e6) {
         for (int n = 0; n < nodes; n++) {
@@ -258,7 +288,35 @@ final class SharedArrivalSimulation {
       }
     }
     finish(result, sumY, sumX, count, idle);
+    result.accesses = total - warmup;
     return result;
+  }
+
+  /** Batch {@code j} becomes batches {@code 2j} and {@code 2j + 1}; the upper half is emptied. */
+  private static void mergePairs(
+      double[][][] sumY, double[][][] sumX, long[][] count, long[][] idle) {
+    for (double[][][] sums : new double[][][][] {sumY, sumX}) {
+      for (double[][] perResult : sums) {
+        for (double[] batches : perResult) {
+          mergePairs(batches);
+        }
+      }
+    }
+    for (long[][] counts : new long[][][] {count, idle}) {
+      for (long[] batches : counts) {
+        for (int j = 0; j < BATCHES / 2; j++) {
+          batches[j] = batches[2 * j] + batches[2 * j + 1];
+        }
+        java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
+      }
+    }
+  }
+
+  private static void mergePairs(double[] batches) {
+    for (int j = 0; j < BATCHES / 2; j++) {
+      batches[j] = batches[2 * j] + batches[2 * j + 1];
+    }
+    java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
   }
 
   double survival(int cls, double x) {
@@ -356,51 +414,61 @@ final class SharedArrivalSimulation {
     result.miss = new double[results][taus.length];
     result.standardError = new double[results][taus.length];
     for (int c = 0; c < 2; c++) {
+      result.classCount[c] = 0;
+      result.idleCount[c] = 0;
       for (int b = 0; b < BATCHES; b++) {
         result.classCount[c] += count[c][b];
         result.idleCount[c] += idle[c][b];
       }
     }
+    double[] y = new double[BATCHES];
+    double[] x = new double[BATCHES];
+    double[] w = new double[BATCHES];
     for (int r = 0; r < results; r++) {
       int cls = exchangeable ? onlyClass() : prefix ? 0 : r;
       int k = prefix || exchangeable ? r + 1 : (cls == 1 ? nodes() : readConcurrency);
       for (int ti = 0; ti < taus.length; ti++) {
         double v0 = survivalAtTau[cls][ti];
         double idleY = idleAllLate(ti, v0, k);
-        double[] y = new double[BATCHES];
-        double[] x = new double[BATCHES];
         int used = 0;
         double totalY = 0;
         double totalX = 0;
-        long totalCount = 0;
+        double totalW = 0;
         for (int b = 0; b < BATCHES; b++) {
-          long n = count[cls][b];
+          double n = count[cls][b];
           if (n == 0) {
             continue;
           }
-          double sy = sumY[r][ti][b] + idle[cls][b] * idleY;
-          double sx = sumX[cls][ti][b] + idle[cls][b] * v0;
-          y[used] = sy / n;
-          x[used] = sx / n;
+          y[used] = sumY[r][ti][b] + idle[cls][b] * idleY;
+          x[used] = sumX[cls][ti][b] + idle[cls][b] * v0;
+          w[used] = n;
+          totalY += y[used];
+          totalX += x[used];
+          totalW += n;
           used++;
-          totalY += sy;
-          totalX += sx;
-          totalCount += n;
         }
-        if (totalCount == 0) {
+        if (totalW == 0) {
           result.miss[r][ti] = Double.NaN;
           result.standardError[r][ti] = Double.NaN;
           continue;
         }
-        double meanY = totalY / totalCount;
-        double meanX = totalX / totalCount;
+        double meanY = totalY / totalW;
+        double meanX = totalX / totalW;
+        double meanW = totalW / used;
+        // Batch residuals (sum - mean * count) / mean count, whose spread is the batch-means error
+        // (the counts are equal but for the last batch).
+        for (int b = 0; b < used; b++) {
+          y[b] = (y[b] - meanY * w[b]) / meanW;
+          x[b] = (x[b] - meanX * w[b]) / meanW;
+        }
         double estimate = meanY;
-        double se = batchStandardError(y, x, used, 0);
+        double se = residualStandardError(y, x, used, 0);
         double exact = singleNodeMiss[cls][ti];
-        if (used > 2 && covariance(x, x, used) > 0) {
-          double beta = covariance(y, x, used) / covariance(x, x, used);
+        double xx = dot(x, x, used);
+        if (used > 2 && xx > 0) {
+          double beta = dot(y, x, used) / xx;
           double adjusted = meanY - beta * (meanX - exact);
-          double adjustedSe = batchStandardError(y, x, used, beta);
+          double adjustedSe = residualStandardError(y, x, used, beta);
           if (adjustedSe < se && adjusted > 0) {
             estimate = adjusted;
             se = adjustedSe;
@@ -412,31 +480,24 @@ final class SharedArrivalSimulation {
     }
   }
 
-  private static double covariance(double[] a, double[] b, int n) {
-    double ma = 0;
-    double mb = 0;
-    for (int i = 0; i < n; i++) {
-      ma += a[i];
-      mb += b[i];
-    }
-    ma /= n;
-    mb /= n;
+  private static double dot(double[] a, double[] b, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) {
-      s += (a[i] - ma) * (b[i] - mb);
+      s += a[i] * b[i];
     }
-    return s / (n - 1);
+    return s;
   }
 
-  /** Standard error of the mean of {@code y - beta x} over {@code n} batches. */
-  private static double batchStandardError(double[] y, double[] x, int n, double beta) {
+  /** Standard error of the mean from {@code n} batch residuals {@code y - beta x} (mean zero). */
+  private static double residualStandardError(double[] y, double[] x, int n, double beta) {
     if (n < 2) {
       return 0;
     }
-    double[] z = new double[n];
+    double s = 0;
     for (int i = 0; i < n; i++) {
-      z[i] = y[i] - beta * x[i];
+      double z = y[i] - beta * x[i];
+      s += z * z;
     }
-    return Math.sqrt(Math.max(0, covariance(z, z, n)) / n);
+    return Math.sqrt(s / (n - 1) / n);
   }
 }

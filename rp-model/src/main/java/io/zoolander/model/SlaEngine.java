@@ -65,20 +65,28 @@ public final class SlaEngine {
   /** Cells of the tabulated survival function the simulation looks up. */
   static final int TABLE = 4096;
 
-  /** Node services the simulation spends by default (accesses times nodes per access). */
+  /** Node services of the simulation's first round (accesses times nodes per access). */
   static final long NODE_SERVICE_BUDGET = 1_500_000;
 
   static final long MIN_ACCESSES = 20_000;
 
-  /** Relative Monte-Carlo error above which the engine simulates more (up to MAX_RUNS runs). */
+  /**
+   * Relative Monte-Carlo error of a miss ratio above which the engine keeps simulating (doubling
+   * the run), unless the error is below {@link #ABSOLUTE_ERROR} or the cap is reached.
+   */
   static final double TARGET_RELATIVE_ERROR = 0.1;
 
-  static final int MAX_RUNS = 4;
+  /** Monte-Carlo standard error of a miss ratio small enough whatever the ratio. */
+  static final double ABSOLUTE_ERROR = 1e-7;
+
+  /** Cap of the adaptive budget in node services (accesses times nodes per access). */
+  static final long MAX_NODE_SERVICES = 48_000_000;
 
   /** Fewest exchangeable duplicates simulated for the subset average. */
   static final int MIN_COPIES = 16;
 
   static final long MAX_ACCESSES = 400_000;
+  static final long MAX_ADAPTIVE_ACCESSES = 8_000_000;
   private static final int BOOTSTRAP_GRID = 256;
   private static final int NETWORK_POINTS = 16;
 
@@ -279,9 +287,6 @@ public final class SlaEngine {
         miss[c] = result.miss[index].clone();
         mcError[c] = result.standardError[index].clone();
       }
-      if (accesses == 0) {
-        extend(sim, miss, mcError);
-      }
     }
     double[][][] factors = bootstrap(taus, rates, serviceMax, sim, result);
     double z =
@@ -317,56 +322,20 @@ public final class SlaEngine {
   }
 
   /**
-   * Where the default budget leaves a miss ratio with a relative Monte-Carlo error above {@link
-   * #TARGET_RELATIVE_ERROR} that still matters ({@code > 1e-5} absolute: high load, many
-   * duplicates, bursts of arrivals that make all of them late), run up to {@link #MAX_RUNS}
-   * independent simulations in all and pool them; the pooled error is the larger of the within-run
-   * (batch means) and the between-run estimate.
+   * The adaptive budget's rule: more accesses while the Monte-Carlo standard error of a miss ratio
+   * the prediction reports (reads or writes, where they occur) is above both {@link
+   * #TARGET_RELATIVE_ERROR} of it and {@link #ABSOLUTE_ERROR}.
    */
-  private void extend(SharedArrivalSimulation sim, double[][] miss, double[][] mcError) {
-    int index0 = sim.exchangeable ? sim.duplicates - 1 : 0;
-    int index1 = sim.exchangeable ? sim.duplicates - 1 : 1;
-    List<double[][]> runs = new ArrayList<>();
-    List<double[][]> errors = new ArrayList<>();
-    runs.add(new double[][] {miss[0].clone(), miss[1].clone()});
-    errors.add(new double[][] {mcError[0].clone(), mcError[1].clone()});
-    long baseSeed = sim.seed;
-    while (runs.size() < MAX_RUNS && needsMore(miss, mcError)) {
-      sim.seed = baseSeed + 0x9E3779B97F4A7C15L * runs.size();
-      SharedArrivalSimulation.Result r = sim.run();
-      runs.add(new double[][] {r.miss[index0], r.miss[index1]});
-      errors.add(new double[][] {r.standardError[index0], r.standardError[index1]});
-      int k = runs.size();
-      for (int c = 0; c < 2; c++) {
-        for (int i = 0; i < miss[c].length; i++) {
-          double mean = 0;
-          double within = 0;
-          for (int j = 0; j < k; j++) {
-            mean += runs.get(j)[c][i] / k;
-            within += errors.get(j)[c][i] * errors.get(j)[c][i];
-          }
-          double between = 0;
-          for (int j = 0; j < k; j++) {
-            double d = runs.get(j)[c][i] - mean;
-            between += d * d / (k - 1);
-          }
-          miss[c][i] = mean;
-          mcError[c][i] = Math.max(Math.sqrt(within) / k, Math.sqrt(between / k));
-        }
-      }
-    }
-    sim.seed = baseSeed;
-  }
-
-  private boolean needsMore(double[][] miss, double[][] mcError) {
+  private boolean needsMore(SharedArrivalSimulation sim, SharedArrivalSimulation.Result r) {
     double[] share = {1 - writeFraction, writeFraction};
     for (int c = 0; c < 2; c++) {
       if (share[c] == 0) {
         continue;
       }
-      for (int i = 0; i < miss[c].length; i++) {
-        double se = mcError[c][i];
-        if (se > 1e-5 && se > TARGET_RELATIVE_ERROR * miss[c][i]) {
+      int index = sim.exchangeable ? sim.duplicates - 1 : c;
+      for (int i = 0; i < r.miss[index].length; i++) {
+        double se = r.standardError[index][i];
+        if (se > ABSOLUTE_ERROR && se > TARGET_RELATIVE_ERROR * r.miss[index][i]) {
           return true;
         }
       }
@@ -530,6 +499,11 @@ public final class SlaEngine {
     sim.accesses = n;
     sim.warmup = Math.max(2_000, n / 10);
     sim.seed = seed;
+    if (accesses == 0 && !planner) {
+      sim.maxAccesses =
+          Math.min(MAX_ADAPTIVE_ACCESSES, (long) (MAX_NODE_SERVICES / Math.max(1, touched)));
+      sim.needsMore = r -> needsMore(sim, r);
+    }
     return sim;
   }
 

@@ -15,11 +15,13 @@ import org.junit.jupiter.api.Test;
  * replications (floored at the Poisson error of the misses it counted, that of one miss when it
  * counted none).
  *
- * <p>Criterion at every point: the predicted miss ratio is within 10% (relative) of the simulated
- * one, or within 2 simulation standard errors, whichever is wider. With a few hundred points some
- * fall outside 2 standard errors by chance alone; a point outside is simulated again with 4x the
- * accesses (new seeds) and judged on the pooled 5 * 10^6 accesses. The table it prints is the one
- * in {@code docs/model.md}.
+ * <p>Criterion at every point, the issue's: the predicted miss ratio within 10% (relative) of the
+ * simulated one, or within 2 Monte-Carlo standard errors, whichever is wider. Where the engine
+ * simulates, its prediction is itself a Monte-Carlo estimate, independent of the reference
+ * simulation, so "2 standard errors" is read as 2 standard errors of the difference of the two
+ * estimates, {@code 2 sqrt(se_sim^2 + se_engine^2)} (where the engine is exact, {@code se_engine =
+ * 0} and this is the simulation's alone). This is the only reading: no second stage, no weaker
+ * check anywhere. The table it prints is the one in {@code docs/model.md}.
  *
  * <p>Grid: four service laws (log-normal, log-normal with exponential anomalies, Pareto with tail
  * index 1.5, and a sample shaped like ZooKeeper getData on loopback: p50 0.35 ms, p99 2.5 ms, p99.9
@@ -96,8 +98,7 @@ class EngineAccuracyTest {
       double predicted,
       double low,
       double high,
-      double engineError,
-      boolean secondStage) {
+      double engineError) {
     /** 10% relative, or 2 standard errors of the difference of two Monte-Carlo estimates. */
     double bound() {
       return Math.max(0.1 * simulated, 2 * Math.hypot(simulatedError, engineError));
@@ -105,23 +106,6 @@ class EngineAccuracyTest {
 
     boolean passes() {
       return Math.abs(predicted - simulated) <= bound();
-    }
-
-    /**
-     * The known weak region of the engine's default budget: 60% utilisation with 4 or more
-     * duplicates, or a relative Monte-Carlo error above 25%. There all N must be late together,
-     * which takes a burst of arrivals; the default 1.5 million node services see few bursts and the
-     * batch-means error under-states the spread. Checked there: the simulated value inside the
-     * engine's interval, or within a factor of 4.
-     */
-    boolean weakRegion() {
-      return (utilisation >= 0.6 && duplicates >= 4) || engineError > 0.25 * predicted;
-    }
-
-    boolean passesWeak() {
-      return passes()
-          || (simulated >= low && simulated <= high)
-          || (predicted <= 4 * simulated && simulated <= 4 * predicted);
     }
   }
 
@@ -173,6 +157,7 @@ class EngineAccuracyTest {
     List<Point> points = new ArrayList<>();
     long engineNanos = 0;
     int engineRuns = 0;
+    double slowest = 0;
     for (Law law : laws()) {
       LatencyDistribution s = law.distribution();
       double[] taus = new double[QUANTILES.length];
@@ -186,7 +171,6 @@ class EngineAccuracyTest {
         double rate = u * 1000 / s.meanMs();
         for (int n : law.duplicates()) {
           Reference first = simulate(s, rate, n, taus, ACCESSES_PER_REPLICATION, 0);
-          Reference second = null;
           SlaEngine engine =
               SlaEngine.builder()
                   .strategy(Strategy.predictability(n))
@@ -195,8 +179,10 @@ class EngineAccuracyTest {
                   .build();
           long start = System.nanoTime();
           MissCurve curve = engine.missCurve(taus);
-          engineNanos += System.nanoTime() - start;
+          long nanos = System.nanoTime() - start;
+          engineNanos += nanos;
           engineRuns++;
+          slowest = Math.max(slowest, nanos / 1e6);
           for (int i = 0; i < taus.length; i++) {
             SlaEstimate e = curve.all().get(i);
             Point p =
@@ -211,44 +197,18 @@ class EngineAccuracyTest {
                     e.missRatio(),
                     e.missLow(),
                     e.missHigh(),
-                    e.monteCarloStandardError(),
-                    false);
-            if (!p.passes()) {
-              // Second stage: 4x the accesses with new seeds, pooled with the first.
-              if (second == null) {
-                second = simulate(s, rate, n, taus, 4 * ACCESSES_PER_REPLICATION, 1);
-              }
-              double mean = (first.mean()[i] + 4 * second.mean()[i]) / 5;
-              double error = Math.hypot(first.error()[i], 4 * second.error()[i]) / 5;
-              p =
-                  new Point(
-                      law.name(),
-                      u,
-                      n,
-                      QUANTILES[i],
-                      taus[i],
-                      mean,
-                      error,
-                      e.missRatio(),
-                      e.missLow(),
-                      e.missHigh(),
-                      e.monteCarloStandardError(),
-                      true);
-            }
+                    e.monteCarloStandardError());
             points.add(p);
           }
         }
       }
     }
-    print(points, engineNanos / 1e6 / engineRuns);
-    List<Point> failures =
-        points.stream().filter(p -> p.weakRegion() ? !p.passesWeak() : !p.passes()).toList();
+    print(points, engineNanos / 1e6 / engineRuns, slowest);
+    List<Point> failures = points.stream().filter(p -> !p.passes()).toList();
     assertThat(failures).as("points outside the criterion").isEmpty();
-    // Where the engine is exact (one duplicate), every point meets the criterion itself.
-    assertThat(points.stream().filter(p -> p.duplicates() == 1).allMatch(Point::passes)).isTrue();
   }
 
-  private static void print(List<Point> points, double meanEngineMs) {
+  private static void print(List<Point> points, double meanEngineMs, double slowestMs) {
     StringBuilder out = new StringBuilder();
     out.append(
         "| law | rho | N | tau (quantile) | simulated miss | sim. s.e. | predicted miss | engine"
@@ -276,33 +236,37 @@ class EngineAccuracyTest {
               p.high(),
               error,
               p.bound(),
-              (p.secondStage() ? " (2nd stage)" : "")
-                  + (p.passes()
-                      ? ""
-                      : p.weakRegion() && p.passesWeak() ? " OUT (weak)" : " FAIL")));
+              p.passes() ? "" : " FAIL"));
       if (p.simulated() * REPLICATIONS * ACCESSES_PER_REPLICATION >= 100) { // >= 100 misses
         informative++;
         worstRelative = Math.max(worstRelative, Math.abs(error) / p.simulated());
       }
     }
     long passing = points.stream().filter(Point::passes).count();
-    long weak = points.stream().filter(Point::weakRegion).count();
-    long secondStage = points.stream().filter(Point::secondStage).count();
+    Point worst =
+        points.stream()
+            .max(
+                java.util.Comparator.comparingDouble(
+                    p -> Math.abs(p.predicted() - p.simulated()) / p.bound()))
+            .orElseThrow();
     out.append(
         String.format(
             Locale.ROOT,
-            "%n%d points (%d in the weak region), %d within the criterion (%d after the second stage);"
-                + " %d points with >= 100"
-                + " simulated misses, worst relative error among them %.1f%%; engine %.1f ms per"
-                + " curve of %d bounds%n",
+            "%n%d points, %d within the criterion; largest |error| / bound %.2f (%s, rho %.0f%%, N = %d,"
+                + " p%s); %d points with >= 100 simulated misses, worst relative error among them"
+                + " %.1f%%; engine %.1f ms per curve of %d bounds (slowest %.0f ms)%n",
             points.size(),
-            weak,
             passing,
-            secondStage,
+            Math.abs(worst.predicted() - worst.simulated()) / worst.bound(),
+            worst.law(),
+            100 * worst.utilisation(),
+            worst.duplicates(),
+            trim(100 * worst.quantile()),
             informative,
             100 * worstRelative,
             meanEngineMs,
-            QUANTILES.length));
+            QUANTILES.length,
+            slowestMs));
     System.out.println(out);
   }
 
