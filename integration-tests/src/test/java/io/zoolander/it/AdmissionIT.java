@@ -67,8 +67,8 @@ class AdmissionIT {
       try (ZoolanderClient client =
           cluster
               .clientBuilder()
-              .writeRetryMs(120_000)
-              .requestTimeoutMs(120_000)
+              .writeRetryDelay(Duration.ofMinutes(2))
+              .requestTimeout(Duration.ofMinutes(2))
               .retryBudget(RetryBudget.builder().maxShedWriteRetries(5).build())
               .meterRegistry(clientMeters)
               .build()) {

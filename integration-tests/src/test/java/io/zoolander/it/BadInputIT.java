@@ -375,6 +375,8 @@ class BadInputIT {
                   RAW_CLIENT, 1_000 + i, List.of(Op.create("/after-" + i, utf8("x"))))));
     }
     byte[] hello = RawConnection.frame(Message.Hello.of(Role.CLIENT, Long.toString(RAW_CLIENT)));
+    // The cases are only iterated, never compared or hashed.
+    @SuppressWarnings("ArrayRecordComponent")
     record Case(String name, Supplier<InetSocketAddress> to, byte[] bad, ErrorCode code) {}
     List<Case> cases =
         List.of(

@@ -9,14 +9,14 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Op;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterAll;
@@ -57,17 +57,11 @@ class ClientSdkIT {
   }
 
   private static ZooKeeper connect(int duplicate) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeepers.connect(
             cluster.duplicate(duplicate).connectString(),
-            30_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(30));
     return zk;
   }
 
@@ -162,7 +156,11 @@ class ClientSdkIT {
   void aWriteRetriedAfterItsReplyWasLateIsAppliedOnce() throws Exception {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (ZoolanderClient client =
-        cluster.clientBuilder().writeRetryMs(200).meterRegistry(meters).build()) {
+        cluster
+            .clientBuilder()
+            .writeRetryDelay(Duration.ofMillis(200))
+            .meterRegistry(meters)
+            .build()) {
       client.writeAll(List.of(Op.create("/once", utf8("0")))).get(30, TimeUnit.SECONDS);
       for (int id : cluster.duplicateIds()) {
         setAnomaly(id, "probability=1;delayMs=700;distribution=fixed;applies=writes");

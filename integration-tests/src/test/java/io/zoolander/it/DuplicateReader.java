@@ -1,12 +1,11 @@
 package io.zoolander.it;
 
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.Znodes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -19,20 +18,7 @@ final class DuplicateReader implements AutoCloseable {
   private final Znodes znodes;
 
   DuplicateReader(String connectString, Znodes znodes) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    this.zk =
-        new ZooKeeper(
-            connectString,
-            30_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    if (!connected.await(30, TimeUnit.SECONDS)) {
-      zk.close();
-      throw new IllegalStateException("cannot connect to " + connectString);
-    }
+    this.zk = ZooKeepers.connect(connectString, Duration.ofSeconds(30), Duration.ofSeconds(30));
     this.znodes = znodes;
   }
 

@@ -271,102 +271,108 @@ class MalformedTrafficIT {
     boolean keep = false;
     try {
       switch (kind) {
-        case HUGE_LENGTH:
+        case HUGE_LENGTH -> {
           frames.incrementAndGet();
           c.send(
               RawConnection.concat(
                   hello, new byte[] {(byte) (0x40 + random.nextInt(0x40)), 1, 2, 3, 4, 5}));
           return closes(c, ErrorCode.FRAME_TOO_LARGE);
-        case UNKNOWN_TYPE:
+        }
+        case UNKNOWN_TYPE -> {
           frames.incrementAndGet();
           int type = FIRST_UNKNOWN_TYPE + random.nextInt(256 - FIRST_UNKNOWN_TYPE);
           c.send(Raw.frame(type).i64(random.nextLong()).build());
           return closes(c, ErrorCode.UNKNOWN_MESSAGE_TYPE);
-        case BAD_VERSION:
+        }
+        case BAD_VERSION -> {
           frames.incrementAndGet();
           c.send(RawConnection.concat(hello, Raw.frame(2 + random.nextInt(254), 2).i64(1).build()));
           return closes(c, ErrorCode.UNSUPPORTED_VERSION);
-        case TRUNCATED_BODY:
-          { // a frame whose length prefix matches but whose body stops short
-            frames.incrementAndGet();
-            byte[] cut = Arrays.copyOf(valid, 6 + random.nextInt(valid.length - 6));
-            ByteBuffer.wrap(cut).putInt(0, cut.length - 4);
-            c.send(RawConnection.concat(hello, cut));
-            return closes(c, ErrorCode.MALFORMED_FRAME);
-          }
-        case NO_HELLO:
+        }
+        case TRUNCATED_BODY -> {
+          // a frame whose length prefix matches but whose body stops short
+          frames.incrementAndGet();
+          byte[] cut = Arrays.copyOf(valid, 6 + random.nextInt(valid.length - 6));
+          ByteBuffer.wrap(cut).putInt(0, cut.length - 4);
+          c.send(RawConnection.concat(hello, cut));
+          return closes(c, ErrorCode.MALFORMED_FRAME);
+        }
+        case NO_HELLO -> {
           frames.incrementAndGet();
           c.send(valid);
           return closes(c, ErrorCode.UNEXPECTED_MESSAGE);
-        case REFUSED_REQUESTS:
-          { // requests refused one by one; the connection stays open
-            c.send(hello);
-            int count = 1 + random.nextInt(20);
-            for (int i = 0; i < count; i++) {
-              frames.incrementAndGet();
-              c.send(
-                  repeater
-                      ? Raw.frame(2)
-                          .i64(RAW_CLIENT)
-                          .i64(100 + i)
-                          .i32(1)
-                          .i8(1)
-                          .str("/bad\u0000path")
-                          .i8(0)
-                          .bytes(new byte[1])
-                          .build()
-                      : Raw.frame(7)
-                          .i64(RAW_CLIENT)
-                          .i64(100 + i)
-                          .i8(1)
-                          .str("no/slash")
-                          .i64(0)
-                          .build());
-              Message m = c.readSkippingStatus();
-              assertThat(m)
-                  .isEqualTo(
-                      Message.Error.forRequest(
-                          ErrorCode.INVALID_PATH, 100 + i, ((Message.Error) m).message()));
-            }
-            return "refused " + ErrorCode.INVALID_PATH;
-          }
-        case GARBAGE:
-          {
+        }
+        case REFUSED_REQUESTS -> {
+          // requests refused one by one; the connection stays open
+          c.send(hello);
+          int count = 1 + random.nextInt(20);
+          for (int i = 0; i < count; i++) {
             frames.incrementAndGet();
-            byte[] garbage = new byte[1 + random.nextInt(64)];
-            random.nextBytes(garbage);
-            c.send(garbage);
-            return "sent";
+            c.send(
+                repeater
+                    ? Raw.frame(2)
+                        .i64(RAW_CLIENT)
+                        .i64(100 + i)
+                        .i32(1)
+                        .i8(1)
+                        .str("/bad\u0000path")
+                        .i8(0)
+                        .bytes(new byte[1])
+                        .build()
+                    : Raw.frame(7)
+                        .i64(RAW_CLIENT)
+                        .i64(100 + i)
+                        .i8(1)
+                        .str("no/slash")
+                        .i64(0)
+                        .build());
+            Message m = c.readSkippingStatus();
+            assertThat(m)
+                .isEqualTo(
+                    Message.Error.forRequest(
+                        ErrorCode.INVALID_PATH, 100 + i, ((Message.Error) m).message()));
           }
-        case MUTATED:
-          { // a request after a HELLO with a few bits flipped: never a valid write of this client
-            frames.incrementAndGet();
-            byte[] b = RawConnection.concat(hello, valid);
-            for (int i = 0; i < 1 + random.nextInt(3); i++) {
-              b[random.nextInt(hello.length)] ^= (byte) (1 << random.nextInt(8));
-            }
-            c.send(b);
-            return "sent";
+          return "refused " + ErrorCode.INVALID_PATH;
+        }
+        case GARBAGE -> {
+          frames.incrementAndGet();
+          byte[] garbage = new byte[1 + random.nextInt(64)];
+          random.nextBytes(garbage);
+          c.send(garbage);
+          return "sent";
+        }
+        case MUTATED -> {
+          // a request after a HELLO with a few bits flipped: never a valid write of this client
+          frames.incrementAndGet();
+          byte[] b = RawConnection.concat(hello, valid);
+          for (int i = 0; i < 1 + random.nextInt(3); i++) {
+            b[random.nextInt(hello.length)] ^= (byte) (1 << random.nextInt(8));
           }
-        case HALF_FRAME:
+          c.send(b);
+          return "sent";
+        }
+        case HALF_FRAME -> {
           frames.incrementAndGet();
           c.send(Arrays.copyOf(valid, valid.length / 2));
           return "sent";
-        case RESET:
+        }
+        case RESET -> {
           frames.incrementAndGet();
           c.send(Arrays.copyOf(valid, 3));
           c.reset();
           return "reset";
-        case CONNECT_ONLY:
+        }
+        case CONNECT_ONLY -> {
           return "closed";
-        case HELD_OPEN:
+        }
+        case HELD_OPEN -> {
           frames.incrementAndGet();
           c.send(Arrays.copyOf(valid, 5));
           held.add(c);
           keep = true;
           return "held";
-        default:
-          throw new IllegalStateException("kind " + kind);
+        }
+        default -> throw new IllegalStateException("kind " + kind);
       }
     } finally {
       if (!keep) {
@@ -406,7 +412,7 @@ class MalformedTrafficIT {
       }
       List<String> lines = Files.readAllLines(path, StandardCharsets.US_ASCII);
       for (String line : lines.subList(1, lines.size())) {
-        String[] f = line.trim().split("\\s+");
+        String[] f = line.trim().split("\\s+", -1); // trimmed: no trailing empty field to drop
         String local = f[1];
         int port = Integer.parseInt(local.substring(local.lastIndexOf(':') + 1), 16);
         String state = f[3];

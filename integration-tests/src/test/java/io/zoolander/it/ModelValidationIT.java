@@ -12,6 +12,7 @@ import io.zoolander.model.SlaModel;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.workload.OpenLoopLoad;
+import io.zoolander.testsupport.Slow;
 import io.zoolander.wire.Op;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -61,6 +62,7 @@ import org.junit.jupiter.api.Timeout;
  * CPU contention the dominant, common-mode anomaly.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
+@Slow
 class ModelValidationIT {
   private static final int DUPLICATES = 8;
   private static final int WRITES = 2_400;
@@ -96,7 +98,7 @@ class ModelValidationIT {
   /** Per write, each duplicate's reply latency in ms (rows with every duplicate's reply). */
   private static double[][] run(long seed) throws Exception {
     double loadAtStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
-    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeoutMs(60_000);
+    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeout(Duration.ofSeconds(60));
     Map<Long, double[]> rows = new ConcurrentHashMap<>();
     try (ZoolanderClient client = builder.build()) {
       client.addReplyListener(

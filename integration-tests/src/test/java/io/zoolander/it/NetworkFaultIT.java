@@ -6,19 +6,18 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.FaultProxy;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -121,7 +120,7 @@ class NetworkFaultIT {
               .duplicateAt("127.0.0.1", clientLink.port())
               .duplicate(cluster.duplicate(3).connectString())
               .readPolicy(ReadPolicy.all())
-              .requestTimeoutMs(60_000)
+              .requestTimeout(Duration.ofSeconds(60))
               .build());
     }
     load =
@@ -179,7 +178,7 @@ class NetworkFaultIT {
     if (untilGivenUp) {
       SteadyLoad.await(
           "the repeater gave duplicate 2's connection up during " + name,
-          () -> repeater.duplicate(2).connectionState() != ConnectionState.STREAMING,
+          () -> repeater.duplicate(2).linkState() != LinkState.STREAMING,
           WAIT,
           repeater::duplicates);
     }
@@ -281,7 +280,7 @@ class NetworkFaultIT {
     // the log moves on.
     SteadyLoad.await(
         "the repeater gave duplicate 2's connection up",
-        () -> repeater.duplicate(2).connectionState() != ConnectionState.STREAMING,
+        () -> repeater.duplicate(2).linkState() != LinkState.STREAMING,
         WAIT,
         repeater::duplicates);
     load.awaitAcked(load.acked() + 2L * LOG_CAPACITY, WAIT);
@@ -339,20 +338,11 @@ class NetworkFaultIT {
   }
 
   private static ZooKeeper connect(int duplicate) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeepers.connect(
             cluster.duplicate(duplicate).connectString(),
-            30_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    if (!connected.await(30, TimeUnit.SECONDS)) {
-      zk.close();
-      throw new IllegalStateException("cannot connect to duplicate " + duplicate);
-    }
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(30));
     return zk;
   }
 }

@@ -67,7 +67,7 @@ class SlimServerJarTest {
         help.out()
             .lines()
             .filter(l -> l.matches("^  [a-z]+ .*"))
-            .map(l -> l.trim().split(" ")[0])
+            .map(l -> l.trim().split(" ", -1)[0])
             .collect(Collectors.toList());
     assertThat(commands).containsExactly("predict", "plan", "server", "repeater");
 

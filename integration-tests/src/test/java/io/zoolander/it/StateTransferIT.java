@@ -142,7 +142,8 @@ class StateTransferIT {
     assertThat(repeater.duplicate(1).ackedSeq()).isLessThan(repeater.nextSeq() - 1 - LOG_CAPACITY);
     // Its plugin serves no reads: a client that knows only duplicate 1 is refused (FENCED),
     // whatever it asks.
-    try (ZoolanderClient onlyOne = onlyDuplicate(1).requestTimeoutMs(1_500).build()) {
+    try (ZoolanderClient onlyOne =
+        onlyDuplicate(1).requestTimeout(Duration.ofMillis(1_500)).build()) {
       assertThatThrownBy(() -> onlyOne.getData("/operator").get(30, TimeUnit.SECONDS))
           .isInstanceOf(ExecutionException.class)
           .hasCauseInstanceOf(ZoolanderException.class);
@@ -225,7 +226,8 @@ class StateTransferIT {
    * data, never older state.
    */
   private void readYourWriteFromOnly(int id, String path) throws Exception {
-    try (ZoolanderClient onlyOne = onlyDuplicate(id).requestTimeoutMs(60_000).build()) {
+    try (ZoolanderClient onlyOne =
+        onlyDuplicate(id).requestTimeout(Duration.ofSeconds(60)).build()) {
       byte[] data = ("written after the rejoin of duplicate " + id).getBytes(UTF_8);
       long seq = onlyOne.create(path, data).get(60, TimeUnit.SECONDS).seq();
       var read = onlyOne.getData(path).get(60, TimeUnit.SECONDS);
@@ -265,7 +267,11 @@ class StateTransferIT {
   private void startLoad(String name) throws Exception {
     for (int i = 0; i < CLIENTS; i++) {
       clients.add(
-          cluster.clientBuilder().readPolicy(ReadPolicy.all()).requestTimeoutMs(60_000).build());
+          cluster
+              .clientBuilder()
+              .readPolicy(ReadPolicy.all())
+              .requestTimeout(Duration.ofSeconds(60))
+              .build());
     }
     load =
         new SteadyLoad("/" + name, clients, 8, 50_000, Duration.ofMinutes(3), PAYLOAD_BYTES)

@@ -117,7 +117,6 @@ final class SteadyLoad implements AutoCloseable {
       if (!r.succeeded()) {
         throw new IllegalStateException("create " + parent(load.index) + ": " + r);
       }
-      load.lastSeq = r.seq();
       load.thread.start();
     }
     return this;
@@ -325,7 +324,6 @@ final class SteadyLoad implements AutoCloseable {
     final Set<Integer> failed = ConcurrentHashMap.newKeySet();
     final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
     final AtomicInteger highestAckedSet = new AtomicInteger(-1);
-    volatile long lastSeq;
     int lastRead = -1;
 
     ClientLoad(int index, ZoolanderClient client) {

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.wire.Op;
@@ -221,7 +221,7 @@ class WritePathIT {
           "duplicate 1's plugin on a new leader and streaming",
           () -> {
             DuplicateView d = cluster.repeater().duplicate(1);
-            return d.connectionState() == ConnectionState.STREAMING
+            return d.linkState() == LinkState.STREAMING
                 && d.endpoint().isPresent()
                 && d.endpoint().get().serverId() != killedLeader;
           },

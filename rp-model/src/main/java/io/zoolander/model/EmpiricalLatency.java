@@ -47,10 +47,10 @@ public final class EmpiricalLatency implements LatencyDistribution {
     int distinct = 0;
     for (int i = 0; i < sorted.length; i++) {
       if (distinct > 0 && values[distinct - 1] == sorted[i]) {
-        cumulative[distinct - 1] = i + 1;
+        cumulative[distinct - 1] = i + 1L;
       } else {
         values[distinct] = sorted[i];
-        cumulative[distinct] = i + 1;
+        cumulative[distinct] = i + 1L;
         distinct++;
       }
     }

@@ -208,7 +208,7 @@ public final class ExchangeableDependence implements AnomalyDependence {
         hi = mid;
       }
     }
-    return sorted.length - lo;
+    return (long) sorted.length - lo;
   }
 
   @Override

@@ -16,6 +16,8 @@ import java.util.Arrays;
  * @param onTime per duplicate, the predicted probability that its reply arrives within tau (0 when
  *     unstable)
  */
+// onTime is copied in and out (below), and equals and hashCode use its content.
+@SuppressWarnings("ArrayRecordComponent")
 public record SlaPrediction(
     Status status, double sla, double tauMs, double maxUtilisation, double[] onTime) {
 

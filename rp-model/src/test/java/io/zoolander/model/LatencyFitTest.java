@@ -286,10 +286,10 @@ class LatencyFitTest {
       assertThatThrownBy(() -> fit.apply(null))
           .isInstanceOf(NullPointerException.class)
           .hasMessageContaining("samplesMs");
-      assertIae(() -> fit.apply(new double[0]), "samplesMs");
-      assertIae(() -> fit.apply(new double[] {1, Double.NaN}), "samplesMs[1]");
-      assertIae(() -> fit.apply(new double[] {1, -1}), "samplesMs[1]");
-      assertIae(() -> fit.apply(new double[] {Double.POSITIVE_INFINITY, 1}), "samplesMs[0]");
+      assertIae(fit, new double[0], "samplesMs");
+      assertIae(fit, new double[] {1, Double.NaN}, "samplesMs[1]");
+      assertIae(fit, new double[] {1, -1}, "samplesMs[1]");
+      assertIae(fit, new double[] {Double.POSITIVE_INFINITY, 1}, "samplesMs[0]");
     }
   }
 
@@ -387,6 +387,13 @@ class LatencyFitTest {
     double sigma2 = Math.log1p(d.scv());
     assertThat(Math.sqrt(sigma2)).as("sigma").isCloseTo(sigma, within(tolerance));
     assertThat(Math.log(d.meanMs()) - sigma2 / 2).as("mu").isCloseTo(mu, within(tolerance));
+  }
+
+  private static void assertIae(
+      Function<double[], Object> fit, double[] samplesMs, String parameter) {
+    assertThatThrownBy(() -> fit.apply(samplesMs))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(parameter);
   }
 
   private static void assertIae(Runnable call, String parameter) {

@@ -11,6 +11,7 @@ import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.cli.ZoolanderCommand;
 import io.zoolander.server.testing.TreeDigest;
+import io.zoolander.testsupport.Docker;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +47,7 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * starts one here).
  */
 @Testcontainers(disabledWithoutDocker = true)
+@Docker
 class ZoolanderContainerClusterTest {
   private static final Logger LOG = LoggerFactory.getLogger(ZoolanderContainerClusterTest.class);
 
@@ -183,6 +185,9 @@ class ZoolanderContainerClusterTest {
   }
 
   @Test
+  // BanJNDI: the point of the test is a JMX client connecting by URL to the local connector the
+  // container publishes (RMI on the host's loopback); no user input is looked up.
+  @SuppressWarnings("BanJNDI")
   void theRepeatersJmxConsoleIsReachable() throws Exception {
     assumeTrue(
         JMX_CONSOLE, "this build's `zoolander repeater` has no --jmx-port yet (the JMX console)");

@@ -46,8 +46,11 @@ class ZoolanderContainerSettingsTest {
             .containsEntry("ZOOLANDER_PLUGIN_HOST", "127.0.0.1");
         ports.add(server.getEnvMap().get("ZOO_CLIENT_PORT"));
       }
-      for (String line : serverLines.split(" ")) {
-        String[] hostPorts = line.substring(line.indexOf('=') + 1).split(":");
+      for (String line : serverLines.split(" ", -1)) {
+        if (line.isEmpty()) {
+          continue; // split(" ") dropped trailing empty strings; other empty ones fail above
+        }
+        String[] hostPorts = line.substring(line.indexOf('=') + 1).split(":", -1);
         ports.add(hostPorts[1]);
         ports.add(hostPorts[2]);
       }

@@ -7,6 +7,7 @@ import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.wire.Op;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -27,7 +28,7 @@ public final class ClientExample {
                 .clientBuilder()
                 .readPolicy(
                     ReadPolicy.adaptive()) // C moves between 1 and 3 with observed variation
-                .slaTauMs(5)
+                .slaTau(Duration.ofMillis(5))
                 .build()) {
       // Writes: sequenced through the repeater, complete on the first duplicate's reply.
       WriteResult created = client.create("/users", bytes("")).join();

@@ -20,7 +20,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
 import io.zoolander.server.internal.repeater.RepeaterCore;
-import io.zoolander.server.repeater.ConnectionState;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
@@ -149,8 +149,7 @@ public class RepeaterFanOutBenchmark {
             null);
     repeater.start();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONNECT_TIMEOUT_MILLIS);
-    while (!repeater.duplicates().stream()
-        .allMatch(v -> v.connectionState() == ConnectionState.STREAMING)) {
+    while (!repeater.duplicates().stream().allMatch(v -> v.linkState() == LinkState.STREAMING)) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "the repeater did not stream to every sink: " + repeater.duplicates());

@@ -11,6 +11,9 @@ import java.util.Arrays;
  *     write up to it
  * @param duplicateId the duplicate that answered first
  */
+// The data is handed over without copying (decoded from the reply); equals, hashCode and toString
+// are overridden below to use the array's content.
+@SuppressWarnings("ArrayRecordComponent")
 public record NodeData(byte[] data, int version, long appliedSeq, int duplicateId) {
   @Override
   public boolean equals(Object o) {

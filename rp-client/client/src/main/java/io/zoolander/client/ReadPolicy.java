@@ -1,61 +1,29 @@
 package io.zoolander.client;
 
+import java.time.Duration;
+import java.util.Objects;
+
 /**
- * How many duplicates a read goes to (the degree of concurrency C) and when.
+ * How many duplicates a read goes to (the degree of concurrency C) and when: one record per policy,
+ * each validated when it is built.
  *
  * <ul>
- *   <li>{@link #fixed(int)}: every read goes to the C best-ranked duplicates at once; the first
- *       reply wins.
- *   <li>{@link #adaptive()}: C moves between bounds following the autonomic policy: raised when the
- *       failure ratio or the latency variation in a window is high, lowered when both are low.
- *   <li>{@link #hedged(double)}: a read goes to the best-ranked duplicate, and to the next one only
- *       if no reply came within a percentile of recent latency (what gRPC, Finagle and the
- *       Cassandra driver offer).
+ *   <li>{@link Fixed} ({@link #fixed(int)}, {@link #all()}): every read goes to the C best-ranked
+ *       duplicates at once; the first reply wins.
+ *   <li>{@link Adaptive} ({@link #adaptive()}, {@link #adaptiveBuilder()}): C moves between bounds
+ *       following the autonomic policy: raised when the failure ratio or the latency variation in a
+ *       window is high, lowered when both are low.
+ *   <li>{@link Hedged} ({@link #hedged(double)}): a read goes to the best-ranked duplicate, and to
+ *       the next one only if no reply came within a percentile of recent latency (what gRPC,
+ *       Finagle and the Cassandra driver offer).
  * </ul>
  *
- * In every mode duplicates are ranked by recent latency, so reads go to the fastest first, and a
+ * In every policy duplicates are ranked by recent latency, so reads go to the fastest first, and a
  * duplicate that refuses a read (not caught up, fenced) or is unreachable is skipped for the next
  * one.
  */
-public final class ReadPolicy {
-
-  /** The policy's mode. */
-  public enum Mode {
-    FIXED,
-    ADAPTIVE,
-    HEDGED
-  }
-
-  private final Mode mode;
-  private final int concurrency;
-  private final int minConcurrency;
-  private final int maxConcurrency;
-  private final int windowReads;
-  private final double raiseFailureRatio;
-  private final double raiseVariation;
-  private final double lowerFailureRatio;
-  private final double lowerVariation;
-  private final double hedgePercentile;
-  private final long minHedgeDelayMicros;
-
-  private ReadPolicy(
-      Mode mode,
-      int concurrency,
-      AdaptiveBuilder adaptive,
-      double hedgePercentile,
-      long minHedgeDelayMicros) {
-    this.mode = mode;
-    this.concurrency = concurrency;
-    this.minConcurrency = adaptive == null ? concurrency : adaptive.minConcurrency;
-    this.maxConcurrency = adaptive == null ? concurrency : adaptive.maxConcurrency;
-    this.windowReads = adaptive == null ? 0 : adaptive.windowReads;
-    this.raiseFailureRatio = adaptive == null ? 0 : adaptive.raiseFailureRatio;
-    this.raiseVariation = adaptive == null ? 0 : adaptive.raiseVariation;
-    this.lowerFailureRatio = adaptive == null ? 0 : adaptive.lowerFailureRatio;
-    this.lowerVariation = adaptive == null ? 0 : adaptive.lowerVariation;
-    this.hedgePercentile = hedgePercentile;
-    this.minHedgeDelayMicros = minHedgeDelayMicros;
-  }
+public sealed interface ReadPolicy
+    permits ReadPolicy.Fixed, ReadPolicy.Adaptive, ReadPolicy.Hedged {
 
   /**
    * Every read to the {@code concurrency} best-ranked duplicates (capped at the number of
@@ -63,102 +31,144 @@ public final class ReadPolicy {
    *
    * @throws IllegalArgumentException if {@code concurrency < 1}
    */
-  public static ReadPolicy fixed(int concurrency) {
-    if (concurrency < 1) {
-      throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
-    }
-    return new ReadPolicy(Mode.FIXED, concurrency, null, 0, 0);
+  static Fixed fixed(int concurrency) {
+    return new Fixed(concurrency);
   }
 
   /** Every read to every duplicate: the most masking, the most load. */
-  public static ReadPolicy all() {
+  static Fixed all() {
     return fixed(Integer.MAX_VALUE);
   }
 
   /** The adaptive policy with default thresholds; see {@link AdaptiveBuilder} to tune it. */
-  public static ReadPolicy adaptive() {
+  static Adaptive adaptive() {
     return adaptiveBuilder().build();
   }
 
-  public static AdaptiveBuilder adaptiveBuilder() {
+  static AdaptiveBuilder adaptiveBuilder() {
     return new AdaptiveBuilder();
   }
 
   /**
    * Hedged reads: to the best duplicate, then to the next after the given percentile of recent read
-   * latency (at least 100 microseconds).
+   * latency (at least {@link Hedged#DEFAULT_MIN_DELAY}, 100 microseconds).
    *
    * @param percentile in (0, 1), e.g. 0.95
+   * @throws IllegalArgumentException if {@code percentile} is not in (0, 1)
    */
-  public static ReadPolicy hedged(double percentile) {
-    if (!(percentile > 0 && percentile < 1)) {
-      throw new IllegalArgumentException("percentile must be in (0, 1), was " + percentile);
-    }
-    return new ReadPolicy(Mode.HEDGED, 1, null, percentile, 100);
-  }
-
-  public Mode mode() {
-    return mode;
-  }
-
-  /** The initial (fixed, hedged: the only) degree of concurrency. */
-  public int concurrency() {
-    return concurrency;
-  }
-
-  public int minConcurrency() {
-    return minConcurrency;
-  }
-
-  public int maxConcurrency() {
-    return maxConcurrency;
-  }
-
-  /** Reads per adaptive window. */
-  public int windowReads() {
-    return windowReads;
-  }
-
-  public double raiseFailureRatio() {
-    return raiseFailureRatio;
+  static Hedged hedged(double percentile) {
+    return new Hedged(percentile, Hedged.DEFAULT_MIN_DELAY);
   }
 
   /**
-   * Latency variation (p90 / p50 of the window's reply latencies) at or above which C is raised.
+   * Every read to the {@code concurrency} best-ranked duplicates at once; C never moves.
+   *
+   * @param concurrency {@code >= 1}, capped at the number of duplicates ({@link Integer#MAX_VALUE}:
+   *     every duplicate)
    */
-  public double raiseVariation() {
-    return raiseVariation;
+  record Fixed(int concurrency) implements ReadPolicy {
+    public Fixed {
+      if (concurrency < 1) {
+        throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "fixed(C=" + (concurrency == Integer.MAX_VALUE ? "all" : concurrency) + ")";
+    }
   }
 
-  public double lowerFailureRatio() {
-    return lowerFailureRatio;
+  /**
+   * The autonomic policy: C starts at {@code initialConcurrency} and moves by one at the end of
+   * each window of {@code windowReads} reads (or one second with at least 10 reads).
+   *
+   * @param minConcurrency lower bound of C, {@code >= 1}
+   * @param maxConcurrency upper bound of C, {@code >= minConcurrency} (capped at the number of
+   *     duplicates)
+   * @param initialConcurrency C before the first window closes, within the bounds
+   * @param windowReads reads per decision window, {@code >= 10}
+   * @param raiseFailureRatio failure ratio in [0, 1] at or above which C is raised
+   * @param raiseVariation latency variation (p90 / p50 of the window's reply latencies), a finite
+   *     ratio {@code >= 1}, at or above which C is raised
+   * @param lowerFailureRatio failure ratio in [0, 1] below which (with a low variation) C is
+   *     lowered; not above {@code raiseFailureRatio}
+   * @param lowerVariation latency variation below which (with a low failure ratio) C is lowered;
+   *     not above {@code raiseVariation}
+   */
+  record Adaptive(
+      int minConcurrency,
+      int maxConcurrency,
+      int initialConcurrency,
+      int windowReads,
+      double raiseFailureRatio,
+      double raiseVariation,
+      double lowerFailureRatio,
+      double lowerVariation)
+      implements ReadPolicy {
+    public Adaptive {
+      if (minConcurrency < 1 || maxConcurrency < minConcurrency) {
+        throw new IllegalArgumentException(
+            "bounds must satisfy 1 <= min <= max, were " + minConcurrency + ".." + maxConcurrency);
+      }
+      if (initialConcurrency < minConcurrency || initialConcurrency > maxConcurrency) {
+        throw new IllegalArgumentException(
+            "initialConcurrency must be within the bounds "
+                + minConcurrency
+                + ".."
+                + maxConcurrency
+                + ", was "
+                + initialConcurrency);
+      }
+      if (windowReads < 10) {
+        throw new IllegalArgumentException("windowReads must be >= 10, was " + windowReads);
+      }
+      AdaptiveBuilder.ratio(raiseFailureRatio, "raise failureRatio");
+      AdaptiveBuilder.variation(raiseVariation, "raise variation");
+      AdaptiveBuilder.ratio(lowerFailureRatio, "lower failureRatio");
+      AdaptiveBuilder.variation(lowerVariation, "lower variation");
+      if (lowerFailureRatio > raiseFailureRatio || lowerVariation > raiseVariation) {
+        throw new IllegalArgumentException(
+            "lowering thresholds (lowerFailureRatio, lowerVariation) must not exceed raising"
+                + " thresholds (raiseFailureRatio, raiseVariation)");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "adaptive(C=" + minConcurrency + ".." + maxConcurrency + ")";
+    }
   }
 
-  /** Latency variation below which (with a low failure ratio) C is lowered. */
-  public double lowerVariation() {
-    return lowerVariation;
-  }
+  /**
+   * Hedged reads: to the best-ranked duplicate, then to the next one after the {@code percentile}
+   * of recent read latency, but never sooner than {@code minDelay}.
+   *
+   * @param percentile in (0, 1), e.g. 0.95
+   * @param minDelay the least time a hedge waits, not negative
+   */
+  record Hedged(double percentile, Duration minDelay) implements ReadPolicy {
+    /** The least time a hedge waits by default: 100 microseconds. */
+    public static final Duration DEFAULT_MIN_DELAY = Duration.ofNanos(100_000);
 
-  /** The latency percentile a hedge waits for. */
-  public double hedgePercentile() {
-    return hedgePercentile;
-  }
+    public Hedged {
+      if (!(percentile > 0 && percentile < 1)) {
+        throw new IllegalArgumentException("percentile must be in (0, 1), was " + percentile);
+      }
+      Objects.requireNonNull(minDelay, "minDelay must not be null");
+      if (minDelay.isNegative()) {
+        throw new IllegalArgumentException("minDelay must not be negative, was " + minDelay);
+      }
+    }
 
-  public long minHedgeDelayMicros() {
-    return minHedgeDelayMicros;
-  }
-
-  @Override
-  public String toString() {
-    return switch (mode) {
-      case FIXED -> "fixed(C=" + (concurrency == Integer.MAX_VALUE ? "all" : concurrency) + ")";
-      case ADAPTIVE -> "adaptive(C=" + minConcurrency + ".." + maxConcurrency + ")";
-      case HEDGED -> "hedged(p" + Math.round(hedgePercentile * 100) + ")";
-    };
+    @Override
+    public String toString() {
+      return "hedged(p" + Math.round(percentile * 100) + ")";
+    }
   }
 
   /** Tunes the adaptive policy; every setter validates its argument. */
-  public static final class AdaptiveBuilder {
+  final class AdaptiveBuilder {
     private int minConcurrency = 1;
     private int maxConcurrency = Integer.MAX_VALUE;
     private int initialConcurrency = 1;
@@ -219,12 +229,20 @@ public final class ReadPolicy {
     /**
      * @throws IllegalStateException if the lowering thresholds are not below the raising ones
      */
-    public ReadPolicy build() {
+    public Adaptive build() {
       if (lowerFailureRatio > raiseFailureRatio || lowerVariation > raiseVariation) {
         throw new IllegalStateException("lowering thresholds must not exceed raising thresholds");
       }
       int initial = Math.max(minConcurrency, Math.min(maxConcurrency, initialConcurrency));
-      return new ReadPolicy(Mode.ADAPTIVE, initial, this, 0, 0);
+      return new Adaptive(
+          minConcurrency,
+          maxConcurrency,
+          initial,
+          windowReads,
+          raiseFailureRatio,
+          raiseVariation,
+          lowerFailureRatio,
+          lowerVariation);
     }
 
     private static double ratio(double value, String name) {

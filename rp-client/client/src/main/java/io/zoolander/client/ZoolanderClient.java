@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A client of a Zoolander deployment: sequenced writes through the repeater, answered by the first
@@ -112,7 +113,7 @@ public interface ZoolanderClient extends AutoCloseable {
   int readConcurrency();
 
   /** The connection state of a peer; null before its first connection attempt completed. */
-  ConnectionState connectionState(Peer peer);
+  @Nullable ConnectionState connectionState(Peer peer);
 
   void addConnectionStateListener(ConnectionStateListener listener);
 

@@ -10,56 +10,58 @@ import io.zoolander.wire.Ticker;
 import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds a {@link ZoolanderClient}. Every setter validates its argument (NPE/IAE naming the
  * setting); {@link #build()} checks that the required settings are present (ISE) and connects.
  */
 public final class ZoolanderClientBuilder {
-  /** Default time a write may take before it fails with {@code OPERATIONTIMEOUT}. */
-  public static final long DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+  /** Default time an operation may take before it fails with {@code OPERATIONTIMEOUT}: 10 s. */
+  public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
-  /** Default time {@link #build()} waits for the repeater and the duplicates' plugins. */
-  public static final long DEFAULT_CONNECT_TIMEOUT_MS = 15_000;
+  /** Default time {@link #build()} waits for the repeater and the duplicates' plugins: 15 s. */
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(15);
 
   /**
    * Default ZooKeeper session timeout of the discovery sessions; also how long a peer stays
-   * SUSPENDED before LOST.
+   * SUSPENDED before LOST: 10 s.
    */
-  public static final int DEFAULT_SESSION_TIMEOUT_MS = 10_000;
+  public static final Duration DEFAULT_SESSION_TIMEOUT = Duration.ofSeconds(10);
 
   /**
    * Default time after which an unanswered write is sent again (same request id: applied at most
-   * once).
+   * once): 2 s.
    */
-  public static final long DEFAULT_WRITE_RETRY_MS = 2_000;
+  public static final Duration DEFAULT_WRITE_RETRY_DELAY = Duration.ofSeconds(2);
 
-  /** Default time a read waits for one duplicate before asking the next. */
-  public static final long DEFAULT_READ_ATTEMPT_TIMEOUT_MS = 2_000;
+  /** Default time a read waits for one duplicate before asking the next: 2 s. */
+  public static final Duration DEFAULT_READ_ATTEMPT_TIMEOUT = Duration.ofSeconds(2);
 
-  /** Default tau of the observed-SLA meter. */
-  public static final double DEFAULT_SLA_TAU_MS = 5;
+  /** Default tau of the observed-SLA meter: 5 ms. */
+  public static final Duration DEFAULT_SLA_TAU = Duration.ofMillis(5);
 
   private final List<InetSocketAddress> repeaters = new ArrayList<>();
   private final List<DuplicateTarget> duplicates = new ArrayList<>();
   private Znodes znodes = Znodes.defaults();
-  private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS;
-  private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT_MS;
-  private int sessionTimeoutMs = DEFAULT_SESSION_TIMEOUT_MS;
+  private long requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT.toMillis();
+  private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT.toMillis();
+  private int sessionTimeoutMs = Math.toIntExact(DEFAULT_SESSION_TIMEOUT.toMillis());
   private long clientId = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
-  private long writeRetryMs = DEFAULT_WRITE_RETRY_MS;
-  private long readAttemptTimeoutMs = DEFAULT_READ_ATTEMPT_TIMEOUT_MS;
+  private long writeRetryMs = DEFAULT_WRITE_RETRY_DELAY.toMillis();
+  private long readAttemptTimeoutMs = DEFAULT_READ_ATTEMPT_TIMEOUT.toMillis();
   private ReadPolicy readPolicy = ReadPolicy.fixed(1);
   private Ticker ticker = Ticker.system();
-  private MeterRegistry meterRegistry;
-  private double slaTauMs = DEFAULT_SLA_TAU_MS;
-  private TlsSettings tls;
+  private @Nullable MeterRegistry meterRegistry;
+  private double slaTauMs = DEFAULT_SLA_TAU.toNanos() / 1e6;
+  private @Nullable TlsSettings tls;
   private RetryBudget retryBudget = RetryBudget.defaults();
-  private Credential credential;
+  private @Nullable Credential credential;
 
   ZoolanderClientBuilder() {}
 
@@ -108,18 +110,36 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  public ZoolanderClientBuilder requestTimeoutMs(long requestTimeoutMs) {
-    this.requestTimeoutMs = positive(requestTimeoutMs, "requestTimeoutMs");
+  /**
+   * Bound of every operation (a write with its retries, a read, a barrier); {@link
+   * #DEFAULT_REQUEST_TIMEOUT} by default.
+   *
+   * @param requestTimeout at least 1 ms (counted in whole milliseconds)
+   */
+  public ZoolanderClientBuilder requestTimeout(Duration requestTimeout) {
+    this.requestTimeoutMs = millis(requestTimeout, "requestTimeout", Long.MAX_VALUE);
     return this;
   }
 
-  public ZoolanderClientBuilder connectTimeoutMs(long connectTimeoutMs) {
-    this.connectTimeoutMs = positive(connectTimeoutMs, "connectTimeoutMs");
+  /**
+   * How long {@link #build()} waits for the repeater and the duplicates' plugins; {@link
+   * #DEFAULT_CONNECT_TIMEOUT} by default.
+   *
+   * @param connectTimeout at least 1 ms (counted in whole milliseconds)
+   */
+  public ZoolanderClientBuilder connectTimeout(Duration connectTimeout) {
+    this.connectTimeoutMs = millis(connectTimeout, "connectTimeout", Long.MAX_VALUE);
     return this;
   }
 
-  public ZoolanderClientBuilder sessionTimeoutMs(int sessionTimeoutMs) {
-    this.sessionTimeoutMs = (int) positive(sessionTimeoutMs, "sessionTimeoutMs");
+  /**
+   * ZooKeeper session timeout of the discovery sessions, and how long a peer stays SUSPENDED before
+   * LOST; {@link #DEFAULT_SESSION_TIMEOUT} by default.
+   *
+   * @param sessionTimeout at least 1 ms and below 2^31 ms (counted in whole milliseconds)
+   */
+  public ZoolanderClientBuilder sessionTimeout(Duration sessionTimeout) {
+    this.sessionTimeoutMs = (int) millis(sessionTimeout, "sessionTimeout", Integer.MAX_VALUE);
     return this;
   }
 
@@ -134,16 +154,23 @@ public final class ZoolanderClientBuilder {
 
   /**
    * Time after which an unanswered write is sent again with the same request id (applied at most
-   * once).
+   * once); {@link #DEFAULT_WRITE_RETRY_DELAY} by default.
+   *
+   * @param writeRetryDelay at least 1 ms (counted in whole milliseconds)
    */
-  public ZoolanderClientBuilder writeRetryMs(long writeRetryMs) {
-    this.writeRetryMs = positive(writeRetryMs, "writeRetryMs");
+  public ZoolanderClientBuilder writeRetryDelay(Duration writeRetryDelay) {
+    this.writeRetryMs = millis(writeRetryDelay, "writeRetryDelay", Long.MAX_VALUE);
     return this;
   }
 
-  /** Time a read waits for one duplicate before asking the next. */
-  public ZoolanderClientBuilder readAttemptTimeoutMs(long readAttemptTimeoutMs) {
-    this.readAttemptTimeoutMs = positive(readAttemptTimeoutMs, "readAttemptTimeoutMs");
+  /**
+   * Time a read waits for one duplicate before asking the next; {@link
+   * #DEFAULT_READ_ATTEMPT_TIMEOUT} by default.
+   *
+   * @param readAttemptTimeout at least 1 ms (counted in whole milliseconds)
+   */
+  public ZoolanderClientBuilder readAttemptTimeout(Duration readAttemptTimeout) {
+    this.readAttemptTimeoutMs = millis(readAttemptTimeout, "readAttemptTimeout", Long.MAX_VALUE);
     return this;
   }
 
@@ -169,13 +196,19 @@ public final class ZoolanderClientBuilder {
   }
 
   /**
-   * The bound of the observed-SLA meter ({@code zoolander.client.sla.observed}); 5 ms by default.
+   * The bound tau of the observed-SLA meter ({@code zoolander.client.sla.observed}); {@link
+   * #DEFAULT_SLA_TAU} (5 ms) by default. Kept to the nanosecond: a tau may be a fraction of a
+   * millisecond, as the repeater's {@code slaTau} may.
+   *
+   * @throws NullPointerException if {@code slaTau} is null
+   * @throws IllegalArgumentException unless {@code slaTau} is positive
    */
-  public ZoolanderClientBuilder slaTauMs(double slaTauMs) {
-    if (!(slaTauMs > 0) || Double.isInfinite(slaTauMs)) {
-      throw new IllegalArgumentException("slaTauMs must be a finite number > 0, was " + slaTauMs);
+  public ZoolanderClientBuilder slaTau(Duration slaTau) {
+    Objects.requireNonNull(slaTau, "slaTau must not be null");
+    if (slaTau.isNegative() || slaTau.isZero()) {
+      throw new IllegalArgumentException("slaTau must be positive, was " + slaTau);
     }
-    this.slaTauMs = slaTauMs;
+    this.slaTauMs = slaTau.toNanos() / 1e6;
     return this;
   }
 
@@ -249,10 +282,22 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  private static long positive(long value, String name) {
-    if (value <= 0) {
-      throw new IllegalArgumentException(name + " must be > 0, was " + value);
+  /**
+   * @return {@code value} in whole milliseconds
+   * @throws NullPointerException naming the setting if {@code value} is null
+   * @throws IllegalArgumentException naming the setting unless {@code value} is at least 1 ms and
+   *     at most {@code maxMillis} ms
+   */
+  private static long millis(Duration value, String name, long maxMillis) {
+    Objects.requireNonNull(value, name + " must not be null");
+    if (value.isNegative() || value.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + value);
     }
-    return value;
+    if (value.compareTo(Duration.ofMillis(1)) < 0
+        || value.compareTo(Duration.ofMillis(maxMillis)) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be at least 1 ms and at most " + maxMillis + " ms, was " + value);
+    }
+    return value.toMillis();
   }
 }

@@ -3,6 +3,7 @@ package io.zoolander.client;
 import io.zoolander.wire.ErrorCode;
 import java.util.Optional;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The one unchecked exception the client throws (sync methods) or completes futures with (async
@@ -13,14 +14,17 @@ public class ZoolanderException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final KeeperException.Code code;
-  private final transient ErrorCode errorCode;
+  private final transient @Nullable ErrorCode errorCode;
 
   public ZoolanderException(KeeperException.Code code, String message) {
     this(code, null, message, null);
   }
 
   public ZoolanderException(
-      KeeperException.Code code, ErrorCode errorCode, String message, Throwable cause) {
+      KeeperException.Code code,
+      @Nullable ErrorCode errorCode,
+      @Nullable String message,
+      @Nullable Throwable cause) {
     super(message, cause);
     this.code = code;
     this.errorCode = errorCode;

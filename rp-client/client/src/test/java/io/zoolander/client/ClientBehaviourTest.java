@@ -1,16 +1,19 @@
 package io.zoolander.client;
 
-import static io.zoolander.client.Await.await;
+import static io.zoolander.testsupport.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -26,24 +29,30 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ClientBehaviourTest {
-  private FakePeers peers;
-  private FakePeers.Peer repeater;
-  private FakePeers.Peer one;
-  private FakePeers.Peer two;
+  /**
+   * Bound on every wait for a condition: far beyond what they take, so only a real failure reaches
+   * it.
+   */
+  private static final Duration WAIT = Duration.ofSeconds(20);
+
+  private ScriptedPeer repeater;
+  private ScriptedPeer one;
+  private ScriptedPeer two;
   private SimpleMeterRegistry meters;
 
   @BeforeEach
   void start() throws Exception {
-    peers = new FakePeers();
-    repeater = peers.repeater();
-    one = peers.plugin(1);
-    two = peers.plugin(2);
+    repeater = ScriptedPeer.listen();
+    one = ScriptedPeer.listenAsPlugin(1);
+    two = ScriptedPeer.listenAsPlugin(2);
     meters = new SimpleMeterRegistry();
   }
 
   @AfterEach
   void stop() throws Exception {
-    peers.close();
+    repeater.close();
+    one.close();
+    two.close();
   }
 
   private ZoolanderClientBuilder builder() {
@@ -53,7 +62,7 @@ class ClientBehaviourTest {
         .duplicateAt("127.0.0.1", one.port())
         .duplicateAt("127.0.0.1", two.port())
         .meterRegistry(meters)
-        .connectTimeoutMs(10_000);
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static byte[] utf8(String s) {
@@ -70,7 +79,7 @@ class ClientBehaviourTest {
       throw new AssertionError("expected a failure");
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
-      return ((ZoolanderException) e.getCause()).code();
+      return ((ZoolanderException) Objects.requireNonNull(e.getCause())).code();
     } catch (Exception e) {
       throw new AssertionError(e);
     }
@@ -82,7 +91,10 @@ class ClientBehaviourTest {
     try (ZoolanderClient client = builder().build()) {
       client.addInconsistencyListener(events::add);
       CompletableFuture<WriteResult> f = client.setData("/a", utf8("x"), -1);
-      await(() -> !repeater.received(Message.Write.class).isEmpty());
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> !repeater.received(Message.Write.class).isEmpty());
       Message.Write w = repeater.received(Message.Write.class).get(0);
       two.send(reply(w, 5, 2, new OpResult.DataSet(3)));
       WriteResult result = f.get(10, TimeUnit.SECONDS);
@@ -90,7 +102,7 @@ class ClientBehaviourTest {
       assertThat(result.duplicateId()).isEqualTo(2);
       assertThat(client.lastSeenSeq()).isEqualTo(5);
       one.send(reply(w, 5, 1, new OpResult.DataSet(4)));
-      await(() -> !events.isEmpty());
+      await(WAIT, "the inconsistency reported", () -> !events.isEmpty());
       assertThat(events.get(0).duplicateIds()).containsExactlyInAnyOrder(1, 2);
       assertThat(meters.counter("zoolander.client.inconsistencies").count()).isEqualTo(1);
     }
@@ -98,7 +110,11 @@ class ClientBehaviourTest {
 
   @Test
   void anUnansweredWriteIsResentWithTheSameRequestIdThenTimesOutWithoutLeaking() throws Exception {
-    try (ZoolanderClient client = builder().writeRetryMs(100).requestTimeoutMs(1_000).build()) {
+    try (ZoolanderClient client =
+        builder()
+            .writeRetryDelay(Duration.ofMillis(100))
+            .requestTimeout(Duration.ofSeconds(1))
+            .build()) {
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
       assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
       List<Message.Write> sent = repeater.received(Message.Write.class);
@@ -114,11 +130,17 @@ class ClientBehaviourTest {
 
   @Test
   void unansweredWritesAreResentWhenTheRepeaterConnectionComesBack() throws Exception {
-    try (ZoolanderClient client = builder().writeRetryMs(60_000).build()) {
+    try (ZoolanderClient client = builder().writeRetryDelay(Duration.ofSeconds(60)).build()) {
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
-      await(() -> repeater.received(Message.Write.class).size() == 1);
-      repeater.dropClient();
-      await(() -> repeater.received(Message.Write.class).size() == 2);
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> repeater.received(Message.Write.class).size() == 1);
+      repeater.dropConnection();
+      await(
+          WAIT,
+          "the repeater received the write again after the drop",
+          () -> repeater.received(Message.Write.class).size() == 2);
       Message.Write resent = repeater.received(Message.Write.class).get(1);
       assertThat(resent).isEqualTo(repeater.received(Message.Write.class).get(0));
       one.send(reply(resent, 1, 1, new OpResult.Created("/a")));
@@ -128,12 +150,18 @@ class ClientBehaviourTest {
 
   @Test
   void writesMoveToAStandbyRepeaterWhenTheFirstGoesAway() throws Exception {
-    FakePeers.Peer standby = peers.repeater();
-    try (ZoolanderClient client =
-        builder().repeater("127.0.0.1", standby.port()).writeRetryMs(200).build()) {
+    try (ScriptedPeer standby = ScriptedPeer.listen();
+        ZoolanderClient client =
+            builder()
+                .repeater("127.0.0.1", standby.port())
+                .writeRetryDelay(Duration.ofMillis(200))
+                .build()) {
       repeater.close(); // the first repeater dies: its port refuses from now on
       CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
-      await(() -> !standby.received(Message.Write.class).isEmpty());
+      await(
+          WAIT,
+          "the standby repeater received the write",
+          () -> !standby.received(Message.Write.class).isEmpty());
       Message.Write w = standby.received(Message.Write.class).get(0);
       one.send(reply(w, 1, 1, new OpResult.Created("/a")));
       assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
@@ -146,7 +174,10 @@ class ClientBehaviourTest {
     CompletableFuture<WriteResult> write = client.create("/a", new byte[0]);
     CompletableFuture<NodeData> read = client.getData("/a");
     CompletableFuture<Void> barrier = client.barrier(3);
-    await(() -> !repeater.received(Message.Write.class).isEmpty());
+    await(
+        WAIT,
+        "the repeater received the write",
+        () -> !repeater.received(Message.Write.class).isEmpty());
     client.close();
     assertThat(codeOf(write)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
     assertThat(codeOf(read)).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
@@ -162,7 +193,8 @@ class ClientBehaviourTest {
   @Test
   void readsGoToTheFirstReplyAmongCDuplicatesAndLosersAreStillMeasured() throws Exception {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(2)).build()) {
-      one.onMessage =
+      one.on(
+          Message.Read.class,
           (p, m) -> {
             Message.Read r = (Message.Read) m;
             p.send(
@@ -175,11 +207,12 @@ class ClientBehaviourTest {
                     utf8("v"),
                     2,
                     List.of()));
-          };
-      two.onMessage =
+          });
+      two.on(
+          Message.Read.class,
           (p, m) -> {
             Message.Read r = (Message.Read) m;
-            p.sendLater(
+            p.postLater(
                 new Message.ReadReply(
                     r.clientId(),
                     r.requestId(),
@@ -189,18 +222,23 @@ class ClientBehaviourTest {
                     utf8("v"),
                     2,
                     List.of()),
-                200);
-          };
+                Duration.ofMillis(200));
+          });
       NodeData data = client.getData("/a").get(10, TimeUnit.SECONDS);
       assertThat(data.duplicateId()).isEqualTo(1);
       assertThat(new String(data.data(), StandardCharsets.UTF_8)).isEqualTo("v");
       assertThat(data.appliedSeq()).isEqualTo(9);
       // Both were asked; the loser's READ may still be on its way when the winner's reply completes
       // the read.
-      await(() -> two.received(Message.Read.class).size() >= 1);
+      await(
+          WAIT,
+          "duplicate 2 received the read",
+          () -> two.received(Message.Read.class).size() >= 1);
       assertThat(one.received(Message.Read.class)).hasSize(1);
       assertThat(two.received(Message.Read.class)).hasSize(1);
       await(
+          WAIT,
+          "duplicate 1's losing reply measured",
           () ->
               meters
                       .get("zoolander.client.read.latency")
@@ -219,17 +257,22 @@ class ClientBehaviourTest {
   void aReadCarriesTheHighestSeenSeqAndARefusingDuplicateIsRoutedAround() throws Exception {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.fixed(1)).build()) {
       CompletableFuture<WriteResult> w = client.create("/a", utf8("v"));
-      await(() -> !repeater.received(Message.Write.class).isEmpty());
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> !repeater.received(Message.Write.class).isEmpty());
       one.send(
           reply(repeater.received(Message.Write.class).get(0), 42, 1, new OpResult.Created("/a")));
       w.get(10, TimeUnit.SECONDS);
       // Whichever duplicate the ranking picks first refuses (not caught up); the other answers.
-      one.onMessage =
+      one.on(
+          Message.Read.class,
           (p, m) ->
               p.send(
                   Message.Error.forRequest(
-                      ErrorCode.OVERLOADED, ((Message.Read) m).requestId(), "not caught up"));
-      two.onMessage =
+                      ErrorCode.OVERLOADED, ((Message.Read) m).requestId(), "not caught up")));
+      two.on(
+          Message.Read.class,
           (p, m) -> {
             Message.Read r = (Message.Read) m;
             p.send(
@@ -242,7 +285,7 @@ class ClientBehaviourTest {
                     utf8("v"),
                     0,
                     List.of()));
-          };
+          });
       assertThat(client.exists("/a").get(10, TimeUnit.SECONDS)).isTrue();
       List<Message.Read> reads = new java.util.ArrayList<>(one.received(Message.Read.class));
       reads.addAll(two.received(Message.Read.class));
@@ -256,7 +299,8 @@ class ClientBehaviourTest {
     List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.all()).build()) {
       client.addInconsistencyListener(events::add);
-      one.onMessage =
+      one.on(
+          Message.Read.class,
           (p, m) -> {
             Message.Read r = (Message.Read) m;
             p.send(
@@ -269,11 +313,12 @@ class ClientBehaviourTest {
                     utf8("good"),
                     2,
                     List.of()));
-          };
-      two.onMessage =
+          });
+      two.on(
+          Message.Read.class,
           (p, m) -> {
             Message.Read r = (Message.Read) m;
-            p.sendLater(
+            p.postLater(
                 new Message.ReadReply(
                     r.clientId(),
                     r.requestId(),
@@ -283,10 +328,10 @@ class ClientBehaviourTest {
                     utf8("bad"),
                     2,
                     List.of()),
-                50);
-          };
+                Duration.ofMillis(50));
+          });
       client.getData("/a").get(10, TimeUnit.SECONDS);
-      await(() -> !events.isEmpty());
+      await(WAIT, "the inconsistency reported", () -> !events.isEmpty());
       assertThat(events.get(0).what()).isEqualTo("/a");
       assertThat(events.get(0).seq()).isEqualTo(9);
       assertThat(events.get(0).duplicateIds()).containsExactlyInAnyOrder(1, 2);
@@ -296,10 +341,12 @@ class ClientBehaviourTest {
   @Test
   void aHedgedReadAsksTheNextDuplicateWhenTheFirstIsSlow() throws Exception {
     try (ZoolanderClient client = builder().readPolicy(ReadPolicy.hedged(0.5)).build()) {
-      one.onMessage = (p, m) -> {}; // never answers
-      two.onMessage = one.onMessage;
+      one.on(Message.Read.class, (p, m) -> {}); // never answers
+      two.on(Message.Read.class, (p, m) -> {});
       CompletableFuture<NodeData> f = client.getData("/a");
       await(
+          WAIT,
+          "the read sent to both duplicates (one hedge)",
           () ->
               one.received(Message.Read.class).size() + two.received(Message.Read.class).size()
                   == 2);
@@ -327,6 +374,8 @@ class ClientBehaviourTest {
     try (ZoolanderClient client = builder().build()) {
       CompletableFuture<Void> barrier = client.barrier(10);
       await(
+          WAIT,
+          "both duplicates received a read",
           () ->
               !one.received(Message.Read.class).isEmpty()
                   && !two.received(Message.Read.class).isEmpty());
@@ -349,21 +398,25 @@ class ClientBehaviourTest {
   @Test
   void connectionStatesAreReportedLikeCurators() throws Exception {
     List<String> states = new CopyOnWriteArrayList<>();
-    try (ZoolanderClient client = builder().sessionTimeoutMs(300).build()) {
+    try (ZoolanderClient client = builder().sessionTimeout(Duration.ofMillis(300)).build()) {
       client.addConnectionStateListener((peer, state) -> states.add(peer + ":" + state));
       assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.CONNECTED);
       one.close();
       await(
+          WAIT,
+          "duplicate[0] SUSPENDED then LOST",
           () -> states.contains("duplicate[0]:SUSPENDED") && states.contains("duplicate[0]:LOST"));
       assertThat(client.connectionState(Peer.duplicate(0))).isEqualTo(ConnectionState.LOST);
-      two.dropClient();
-      await(() -> states.contains("duplicate[1]:RECONNECTED"));
+      two.dropConnection();
+      await(WAIT, "duplicate[1] RECONNECTED", () -> states.contains("duplicate[1]:RECONNECTED"));
       assertThat(states.indexOf("duplicate[1]:SUSPENDED"))
           .isLessThan(states.indexOf("duplicate[1]:RECONNECTED"));
     }
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void badInputFailsClearlyAndNeverHangs() throws Exception {
     try (ZoolanderClient client = builder().build()) {
       assertThat(codeOf(client.getData("no-slash"))).isEqualTo(KeeperException.Code.BADARGUMENTS);

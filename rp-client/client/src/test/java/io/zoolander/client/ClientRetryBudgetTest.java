@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -27,22 +30,21 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ClientRetryBudgetTest {
-  private FakePeers peers;
-  private FakePeers.Peer repeater;
-  private FakePeers.Peer one;
+  private ScriptedPeer repeater;
+  private ScriptedPeer one;
   private SimpleMeterRegistry meters;
 
   @BeforeEach
   void start() throws Exception {
-    peers = new FakePeers();
-    repeater = peers.repeater();
-    one = peers.plugin(1);
+    repeater = ScriptedPeer.listen();
+    one = ScriptedPeer.listenAsPlugin(1);
     meters = new SimpleMeterRegistry();
   }
 
   @AfterEach
   void stop() throws Exception {
-    peers.close();
+    repeater.close();
+    one.close();
   }
 
   /** One duplicate only: a timed-out read has nowhere else to go. */
@@ -52,7 +54,7 @@ class ClientRetryBudgetTest {
         .repeater("127.0.0.1", repeater.port())
         .duplicateAt("127.0.0.1", one.port())
         .meterRegistry(meters)
-        .connectTimeoutMs(10_000);
+        .connectTimeout(Duration.ofSeconds(10));
   }
 
   private static ZoolanderException failure(CompletableFuture<?> f) throws Exception {
@@ -61,7 +63,7 @@ class ClientRetryBudgetTest {
       throw new AssertionError("expected a failure");
     } catch (ExecutionException e) {
       assertThat(e.getCause()).isInstanceOf(ZoolanderException.class);
-      return (ZoolanderException) e.getCause();
+      return (ZoolanderException) Objects.requireNonNull(e.getCause());
     }
   }
 
@@ -70,7 +72,8 @@ class ClientRetryBudgetTest {
     long hintMs = 60;
     List<Long> arrivals = new CopyOnWriteArrayList<>();
     AtomicInteger refusals = new AtomicInteger();
-    repeater.onMessage =
+    repeater.on(
+        Message.Write.class,
         (p, m) -> {
           Message.Write w = (Message.Write) m;
           arrivals.add(System.nanoTime());
@@ -83,7 +86,7 @@ class ClientRetryBudgetTest {
                 new Message.Reply(
                     w.clientId(), w.requestId(), 11, 1, List.of(new OpResult.Created("/a"))));
           }
-        };
+        });
     try (ZoolanderClient client = builder().build()) {
       WriteResult result = client.create("/a", new byte[0]).get(20, TimeUnit.SECONDS);
       assertThat(result.seq()).isEqualTo(11);
@@ -106,11 +109,15 @@ class ClientRetryBudgetTest {
 
   @Test
   void aWriteShedBeyondTheBudgetFailsAsThrottledAndAppliedNowhere() throws Exception {
-    repeater.onMessage =
+    repeater.on(
+        Message.Write.class,
         (p, m) ->
             p.send(
                 new Message.Error(
-                    ErrorCode.OVERLOADED, ((Message.Write) m).requestId(), 5, "admission control"));
+                    ErrorCode.OVERLOADED,
+                    ((Message.Write) m).requestId(),
+                    5,
+                    "admission control")));
     try (ZoolanderClient client =
         builder().retryBudget(RetryBudget.builder().maxShedWriteRetries(2).build()).build()) {
       ZoolanderException e = failure(client.create("/a", new byte[0]));
@@ -130,10 +137,14 @@ class ClientRetryBudgetTest {
     // Never answers: without a budget each read would be re-sent every attempt timeout until its
     // request timeout
     // (20 times each here).
-    one.onMessage = (p, m) -> {};
+    one.on(Message.Read.class, (p, m) -> {});
     RetryBudget budget = RetryBudget.builder().readRetryRatio(0.2).minReadRetriesPerSec(0).build();
     try (ZoolanderClient client =
-        builder().readAttemptTimeoutMs(50).requestTimeoutMs(1_000).retryBudget(budget).build()) {
+        builder()
+            .readAttemptTimeout(Duration.ofMillis(50))
+            .requestTimeout(Duration.ofSeconds(1))
+            .retryBudget(budget)
+            .build()) {
       List<CompletableFuture<Boolean>> futures = new ArrayList<>();
       for (int i = 0; i < reads; i++) {
         futures.add(client.exists("/r" + i));
@@ -143,7 +154,8 @@ class ClientRetryBudgetTest {
         failures.add(failure(f));
       }
       assertThat(failures).allMatch(e -> e.code() == KeeperException.Code.OPERATIONTIMEOUT);
-      assertThat(failures).anyMatch(e -> e.getMessage().contains("retry budget withheld"));
+      assertThat(failures)
+          .anyMatch(e -> Objects.requireNonNull(e.getMessage()).contains("retry budget withheld"));
       // One initial token plus 0.2 per read: at most 3 retries on top of the 10 first attempts.
       int sent = one.received(Message.Read.class).size();
       assertThat(sent).isBetween(reads, reads + 3);
@@ -153,6 +165,8 @@ class ClientRetryBudgetTest {
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void theBudgetValidatesItsSettingsNamingThem() {
     assertThatThrownBy(() -> RetryBudget.builder().maxShedWriteRetries(-1))
         .isInstanceOf(IllegalArgumentException.class)

@@ -1,10 +1,12 @@
 package io.zoolander.client;
 
-import static io.zoolander.client.Await.await;
+import static io.zoolander.testsupport.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.Message;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,38 +24,43 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class PlannedSlownessClientTest {
+  /**
+   * Bound on every wait for a condition: far beyond what they take, so only a real failure reaches
+   * it.
+   */
+  private static final Duration WAIT = Duration.ofSeconds(20);
 
-  private FakePeers peers;
-  private FakePeers.Peer repeater;
-  private FakePeers.Peer one;
-  private FakePeers.Peer two;
+  private ScriptedPeer repeater;
+  private ScriptedPeer one;
+  private ScriptedPeer two;
   private SimpleMeterRegistry meters;
   private final AtomicLong skewNanos = new AtomicLong();
 
   @BeforeEach
   void start() throws Exception {
-    peers = new FakePeers();
-    repeater = peers.repeater();
-    one = peers.plugin(1);
-    two = peers.plugin(2);
+    repeater = ScriptedPeer.listen();
+    one = ScriptedPeer.listenAsPlugin(1);
+    two = ScriptedPeer.listenAsPlugin(2);
     meters = new SimpleMeterRegistry();
     // Both answer every read; one at once, two 30 ms late, so one ranks first once both are
     // sampled.
-    one.onMessage = (p, m) -> answer(p, (Message.Read) m, 0);
-    two.onMessage = (p, m) -> answer(p, (Message.Read) m, 30);
+    one.on(Message.Read.class, (p, m) -> answer(p, 1, m, 0));
+    two.on(Message.Read.class, (p, m) -> answer(p, 2, m, 30));
   }
 
   @AfterEach
   void stop() throws Exception {
-    peers.close();
+    repeater.close();
+    one.close();
+    two.close();
   }
 
-  private static void answer(FakePeers.Peer peer, Message.Read r, long delayMs) {
+  private static void answer(ScriptedPeer peer, int duplicateId, Message.Read r, long delayMs) {
     Message reply =
         new Message.ReadReply(
             r.clientId(),
             r.requestId(),
-            peer.duplicateId,
+            duplicateId,
             0,
             KeeperException.Code.OK,
             new byte[0],
@@ -62,7 +69,7 @@ class PlannedSlownessClientTest {
     if (delayMs == 0) {
       peer.send(reply);
     } else {
-      peer.sendLater(reply, delayMs);
+      peer.postLater(reply, Duration.ofMillis(delayMs));
     }
   }
 
@@ -75,12 +82,15 @@ class PlannedSlownessClientTest {
         .meterRegistry(meters)
         .readPolicy(ReadPolicy.fixed(1))
         .ticker(() -> System.nanoTime() + skewNanos.get())
-        .connectTimeoutMs(10_000)
+        .connectTimeout(Duration.ofSeconds(10))
         .build();
   }
 
   private void awaitAnnouncements(int count) throws InterruptedException {
-    await(() -> meters.get("zoolander.client.read.planned.slowness").counter().count() >= count);
+    await(
+        WAIT,
+        "the client counted the announcements",
+        () -> meters.get("zoolander.client.read.planned.slowness").counter().count() >= count);
   }
 
   /**
@@ -103,6 +113,8 @@ class PlannedSlownessClientTest {
     try (ZoolanderClient client = client()) {
       // Sample both (an unsampled duplicate ranks first), then the fast one wins the ranking.
       await(
+          WAIT,
+          "both duplicates sampled",
           () -> {
             try {
               readsTo(client, 1);

@@ -1,12 +1,18 @@
 package io.zoolander.client;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class ZoolanderClientBuilderTest {
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
   void everySetterValidatesAndNamesTheSetting() {
     ZoolanderClientBuilder b = ZoolanderClient.builder();
     assertThatThrownBy(() -> b.repeater(null, 1))
@@ -27,21 +33,21 @@ class ZoolanderClientBuilderTest {
     assertThatThrownBy(() -> b.basePath("rel"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("basePath");
-    assertThatThrownBy(() -> b.requestTimeoutMs(0))
+    assertThatThrownBy(() -> b.requestTimeout(Duration.ofMillis(0)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("requestTimeoutMs");
-    assertThatThrownBy(() -> b.connectTimeoutMs(-1))
+        .hasMessageContaining("requestTimeout");
+    assertThatThrownBy(() -> b.connectTimeout(Duration.ofMillis(-1)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("connectTimeoutMs");
-    assertThatThrownBy(() -> b.sessionTimeoutMs(0))
+        .hasMessageContaining("connectTimeout");
+    assertThatThrownBy(() -> b.sessionTimeout(Duration.ofMillis(0)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("sessionTimeoutMs");
-    assertThatThrownBy(() -> b.writeRetryMs(0))
+        .hasMessageContaining("sessionTimeout");
+    assertThatThrownBy(() -> b.writeRetryDelay(Duration.ofMillis(0)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("writeRetryMs");
-    assertThatThrownBy(() -> b.readAttemptTimeoutMs(0))
+        .hasMessageContaining("writeRetryDelay");
+    assertThatThrownBy(() -> b.readAttemptTimeout(Duration.ofMillis(0)))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("readAttemptTimeoutMs");
+        .hasMessageContaining("readAttemptTimeout");
     assertThatThrownBy(() -> b.clientId(-5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("clientId");
@@ -54,9 +60,42 @@ class ZoolanderClientBuilderTest {
     assertThatThrownBy(() -> b.meterRegistry(null))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("meterRegistry");
-    assertThatThrownBy(() -> b.slaTauMs(Double.NaN))
+    assertThatThrownBy(() -> b.slaTau(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("slaTauMs");
+        .hasMessageContaining("slaTau");
+  }
+
+  @Test
+  void everyTimeSettingIsADurationThatMustBeGivenAndPositive() {
+    ZoolanderClientBuilder b = ZoolanderClient.builder();
+    Map<String, Function<Duration, ZoolanderClientBuilder>> settings =
+        Map.of(
+            "requestTimeout", b::requestTimeout,
+            "connectTimeout", b::connectTimeout,
+            "sessionTimeout", b::sessionTimeout,
+            "writeRetryDelay", b::writeRetryDelay,
+            "readAttemptTimeout", b::readAttemptTimeout,
+            "slaTau", b::slaTau);
+    settings.forEach(
+        (name, setter) -> {
+          assertThatThrownBy(() -> setter.apply(null))
+              .isInstanceOf(NullPointerException.class)
+              .hasMessageContaining(name);
+          assertThatThrownBy(() -> setter.apply(Duration.ofSeconds(-1)))
+              .isInstanceOf(IllegalArgumentException.class)
+              .hasMessageContaining(name);
+          assertThatThrownBy(() -> setter.apply(Duration.ZERO))
+              .isInstanceOf(IllegalArgumentException.class)
+              .hasMessageContaining(name);
+          assertThat(setter.apply(Duration.ofSeconds(3))).isSameAs(b);
+        });
+    assertThatThrownBy(() -> b.sessionTimeout(Duration.ofDays(30)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sessionTimeout");
+    assertThatThrownBy(() -> b.requestTimeout(Duration.ofNanos(500_000)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("requestTimeout");
+    assertThat(b.slaTau(Duration.ofNanos(500_000))).isSameAs(b);
   }
 
   @Test
@@ -86,13 +125,64 @@ class ZoolanderClientBuilderTest {
   }
 
   @Test
+  // NullAway: passes null on purpose, to check that it is rejected.
+  @SuppressWarnings("NullAway")
+  void everyReadPolicyRecordValidatesAtConstruction() {
+    assertThatThrownBy(() -> new ReadPolicy.Fixed(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("concurrency");
+    assertThatThrownBy(() -> new ReadPolicy.Hedged(0, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("percentile");
+    assertThatThrownBy(() -> new ReadPolicy.Hedged(0.9, null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("minDelay");
+    assertThatThrownBy(() -> new ReadPolicy.Hedged(0.9, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("minDelay");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(2, 1, 1, 200, 0.05, 4, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bounds");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 4, 200, 0.05, 4, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("initialConcurrency");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 1, 5, 0.05, 4, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("windowReads");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 1, 200, 1.5, 4, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("failureRatio");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 1, 200, 0.05, 0.5, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("variation");
+    assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 1, 200, 0.005, 1.2, 0.01, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lowering thresholds");
+  }
+
+  @Test
+  void theFactoriesBuildTheRecordsWithTodaysDefaults() {
+    assertThat(ReadPolicy.fixed(2)).isEqualTo(new ReadPolicy.Fixed(2)).hasToString("fixed(C=2)");
+    assertThat(ReadPolicy.all()).isEqualTo(new ReadPolicy.Fixed(Integer.MAX_VALUE));
+    assertThat(ReadPolicy.all()).hasToString("fixed(C=all)");
+    assertThat(ReadPolicy.hedged(0.95))
+        .isEqualTo(new ReadPolicy.Hedged(0.95, Duration.ofNanos(100_000)))
+        .hasToString("hedged(p95)");
+    assertThat(ReadPolicy.adaptive())
+        .isEqualTo(new ReadPolicy.Adaptive(1, Integer.MAX_VALUE, 1, 200, 0.05, 4.0, 0.01, 2.0));
+    assertThat(ReadPolicy.adaptiveBuilder().bounds(2, 3).initial(9).build().initialConcurrency())
+        .as("the initial C is clamped to the bounds")
+        .isEqualTo(3);
+  }
+
+  @Test
   void anUnreachableRepeaterFailsTheBuildWithConnectionLoss() {
     assertThatThrownBy(
             () ->
                 ZoolanderClient.builder()
                     .repeater("127.0.0.1", 1)
                     .duplicateAt("127.0.0.1", 1)
-                    .connectTimeoutMs(300)
+                    .connectTimeout(Duration.ofMillis(300))
                     .build())
         .isInstanceOf(ZoolanderException.class)
         .hasMessageContaining("repeater not reachable")

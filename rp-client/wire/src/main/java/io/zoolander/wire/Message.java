@@ -194,6 +194,9 @@ public sealed interface Message {
    *     absent
    * @param children the child names for GET_CHILDREN, otherwise empty
    */
+  // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
+  // toString are overridden below to use the array's content.
+  @SuppressWarnings("ArrayRecordComponent")
   record ReadReply(
       long clientId,
       long requestId,
@@ -316,6 +319,9 @@ public sealed interface Message {
    *
    * @param nonce {@link WireSettings#NONCE_BYTES} random bytes, fresh for every connection
    */
+  // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
+  // toString are overridden below to use the array's content.
+  @SuppressWarnings("ArrayRecordComponent")
   record Challenge(byte[] nonce) implements Message {
     /**
      * @throws IllegalArgumentException if a field is invalid; the message names it
@@ -354,6 +360,9 @@ public sealed interface Message {
    *     certificate
    * @param proof {@link WireSettings#PROOF_BYTES} bytes, or empty for a certificate
    */
+  // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
+  // toString are overridden below to use the array's content.
+  @SuppressWarnings("ArrayRecordComponent")
   record Auth(String principal, byte[] proof) implements Message {
     /**
      * @throws IllegalArgumentException if a field is invalid; the message names it
@@ -473,6 +482,10 @@ public sealed interface Message {
      * its data, and the data version and child version it has at the source, which the rejoining
      * duplicate reproduces.
      */
+    // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode
+    // and
+    // toString are overridden below to use the array's content.
+    @SuppressWarnings("ArrayRecordComponent")
     public record Node(String path, byte[] data, int version, int cversion) {
       /**
        * @throws IllegalArgumentException if a field is invalid; the message names it
@@ -524,6 +537,9 @@ public sealed interface Message {
    * @param message a human-readable reason; truncated to {@link
    *     WireSettings#MAX_ERROR_MESSAGE_BYTES} UTF-8 bytes
    */
+  // The wire's message is named ERROR; code always names it Message.Error (never imported alone),
+  // so it cannot be mistaken for java.lang.Error, and renaming it would change the public API.
+  @SuppressWarnings("JavaLangClash")
   record Error(ErrorCode code, long requestId, long retryAfterMillis, String message)
       implements Message {
     /** The {@code requestId} of an error that answers no particular request. */

@@ -60,6 +60,9 @@ public sealed interface Op {
    *
    * @param mode {@link CreateMode#PERSISTENT} or {@link CreateMode#PERSISTENT_SEQUENTIAL}
    */
+  // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
+  // toString are overridden below to use the array's content.
+  @SuppressWarnings("ArrayRecordComponent")
   record Create(String path, byte[] data, CreateMode mode) implements Op {
     /**
      * @throws IllegalArgumentException if a field is invalid; the message names it
@@ -97,6 +100,9 @@ public sealed interface Op {
   }
 
   /** Replaces a node's data if its version matches. */
+  // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
+  // toString are overridden below to use the array's content.
+  @SuppressWarnings("ArrayRecordComponent")
   record SetData(String path, byte[] data, int version) implements Op {
     /**
      * @throws IllegalArgumentException if a field is invalid; the message names it

@@ -50,7 +50,7 @@ public record PluginEndpoint(int duplicateId, long serverId, String host, int po
     }
     String text = new String(bytes, StandardCharsets.UTF_8);
     Map<String, String> fields = new HashMap<>();
-    for (String part : text.split(";")) {
+    for (String part : text.split(";", -1)) { // an empty part has no "=": skipped below
       int eq = part.indexOf('=');
       if (eq > 0) {
         fields.put(part.substring(0, eq), part.substring(eq + 1));

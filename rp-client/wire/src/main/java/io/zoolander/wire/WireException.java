@@ -62,6 +62,10 @@ public final class WireException extends CodecException {
     return requestId;
   }
 
+  // Deliberate: getMessage() stays the bare reason, which is what goes into the ERROR frame and
+  // what
+  // callers match; toString() adds the code and request for logs and stack traces.
+  @SuppressWarnings("OverrideThrowableToString")
   @Override
   public String toString() {
     return "WireException["

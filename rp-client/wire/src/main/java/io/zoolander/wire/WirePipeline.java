@@ -77,14 +77,14 @@ public final class WirePipeline {
    * when the peer does or after the linger.
    */
   private static void lingerClose(Channel channel) {
-    if (!(channel instanceof DuplexChannel) || !channel.isActive()) {
+    if (!(channel instanceof DuplexChannel duplex) || !channel.isActive()) {
       channel.close();
       return;
     }
     channel
         .config()
         .setAutoRead(true); // the application may have paused reading; the peer's FIN must be seen
-    ((DuplexChannel) channel).shutdownOutput();
+    duplex.shutdownOutput();
     ScheduledFuture<?> deadline =
         channel
             .eventLoop()

@@ -5,6 +5,8 @@ import static io.zoolander.wire.WireTestSupport.filled;
 import static io.zoolander.wire.WireTestSupport.sampleMessages;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -462,7 +464,8 @@ class WireFuzzTest {
       return n <= 1 ? 1 : Integer.highestOneBit(n - 1) << 1;
     }
 
-    private static void check(boolean condition, String format, Object... args) {
+    @FormatMethod
+    private static void check(boolean condition, @FormatString String format, Object... args) {
       if (!condition) {
         throw new AssertionError(String.format(format, args));
       }
@@ -528,49 +531,48 @@ class WireFuzzTest {
 
     private byte[] generate(Kind kind, SplittableRandom random) {
       switch (kind) {
-        case MUTATED:
+        case MUTATED -> {
           return nonEmpty(mutate(pick(random).clone(), random, 1 + random.nextInt(4)));
-        case SEVERAL_FRAMES:
-          {
-            byte[] b = pick(random);
-            int more = 1 + random.nextInt(3);
-            for (int i = 0; i < more; i++) {
-              byte[] next = pick(random).clone();
-              b = WireTestSupport.concat(b, random.nextBoolean() ? mutate(next, random, 1) : next);
-            }
-            return nonEmpty(b);
+        }
+        case SEVERAL_FRAMES -> {
+          byte[] b = pick(random);
+          int more = 1 + random.nextInt(3);
+          for (int i = 0; i < more; i++) {
+            byte[] next = pick(random).clone();
+            b = WireTestSupport.concat(b, random.nextBoolean() ? mutate(next, random, 1) : next);
           }
-        case GARBAGE_BODY:
-          { // a correct prefix, version and type, then random bytes
-            byte[] body = new byte[random.nextInt(64)];
-            random.nextBytes(body);
-            ByteBuf f =
-                Unpooled.buffer()
-                    .writeInt(2 + body.length)
-                    .writeByte(WireSettings.PROTOCOL_VERSION)
-                    .writeByte(1 + random.nextInt(10))
-                    .writeBytes(body);
-            return bytes(f);
+          return nonEmpty(b);
+        }
+        case GARBAGE_BODY -> {
+          // a correct prefix, version and type, then random bytes
+          byte[] body = new byte[random.nextInt(64)];
+          random.nextBytes(body);
+          ByteBuf f =
+              Unpooled.buffer()
+                  .writeInt(2 + body.length)
+                  .writeByte(WireSettings.PROTOCOL_VERSION)
+                  .writeByte(1 + random.nextInt(10))
+                  .writeBytes(body);
+          return bytes(f);
+        }
+        case HUGE_LENGTH -> {
+          // a frame whose prefix, or a length or count inside it, is far beyond what follows
+          byte[] b = pick(random).clone();
+          int pos = random.nextInt(4) == 0 ? 0 : random.nextInt(Math.max(1, b.length - 3));
+          int huge =
+              random.nextBoolean()
+                  ? INTERESTING_INTS[INTERESTING_INTS.length - 1 - random.nextInt(6)]
+                  : MAX_FRAME + random.nextInt(Integer.MAX_VALUE - MAX_FRAME);
+          if (b.length >= 4) {
+            Unpooled.wrappedBuffer(b).setInt(Math.min(pos, b.length - 4), huge);
           }
-        case HUGE_LENGTH:
-          { // a frame whose prefix, or a length or count inside it, is far beyond what follows
-            byte[] b = pick(random).clone();
-            int pos = random.nextInt(4) == 0 ? 0 : random.nextInt(Math.max(1, b.length - 3));
-            int huge =
-                random.nextBoolean()
-                    ? INTERESTING_INTS[INTERESTING_INTS.length - 1 - random.nextInt(6)]
-                    : MAX_FRAME + random.nextInt(Integer.MAX_VALUE - MAX_FRAME);
-            if (b.length >= 4) {
-              Unpooled.wrappedBuffer(b).setInt(Math.min(pos, b.length - 4), huge);
-            }
-            return b;
-          }
-        default:
-          {
-            byte[] b = new byte[1 + random.nextInt(64)];
-            random.nextBytes(b);
-            return b;
-          }
+          return b;
+        }
+        default -> {
+          byte[] b = new byte[1 + random.nextInt(64)];
+          random.nextBytes(b);
+          return b;
+        }
       }
     }
 
@@ -594,30 +596,36 @@ class WireFuzzTest {
     for (int i = 0; i < mutations && b.length > 0; i++) {
       int at = random.nextInt(b.length);
       switch (random.nextInt(9)) {
-        case 0: // flip a bit
+        case 0 -> {
+          // flip a bit
           b[at] ^= (byte) (1 << random.nextInt(8));
-          break;
-        case 1: // a random byte
+        }
+        case 1 -> {
+          // a random byte
           b[at] = (byte) random.nextInt(256);
-          break;
-        case 2: // the version or type byte of the first frame: unknown types and versions
+        }
+        case 2 -> {
+          // the version or type byte of the first frame: unknown types and versions
           b[Math.min(b.length - 1, 4 + random.nextInt(2))] = (byte) random.nextInt(256);
-          break;
-        case 3: // an interesting int anywhere, often over a length, count, enum or version
+        }
+        case 3 -> {
+          // an interesting int anywhere, often over a length, count, enum or version
           if (b.length >= 4) {
             Unpooled.wrappedBuffer(b)
                 .setInt(
                     random.nextInt(b.length - 3),
                     INTERESTING_INTS[random.nextInt(INTERESTING_INTS.length)]);
           }
-          break;
-        case 4: // truncate, fixing the length prefix half of the time
+        }
+        case 4 -> {
+          // truncate, fixing the length prefix half of the time
           b = Arrays.copyOf(b, at);
           if (b.length >= 4 && random.nextBoolean()) {
             Unpooled.wrappedBuffer(b).setInt(0, b.length - 4);
           }
-          break;
-        case 5: // insert random bytes, fixing the length prefix half of the time
+        }
+        case 5 -> {
+          // insert random bytes, fixing the length prefix half of the time
           byte[] extra = new byte[1 + random.nextInt(8)];
           random.nextBytes(extra);
           b =
@@ -626,20 +634,23 @@ class WireFuzzTest {
           if (b.length >= 4 && random.nextBoolean()) {
             Unpooled.wrappedBuffer(b).setInt(0, b.length - 4);
           }
-          break;
-        case 6: // delete a range
+        }
+        case 6 -> {
+          // delete a range
           int end = Math.min(b.length, at + 1 + random.nextInt(8));
           b = WireTestSupport.concat(Arrays.copyOf(b, at), Arrays.copyOfRange(b, end, b.length));
-          break;
-        case 7: // a byte that breaks a path or a UTF-8 sequence
+        }
+        case 7 -> {
+          // a byte that breaks a path or a UTF-8 sequence
           b[at] = (byte) new int[] {0, '/', '.', 0x7f, 0xc3, 0xff}[random.nextInt(6)];
-          break;
-        default: // shift the length prefix a little
+        }
+        default -> {
+          // shift the length prefix a little
           if (b.length >= 4) {
             ByteBuf w = Unpooled.wrappedBuffer(b);
             w.setInt(0, w.getInt(0) + random.nextInt(-8, 9));
           }
-          break;
+        }
       }
     }
     return b;

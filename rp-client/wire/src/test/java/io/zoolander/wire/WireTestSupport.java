@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 
@@ -30,7 +31,13 @@ final class WireTestSupport {
     }
   }
 
-  /** An embedded channel running the wire protocol, and what reached the end of its pipeline. */
+  /**
+   * An embedded channel running the wire protocol, and what reached the end of its pipeline.
+   *
+   * <p>Not {@code ScriptedPeer} (zoolander-test-support): these tests feed the codec bytes by hand
+   * and look at each exception in memory, without a socket, which a network peer cannot; and
+   * zoolander-test-support depends on this module, so its tests cannot use it.
+   */
   static final class Peer {
     final EmbeddedChannel channel = new EmbeddedChannel();
     final ExceptionRecorder recorder = new ExceptionRecorder();
@@ -202,7 +209,7 @@ final class WireTestSupport {
   static List<Message> sampleMessages() {
     List<Message> m = new ArrayList<>();
     for (Role role : Role.values()) {
-      m.add(Message.Hello.of(role, role.name().toLowerCase() + "-1"));
+      m.add(Message.Hello.of(role, role.name().toLowerCase(Locale.ROOT) + "-1"));
     }
     m.add(new Message.Hello(Role.CLIENT, "ü", 255));
     m.add(new Message.Hello(Role.ADMIN, repeat("i", WireSettings.MAX_ID_BYTES), 1));

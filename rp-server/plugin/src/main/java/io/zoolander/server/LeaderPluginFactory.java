@@ -1,5 +1,8 @@
 package io.zoolander.server;
 
+import io.zoolander.server.settings.Setting;
+import java.util.List;
+
 /**
  * Creates the {@link LeaderPlugin} of each leadership term.
  *
@@ -21,4 +24,18 @@ public interface LeaderPluginFactory {
    * @throws Exception if no plugin can be created
    */
   LeaderPlugin newPlugin() throws Exception;
+
+  /**
+   * The {@code zoo.cfg} entries the plugin reads, as descriptors with full keys (prefix {@value
+   * ZoolanderPeerMain#PROPERTY_PREFIX} included). When the list is not empty, the server refuses at
+   * start every {@value ZoolanderPeerMain#PROPERTY_PREFIX} key that neither it ({@link
+   * ZoolanderPeerMain#settings()}) nor this list has, naming the nearest known key, so that a
+   * misspelled key cannot silently leave a default in force. The default, an empty list, declares
+   * nothing and every key is accepted.
+   *
+   * @return the plugin's settings, empty if it does not declare them
+   */
+  default List<Setting<?>> settings() {
+    return List.of();
+  }
 }

@@ -4,7 +4,9 @@ import io.zoolander.server.internal.leader.LeaderPluginHost;
 import io.zoolander.server.internal.leader.PluginSettings;
 import io.zoolander.server.internal.leader.ZoolanderPeerConfig;
 import io.zoolander.server.internal.leader.ZoolanderQuorumPeer;
+import io.zoolander.server.settings.Setting;
 import java.io.IOException;
+import java.util.List;
 import javax.security.sasl.SaslException;
 import org.apache.zookeeper.audit.ZKAuditProvider;
 import org.apache.zookeeper.server.DatadirCleanupManager;
@@ -37,6 +39,12 @@ import org.slf4j.LoggerFactory;
  *       stop when leadership ends (default 5000).
  * </ul>
  *
+ * <p>The server checks these entries when it starts, however it is started ({@link #main}, {@link
+ * #initializeAndRun}, {@link #runFromConfig}): a factory that cannot be created, an invalid stop
+ * timeout, and, when the factory declares its plugin's settings ({@link
+ * LeaderPluginFactory#settings()}, as Zoolander's own plugin does), any {@value #PROPERTY_PREFIX}
+ * key that neither reads is a configuration error naming the key and the nearest known one.
+ *
  * <p>The plugin lives in the leader's ZooKeeper server, which exists only on the quorum code path.
  * A one-server duplicate therefore runs as a one-server ensemble: {@code standaloneEnabled=false}
  * and a single {@code server.1=...} line. A configuration that names a plugin factory but would run
@@ -51,13 +59,23 @@ import org.slf4j.LoggerFactory;
 public class ZoolanderPeerMain extends QuorumPeerMain {
 
   /** Prefix of the {@code zoo.cfg} entries that belong to Zoolander and its plugin. */
-  public static final String PROPERTY_PREFIX = "zoolander.";
+  public static final String PROPERTY_PREFIX = PluginSettings.PREFIX;
 
   /** {@code zoo.cfg} key naming the {@link LeaderPluginFactory} class. */
-  public static final String PLUGIN_FACTORY_KEY = "zoolander.pluginFactory";
+  public static final String PLUGIN_FACTORY_KEY = PluginSettings.FACTORY_KEY;
 
   /** {@code zoo.cfg} key: bound, in milliseconds, on waiting for a plugin to stop. */
-  public static final String STOP_TIMEOUT_KEY = "zoolander.plugin.stopTimeoutMs";
+  public static final String STOP_TIMEOUT_KEY = PluginSettings.STOP_TIMEOUT_KEY;
+
+  /**
+   * The {@code zoo.cfg} entries the launcher itself reads ({@value #PLUGIN_FACTORY_KEY}, {@value
+   * #STOP_TIMEOUT_KEY}), as descriptors. With those its plugin factory declares ({@link
+   * LeaderPluginFactory#settings()}), they are every {@value #PROPERTY_PREFIX} key the server
+   * accepts: another one is refused when the server starts.
+   */
+  public static List<Setting<?>> settings() {
+    return PluginSettings.SETTINGS;
+  }
 
   private static final Logger LOG = LoggerFactory.getLogger(ZoolanderPeerMain.class);
   private static final String USAGE = "Usage: ZoolanderPeerMain configfile";

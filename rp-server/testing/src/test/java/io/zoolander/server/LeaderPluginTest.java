@@ -5,15 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.Slow;
+import io.zoolander.testsupport.ZooKeepers;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * leadership ends (quorum lost, shutdown), and its failures never take ZooKeeper down.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Slow
 class LeaderPluginTest {
 
   private static final Duration WAIT = Duration.ofSeconds(30);
@@ -89,7 +90,7 @@ class LeaderPluginTest {
             .findFirst()
             .orElseThrow();
     ensemble.kill(follower);
-    Await.until(
+    Await.await(
         WAIT,
         "plugin on server " + second + " stops when it loses its quorum",
         () -> PluginEvents.count(ensemble.dataDir(second), "stop") == 1,
@@ -101,7 +102,7 @@ class LeaderPluginTest {
     ensemble.restart(follower);
     ensemble.restart(first);
     int third = ensemble.awaitLeader(WAIT);
-    Await.until(
+    Await.await(
         WAIT,
         "the plugin starts again on leader " + third,
         () ->
@@ -117,12 +118,12 @@ class LeaderPluginTest {
     ensemble = ensemble(1, FailingPluginFactory.class).start();
     client = connect(ensemble.connectString());
 
-    Await.until(
+    Await.await(
         WAIT,
         "the failing plugin was started, then stopped to release what it held",
         () ->
             PluginEvents.read(ensemble.dataDir(1)).stream()
-                .map(l -> l.split(" ")[0])
+                .map(l -> l.split(" ", -1)[0])
                 .toList()
                 .equals(List.of("start-failing", "stop")),
         () -> diagnostics());
@@ -155,7 +156,7 @@ class LeaderPluginTest {
    * (it does so after).
    */
   private void awaitLeaderZnode(int serverId) throws InterruptedException {
-    Await.until(
+    Await.await(
         WAIT,
         LeaderZnodePluginFactory.LEADER_PATH
             + " holds "
@@ -197,19 +198,7 @@ class LeaderPluginTest {
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("client connected")
-        .isTrue();
+    ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
   }
 }

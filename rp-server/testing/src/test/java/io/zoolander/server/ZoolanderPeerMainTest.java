@@ -3,9 +3,12 @@ package io.zoolander.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.zoolander.server.plugin.ZoolanderPluginFactory;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.zookeeper.Version;
+import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,6 +50,49 @@ class ZoolanderPeerMainTest {
             () -> new ZoolanderPeerMain().initializeAndRun(new String[] {cfg.toString()}))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("no.such.Factory");
+  }
+
+  @Test
+  void refusesAMisspelledZoolanderKeyNamingTheNearestKnownOne() throws Exception {
+    Path cfg =
+        config(
+            "standaloneEnabled=false",
+            "server.1=127.0.0.1:2888:3888",
+            "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+            "zoolander.duplicateId=1",
+            "zoolander.plugin.prot=7001");
+    // Started as ZooKeeper's QuorumPeerMain would be, not through the zoolander command.
+    assertThatThrownBy(
+            () -> new ZoolanderPeerMain().initializeAndRun(new String[] {cfg.toString()}))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("unknown Zoolander setting zoolander.plugin.prot")
+        .hasMessageContaining("did you mean zoolander.plugin.port?");
+    // A parsed configuration handed to runFromConfig is checked the same way, before anything runs.
+    QuorumPeerConfig parsed = new QuorumPeerConfig();
+    parsed.parse(cfg.toString());
+    assertThatThrownBy(() -> new ZoolanderPeerMain().runFromConfig(parsed))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("zoolander.plugin.prot")
+        .hasMessageContaining("did you mean zoolander.plugin.port?");
+  }
+
+  @Test
+  void refusesMisspelledSecurityAndLauncherKeysToo() throws Exception {
+    Path cfg =
+        config(
+            "standaloneEnabled=false",
+            "server.1=127.0.0.1:2888:3888",
+            "zoolander.pluginFactory=" + ZoolanderPluginFactory.class.getName(),
+            "zoolander.duplicateId=1",
+            "zoolander.tls.enable=true",
+            "zoolander.plugin.stopTimeoutMS=100");
+    assertThatThrownBy(
+            () -> new ZoolanderPeerMain().initializeAndRun(new String[] {cfg.toString()}))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "unknown Zoolander settings zoolander.plugin.stopTimeoutMS (did you mean"
+                + " zoolander.plugin.stopTimeoutMs?), zoolander.tls.enable (did you mean"
+                + " zoolander.tls.enabled?)");
   }
 
   private Path config(String... lines) throws Exception {

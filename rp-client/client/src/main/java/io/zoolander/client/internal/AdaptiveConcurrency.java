@@ -7,18 +7,21 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The autonomic degree-of-concurrency policy (after the St Andrews autonomic client): reads are
- * observed in windows of {@link ReadPolicy#windowReads()} reads (or one second, if that comes first
- * with at least 10 reads). At the end of a window, C goes up by one if the failure ratio (reads
- * where some duplicate refused, failed or timed out) or the latency variation (p90 / p50 of every
- * reply latency in the window, winners and losers) reached the raising thresholds, and down by one
- * if both are below the lowering thresholds. For {@code FIXED} and {@code HEDGED} policies C never
- * moves. Not thread-safe: used on the client's I/O thread. Internal: not part of the public API.
+ * observed in windows of {@link ReadPolicy.Adaptive#windowReads()} reads (or one second, if that
+ * comes first with at least 10 reads). At the end of a window, C goes up by one if the failure
+ * ratio (reads where some duplicate refused, failed or timed out) or the latency variation (p90 /
+ * p50 of every reply latency in the window, winners and losers) reached the raising thresholds, and
+ * down by one if both are below the lowering thresholds. For {@link ReadPolicy.Fixed} C never
+ * moves; for {@link ReadPolicy.Hedged} it is 1 (the hedges add the others). Not thread-safe: used
+ * on the client's I/O thread. Internal: not part of the public API.
  */
 public final class AdaptiveConcurrency {
   static final long WINDOW_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
   static final int WINDOW_MIN_READS = 10;
 
-  private final ReadPolicy policy;
+  /** The adaptive policy, or null when C never moves. */
+  private final ReadPolicy.Adaptive policy;
+
   private final Ticker ticker;
   private final int maxConcurrency;
   private volatile int concurrency;
@@ -31,10 +34,26 @@ public final class AdaptiveConcurrency {
   private double lastVariation;
 
   public AdaptiveConcurrency(ReadPolicy policy, int duplicates, Ticker ticker) {
-    this.policy = policy;
     this.ticker = ticker;
-    this.maxConcurrency = Math.min(duplicates, policy.maxConcurrency());
-    this.concurrency = Math.max(1, Math.min(maxConcurrency, policy.concurrency()));
+    int max;
+    int initial;
+    if (policy instanceof ReadPolicy.Adaptive adaptive) {
+      this.policy = adaptive;
+      max = adaptive.maxConcurrency();
+      initial = adaptive.initialConcurrency();
+    } else if (policy instanceof ReadPolicy.Fixed fixed) {
+      this.policy = null;
+      max = fixed.concurrency();
+      initial = fixed.concurrency();
+    } else if (policy instanceof ReadPolicy.Hedged) {
+      this.policy = null;
+      max = 1;
+      initial = 1;
+    } else {
+      throw new IllegalArgumentException("unknown read policy " + policy);
+    }
+    this.maxConcurrency = Math.min(duplicates, max);
+    this.concurrency = Math.max(1, Math.min(maxConcurrency, initial));
     this.windowStartNanos = ticker.nanoTime();
   }
 
@@ -45,7 +64,7 @@ public final class AdaptiveConcurrency {
 
   /** A reply latency (winning or losing) seen in this window. */
   public void recordLatency(long latencyNanos) {
-    if (policy.mode() != ReadPolicy.Mode.ADAPTIVE) {
+    if (policy == null) {
       return;
     }
     if (latencyCount == latencies.length) {
@@ -59,7 +78,7 @@ public final class AdaptiveConcurrency {
    * it.
    */
   public void recordRead(boolean failed) {
-    if (policy.mode() != ReadPolicy.Mode.ADAPTIVE) {
+    if (policy == null) {
       return;
     }
     reads++;

@@ -298,8 +298,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
               KeeperException.Code.BADARGUMENTS, "seq must be >= 0, was " + seq));
       return future;
     }
-    Barrier barrier =
-        new Barrier(nextRequestId.incrementAndGet(), seq, future, settings.ticker().nanoTime());
+    Barrier barrier = new Barrier(nextRequestId.incrementAndGet(), seq, future);
     loop.execute(() -> startBarrier(barrier));
     return future;
   }
@@ -375,7 +374,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   // ------------------------------------------------------------------ writes (event loop)
 
-  private final class PendingWrite {
+  private static final class PendingWrite {
     Message.Write write;
     final CompletableFuture<WriteResult> future;
     final long startNanos;
@@ -448,7 +447,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             TimeUnit.MILLISECONDS);
   }
 
-  private void onReply(PeerLink from, Message.Reply reply) {
+  private void onReply(Message.Reply reply) {
     advanceSeen(reply.seq());
     PendingWrite w = writes.remove(reply.requestId());
     if (w != null) {
@@ -624,7 +623,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   // ------------------------------------------------------------------ reads (event loop)
 
-  private final class PendingRead<T> {
+  private static final class PendingRead<T> {
     final long requestId;
     final ReadKind kind;
     final String path;
@@ -694,8 +693,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                                 : ""))),
             settings.requestTimeoutMs(),
             TimeUnit.MILLISECONDS));
-    ReadPolicy policy = settings.readPolicy();
-    int fanOut = policy.mode() == ReadPolicy.Mode.HEDGED ? 1 : concurrency.current();
+    ReadPolicy.Hedged hedged =
+        settings.readPolicy() instanceof ReadPolicy.Hedged h ? h : null; // null: C at once
+    int fanOut = hedged != null ? 1 : concurrency.current();
     int sent = 0;
     for (int i = 0; i < fanOut; i++) {
       if (sendToNext(r)) {
@@ -704,8 +704,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     if (sent == 0) {
       retryReadRound(r, DEFAULT_RETRY_AFTER_MS);
-    } else if (policy.mode() == ReadPolicy.Mode.HEDGED) {
-      scheduleHedge(r);
+    } else if (hedged != null) {
+      scheduleHedge(r, hedged);
     }
   }
 
@@ -738,18 +738,17 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     return false;
   }
 
-  private void scheduleHedge(PendingRead<?> r) {
+  private void scheduleHedge(PendingRead<?> r, ReadPolicy.Hedged policy) {
     long delayNanos =
         Math.max(
-            TimeUnit.MICROSECONDS.toNanos(settings.readPolicy().minHedgeDelayMicros()),
-            ranking.latencyPercentileNanos(
-                settings.readPolicy().hedgePercentile(), TimeUnit.MILLISECONDS.toNanos(1)));
+            policy.minDelay().toNanos(),
+            ranking.latencyPercentileNanos(policy.percentile(), TimeUnit.MILLISECONDS.toNanos(1)));
     r.timers.add(
         loop.schedule(
             () -> {
               if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
                 metrics.hedge();
-                scheduleHedge(r);
+                scheduleHedge(r, policy);
               }
             },
             delayNanos,
@@ -924,19 +923,17 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   // ------------------------------------------------------------------ barriers (event loop)
 
-  private final class Barrier {
+  private static final class Barrier {
     final long requestId;
     final long seq;
     final CompletableFuture<Void> future;
-    final long startNanos;
     final Set<Integer> waitingFor = new HashSet<>();
     ScheduledFuture<?> deadline;
 
-    Barrier(long requestId, long seq, CompletableFuture<Void> future, long startNanos) {
+    Barrier(long requestId, long seq, CompletableFuture<Void> future) {
       this.requestId = requestId;
       this.seq = seq;
       this.future = future;
-      this.startNanos = startNanos;
     }
   }
 
@@ -1014,7 +1011,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   private void onMessage(PeerLink from, Message message) {
     if (message instanceof Message.Reply reply) {
-      onReply(from, reply);
+      onReply(reply);
     } else if (message instanceof Message.ReadReply reply) {
       Barrier b = barriers.get(reply.requestId());
       if (b != null) {

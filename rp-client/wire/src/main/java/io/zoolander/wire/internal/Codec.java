@@ -81,40 +81,24 @@ public final class Codec {
 
   /** The wire name of a message type, for error messages. */
   static String typeName(int type) {
-    switch (type) {
-      case HELLO:
-        return "HELLO";
-      case WRITE:
-        return "WRITE";
-      case SEQUENCED:
-        return "SEQUENCED";
-      case REPLY:
-        return "REPLY";
-      case ACK:
-        return "ACK";
-      case RETRANSMIT:
-        return "RETRANSMIT";
-      case READ:
-        return "READ";
-      case READ_REPLY:
-        return "READ_REPLY";
-      case STATUS:
-        return "STATUS";
-      case ERROR:
-        return "ERROR";
-      case CHALLENGE:
-        return "CHALLENGE";
-      case AUTH:
-        return "AUTH";
-      case PLANNED_SLOWNESS:
-        return "PLANNED_SLOWNESS";
-      case TRANSFER_REQUEST:
-        return "TRANSFER_REQUEST";
-      case TRANSFER_CHUNK:
-        return "TRANSFER_CHUNK";
-      default:
-        return "type " + type;
-    }
+    return switch (type) {
+      case HELLO -> "HELLO";
+      case WRITE -> "WRITE";
+      case SEQUENCED -> "SEQUENCED";
+      case REPLY -> "REPLY";
+      case ACK -> "ACK";
+      case RETRANSMIT -> "RETRANSMIT";
+      case READ -> "READ";
+      case READ_REPLY -> "READ_REPLY";
+      case STATUS -> "STATUS";
+      case ERROR -> "ERROR";
+      case CHALLENGE -> "CHALLENGE";
+      case AUTH -> "AUTH";
+      case PLANNED_SLOWNESS -> "PLANNED_SLOWNESS";
+      case TRANSFER_REQUEST -> "TRANSFER_REQUEST";
+      case TRANSFER_CHUNK -> "TRANSFER_CHUNK";
+      default -> "type " + type;
+    };
   }
 
   // ---------------------------------------------------------------- encoding
@@ -367,90 +351,64 @@ public final class Codec {
     FrameReader in = new FrameReader(frame, name);
     Message m;
     try {
-      switch (type) {
-        case HELLO:
-          m =
-              new Message.Hello(
-                  Role.fromCode(in.readUnsignedByte("role")),
-                  in.readString("id", WireSettings.MAX_ID_BYTES),
-                  in.readInt("protocolVersion"));
-          break;
-        case WRITE:
-          m = readWrite(in);
-          break;
-        case SEQUENCED:
-          m =
-              new Message.Sequenced(
-                  in.readLong("epoch"),
-                  in.readLong("seq"),
-                  in.readLong("clientId"),
-                  in.readLong("requestId"),
-                  readOps(in, name));
-          break;
-        case REPLY:
-          m =
-              new Message.Reply(
-                  in.readLong("clientId"),
-                  in.readLong("requestId"),
-                  in.readLong("seq"),
-                  in.readInt("duplicateId"),
-                  readResults(in, name));
-          break;
-        case ACK:
-          m =
-              new Message.Ack(
-                  in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("appliedSeq"));
-          break;
-        case RETRANSMIT:
-          m =
-              new Message.Retransmit(
-                  in.readInt("duplicateId"),
-                  in.readLong("epoch"),
-                  in.readLong("fromSeq"),
-                  in.readLong("toSeq"));
-          break;
-        case READ:
-          m = readRead(in);
-          break;
-        case READ_REPLY:
-          m = readReadReply(in);
-          break;
-        case STATUS:
-          m =
-              new Message.Status(
-                  in.readInt("duplicateId"),
-                  in.readLong("epoch"),
-                  in.readLong("appliedSeq"),
-                  DuplicateState.fromCode(in.readUnsignedByte("state")));
-          break;
-        case ERROR:
-          m = readError(in);
-          break;
-        case PLANNED_SLOWNESS:
-          m = new Message.PlannedSlowness(in.readInt("duplicateId"), in.readLong("maxDurationMs"));
-          break;
-        case CHALLENGE:
-          m = new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));
-          break;
-        case AUTH:
-          m =
-              new Message.Auth(
-                  in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
-                  in.readBytes("proof", WireSettings.PROOF_BYTES));
-          break;
-        case TRANSFER_REQUEST:
-          m =
-              new Message.TransferRequest(
-                  in.readLong("transferId"), in.readInt("targetDuplicateId"));
-          break;
-        case TRANSFER_CHUNK:
-          m = readTransferChunk(in);
-          break;
-        default:
-          throw new WireException(
-              ErrorCode.UNKNOWN_MESSAGE_TYPE,
-              "unknown message type " + type + " (protocol version " + version + ")");
-      }
+      m =
+          switch (type) {
+            case HELLO ->
+                new Message.Hello(
+                    Role.fromCode(in.readUnsignedByte("role")),
+                    in.readString("id", WireSettings.MAX_ID_BYTES),
+                    in.readInt("protocolVersion"));
+            case WRITE -> readWrite(in);
+            case SEQUENCED ->
+                new Message.Sequenced(
+                    in.readLong("epoch"),
+                    in.readLong("seq"),
+                    in.readLong("clientId"),
+                    in.readLong("requestId"),
+                    readOps(in, name));
+            case REPLY ->
+                new Message.Reply(
+                    in.readLong("clientId"),
+                    in.readLong("requestId"),
+                    in.readLong("seq"),
+                    in.readInt("duplicateId"),
+                    readResults(in, name));
+            case ACK ->
+                new Message.Ack(
+                    in.readInt("duplicateId"), in.readLong("epoch"), in.readLong("appliedSeq"));
+            case RETRANSMIT ->
+                new Message.Retransmit(
+                    in.readInt("duplicateId"),
+                    in.readLong("epoch"),
+                    in.readLong("fromSeq"),
+                    in.readLong("toSeq"));
+            case READ -> readRead(in);
+            case READ_REPLY -> readReadReply(in);
+            case STATUS ->
+                new Message.Status(
+                    in.readInt("duplicateId"),
+                    in.readLong("epoch"),
+                    in.readLong("appliedSeq"),
+                    DuplicateState.fromCode(in.readUnsignedByte("state")));
+            case ERROR -> readError(in);
+            case PLANNED_SLOWNESS ->
+                new Message.PlannedSlowness(
+                    in.readInt("duplicateId"), in.readLong("maxDurationMs"));
+            case CHALLENGE ->
+                new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));
+            case AUTH ->
+                new Message.Auth(
+                    in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),
+                    in.readBytes("proof", WireSettings.PROOF_BYTES));
+            case TRANSFER_REQUEST ->
+                new Message.TransferRequest(
+                    in.readLong("transferId"), in.readInt("targetDuplicateId"));
+            case TRANSFER_CHUNK -> readTransferChunk(in);
+            default ->
+                throw new WireException(
+                    ErrorCode.UNKNOWN_MESSAGE_TYPE,
+                    "unknown message type " + type + " (protocol version " + version + ")");
+          };
     } catch (IllegalArgumentException e) {
       throw new WireException(ErrorCode.MALFORMED_FRAME, name + ": " + e.getMessage(), e);
     }
@@ -622,49 +580,45 @@ public final class Codec {
     }
     String path = in.readString("op path", Integer.MAX_VALUE);
     switch (type) {
-      case OP_CREATE:
-        {
-          int flag = in.readUnsignedByte("op mode");
-          byte[] data = readData(in, refusal);
-          // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood
-          // the logs.
-          CreateMode mode = CreateMode.fromFlag(flag, null);
-          if (mode == null) {
-            throw refusal.of(ErrorCode.INVALID_OP, "mode: unknown create mode flag " + flag);
-          }
-          if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
-            throw refusal.of(
-                ErrorCode.INVALID_OP,
-                "mode: "
-                    + mode
-                    + " is not replicated (sessions, containers and"
-                    + " TTLs are per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
-          }
-          refusal.checkPath(path, mode.isSequential());
-          return new Op.Create(path, data, mode);
+      case OP_CREATE -> {
+        int flag = in.readUnsignedByte("op mode");
+        byte[] data = readData(in, refusal);
+        // Not fromFlag(int): it logs at ERROR for every bad flag, which would let any peer flood
+        // the logs.
+        CreateMode mode = CreateMode.fromFlag(flag, null);
+        if (mode == null) {
+          throw refusal.of(ErrorCode.INVALID_OP, "mode: unknown create mode flag " + flag);
         }
-      case OP_SET_DATA:
-        {
-          byte[] data = readData(in, refusal);
-          int version = in.readInt("op version");
-          refusal.checkPath(path, false);
-          refusal.checkVersion(version);
-          return new Op.SetData(path, data, version);
+        if (mode != CreateMode.PERSISTENT && mode != CreateMode.PERSISTENT_SEQUENTIAL) {
+          throw refusal.of(
+              ErrorCode.INVALID_OP,
+              "mode: "
+                  + mode
+                  + " is not replicated (sessions, containers and"
+                  + " TTLs are per ensemble); use PERSISTENT or PERSISTENT_SEQUENTIAL");
         }
-      case OP_DELETE:
-        {
-          int version = in.readInt("op version");
-          refusal.checkPath(path, false);
-          refusal.checkVersion(version);
-          return new Op.Delete(path, version);
-        }
-      default:
-        {
-          int version = in.readInt("op version");
-          refusal.checkPath(path, false);
-          refusal.checkVersion(version);
-          return new Op.Check(path, version);
-        }
+        refusal.checkPath(path, mode.isSequential());
+        return new Op.Create(path, data, mode);
+      }
+      case OP_SET_DATA -> {
+        byte[] data = readData(in, refusal);
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.SetData(path, data, version);
+      }
+      case OP_DELETE -> {
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.Delete(path, version);
+      }
+      default -> {
+        int version = in.readInt("op version");
+        refusal.checkPath(path, false);
+        refusal.checkVersion(version);
+        return new Op.Check(path, version);
+      }
     }
   }
 
@@ -689,23 +643,14 @@ public final class Codec {
       try {
         int type = in.readUnsignedByte("result type");
         switch (type) {
-          case RESULT_CREATED:
-            results.add(new OpResult.Created(in.readString("result path", Integer.MAX_VALUE)));
-            break;
-          case RESULT_DATA_SET:
-            results.add(new OpResult.DataSet(in.readInt("result version")));
-            break;
-          case RESULT_DELETED:
-            results.add(new OpResult.Deleted());
-            break;
-          case RESULT_CHECKED:
-            results.add(new OpResult.Checked());
-            break;
-          case RESULT_FAILED:
-            results.add(new OpResult.Failed(keeperCode(in.readInt("result code"))));
-            break;
-          default:
-            throw new IllegalArgumentException("unknown result type " + type);
+          case RESULT_CREATED ->
+              results.add(new OpResult.Created(in.readString("result path", Integer.MAX_VALUE)));
+          case RESULT_DATA_SET -> results.add(new OpResult.DataSet(in.readInt("result version")));
+          case RESULT_DELETED -> results.add(new OpResult.Deleted());
+          case RESULT_CHECKED -> results.add(new OpResult.Checked());
+          case RESULT_FAILED ->
+              results.add(new OpResult.Failed(keeperCode(in.readInt("result code"))));
+          default -> throw new IllegalArgumentException("unknown result type " + type);
         }
       } catch (IllegalArgumentException e) {
         throw new WireException(

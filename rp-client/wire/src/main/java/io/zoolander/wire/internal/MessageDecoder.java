@@ -36,11 +36,10 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (!(msg instanceof ByteBuf)) {
+    if (!(msg instanceof ByteBuf frame)) {
       ctx.fireChannelRead(msg);
       return;
     }
-    ByteBuf frame = (ByteBuf) msg;
     if (failed) {
       frame.release();
       return;
@@ -79,8 +78,8 @@ public final class MessageDecoder extends ChannelInboundHandlerAdapter {
    * failure.
    */
   private static WireException translate(Throwable cause) {
-    if (cause instanceof WireException) {
-      return (WireException) cause;
+    if (cause instanceof WireException wire) {
+      return wire;
     }
     if (cause instanceof TooLongFrameException) {
       return new WireException(

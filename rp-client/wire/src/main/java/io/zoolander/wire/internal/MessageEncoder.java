@@ -30,11 +30,10 @@ public final class MessageEncoder extends ChannelOutboundHandlerAdapter {
 
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-    if (!(msg instanceof Message)) {
+    if (!(msg instanceof Message m)) {
       ctx.write(msg, promise);
       return;
     }
-    Message m = (Message) msg;
     ByteBuf buf = ctx.alloc().ioBuffer(Math.min(Codec.sizeHint(m), maxFrameBytes));
     try {
       Codec.encode(m, buf);

@@ -1,5 +1,7 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.settings.Setting;
+import java.util.Arrays;
 import java.util.List;
 
 /** Text helpers of the commands: wrapped help paragraphs and one-line error messages. */
@@ -12,13 +14,26 @@ final class Help {
    */
   static final int WIDTH = 79;
 
+  /** Appends one entry per descriptor: {@code key=default}, then its doc wrapped and indented. */
+  static void settings(List<? extends Setting<?>> settings, List<String> lines) {
+    for (Setting<?> s : settings) {
+      lines.add("  " + s.key() + "=" + s.defaultText());
+      wrap(s.doc(), "      ", lines);
+    }
+  }
+
   /**
    * Appends {@code text} wrapped at {@link #WIDTH} columns, every line starting with {@code
    * indent}.
    */
   static void wrap(String text, String indent, List<String> lines) {
     StringBuilder line = new StringBuilder(indent);
-    for (String word : text.split(" ")) {
+    String[] words = text.split(" ", -1);
+    int count = words.length;
+    while (count > 0 && words[count - 1].isEmpty()) {
+      count--; // trailing spaces add no empty words
+    }
+    for (String word : Arrays.asList(words).subList(0, count)) {
       if (line.length() > indent.length() && line.length() + 1 + word.length() > WIDTH) {
         lines.add(line.toString());
         line.setLength(0);

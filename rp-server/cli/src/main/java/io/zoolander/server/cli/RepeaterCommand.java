@@ -1,6 +1,7 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.server.repeater.Repeater;
+import io.zoolander.server.repeater.RepeaterKeys;
 import io.zoolander.server.repeater.RepeaterListener;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -47,17 +48,14 @@ final class RepeaterCommand implements Callable<Integer> {
   @Mixin JmxOptions jmx;
 
   /**
-   * The help section listing every setting of the properties file, from {@link
-   * RepeaterConfig#SETTINGS}.
+   * The help section listing every setting of the properties file, from the repeater's descriptors
+   * ({@link RepeaterKeys#ALL}).
    */
   static List<String> settingsHelp() {
     List<String> lines = new ArrayList<>();
     lines.add("");
     lines.add("Settings of the properties file (key=default):");
-    for (RepeaterConfig.Setting s : RepeaterConfig.SETTINGS) {
-      lines.add("  " + s.key() + "=" + s.defaultValue());
-      Help.wrap(s.meaning(), "      ", lines);
-    }
+    Help.settings(RepeaterKeys.ALL.settings(), lines);
     lines.add("");
     lines.add("Example:");
     lines.add("  clientHost=0.0.0.0");

@@ -4,9 +4,13 @@ import io.micrometer.core.instrument.Metrics;
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.internal.leader.PluginSettings;
 import io.zoolander.server.internal.leader.ZoolanderPeerConfig;
+import io.zoolander.server.plugin.PluginKeys;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
 import io.zoolander.server.security.PluginSecurity;
+import io.zoolander.server.settings.Setting;
+import io.zoolander.server.settings.SettingException;
+import io.zoolander.server.settings.SettingSet;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -14,7 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeSet;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.zookeeper.server.DatadirCleanupManager;
 import org.apache.zookeeper.server.admin.AdminServer.AdminServerException;
@@ -53,113 +57,19 @@ final class ServerCommand implements Callable<Integer> {
 
   @Mixin JmxOptions jmx;
 
-  /** One documented zoo.cfg entry: key, default as text, meaning. */
+  /** One documented ZooKeeper entry of zoo.cfg: key, default as text, meaning. */
   record Entry(String key, String defaultValue, String meaning) {}
 
   /**
-   * Every {@code zoolander.*} setting, keys and defaults read from {@link ZoolanderPluginConfig}
-   * and {@link ZoolanderPeerMain}; a unit test checks that no key of {@link ZoolanderPluginConfig}
-   * is missing.
+   * Every {@code zoolander.*} setting, from the descriptors of their owners: the plugin's ({@link
+   * PluginKeys#SETTINGS}), the launcher's ({@link ZoolanderPeerMain#settings()}) and the security
+   * entries ({@link PluginSecurity#SETTINGS}), in that order.
    */
-  static final List<Entry> ZOOLANDER_SETTINGS =
-      withSecurity(
-          List.of(
-              new Entry(
-                  ZoolanderPeerMain.PLUGIN_FACTORY_KEY,
-                  ZoolanderPluginFactory.class.getName(),
-                  "Required, with this value: the plugin that runs while this server leads."),
-              new Entry(
-                  ZoolanderPluginConfig.DUPLICATE_ID_KEY,
-                  "<id> (required)",
-                  "This duplicate's id (an integer >= 0): the same on every server of the ensemble, different in every"
-                      + " duplicate, and the <id> of the repeater's duplicate.<id> line."),
-              new Entry(
-                  ZoolanderPluginConfig.BASE_PATH_KEY,
-                  ZoolanderPluginConfig.BASE_PATH_DEFAULT,
-                  "Where Zoolander keeps its znodes in this ensemble; the same in every duplicate, the repeater and the"
-                      + " clients."),
-              new Entry(
-                  ZoolanderPluginConfig.HOST_KEY,
-                  ZoolanderPluginConfig.HOST_DEFAULT,
-                  "Address the plugin's server binds to (repeater and clients connect to it); 0.0.0.0 for every"
-                      + " interface, with "
-                      + ZoolanderPluginConfig.ADVERTISED_HOST_KEY
-                      + "."),
-              new Entry(
-                  ZoolanderPluginConfig.PORT_KEY,
-                  Integer.toString(ZoolanderPluginConfig.PORT_DEFAULT),
-                  "Port it binds to; 0 picks a free one. Either way the address is published in the"
-                      + " <basePath>/endpoint znode, where the repeater and clients find it."),
-              new Entry(
-                  ZoolanderPluginConfig.ADVERTISED_HOST_KEY,
-                  "(the bind host)",
-                  "Host published in the endpoint znode: one the repeater and clients can reach. Required when the bind"
-                      + " host is a wildcard address."),
-              new Entry(
-                  ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY,
-                  Integer.toString(ZoolanderPluginConfig.SESSION_TIMEOUT_MS_DEFAULT),
-                  "Session timeout (ms) of the plugin's ZooKeeper client of its own server; ZooKeeper clamps it to"
-                      + " 2..20 ticks."),
-              new Entry(
-                  ZoolanderPluginConfig.CONNECT_TIMEOUT_MS_KEY,
-                  Long.toString(ZoolanderPluginConfig.CONNECT_TIMEOUT_MS_DEFAULT),
-                  "How long (ms) the plugin waits at start for its own server to accept its client."),
-              new Entry(
-                  ZoolanderPluginConfig.GAP_BUFFER_MESSAGES_KEY,
-                  Integer.toString(ZoolanderPluginConfig.GAP_BUFFER_MESSAGES_DEFAULT),
-                  "Most sequenced writes held after a gap while the missing ones are retransmitted."),
-              new Entry(
-                  ZoolanderPluginConfig.RETRANSMIT_TIMEOUT_MS_KEY,
-                  Long.toString(ZoolanderPluginConfig.RETRANSMIT_TIMEOUT_MS_DEFAULT),
-                  "How long (ms) a retransmission request stays unanswered before it is sent again."),
-              new Entry(
-                  ZoolanderPluginConfig.READ_WAIT_MS_KEY,
-                  Long.toString(ZoolanderPluginConfig.READ_WAIT_MS_DEFAULT),
-                  "How long (ms) a read waits for this duplicate to apply the client's last seen seq before it is"
-                      + " refused (the client tries another duplicate)."),
-              new Entry(
-                  ZoolanderPluginConfig.MAX_WAITING_READS_KEY,
-                  Integer.toString(ZoolanderPluginConfig.MAX_WAITING_READS_DEFAULT),
-                  "Most reads waiting at once; more are refused at once."),
-              new Entry(
-                  ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY,
-                  Integer.toString(ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT),
-                  "Received, unhandled messages at which the plugin stops reading the connection that sent the last"
-                      + " one (TCP back-pressure) until half are handled."),
-              new Entry(
-                  ZoolanderPluginConfig.ADVERTISED_PORT_KEY,
-                  Integer.toString(ZoolanderPluginConfig.ADVERTISED_PORT_DEFAULT),
-                  "Port published in the endpoint znode; 0 publishes the bound port. Set it when the repeater and"
-                      + " clients reach the plugin through a forwarded port or a proxy."),
-              new Entry(
-                  ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_KEY,
-                  Integer.toString(ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_DEFAULT),
-                  "Most applied writes kept in memory (also at most "
-                      + ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES
-                      + " bytes), so that a new repeater can recover from this duplicate the writes other duplicates"
-                      + " missed when the old repeater died; 0 keeps none."),
-              new Entry(
-                  ZoolanderPluginConfig.MAX_BATCH_BYTES_KEY,
-                  Integer.toString(ZoolanderPluginConfig.MAX_BATCH_BYTES_DEFAULT),
-                  "Most bytes of one batch of writes, applied as one ZooKeeper multi (besides at most 64 writes and"
-                      + " jute.maxbuffer). ZooKeeper keeps its last 500 proposals in memory: this bounds what they hold."),
-              new Entry(
-                  ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_KEY,
-                  Long.toString(ZoolanderPluginConfig.PLANNED_SLOWNESS_MAX_MS_DEFAULT),
-                  "Planned slowness: the plugin tells its clients when its server starts a snapshot and when it ends, and"
-                      + " they read from other duplicates meanwhile; this bounds how long a client keeps it out if the end"
-                      + " is lost. 0 announces nothing."),
-              new Entry(
-                  ZoolanderPeerMain.STOP_TIMEOUT_KEY,
-                  Long.toString(PluginSettings.DEFAULT_STOP_TIMEOUT.toMillis()),
-                  "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops.")));
-
-  /** {@code base}, then the security entries of {@link PluginSecurity} (all off by default). */
-  private static List<Entry> withSecurity(List<Entry> base) {
-    List<Entry> all = new ArrayList<>(base);
-    PluginSecurity.KEYS.forEach(k -> all.add(new Entry(k.key(), k.defaultValue(), k.meaning())));
-    return List.copyOf(all);
-  }
+  static final List<Setting<?>> ZOOLANDER_SETTINGS =
+      SettingSet.of(ZoolanderPeerMain.PROPERTY_PREFIX, PluginKeys.SETTINGS)
+          .and(ZoolanderPeerMain.settings())
+          .and(PluginSecurity.SETTINGS)
+          .settings();
 
   /** The ZooKeeper entries Zoolander depends on. */
   static final List<Entry> ZOOKEEPER_ENTRIES =
@@ -198,10 +108,7 @@ final class ServerCommand implements Callable<Integer> {
     List<String> lines = new ArrayList<>();
     lines.add("");
     lines.add("Zoolander settings in zoo.cfg (key=default):");
-    for (Entry e : ZOOLANDER_SETTINGS) {
-      lines.add("  " + e.key() + "=" + e.defaultValue());
-      Help.wrap(e.meaning(), "      ", lines);
-    }
+    Help.settings(ZOOLANDER_SETTINGS, lines);
     lines.add("");
     lines.add("ZooKeeper entries that matter:");
     for (Entry e : ZOOKEEPER_ENTRIES) {
@@ -295,21 +202,22 @@ final class ServerCommand implements Callable<Integer> {
               + " (without it the server is plain ZooKeeper)");
     }
     try {
+      // The launcher's own check, as when the server starts: the factory, the stop timeout, and
+      // every key against the descriptors of the launcher and of the plugin the factory makes.
       PluginSettings.of(parsed);
     } catch (ConfigException e) {
-      throw new CliException(file + ": " + Help.oneLine(e));
-    }
-    if (factory.trim().equals(ZoolanderPluginFactory.class.getName())) {
-      TreeSet<String> unknown = new TreeSet<>(zoolander.keySet());
-      ZOOLANDER_SETTINGS.forEach(e -> unknown.remove(e.key()));
-      if (!unknown.isEmpty()) {
+      if (e.getCause() instanceof SettingException unknown && !unknown.unknownKeys().isEmpty()) {
         throw new CliException(
             file
                 + ": unknown Zoolander setting"
-                + (unknown.size() > 1 ? "s " : " ")
-                + String.join(", ", unknown)
-                + " (zoolander server --help lists them)");
+                + (unknown.unknownKeys().size() > 1 ? "s " : " ")
+                + String.join(", ", unknown.unknownKeys().keySet())
+                + " (zoolander server --help lists them)",
+            suggestions(unknown.unknownKeys()));
       }
+      throw new CliException(file + ": " + Help.oneLine(e));
+    }
+    if (factory.trim().equals(ZoolanderPluginFactory.class.getName())) {
       try {
         ZoolanderPluginConfig.from(zoolander);
       } catch (IllegalArgumentException e) {
@@ -330,5 +238,11 @@ final class ServerCommand implements Callable<Integer> {
       }
     }
     return parsed;
+  }
+
+  /** {@code did you mean k?} for the unknown keys that have a near known key, null if none. */
+  private static String suggestions(Map<String, Optional<String>> unknown) {
+    List<String> near = unknown.values().stream().flatMap(Optional::stream).toList();
+    return near.isEmpty() ? null : "did you mean " + String.join(", ", near) + "?";
   }
 }

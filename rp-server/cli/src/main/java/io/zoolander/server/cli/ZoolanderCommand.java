@@ -1,6 +1,7 @@
 package io.zoolander.server.cli;
 
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.List;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,8 +28,13 @@ public final class ZoolanderCommand implements Runnable {
 
   public static void main(String[] args) {
     logDefaults();
+    // The platform's default charset, as PrintWriter(OutputStream, boolean) uses: console output.
+    Charset console = Charset.defaultCharset();
     System.exit(
-        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        execute(
+            args,
+            new PrintWriter(System.out, true, console),
+            new PrintWriter(System.err, true, console)));
   }
 
   /**
@@ -80,7 +86,11 @@ public final class ZoolanderCommand implements Runnable {
         });
     cli.setExecutionExceptionHandler(
         (ex, commandLine, parseResult) -> {
-          if (ex instanceof CliException || ex instanceof IllegalArgumentException) {
+          if (ex instanceof CliException failure) {
+            commandLine.getErr().println("zoolander: " + failure.line());
+            return 1;
+          }
+          if (ex instanceof IllegalArgumentException) {
             commandLine.getErr().println("zoolander: " + ex.getMessage());
             return 1;
           }

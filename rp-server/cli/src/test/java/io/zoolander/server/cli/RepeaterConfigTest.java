@@ -46,26 +46,25 @@ class RepeaterConfigTest {
     Path file = dir.resolve("repeater.properties");
     Files.writeString(
         file,
-        String.join(
-                "\n",
-                "# a deployment of three duplicates",
-                "! also a comment",
-                "",
-                "  clientHost = 0.0.0.0  ",
-                "clientPort=7000",
-                "duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181",
-                "duplicate.1=zk-a1:2181,zk-a2:2181/chroot",
-                "duplicate.2=[::1]:2182",
-                "basePath=/rp",
-                "logCapacity=1000",
-                "sessionTimeoutMs=4000",
-                "startTimeoutMs=9000",
-                "epoch=42",
-                "clientIoThreads=2",
-                "juteMaxBuffer=4194304",
-                "batching=1000",
-                "autoRejoin=false")
-            + "\n");
+        """
+        # a deployment of three duplicates
+        ! also a comment
+
+          clientHost = 0.0.0.0 \s
+        clientPort=7000
+        duplicate.3=zk-c1:2181,zk-c2:2181,zk-c3:2181
+        duplicate.1=zk-a1:2181,zk-a2:2181/chroot
+        duplicate.2=[::1]:2182
+        basePath=/rp
+        logCapacity=1000
+        sessionTimeoutMs=4000
+        startTimeoutMs=9000
+        epoch=42
+        clientIoThreads=2
+        juteMaxBuffer=4194304
+        batching=1000
+        autoRejoin=false
+        """);
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c)
         .isEqualTo(
@@ -210,6 +209,32 @@ class RepeaterConfigTest {
                     "duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.burstMs=x"))
         .isInstanceOf(CliException.class)
         .hasMessage("r.properties line 3: admission.burstMs: not an integer: 'x'");
+  }
+
+  @Test
+  void aMisspelledKeyIsRefusedWithTheNearestKnownKey() {
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "logCapacty=1000"))
+        .isInstanceOf(CliException.class)
+        .hasMessageStartingWith("r.properties line 2: unknown key 'logCapacty' (known: ")
+        .satisfies(
+            e -> {
+              CliException c = (CliException) e;
+              assertThat(c.hint()).isEqualTo("did you mean logCapacity?");
+              assertThat(c.line()).endsWith("(--help lists them)); did you mean logCapacity?");
+            });
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "tls.enable=true"))
+        .isInstanceOf(CliException.class)
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean tls.enabled?");
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "admission.tauMS=5"))
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean admission.tauMs?");
+    assertThatThrownBy(() -> parse("duplicat.2=h:1"))
+        .extracting(e -> ((CliException) e).hint())
+        .isEqualTo("did you mean duplicate.2?");
+    assertThatThrownBy(() -> parse("duplicate.1=127.0.0.1:2181", "somethingElse=1"))
+        .extracting(e -> ((CliException) e).hint())
+        .isNull();
   }
 
   @Test

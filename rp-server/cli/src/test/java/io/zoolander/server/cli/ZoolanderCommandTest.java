@@ -243,6 +243,9 @@ class ZoolanderCommandTest {
         base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.prot=7001",
         ": unknown Zoolander setting zoolander.plugin.prot (zoolander server --help lists them)");
     assertServerError(
+        base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.prot=7001",
+        "; did you mean zoolander.plugin.port?");
+    assertServerError(
         base + "\n" + quorum + "\n" + plugin + "\nzoolander.plugin.stopTimeoutMs=-5",
         "zoolander.plugin.stopTimeoutMs must be positive");
     Files.delete(data.resolve("myid"));
@@ -332,6 +335,14 @@ class ZoolanderCommandTest {
     assertThat(badValue.exit()).isEqualTo(1);
     assertThat(badValue.err())
         .isEqualTo("zoolander: " + bad + " line 2: logCapacity: not an integer: 'lots'\n");
+
+    Files.writeString(bad, "duplicate.1=127.0.0.1:2181\nclientPotr=7000\n");
+    CliRun misspelled = run("repeater", "--config", bad.toString());
+    assertThat(misspelled.exit()).isEqualTo(1);
+    assertThat(misspelled.err())
+        .startsWith("zoolander: " + bad + " line 2: unknown key 'clientPotr' (known: ")
+        .endsWith("; did you mean clientPort?\n");
+    assertThat(misspelled.err().strip()).doesNotContain("\n");
 
     CliRun noConfig = run("repeater");
     assertThat(noConfig.exit()).isEqualTo(2);

@@ -17,8 +17,8 @@ public final class DuplicateInfo {
 
   /**
    * @param id the duplicate id
-   * @param state {@code FENCED}, or the repeater's connection state to its plugin ({@code
-   *     STREAMING}, ...)
+   * @param state {@code FENCED}, or the repeater's link state to its plugin ({@code STREAMING},
+   *     ...)
    * @param appliedSeq the highest seq the duplicate acknowledged
    * @param lag writes sequenced that it has not acknowledged
    * @param endpoint its active plugin's {@code host:port}, empty while none is published

@@ -2,6 +2,7 @@ package io.zoolander.server.security;
 
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
+import io.zoolander.server.settings.Setting;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.TlsSettings;
@@ -20,7 +21,7 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 /**
  * The plugin's security settings, read from the {@code zoolander.*} entries of a duplicate's {@code
  * zoo.cfg}; all off by default (the plugin then behaves as before security existed). Every key is
- * listed in {@link #KEYS}; see {@code docs/operations.md}, section Security.
+ * described in {@link #SETTINGS}; see {@code docs/operations.md}, section Security.
  *
  * <ul>
  *   <li>TLS on the plugin's listener ({@code zoolander.tls.*}), optionally mutual.
@@ -44,44 +45,46 @@ public final class PluginSecurity {
   /** Key of the file holding the plugin's ZooKeeper digest password. */
   public static final String ZOOKEEPER_PASSWORD_FILE_KEY = PREFIX + "zookeeper.passwordFile";
 
-  /** Every security key of zoo.cfg, full names, with its default and meaning. */
-  public static final List<SecurityKeys.Key> KEYS;
+  /**
+   * Every security setting of zoo.cfg, full keys ({@value #PREFIX} included), with its default and
+   * meaning: the descriptors {@link #from(Map)} reads, which the launcher checks zoo.cfg's keys
+   * against and the help lists.
+   */
+  public static final List<Setting<?>> SETTINGS;
 
   static {
-    List<SecurityKeys.Key> keys = new ArrayList<>();
-    for (SecurityKeys.Key k : SecurityKeys.TLS) {
-      keys.add(new SecurityKeys.Key(PREFIX + k.key(), k.defaultValue(), k.meaning()));
+    List<Setting<?>> keys = new ArrayList<>();
+    for (Setting<?> k : SecurityKeys.TLS) {
+      keys.add(k.withPrefix(PREFIX));
     }
+    keys.add(SecurityKeys.SECRETS_FILE.withPrefix(PREFIX));
     keys.add(
-        new SecurityKeys.Key(
-            PREFIX + SecurityKeys.AUTH_SECRETS_FILE,
-            SecurityKeys.SECRETS_FILE.defaultValue(),
-            SecurityKeys.SECRETS_FILE.meaning()));
-    keys.add(
-        new SecurityKeys.Key(
+        SecurityKeys.allowList(
             PREFIX + SecurityKeys.AUTH_ALLOW_REPEATER,
             "(anyone)",
             "Comma-separated principals "
                 + "allowed to connect as the repeater and send SEQUENCED; when set, a repeater must authenticate."));
     keys.add(
-        new SecurityKeys.Key(
+        SecurityKeys.allowList(
             PREFIX + SecurityKeys.AUTH_ALLOW_CLIENT,
             "(anyone)",
             "Comma-separated principals "
                 + "allowed to connect as clients (reads, replies); when set, a client must authenticate."));
     keys.add(
-        new SecurityKeys.Key(
-            ZOOKEEPER_USER_KEY,
-            "(none)",
-            "Digest user of the plugin's own ZooKeeper session; "
-                + "with it, Zoolander's znodes get an ACL letting only this identity write (everyone may read)."));
+        Setting.text(ZOOKEEPER_USER_KEY)
+            .defaultText("(none)")
+            .doc(
+                "Digest user of the plugin's own ZooKeeper session; "
+                    + "with it, Zoolander's znodes get an ACL letting only this identity write (everyone may read).")
+            .build());
     keys.add(
-        new SecurityKeys.Key(
-            ZOOKEEPER_PASSWORD_FILE_KEY,
-            "(none)",
-            "File holding that user's password (trailing "
-                + "line breaks ignored); the same on every server of every duplicate that shares the identity."));
-    KEYS = List.copyOf(keys);
+        Setting.text(ZOOKEEPER_PASSWORD_FILE_KEY)
+            .defaultText("(none)")
+            .doc(
+                "File holding that user's password (trailing "
+                    + "line breaks ignored); the same on every server of every duplicate that shares the identity.")
+            .build());
+    SETTINGS = List.copyOf(keys);
   }
 
   private final LinkSecurity link;

@@ -133,7 +133,7 @@ public record AnomalySettings(
    */
   public static AnomalySettings parse(String text) {
     Map<String, String> fields = new HashMap<>();
-    for (String part : text.split(";")) {
+    for (String part : text.split(";", -1)) { // empty parts are skipped below
       if (part.isBlank()) {
         continue;
       }

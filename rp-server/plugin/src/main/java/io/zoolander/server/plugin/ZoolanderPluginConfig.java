@@ -1,5 +1,6 @@
 package io.zoolander.server.plugin;
 
+import io.zoolander.server.settings.Setting;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,8 +9,9 @@ import java.util.Map;
 /**
  * The settings of the Zoolander plugin, read from the {@code zoolander.*} entries of a duplicate's
  * {@code zoo.cfg} and validated once, when the plugin starts. Every key, default and bound is a
- * named constant here; every duration is in milliseconds and every size in messages, as the names
- * say.
+ * named constant here, and every entry is described by a {@link PluginKeys} descriptor (which the
+ * launcher checks zoo.cfg's keys against when the server starts); every duration is in milliseconds
+ * and every size in messages, as the names say.
  *
  * <table>
  * <caption>zoo.cfg entries</caption>
@@ -54,9 +56,9 @@ import java.util.Map;
  * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like
  * every ZooKeeper server running Zoolander, {@code standaloneEnabled=false}. {@code
  * zoolander.plugin.stopTimeoutMs} (how long the server waits for the plugin to stop) is read by the
- * server, see {@link io.zoolander.server.ZoolanderPeerMain}. The security entries ({@code
- * zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by {@link
- * PluginSecurity}.
+ * server, see {@link io.zoolander.server.ZoolanderPeerMain#settings()}. The security entries
+ * ({@code zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by
+ * {@link PluginSecurity}.
  *
  * @param duplicateId this duplicate's id
  * @param znodes the znode layout under the base path
@@ -264,17 +266,17 @@ public record ZoolanderPluginConfig(
     if (rawId == null) {
       errors.add(DUPLICATE_ID_KEY + " is required");
     } else {
-      duplicateId = (int) parse(errors, properties, DUPLICATE_ID_KEY, -1, 0, Integer.MAX_VALUE);
+      duplicateId = (int) parse(errors, properties, PluginKeys.DUPLICATE_ID, -1);
     }
     Znodes znodes = null;
-    String basePath = orDefault(properties, BASE_PATH_KEY, BASE_PATH_DEFAULT);
+    String basePath = orDefault(properties, PluginKeys.BASE_PATH);
     try {
       znodes = new Znodes(basePath);
     } catch (IllegalArgumentException e) {
       errors.add(BASE_PATH_KEY + ": " + e.getMessage());
     }
-    String host = orDefault(properties, HOST_KEY, HOST_DEFAULT);
-    int port = (int) parse(errors, properties, PORT_KEY, PORT_DEFAULT, 0, 65_535);
+    String host = orDefault(properties, PluginKeys.HOST);
+    int port = (int) parse(errors, properties, PluginKeys.PORT);
     String advertisedHost = orDefault(properties, ADVERTISED_HOST_KEY, host);
     if (isWildcard(advertisedHost)) {
       errors.add(
@@ -286,80 +288,16 @@ public record ZoolanderPluginConfig(
     } else if (advertisedHost.contains(";")) {
       errors.add(ADVERTISED_HOST_KEY + " must not contain ';': " + advertisedHost);
     }
-    int sessionTimeoutMs =
-        (int)
-            parse(
-                errors,
-                properties,
-                SESSION_TIMEOUT_MS_KEY,
-                SESSION_TIMEOUT_MS_DEFAULT,
-                1,
-                MAX_TIMEOUT_MS);
-    long connectTimeoutMs =
-        parse(
-            errors,
-            properties,
-            CONNECT_TIMEOUT_MS_KEY,
-            CONNECT_TIMEOUT_MS_DEFAULT,
-            1,
-            MAX_TIMEOUT_MS);
-    int gapBufferMessages =
-        (int)
-            parse(
-                errors,
-                properties,
-                GAP_BUFFER_MESSAGES_KEY,
-                GAP_BUFFER_MESSAGES_DEFAULT,
-                1,
-                MAX_MESSAGES);
-    long retransmitTimeoutMs =
-        parse(
-            errors,
-            properties,
-            RETRANSMIT_TIMEOUT_MS_KEY,
-            RETRANSMIT_TIMEOUT_MS_DEFAULT,
-            1,
-            MAX_TIMEOUT_MS);
-    long readWaitMs =
-        parse(errors, properties, READ_WAIT_MS_KEY, READ_WAIT_MS_DEFAULT, 0, MAX_TIMEOUT_MS);
-    int maxWaitingReads =
-        (int)
-            parse(
-                errors,
-                properties,
-                MAX_WAITING_READS_KEY,
-                MAX_WAITING_READS_DEFAULT,
-                0,
-                MAX_MESSAGES);
-    int maxQueuedMessages =
-        (int)
-            parse(
-                errors,
-                properties,
-                MAX_QUEUED_MESSAGES_KEY,
-                MAX_QUEUED_MESSAGES_DEFAULT,
-                2,
-                MAX_MESSAGES);
-    int advertisedPort =
-        (int) parse(errors, properties, ADVERTISED_PORT_KEY, ADVERTISED_PORT_DEFAULT, 0, 65_535);
-    int recentWritesMessages =
-        (int)
-            parse(
-                errors,
-                properties,
-                RECENT_WRITES_MESSAGES_KEY,
-                RECENT_WRITES_MESSAGES_DEFAULT,
-                0,
-                MAX_MESSAGES);
-    int maxBatchBytes =
-        (int)
-            parse(
-                errors,
-                properties,
-                MAX_BATCH_BYTES_KEY,
-                MAX_BATCH_BYTES_DEFAULT,
-                MIN_BATCH_BYTES,
-                Integer.MAX_VALUE);
+    int sessionTimeoutMs = (int) parse(errors, properties, PluginKeys.SESSION_TIMEOUT_MS);
+    long connectTimeoutMs = parse(errors, properties, PluginKeys.CONNECT_TIMEOUT_MS);
+    int gapBufferMessages = (int) parse(errors, properties, PluginKeys.GAP_BUFFER_MESSAGES);
+    long retransmitTimeoutMs = parse(errors, properties, PluginKeys.RETRANSMIT_TIMEOUT_MS);
+    long readWaitMs = parse(errors, properties, PluginKeys.READ_WAIT_MS);
+    int maxWaitingReads = (int) parse(errors, properties, PluginKeys.MAX_WAITING_READS);
+    int maxQueuedMessages = (int) parse(errors, properties, PluginKeys.MAX_QUEUED_MESSAGES);
+    int advertisedPort = (int) parse(errors, properties, PluginKeys.ADVERTISED_PORT);
+    int recentWritesMessages = (int) parse(errors, properties, PluginKeys.RECENT_WRITES_MESSAGES);
+    int maxBatchBytes = (int) parse(errors, properties, PluginKeys.MAX_BATCH_BYTES);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
@@ -392,14 +330,18 @@ public record ZoolanderPluginConfig(
     return value == null ? defaultValue : value;
   }
 
+  private static String orDefault(Map<String, String> properties, Setting<String> setting) {
+    return orDefault(properties, setting.key(), setting.defaultValue().orElseThrow());
+  }
+
+  /** The value of an integer setting, checked against its descriptor's range. */
+  private static long parse(List<String> errors, Map<String, String> properties, Setting<Long> s) {
+    return parse(errors, properties, s, s.defaultValue().orElseThrow());
+  }
+
   private static long parse(
-      List<String> errors,
-      Map<String, String> properties,
-      String key,
-      long defaultValue,
-      long min,
-      long max) {
-    String value = trimmed(properties, key);
+      List<String> errors, Map<String, String> properties, Setting<Long> s, long defaultValue) {
+    String value = trimmed(properties, s.key());
     if (value == null) {
       return defaultValue;
     }
@@ -407,11 +349,13 @@ public record ZoolanderPluginConfig(
     try {
       parsed = Long.parseLong(value);
     } catch (NumberFormatException e) {
-      errors.add(key + " is not an integer: '" + value + "'");
+      errors.add(s.key() + " is not an integer: '" + value + "'");
       return defaultValue;
     }
+    long min = s.min().orElse(Long.MIN_VALUE);
+    long max = s.max().orElse(Long.MAX_VALUE);
     if (parsed < min || parsed > max) {
-      errors.add(key + " must be " + min + ".." + max + ", was " + parsed);
+      errors.add(s.key() + " must be " + min + ".." + max + ", was " + parsed);
       return defaultValue;
     }
     return parsed;

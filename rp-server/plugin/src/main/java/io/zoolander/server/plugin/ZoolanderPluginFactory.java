@@ -3,6 +3,8 @@ package io.zoolander.server.plugin;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.LeaderPluginFactory;
 import io.zoolander.server.internal.plugin.ZoolanderPlugin;
+import io.zoolander.server.settings.Setting;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -22,9 +24,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * zoolander.plugin.gapBufferMessages=256
  * </pre>
  *
- * <p>and run the servers with {@link io.zoolander.server.ZoolanderPeerMain}. The settings are
- * validated when a plugin starts ({@link ZoolanderPluginConfig}); invalid settings are logged and
- * the server keeps serving as plain ZooKeeper.
+ * <p>and run the servers with {@link io.zoolander.server.ZoolanderPeerMain}. The factory declares
+ * every key the plugin reads ({@link #settings()}), so the server refuses an unknown or misspelled
+ * {@code zoolander.*} key when it starts. The values are validated when a plugin starts ({@link
+ * ZoolanderPluginConfig}); invalid values are logged and the server keeps serving as plain
+ * ZooKeeper.
  *
  * <p>While its server leads, the plugin:
  *
@@ -70,6 +74,14 @@ public final class ZoolanderPluginFactory implements LeaderPluginFactory {
     ZoolanderPlugin plugin = new ZoolanderPlugin();
     latest.set(plugin);
     return plugin;
+  }
+
+  /**
+   * @return {@link PluginKeys#ALL}: the plugin's entries and the security entries
+   */
+  @Override
+  public List<Setting<?>> settings() {
+    return PluginKeys.ALL.settings();
   }
 
   /**

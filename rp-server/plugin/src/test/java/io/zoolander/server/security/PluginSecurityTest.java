@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.wire.Role;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -51,7 +52,7 @@ class PluginSecurityTest {
         .as("reads stay open unless allow.client is set")
         .isFalse();
     assertThat(s.protectsZnodes()).isTrue();
-    assertThat(new String(s.zooKeeperAuth())).isEqualTo("plugin:pw");
+    assertThat(new String(s.zooKeeperAuth(), StandardCharsets.UTF_8)).isEqualTo("plugin:pw");
     assertThat(s.acl()).isEqualTo(PluginSecurity.aclFor("plugin:pw"));
     assertThat(s.acl())
         .hasSize(2)

@@ -9,7 +9,7 @@ import java.util.Optional;
  * @param id the duplicate id
  * @param connectString the ZooKeeper connect string of the duplicate's ensemble
  * @param endpoint the active plugin's endpoint as last published, empty while none is
- * @param connectionState the repeater's connection to that plugin
+ * @param linkState the state of the repeater's link (its connection) to that plugin
  * @param ackedSeq the highest seq the duplicate is known to have applied: its bookkeeping state at
  *     start, then its STATUS and ACKs
  * @param fenced whether the duplicate is fenced: the repeater sends it nothing more (it needs a
@@ -20,7 +20,7 @@ public record DuplicateView(
     int id,
     String connectString,
     Optional<PluginEndpoint> endpoint,
-    ConnectionState connectionState,
+    LinkState linkState,
     long ackedSeq,
     boolean fenced,
     Optional<String> fenceReason) {}

@@ -10,8 +10,8 @@ import io.zoolander.wire.ErrorCode;
 public interface RepeaterListener {
 
   /**
-   * A duplicate's endpoint, connection state or fencing changed (acked seq changes are not
-   * reported: read them from {@link Repeater#duplicates()}).
+   * A duplicate's endpoint, link state or fencing changed (acked seq changes are not reported: read
+   * them from {@link Repeater#duplicates()}).
    */
   default void duplicateChanged(DuplicateView duplicate) {}
 

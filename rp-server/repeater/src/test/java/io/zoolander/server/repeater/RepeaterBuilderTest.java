@@ -56,7 +56,7 @@ class RepeaterBuilderTest {
               d -> {
                 assertThat(d.id()).isEqualTo(1);
                 assertThat(d.connectString()).isEqualTo("127.0.0.1:2181");
-                assertThat(d.connectionState()).isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
+                assertThat(d.linkState()).isEqualTo(LinkState.WAITING_FOR_ENDPOINT);
                 assertThat(d.fenced()).isFalse();
               });
       assertThatThrownBy(() -> repeater.duplicate(2)).isInstanceOf(IllegalArgumentException.class);

@@ -185,11 +185,10 @@ public final class FaultProxy implements AutoCloseable {
   private void setMode(Mode next, long delay) {
     onLoop(
         () -> {
-          Mode previous = mode;
           delayMillis = delay;
           mode = next;
           for (Pair pair : new ArrayList<>(pairs)) {
-            pair.apply(previous, next);
+            pair.apply(next);
           }
           return null;
         });
@@ -229,11 +228,11 @@ public final class FaultProxy implements AutoCloseable {
         front.config().setAutoRead(true);
         back.config().setAutoRead(true);
       } else {
-        apply(Mode.PASS, mode);
+        apply(mode);
       }
     }
 
-    void apply(Mode previous, Mode next) {
+    void apply(Mode next) {
       switch (next) {
         case PASS, DELAY -> {
           if (halfOpen) {
@@ -391,7 +390,7 @@ public final class FaultProxy implements AutoCloseable {
   }
 
   /** The target's side. */
-  private final class Target extends ChannelInboundHandlerAdapter {
+  private static final class Target extends ChannelInboundHandlerAdapter {
     private final Pair pair;
 
     Target(Pair pair) {

@@ -127,6 +127,10 @@ public final class RepeaterProcess implements AutoCloseable {
   }
 
   /** Where clients connect. */
+  // AddressSelection: the IPv4 loopback literal on purpose: clients connect to and verify the
+  // host string "127.0.0.1"; getLoopbackAddress() is named "localhost" (and is ::1 when IPv6 is
+  // preferred), which would change both.
+  @SuppressWarnings("AddressSelection")
   public InetSocketAddress address() {
     return new InetSocketAddress("127.0.0.1", config.clientPort);
   }

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -690,7 +691,7 @@ public final class ZooKeeperEnsemble implements AutoCloseable {
               StandardCharsets.UTF_8,
               StandardOpenOption.CREATE,
               StandardOpenOption.APPEND)) {
-        log.write("==== " + LocalDateTime.now() + " " + line + "\n");
+        log.write("==== " + LocalDateTime.now(ZoneId.systemDefault()) + " " + line + "\n");
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot write " + logFile(), e);
       }

@@ -155,6 +155,9 @@ class RepeaterCommandTest {
   }
 
   @Test
+  // BanJNDI: the point of the test is a JMX client connecting by URL to the local connector it
+  // started (RMI over loopback); no user input is looked up.
+  @SuppressWarnings("BanJNDI")
   void servesJmxOnTheJmxPort() throws Exception {
     Running command = new Running(config(), "--jmx-port", "0");
     Matcher started = command.awaitStarted(JMX_STARTED);
@@ -180,7 +183,7 @@ class RepeaterCommandTest {
           .isEqualTo((double) epoch);
       WriteResult created = client.create("/through-jmx", new byte[] {1}).get(30, TimeUnit.SECONDS);
       assertThat(created.succeeded()).isTrue();
-      Await.until(
+      Await.await(
           Duration.ofSeconds(30),
           "the applied-seq meter shows seq " + created.seq(),
           () -> value(jmx, appliedSeq).equals((double) created.seq()),

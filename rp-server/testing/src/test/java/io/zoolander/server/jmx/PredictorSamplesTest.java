@@ -61,7 +61,7 @@ class PredictorSamplesTest {
         Thread.sleep(STALL_MS / 6);
         CompletableFuture<WriteResult> second = client.setData("/p", value, -1);
         long firstSeq = first.get(30, TimeUnit.SECONDS).seq();
-        Await.until(
+        Await.await(
             WAIT,
             "the repeater has 1's ACK",
             () -> repeater.duplicate(1).ackedSeq() >= firstSeq,
@@ -70,7 +70,7 @@ class PredictorSamplesTest {
         assertThat(second.isDone()).as("2 still being applied when 3 is sent").isFalse();
         long thirdSeq = third.get(30, TimeUnit.SECONDS).seq();
         second.get(30, TimeUnit.SECONDS);
-        Await.until(
+        Await.await(
             WAIT,
             "the repeater has 3's ACK",
             () -> repeater.duplicate(1).ackedSeq() >= thirdSeq,

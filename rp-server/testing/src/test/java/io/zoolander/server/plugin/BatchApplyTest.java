@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -66,8 +67,8 @@ class BatchApplyTest {
   @Test
   void aFailingWriteInTheMiddleFailsAloneAndItsNeighboursApplyInBatches() throws Exception {
     long clientId = 201;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       List<Message.Sequenced> writes =
@@ -112,9 +113,9 @@ class BatchApplyTest {
   void writesInOneBatchSeeTheWritesBeforeThemAndAMultiWriteStaysAtomic() throws Exception {
     long clientA = 202;
     long clientB = 203;
-    try (FakePeer a = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientA));
-        FakePeer b = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientB));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer a = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientA));
+        ScriptedPeer b = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientB));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       List<Message.Sequenced> writes =
@@ -180,7 +181,7 @@ class BatchApplyTest {
     long epoch;
     long seq;
     List<Message.Sequenced> writes = new ArrayList<>();
-    try (FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       epoch = Math.max(1, repeater.status().epoch());
       seq = repeater.status().appliedSeq();
       writes.add(
@@ -200,8 +201,8 @@ class BatchApplyTest {
     ensemble.restart(1);
     PluginEndpoint before = endpoint;
     endpoint = awaitEndpoint(zk, ensemble, e -> !e.equals(before));
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long applied = repeater.status().appliedSeq();
       assertThat(applied).isBetween(seq, seq + 5);
       // The repeater resends everything after the crash, overlapping what was applied.
@@ -221,8 +222,8 @@ class BatchApplyTest {
   void writesTooLargeForOneRequestTogetherAreSplitAndAllApply() throws Exception {
     long clientId = 205;
     byte[] large = new byte[300 * 1024]; // four of them exceed jute.maxbuffer (1 MB) as one request
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       List<Message.Sequenced> writes = new ArrayList<>();
@@ -245,7 +246,7 @@ class BatchApplyTest {
   /**
    * @return the next {@code count} REPLYs on {@code client}, by seq
    */
-  private static Map<Long, Message.Reply> replies(FakePeer client, int count)
+  private static Map<Long, Message.Reply> replies(ScriptedPeer client, int count)
       throws InterruptedException {
     Map<Long, Message.Reply> replies = new HashMap<>();
     for (int i = 0; i < count; i++) {
@@ -256,7 +257,7 @@ class BatchApplyTest {
     return replies;
   }
 
-  private static void awaitAck(FakePeer repeater, long seq) throws InterruptedException {
+  private static void awaitAck(ScriptedPeer repeater, long seq) throws InterruptedException {
     while (repeater.nextOf(Message.Ack.class).appliedSeq() < seq) {
       // cumulative ACKs: wait for the one covering seq (nextOf fails after its timeout)
     }

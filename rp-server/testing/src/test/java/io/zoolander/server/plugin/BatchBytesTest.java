@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -62,8 +63,8 @@ class BatchBytesTest {
     PluginEndpoint endpoint = awaitEndpoint(zk, ensemble, e -> true);
     long clientId = 301;
     int count = 8;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       List<Message.Sequenced> writes = new ArrayList<>();

@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.testsupport.ZooKeepers;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -39,17 +39,9 @@ class PlainClientAnomalyTest {
   @BeforeAll
   static void start() throws Exception {
     cluster = EmbeddedCluster.builder().duplicates(1).start();
-    CountDownLatch connected = new CountDownLatch(1);
     zk =
-        new ZooKeeper(
-            cluster.duplicate(1).connectString(),
-            30_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
+        ZooKeepers.connect(
+            cluster.duplicate(1).connectString(), Duration.ofSeconds(30), Duration.ofSeconds(30));
     zk.create(
         "/plain",
         "v".getBytes(StandardCharsets.UTF_8),

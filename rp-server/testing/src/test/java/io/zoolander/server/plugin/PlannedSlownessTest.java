@@ -4,6 +4,7 @@ import static io.zoolander.server.plugin.PluginTestSupport.awaitEndpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
@@ -36,7 +37,7 @@ class PlannedSlownessTest {
               .start();
       zk = PluginTestSupport.connect(ensemble.connectString());
       PluginEndpoint endpoint = awaitEndpoint(zk, ensemble, e -> true);
-      try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, "301")) {
+      try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, "301")) {
         zk.create("/snapshot-me", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         for (int i = 0; i < 30; i++) { // 10 is enough for at least one snapshot; bounded
           zk.setData("/snapshot-me", new byte[] {(byte) i}, -1);

@@ -4,6 +4,8 @@ import static io.zoolander.server.plugin.PluginTestSupport.ZNODES;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
+import io.zoolander.testsupport.Slow;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * benchmark queued until it ran out of memory.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
+@Slow
 class PluginBackPressureTest {
 
   private static final int DUPLICATE_ID = 1;
@@ -77,7 +80,7 @@ class PluginBackPressureTest {
     PluginEndpoint endpoint = PluginTestSupport.awaitEndpoint(zk, ensemble, e -> true);
     zk.create("/bp", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     setAnomaly("probability=1;delayMs=3000;applies=writes"); // every write: 3 s each
-    try (FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       byte[] value = new byte[VALUE_BYTES];

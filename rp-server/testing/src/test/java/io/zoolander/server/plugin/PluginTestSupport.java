@@ -1,21 +1,17 @@
 package io.zoolander.server.plugin;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.zoolander.server.ZoolanderPeerMain;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 
@@ -51,19 +47,7 @@ final class PluginTestSupport {
   }
 
   static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("client connected")
-        .isTrue();
+    ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
   }
 
@@ -72,7 +56,7 @@ final class PluginTestSupport {
       ZooKeeper zk, ZooKeeperEnsemble ensemble, Predicate<PluginEndpoint> accepted)
       throws InterruptedException {
     AtomicReference<PluginEndpoint> found = new AtomicReference<>();
-    Await.until(
+    Await.await(
         WAIT,
         "the plugin publishes an acceptable endpoint",
         () -> {

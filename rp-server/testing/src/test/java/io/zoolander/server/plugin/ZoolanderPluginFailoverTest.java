@@ -8,6 +8,7 @@ import static io.zoolander.server.plugin.PluginTestSupport.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.Message;
@@ -56,8 +57,8 @@ class ZoolanderPluginFailoverTest {
     long epoch = 1;
     long seq = 0;
     Message.Sequenced last;
-    try (FakePeer client = FakePeer.hello(first, Role.CLIENT, Long.toString(CLIENT_ID));
-        FakePeer repeater = FakePeer.hello(first, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(first, Role.CLIENT, Long.toString(CLIENT_ID));
+        ScriptedPeer repeater = ScriptedPeer.hello(first, Role.REPEATER, "repeater")) {
       assertThat(repeater.status())
           .isEqualTo(new Message.Status(DUPLICATE_ID, 0, 0, DuplicateState.ACTIVE));
       repeater.send(
@@ -78,8 +79,8 @@ class ZoolanderPluginFailoverTest {
     assertThat(newLeader).isNotEqualTo(leader);
     PluginEndpoint second = awaitEndpoint(zk, ensemble, e -> e.serverId() == newLeader);
 
-    try (FakePeer client = FakePeer.hello(second, Role.CLIENT, Long.toString(CLIENT_ID));
-        FakePeer repeater = FakePeer.hello(second, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(second, Role.CLIENT, Long.toString(CLIENT_ID));
+        ScriptedPeer repeater = ScriptedPeer.hello(second, Role.REPEATER, "repeater")) {
       assertThat(repeater.status())
           .isEqualTo(new Message.Status(DUPLICATE_ID, epoch, seq, DuplicateState.ACTIVE));
       repeater.send(last); // already applied by the old leader's plugin: ignored

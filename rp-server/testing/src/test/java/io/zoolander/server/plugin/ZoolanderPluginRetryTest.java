@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -77,8 +78,8 @@ class ZoolanderPluginRetryTest {
   @Test
   void aRetriedWriteIsAppliedOnceAndAnsweredWithTheOriginalSeqAndResults() throws Exception {
     long clientId = 201;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       repeater.send(
@@ -138,8 +139,8 @@ class ZoolanderPluginRetryTest {
   @Test
   void aRetriedFailedWriteGetsTheSameFailureEvenIfItWouldSucceedNow() throws Exception {
     long clientId = 202;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       List<Op> orphan = List.of(Op.create("/rf/child", utf8("c")));
@@ -165,8 +166,8 @@ class ZoolanderPluginRetryTest {
   @Test
   void aRetryOlderThanTheWindowGetsDuplicateRequest() throws Exception {
     long clientId = 203;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       repeater.send(
@@ -209,8 +210,8 @@ class ZoolanderPluginRetryTest {
   @Test
   void aRequestIdSentAfterAHigherOneWasAppliedIsRefusedNotTakenForARetry() throws Exception {
     long clientId = 205;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       repeater.send(
@@ -241,8 +242,8 @@ class ZoolanderPluginRetryTest {
     long seq;
     Message.Reply first;
     List<Op> ops = List.of(Op.create("/rr", utf8("0")), Op.createSequential("/rr/n-", utf8("1")));
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       epoch = Math.max(1, repeater.status().epoch());
       seq = repeater.status().appliedSeq();
       repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 7, ops));
@@ -262,8 +263,8 @@ class ZoolanderPluginRetryTest {
               Stat stat = PluginTestSupport.stat(zk, ZNODES.endpoint());
               return stat != null && stat.getEphemeralOwner() != ownerBefore;
             });
-    try (FakePeer client = FakePeer.hello(restarted, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(restarted, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(restarted, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(restarted, Role.REPEATER, "repeater")) {
       repeater.send(new Message.Sequenced(epoch, ++seq, clientId, 7, ops));
       assertThat(client.next(Message.Reply.class)).isEqualTo(first);
       assertThat(repeater.next(Message.Ack.class).appliedSeq()).isEqualTo(seq);
@@ -311,8 +312,8 @@ class ZoolanderPluginRetryTest {
       ZoolanderPluginView view = factory.plugin().orElseThrow();
       assertThat(view.anomalyInjector()).isEqualTo(AnomalySettings.OFF);
       PluginEndpoint published = view.endpoint().orElseThrow();
-      try (FakePeer client = FakePeer.hello(published, Role.CLIENT, "5");
-          FakePeer repeater = FakePeer.hello(published, Role.REPEATER, "repeater")) {
+      try (ScriptedPeer client = ScriptedPeer.hello(published, Role.CLIENT, "5");
+          ScriptedPeer repeater = ScriptedPeer.hello(published, Role.REPEATER, "repeater")) {
         repeater.send(new Message.Sequenced(1, 1, 5, 1, List.of(Op.create("/a", utf8("a")))));
         Message.Reply created = client.next(Message.Reply.class);
         repeater.send(new Message.Sequenced(1, 2, 5, 1, List.of(Op.create("/a", utf8("a")))));
@@ -359,8 +360,8 @@ class ZoolanderPluginRetryTest {
 
   private static void awaitInjector(ZoolanderPluginView view, boolean enabled)
       throws InterruptedException {
-    Await.until(
-        FakePeer.WAIT,
+    Await.await(
+        ScriptedPeer.WAIT,
         "the anomaly injector is " + (enabled ? "on" : "off"),
         () -> view.anomalyInjector().enabled() == enabled,
         () -> "injector: " + view.anomalyInjector());

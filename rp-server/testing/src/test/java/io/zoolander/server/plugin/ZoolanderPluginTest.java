@@ -15,6 +15,8 @@ import io.zoolander.server.internal.repeater.EpochTakenException;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.ErrorCode;
@@ -75,7 +77,7 @@ class ZoolanderPluginTest {
 
   @Test
   void helloIsAnsweredWithStatusAndAnythingElseFirstIsRefused() throws Exception {
-    try (FakePeer admin = FakePeer.hello(endpoint, Role.ADMIN, "console")) {
+    try (ScriptedPeer admin = ScriptedPeer.hello(endpoint, Role.ADMIN, "console")) {
       Message.Status status = admin.status();
       BookkeepingState stored = state(zk);
       assertThat(status)
@@ -83,12 +85,12 @@ class ZoolanderPluginTest {
               new Message.Status(
                   DUPLICATE_ID, stored.epoch(), stored.appliedSeq(), DuplicateState.ACTIVE));
     }
-    try (FakePeer rude = FakePeer.connect(endpoint)) {
+    try (ScriptedPeer rude = ScriptedPeer.connect(endpoint)) {
       rude.send(new Message.Read(1, 1, ReadKind.GET_DATA, "/", 0));
       assertThat(rude.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNEXPECTED_MESSAGE);
       assertThat(rude.awaitClosed()).as("closed after a first message that is not HELLO").isTrue();
     }
-    try (FakePeer badClient = FakePeer.connect(endpoint)) {
+    try (ScriptedPeer badClient = ScriptedPeer.connect(endpoint)) {
       badClient.send(Message.Hello.of(Role.CLIENT, "not-a-number"));
       assertThat(badClient.next(Message.Error.class).code())
           .isEqualTo(ErrorCode.UNEXPECTED_MESSAGE);
@@ -99,8 +101,8 @@ class ZoolanderPluginTest {
   @Test
   void appliesCreateSetDataDeleteAndCheckAndRepliesWithTheirResults() throws Exception {
     long clientId = 101;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
 
@@ -147,8 +149,8 @@ class ZoolanderPluginTest {
   @Test
   void aFailingOpFailsTheWholeMultiAndStillAdvancesTheSequence() throws Exception {
     long clientId = 102;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
 
@@ -218,8 +220,8 @@ class ZoolanderPluginTest {
   @Test
   void aWriteTooLargeForOneZooKeeperRequestFailsInsteadOfStallingTheDuplicate() throws Exception {
     long clientId = 107;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       // 1 MiB of data is a valid op on the wire but more than ZooKeeper's default jute.maxbuffer (1
@@ -246,8 +248,8 @@ class ZoolanderPluginTest {
   @Test
   void aReplayChangesNothingAndIsAckedAgain() throws Exception {
     long clientId = 103;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq() + 1;
       Message.Sequenced write =
@@ -273,8 +275,8 @@ class ZoolanderPluginTest {
   @Test
   void aHigherEpochIsRecordedAndAStaleOneIsRefused() throws Exception {
     long clientId = 104;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long newEpoch = repeater.status().epoch() + 1;
       long seq = repeater.status().appliedSeq();
 
@@ -285,7 +287,7 @@ class ZoolanderPluginTest {
           .isEqualTo(new Message.Ack(DUPLICATE_ID, newEpoch, seq));
       assertThat(state(zk)).isEqualTo(new BookkeepingState(newEpoch, seq));
 
-      try (FakePeer deposed = FakePeer.hello(endpoint, Role.REPEATER, "old-repeater")) {
+      try (ScriptedPeer deposed = ScriptedPeer.hello(endpoint, Role.REPEATER, "old-repeater")) {
         assertThat(deposed.status().epoch()).isEqualTo(newEpoch);
         deposed.send(
             new Message.Sequenced(
@@ -303,8 +305,8 @@ class ZoolanderPluginTest {
   @Test
   void aRepeaterClaimingAnEpochFencesTheOlderOneAndGetsTheRecentWrites() throws Exception {
     long clientId = 110;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer old = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer old = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, old.status().epoch());
       long first = old.status().appliedSeq() + 1;
       List<Message.Sequenced> sent =
@@ -341,7 +343,7 @@ class ZoolanderPluginTest {
       assertThat(state(zk)).isEqualTo(new BookkeepingState(epoch + 1, first + 2));
 
       // The new one asks for what this duplicate applied: the writes as received, then STATUS.
-      try (FakePeer recovering = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+      try (ScriptedPeer recovering = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
         recovering.send(new Message.Retransmit(DUPLICATE_ID, epoch + 1, first, first + 10));
         for (Message.Sequenced write : sent) {
           assertThat(recovering.next(Message.Sequenced.class)).isEqualTo(write);
@@ -358,8 +360,8 @@ class ZoolanderPluginTest {
   @Test
   void aGapIsHeldAndRetransmittedAndApplyingResumesInOrder() throws Exception {
     long clientId = 105;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long base = repeater.status().appliedSeq();
 
@@ -372,7 +374,7 @@ class ZoolanderPluginTest {
       repeater.send(
           new Message.Sequenced(
               epoch, base + 4, clientId, 4, List.of(Op.setData("/g", utf8("4"), 0))));
-      try (FakePeer admin = FakePeer.hello(endpoint, Role.ADMIN, "console")) {
+      try (ScriptedPeer admin = ScriptedPeer.hello(endpoint, Role.ADMIN, "console")) {
         assertThat(admin.status().state()).isEqualTo(DuplicateState.CATCHING_UP);
         assertThat(admin.status().appliedSeq()).isEqualTo(base);
       }
@@ -400,7 +402,7 @@ class ZoolanderPluginTest {
       assertThat(ack.appliedSeq()).isEqualTo(base + 4);
       assertThat(appData(zk, "/g")).isEqualTo("4");
       assertThat(state(zk).appliedSeq()).isEqualTo(base + 4);
-      try (FakePeer admin = FakePeer.hello(endpoint, Role.ADMIN, "console")) {
+      try (ScriptedPeer admin = ScriptedPeer.hello(endpoint, Role.ADMIN, "console")) {
         assertThat(admin.status().state()).isEqualTo(DuplicateState.ACTIVE);
       }
     }
@@ -409,8 +411,8 @@ class ZoolanderPluginTest {
   @Test
   void readsAreServedOnceTheirMinSeqIsApplied() throws Exception {
     long clientId = 106;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       long epoch = Math.max(1, repeater.status().epoch());
       long seq = repeater.status().appliedSeq();
       repeater.send(
@@ -459,8 +461,8 @@ class ZoolanderPluginTest {
     long epoch;
     long seq;
     Message.Sequenced last;
-    try (FakePeer client = FakePeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(endpoint, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(endpoint, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(endpoint, Role.REPEATER, "repeater")) {
       epoch = Math.max(1, repeater.status().epoch());
       seq = repeater.status().appliedSeq();
       repeater.send(
@@ -485,8 +487,8 @@ class ZoolanderPluginTest {
               Stat stat = PluginTestSupport.stat(zk, ZNODES.endpoint());
               return stat != null && stat.getEphemeralOwner() != ownerBefore;
             });
-    try (FakePeer client = FakePeer.hello(restarted, Role.CLIENT, Long.toString(clientId));
-        FakePeer repeater = FakePeer.hello(restarted, Role.REPEATER, "repeater")) {
+    try (ScriptedPeer client = ScriptedPeer.hello(restarted, Role.CLIENT, Long.toString(clientId));
+        ScriptedPeer repeater = ScriptedPeer.hello(restarted, Role.REPEATER, "repeater")) {
       assertThat(repeater.status())
           .isEqualTo(new Message.Status(DUPLICATE_ID, epoch, seq, DuplicateState.ACTIVE));
       repeater.send(last); // a new repeater connection resends from its log: ignored
@@ -532,8 +534,8 @@ class ZoolanderPluginTest {
       assertThat(PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null)))
           .isEqualTo(published);
 
-      try (FakePeer client = FakePeer.hello(published, Role.CLIENT, "1");
-          FakePeer repeater = FakePeer.hello(published, Role.REPEATER, "repeater")) {
+      try (ScriptedPeer client = ScriptedPeer.hello(published, Role.CLIENT, "1");
+          ScriptedPeer repeater = ScriptedPeer.hello(published, Role.REPEATER, "repeater")) {
         repeater.send(new Message.Sequenced(5, 1, 1, 1, List.of(Op.create("/v", utf8("v")))));
         assertThat(repeater.next(Message.Ack.class)).isEqualTo(new Message.Ack(9, 5, 1));
         assertThat(client.next(Message.Reply.class).seq()).isEqualTo(1);
@@ -542,8 +544,8 @@ class ZoolanderPluginTest {
         assertThat(zk.getData(znodes.toZnode("/v"), false, null)).isEqualTo(utf8("v"));
 
         repeater.send(Message.Error.of(ErrorCode.FENCED, "your range is gone from my log"));
-        io.zoolander.testsupport.Await.until(
-            FakePeer.WAIT,
+        Await.await(
+            ScriptedPeer.WAIT,
             "the plugin is fenced",
             () -> view.state() == DuplicateState.FENCED,
             () -> "view: " + view.snapshot());
@@ -551,7 +553,7 @@ class ZoolanderPluginTest {
         client.send(new Message.Read(1, 3, ReadKind.GET_DATA, "/v", 0));
         assertThat(client.next(Message.Error.class).code()).isEqualTo(ErrorCode.FENCED);
         repeater.expectNothing(QUIET);
-        try (FakePeer admin = FakePeer.hello(published, Role.ADMIN, "console")) {
+        try (ScriptedPeer admin = ScriptedPeer.hello(published, Role.ADMIN, "console")) {
           assertThat(admin.status()).isEqualTo(new Message.Status(9, 5, 1, DuplicateState.FENCED));
         }
         assertThat(zk.exists(znodes.toZnode("/w"), false)).isNull();
@@ -603,14 +605,15 @@ class ZoolanderPluginTest {
                   ZoolanderPluginConfig.BASE_PATH_KEY,
                   to.basePath())));
       ZoolanderPluginView targetView = targetFactory.plugin().orElseThrow();
-      try (FakePeer toSource =
-              FakePeer.hello(
+      try (ScriptedPeer toSource =
+              ScriptedPeer.hello(
                   sourceFactory.plugin().orElseThrow().endpoint().orElseThrow(),
                   Role.REPEATER,
                   "repeater");
-          FakePeer toTarget =
-              FakePeer.hello(targetView.endpoint().orElseThrow(), Role.REPEATER, "repeater");
-          FakePeer client = FakePeer.hello(targetView.endpoint().orElseThrow(), Role.CLIENT, "5")) {
+          ScriptedPeer toTarget =
+              ScriptedPeer.hello(targetView.endpoint().orElseThrow(), Role.REPEATER, "repeater");
+          ScriptedPeer client =
+              ScriptedPeer.hello(targetView.endpoint().orElseThrow(), Role.CLIENT, "5")) {
         List<Message.Sequenced> writes =
             List.of(
                 new Message.Sequenced(4, 1, 5, 1, List.of(Op.create("/a", utf8("a")))),
@@ -619,7 +622,7 @@ class ZoolanderPluginTest {
                     4, 3, 5, 3, List.of(Op.createSequential("/a/s-", utf8("s")))));
         writes.forEach(toSource::send);
         long acked = 0;
-        while (acked < 3) { // an ACK per write or per burst, each within FakePeer.WAIT
+        while (acked < 3) { // an ACK per write or per burst, each within ScriptedPeer.WAIT
           acked = toSource.nextOf(Message.Ack.class).appliedSeq();
         }
         toTarget.send(new Message.Sequenced(4, 1, 6, 1, List.of(Op.create("/stale", utf8("old")))));
@@ -652,8 +655,8 @@ class ZoolanderPluginTest {
 
         // The first chunk: from now on the target serves no reads.
         toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 3, 0, false, moved.subList(0, 1)));
-        io.zoolander.testsupport.Await.until(
-            FakePeer.WAIT,
+        Await.await(
+            ScriptedPeer.WAIT,
             "the target is installing",
             () -> targetView.state() == DuplicateState.CATCHING_UP,
             () -> "view: " + targetView.snapshot());
@@ -722,8 +725,8 @@ class ZoolanderPluginTest {
                 ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY,
                 "10000")));
     int writes = 40;
-    try (FakePeer repeater =
-        FakePeer.hello(
+    try (ScriptedPeer repeater =
+        ScriptedPeer.hello(
             factory.plugin().orElseThrow().endpoint().orElseThrow(), Role.REPEATER, "repeater")) {
       repeater.send(new Message.Sequenced(1, 1, 1, 1, List.of(Op.create("/s", new byte[0]))));
       for (int seq = 2; seq <= writes; seq++) {

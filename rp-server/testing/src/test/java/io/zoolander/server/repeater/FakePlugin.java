@@ -27,6 +27,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * "applies" SEQUENCED messages in seq order (recording every one it receives, replays and
  * retransmissions included), acks once per read burst, and can be told to send RETRANSMIT or ERROR,
  * refuse with STALE_EPOCH, or stop reading.
+ *
+ * <p>Not a {@code ScriptedPeer} (zoolander-test-support): it is a behavioural model of a plugin,
+ * not a script. It keeps a duplicate's durable state across successive plugins ({@link Durable}),
+ * applies in seq order, acks once per read burst ({@code channelReadComplete}, which the repeater's
+ * batching tests depend on), serves RETRANSMIT and state transfers from what it applied, and stalls
+ * by turning its connection's auto-read off; a scripted peer answers message by message and always
+ * reads.
  */
 final class FakePlugin implements AutoCloseable {
 

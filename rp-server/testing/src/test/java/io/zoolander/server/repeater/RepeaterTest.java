@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -28,7 +30,6 @@ import java.util.function.Consumer;
 import java.util.stream.LongStream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -45,6 +46,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RepeaterTest {
+  /** Bound on every wait for a condition (the former Eventually.DEFAULT). */
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
   private static final int DUPLICATES = 3;
   private static final AtomicInteger TESTS = new AtomicInteger();
   private static final List<ZooKeeperEnsemble> ENSEMBLES = new ArrayList<>();
@@ -159,7 +163,7 @@ class RepeaterTest {
       assertThat(p.received).allMatch(s -> s.epoch() == repeater.epoch());
     }
     for (int c = 0; c < clients; c++) {
-      long clientId = 100 + c;
+      long clientId = 100L + c;
       List<Long> requestIds =
           reference.stream()
               .filter(s -> s.clientId() == clientId)
@@ -168,7 +172,8 @@ class RepeaterTest {
       assertThat(requestIds).isEqualTo(LongStream.range(0, perClient).boxed().toList());
     }
     assertThat(repeater.nextSeq()).isEqualTo(total + 1);
-    Eventually.await(
+    Await.await(
+        WAIT,
         "every duplicate acked " + total,
         () -> repeater.duplicates().stream().allMatch(d -> d.ackedSeq() == total),
         repeater::duplicates);
@@ -183,8 +188,7 @@ class RepeaterTest {
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
-    assertThat(repeater.duplicate(3).connectionState())
-        .isEqualTo(ConnectionState.WAITING_FOR_ENDPOINT);
+    assertThat(repeater.duplicate(3).linkState()).isEqualTo(LinkState.WAITING_FOR_ENDPOINT);
     TestClient client = client(7);
     writeAll(client, 0, 50);
     awaitReceived(p1, 50);
@@ -273,16 +277,17 @@ class RepeaterTest {
     writePaced(repeater, client, 0, 20, 1, 2, 3);
 
     plugins[1].send(new Message.Retransmit(2, repeater.epoch(), 1, 2)); // trimmed long ago
-    Eventually.await(
-        "duplicate 2 fenced", () -> repeater.duplicate(2).fenced(), repeater::duplicates);
-    Eventually.await(
+    Await.await(
+        WAIT, "duplicate 2 fenced", () -> repeater.duplicate(2).fenced(), repeater::duplicates);
+    Await.await(
+        WAIT,
         "duplicate 2 told FENCED",
         () -> plugins[1].errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
         plugins[1]::toString);
-    Eventually.await("fencing reported", () -> listener.fenced.size() == 1, listener::toString);
+    Await.await(WAIT, "fencing reported", () -> listener.fenced.size() == 1, listener::toString);
     assertThat(listener.fenced.get(0)).startsWith("2: ").contains("retransmit seq 1..2");
     DuplicateView fenced = repeater.duplicate(2);
-    assertThat(fenced.connectionState()).isEqualTo(ConnectionState.CLOSED);
+    assertThat(fenced.linkState()).isEqualTo(LinkState.CLOSED);
     assertThat(fenced.fenceReason()).isPresent();
 
     writePaced(repeater, client, 20, 10, 1, 3);
@@ -305,21 +310,26 @@ class RepeaterTest {
     FakePlugin.Durable d3 = new FakePlugin.Durable();
     FakePlugin p3 = publishedPlugin(3, d3);
     awaitReceived(p3, 5);
-    Eventually.await(
-        "duplicate 3 acked 5", () -> repeater.duplicate(3).ackedSeq() == 5, repeater::duplicates);
+    Await.await(
+        WAIT,
+        "duplicate 3 acked 5",
+        () -> repeater.duplicate(3).ackedSeq() == 5,
+        repeater::duplicates);
     p3.close();
     ZK.get(2).delete(base + "/endpoint", -1);
-    Eventually.await(
+    Await.await(
+        WAIT,
         "duplicate 3 disconnected",
-        () -> repeater.duplicate(3).connectionState() == ConnectionState.WAITING_FOR_ENDPOINT,
+        () -> repeater.duplicate(3).linkState() == LinkState.WAITING_FOR_ENDPOINT,
         repeater::duplicates);
 
     writePaced(repeater, client, 5, 15, 1, 2); // 6..20: the log (8) evicts what 1 and 2 acked
     assertThat(repeater.duplicate(3).fenced()).isFalse(); // not yet: it might not need them
     FakePlugin p3b = publishedPlugin(3, d3); // a new leader, applied 5, needs 6
-    Eventually.await(
-        "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
-    Eventually.await(
+    Await.await(
+        WAIT, "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    Await.await(
+        WAIT,
         "duplicate 3 told FENCED",
         () ->
             p3b.errors.stream()
@@ -342,7 +352,7 @@ class RepeaterTest {
     TestClient client = client(7);
     writeInOneFlush(
         client, 0, 6); // read and handed over at once: the pause on reading clients comes too late
-    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
+    Await.await(WAIT, "two refusals", () -> client.errors.size() == 2, client.errors::toString);
     assertThat(client.errors)
         .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
     assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(4L, 5L);
@@ -353,7 +363,8 @@ class RepeaterTest {
 
     // One duplicate acks: the oldest entries may go (the others were sent them: not fenced).
     plugins[0].send(new Message.Ack(1, repeater.epoch(), 4));
-    Eventually.await("ack seen", () -> repeater.duplicate(1).ackedSeq() == 4, repeater::duplicates);
+    Await.await(
+        WAIT, "ack seen", () -> repeater.duplicate(1).ackedSeq() == 4, repeater::duplicates);
     writeAll(client, 6, 2);
     for (FakePlugin p : plugins) {
       awaitReceived(p, 6);
@@ -379,7 +390,8 @@ class RepeaterTest {
         client.send(new Message.Write(7, sent, List.of(Op.setData("/big", data, -1))));
       }
       long target = sent;
-      Eventually.await(
+      Await.await(
+          WAIT,
           "duplicates 1 and 2 acked " + target,
           () ->
               repeater.duplicate(1).ackedSeq() == target
@@ -387,8 +399,11 @@ class RepeaterTest {
           repeater::duplicates);
     }
     // The listener hears of the fence just after the duplicate's state shows it.
-    Eventually.await(
-        "the listener told of the fence", () -> !listener.fenced.isEmpty(), repeater::duplicates);
+    Await.await(
+        WAIT,
+        "the listener told of the fence",
+        () -> !listener.fenced.isEmpty(),
+        repeater::duplicates);
     assertThat(listener.fenced).singleElement().asString().startsWith("3: ").contains("evicted");
     assertThat(client.errors).isEmpty();
     assertThat(sent).isGreaterThan(16);
@@ -412,13 +427,14 @@ class RepeaterTest {
     FakePlugin newLeader = plugin(1, 2, d1);
     PluginEndpoint moved = newLeader.start();
     publish(1, moved);
-    Eventually.await(
+    Await.await(
+        WAIT,
         "streaming to the new leader",
         () ->
             repeater.duplicate(1).endpoint().equals(java.util.Optional.of(moved))
-                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+                && repeater.duplicate(1).linkState() == LinkState.STREAMING,
         repeater::duplicates);
-    Eventually.await("old connection closed", () -> !oldLeader.connected(), oldLeader::toString);
+    Await.await(WAIT, "old connection closed", () -> !oldLeader.connected(), oldLeader::toString);
     writeAll(client, 10, 10);
     awaitReceived(newLeader, 10);
     assertThat(newLeader.receivedSeqs()).isEqualTo(range(11, 20));
@@ -433,21 +449,21 @@ class RepeaterTest {
     p1.misbehave.set(1);
     publish(1, p1.start());
     Repeater repeater = startRepeater(b -> {});
-    Eventually.await(
+    Await.await(
+        WAIT,
         "told UNEXPECTED_MESSAGE",
         () -> p1.errors.stream().anyMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE),
         p1::toString);
     awaitStreaming(repeater, 1); // after a backoff, the second HELLO gets a STATUS
     assertThat(p1.hellos.get()).isEqualTo(2);
-    assertThat(
-            listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::connectionState))
-        .contains(ConnectionState.BACKING_OFF);
+    assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::linkState))
+        .contains(LinkState.BACKING_OFF);
     TestClient client = client(7);
     writePaced(repeater, client, 0, 5, 1);
 
     p1.dropConnection();
     writeAll(client, 5, 5); // sequenced while duplicate 1 is disconnected
-    Eventually.await("reconnected", () -> p1.hellos.get() == 3, p1::toString);
+    Await.await(WAIT, "reconnected", () -> p1.hellos.get() == 3, p1::toString);
     awaitReceived(p1, 10);
     assertThat(p1.receivedSeqs()).isEqualTo(range(1, 10));
   }
@@ -467,8 +483,8 @@ class RepeaterTest {
     assertThat(repeater.epoch()).isEqualTo(6);
     assertThat(repeater.nextSeq()).isEqualTo(43);
     // Duplicate 1 is behind: seq 41 was sequenced by an earlier repeater and is in no log.
-    Eventually.await(
-        "duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
+    Await.await(
+        WAIT, "duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
     assertThat(repeater.duplicate(1).fenceReason().orElseThrow()).contains("needs 41");
     awaitStreaming(repeater, 2, 3);
     TestClient client = client(7);
@@ -494,12 +510,14 @@ class RepeaterTest {
     plugins[0].refuseWithStaleEpoch = true;
     TestClient client = client(7);
     writeAll(client, 0, 1);
-    Eventually.await("deposed", repeater::isDeposed, repeater::duplicates);
-    Eventually.await("deposition reported", () -> listener.deposed.size() == 1, listener::toString);
+    Await.await(WAIT, "deposed", repeater::isDeposed, repeater::duplicates);
+    Await.await(
+        WAIT, "deposition reported", () -> listener.deposed.size() == 1, listener::toString);
     assertThat(listener.deposed.get(0)).startsWith("1: ");
     // The client is told and let go, so that it moves to the next repeater it knows; no one can
     // connect any more.
-    Eventually.await(
+    Await.await(
+        WAIT,
         "the client told STALE_EPOCH and disconnected",
         () ->
             !client.channel.isActive()
@@ -508,11 +526,10 @@ class RepeaterTest {
     assertThatThrownBy(() -> TestClient.connect(group, repeater.boundAddress(), 8))
         .hasMessageContaining("refused");
     assertThat(repeater.nextSeq()).isEqualTo(2);
-    Eventually.await(
+    Await.await(
+        WAIT,
         "every connection closed",
-        () ->
-            repeater.duplicates().stream()
-                .allMatch(d -> d.connectionState() == ConnectionState.CLOSED),
+        () -> repeater.duplicates().stream().allMatch(d -> d.linkState() == LinkState.CLOSED),
         repeater::duplicates);
     for (FakePlugin p : plugins) {
       assertThat(p.receivedSeqs()).containsExactly(1L);
@@ -528,13 +545,14 @@ class RepeaterTest {
     TestClient client = client(7);
     writeAll(client, 0, 3);
     awaitReceived(plugins[0], 3);
-    Eventually.await(
-        "duplicate 1 reconnected", () -> plugins[0].hellos.get() == 2, plugins[0]::toString);
-    Eventually.await(
+    Await.await(
+        WAIT, "duplicate 1 reconnected", () -> plugins[0].hellos.get() == 2, plugins[0]::toString);
+    Await.await(
+        WAIT,
         "duplicate 1 resumed at its applied seq",
         () ->
             repeater.duplicate(1).ackedSeq() == 3
-                && repeater.duplicate(1).connectionState() == ConnectionState.STREAMING,
+                && repeater.duplicate(1).linkState() == LinkState.STREAMING,
         repeater::duplicates);
     assertThat(plugins[0].appliedSeqs()).isEqualTo(range(1, 3));
     // The others acknowledge: their connections stay.
@@ -573,7 +591,8 @@ class RepeaterTest {
     assertThat(repeater.takeover().recoveredFromSeq()).isEqualTo(5);
     assertThat(repeater.takeover().recoveredToSeq()).isEqualTo(10);
     assertThat(repeater.nextSeq()).isEqualTo(11);
-    Eventually.await(
+    Await.await(
+        WAIT,
         "duplicate 3 caught up",
         () -> plugins[2].durable.appliedSeq.get() == 10,
         plugins[2]::toString);
@@ -594,7 +613,7 @@ class RepeaterTest {
     TestClient next = client(8);
     writeAll(next, 0, 1);
     for (FakePlugin p : plugins) {
-      Eventually.await("seq 11 applied", () -> p.durable.appliedSeq.get() == 11, p::toString);
+      Await.await(WAIT, "seq 11 applied", () -> p.durable.appliedSeq.get() == 11, p::toString);
     }
   }
 
@@ -603,15 +622,15 @@ class RepeaterTest {
     FakePlugin p1 =
         publishedPlugin(
             1, new FakePlugin.Durable(1, 10)); // applied 1..10 before it restarted: holds none
-    FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable(1, 10));
+    publishedPlugin(2, new FakePlugin.Durable(1, 10));
     FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 6));
     writeState(1, new BookkeepingState(1, 10));
     writeState(2, new BookkeepingState(1, 10));
     writeState(3, new BookkeepingState(1, 6));
     Repeater repeater = startRepeater(b -> {});
     assertThat(repeater.takeover().recoveredWrites()).isZero();
-    Eventually.await(
-        "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    Await.await(
+        WAIT, "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
     assertThat(repeater.duplicate(3).fenceReason().orElseThrow()).contains("needs 7");
     awaitStreaming(repeater, 1, 2);
     assertThat(p1.hellos.get()).as("asked for its recent writes, then connected").isEqualTo(2);
@@ -664,7 +683,7 @@ class RepeaterTest {
     TestClient client = client(8);
     client.send(TestClient.write(9, 1));
     client.send(new Message.Read(8, 2, ReadKind.GET_DATA, "/a", 0));
-    Eventually.await("two refusals", () -> client.errors.size() == 2, client.errors::toString);
+    Await.await(WAIT, "two refusals", () -> client.errors.size() == 2, client.errors::toString);
     assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE);
     assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
     assertThat(client.channel.isActive()).isTrue();
@@ -686,7 +705,8 @@ class RepeaterTest {
     repeater.fence(3);
     assertThat(repeater.duplicate(3).fenced()).isTrue();
     assertThat(repeater.duplicate(3).fenceReason()).hasValue("fenced by the operator");
-    Eventually.await(
+    Await.await(
+        WAIT,
         "duplicate 3 told FENCED",
         () -> plugins[2].errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
         plugins[2]::toString);
@@ -706,7 +726,7 @@ class RepeaterTest {
     assertThat(last.appliedSeq()).isEqualTo(20);
     assertThat(last.catchUpToSeq()).as("set by the repeater to its last seq").isEqualTo(20);
     assertThat(plugins[2].chunks.get(0).catchUpToSeq()).isEqualTo(20);
-    Eventually.await("rejoin reported", () -> listener.rejoins.size() == 1, listener::toString);
+    Await.await(WAIT, "rejoin reported", () -> listener.rejoins.size() == 1, listener::toString);
     Rejoin rejoin = listener.rejoins.get(0);
     assertThat(rejoin)
         .isEqualTo(
@@ -720,7 +740,7 @@ class RepeaterTest {
                 rejoin.millis(),
                 false));
     assertThat(repeater.duplicate(3).fenced()).isFalse();
-    assertThat(repeater.duplicate(3).connectionState()).isEqualTo(ConnectionState.STREAMING);
+    assertThat(repeater.duplicate(3).linkState()).isEqualTo(LinkState.STREAMING);
 
     writePaced(repeater, client, 20, 5, 1, 3); // then it follows the stream from the snapshot's seq
     assertThat(plugins[2].appliedSeqs()).isEqualTo(range(21, 25));
@@ -742,8 +762,8 @@ class RepeaterTest {
     writePaced(repeater, client, 5, 20, 1, 3);
     FakePlugin back = publishedPlugin(2, plugins[1].durable);
 
-    Eventually.await(
-        "duplicate 2 rejoined", () -> listener.rejoins.size() == 1, listener::toString);
+    Await.await(
+        WAIT, "duplicate 2 rejoined", () -> listener.rejoins.size() == 1, listener::toString);
     assertThat(listener.fenced).hasSize(1);
     assertThat(listener.fenced.get(0)).startsWith("2: ").contains("which the log no longer holds");
     Rejoin rejoin = listener.rejoins.get(0);
@@ -789,7 +809,8 @@ class RepeaterTest {
   // helpers
 
   private void awaitRejected(TestClient c) {
-    Eventually.await(
+    Await.await(
+        WAIT,
         "rejected with UNEXPECTED_MESSAGE and closed",
         () ->
             !c.channel.isActive()
@@ -799,20 +820,8 @@ class RepeaterTest {
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            e -> {
-              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    if (!connected.await(10, TimeUnit.SECONDS)) {
-      zk.close();
-      throw new AssertionError("no ZooKeeper session with " + connectString);
-    }
+        ZooKeepers.connect(connectString, Duration.ofSeconds(10), Duration.ofSeconds(10));
     return zk;
   }
 
@@ -909,7 +918,8 @@ class RepeaterTest {
     for (int r = firstRequestId; r < firstRequestId + count; r++) {
       long seq = repeater.nextSeq();
       client.write(r);
-      Eventually.await(
+      Await.await(
+          WAIT,
           "duplicates " + Arrays.toString(duplicateIds) + " acked " + seq,
           () -> Arrays.stream(duplicateIds).allMatch(d -> repeater.duplicate(d).ackedSeq() >= seq),
           repeater::duplicates);
@@ -917,18 +927,21 @@ class RepeaterTest {
   }
 
   private static void awaitStreaming(Repeater repeater, int... duplicateIds) {
-    Eventually.await(
+    Await.await(
+        WAIT,
         "duplicates " + Arrays.toString(duplicateIds) + " streaming",
         () ->
             Arrays.stream(duplicateIds)
-                .allMatch(
-                    d -> repeater.duplicate(d).connectionState() == ConnectionState.STREAMING),
+                .allMatch(d -> repeater.duplicate(d).linkState() == LinkState.STREAMING),
         repeater::duplicates);
   }
 
   private static void awaitReceived(FakePlugin plugin, int count) {
-    Eventually.await(
-        plugin + " received " + count, () -> plugin.received.size() >= count, plugin::toString);
+    Await.await(
+        WAIT,
+        plugin + " received " + count,
+        () -> plugin.received.size() >= count,
+        plugin::toString);
   }
 
   private static List<Long> range(long from, long to) {

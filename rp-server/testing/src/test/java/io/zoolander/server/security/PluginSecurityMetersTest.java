@@ -10,7 +10,9 @@ import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.testsupport.TestCertificates;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -21,9 +23,7 @@ import io.zoolander.wire.Znodes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -121,9 +121,9 @@ class PluginSecurityMetersTest {
   void aRefusedTlsHandshakeCountsKindTlsOnItsDuplicate() throws Exception {
     assertThat(failures(tlsEndpoint, "tls")).isZero();
     // Plain wire bytes to the TLS port: not a TLS record.
-    try (RawPeer peer = new RawPeer(tlsEndpoint.host(), tlsEndpoint.port(), null)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "plaintext"));
-      peer.awaitClosed();
+    try (ScriptedPeer peer = rawPeer(tlsEndpoint.host(), tlsEndpoint.port(), null)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "plaintext"));
+      peer.expectClosed();
       assertThat(peer.received()).as("refused before any answer").isEmpty();
     }
     awaitFailures(tlsEndpoint, "tls", 1);
@@ -135,9 +135,9 @@ class PluginSecurityMetersTest {
             .keyCertChainPem(rogue.certificate(), rogue.key())
             .trustPem(ca.caPem())
             .build();
-    try (RawPeer peer = new RawPeer(tlsEndpoint.host(), tlsEndpoint.port(), untrusted)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "rogue"));
-      peer.awaitClosed();
+    try (ScriptedPeer peer = rawPeer(tlsEndpoint.host(), tlsEndpoint.port(), untrusted)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "rogue"));
+      peer.expectClosed();
       assertThat(peer.received()).as("refused before any answer").isEmpty();
     }
     awaitFailures(tlsEndpoint, "tls", 2);
@@ -148,8 +148,8 @@ class PluginSecurityMetersTest {
             .keyCertChainPem(peerCert.certificate(), peerCert.key())
             .trustPem(ca.caPem())
             .build();
-    try (RawPeer peer = new RawPeer(tlsEndpoint.host(), tlsEndpoint.port(), trusted)) {
-      peer.send(Message.Hello.of(Role.CLIENT, "7"));
+    try (ScriptedPeer peer = rawPeer(tlsEndpoint.host(), tlsEndpoint.port(), trusted)) {
+      peer.post(Message.Hello.of(Role.CLIENT, "7"));
       assertThat(peer.next(Message.Status.class).duplicateId()).isEqualTo(TLS_DUPLICATE);
     }
     assertThat(failures(tlsEndpoint, "tls")).as("one count per refused handshake").isEqualTo(2);
@@ -161,40 +161,40 @@ class PluginSecurityMetersTest {
   void aRefusedAuthenticationCountsKindAuthOnItsDuplicate() throws Exception {
     assertThat(failures(authEndpoint, "auth")).isZero();
     // A wrong proof for the allowed principal.
-    try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "wrong-proof"));
+    try (ScriptedPeer peer = rawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "wrong-proof"));
       peer.next(Message.Challenge.class);
-      peer.send(new Message.Auth("repeater", new byte[32]));
+      peer.post(new Message.Auth("repeater", new byte[32]));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
     awaitFailures(authEndpoint, "auth", 1);
     // Something other than AUTH in answer to the CHALLENGE.
-    try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "no-auth"));
+    try (ScriptedPeer peer = rawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "no-auth"));
       peer.next(Message.Challenge.class);
-      peer.send(Message.Hello.of(Role.REPEATER, "no-auth"));
+      peer.post(Message.Hello.of(Role.REPEATER, "no-auth"));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
     awaitFailures(authEndpoint, "auth", 2);
     // A correct proof, but for a principal not allowed as the repeater.
-    try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "writer"));
+    try (ScriptedPeer peer = rawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "writer"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(
+      peer.post(
           Credential.secret("writer-1", WRITER_SECRET.getBytes(UTF_8))
               .answer(Role.REPEATER, "writer", challenge));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
     awaitFailures(authEndpoint, "auth", 3);
 
     // The allowed principal with the right proof is accepted (STATUS), and counts nothing.
-    try (RawPeer peer = new RawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "repeater"));
+    try (ScriptedPeer peer = rawPeer(authEndpoint.host(), authEndpoint.port(), null)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "repeater"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(
+      peer.post(
           Credential.secret("repeater", REPEATER_SECRET.getBytes(UTF_8))
               .answer(Role.REPEATER, "repeater", challenge));
       assertThat(peer.next(Message.Status.class).duplicateId()).isEqualTo(AUTH_DUPLICATE);
@@ -229,7 +229,7 @@ class PluginSecurityMetersTest {
    */
   private void awaitFailures(PluginEndpoint plugin, String kind, double expected)
       throws InterruptedException {
-    Await.until(
+    Await.await(
         WAIT,
         "duplicate " + plugin.duplicateId() + " counted " + expected + " " + kind + " failures",
         () -> failures(plugin, kind) == expected,
@@ -238,22 +238,10 @@ class PluginSecurityMetersTest {
 
   /** The endpoint the duplicate's plugin published, once it has. */
   private static PluginEndpoint endpoint(ZooKeeperEnsemble duplicate) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            duplicate.connectString(),
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
+    ZooKeeper zk = ZooKeepers.connect(duplicate.connectString(), Duration.ofSeconds(10), WAIT);
     try {
-      assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-          .as("connected to %s", duplicate)
-          .isTrue();
       PluginEndpoint[] found = new PluginEndpoint[1];
-      Await.until(
+      Await.await(
           WAIT,
           "the plugin's endpoint znode",
           () -> {
@@ -269,5 +257,14 @@ class PluginSecurityMetersTest {
     } finally {
       zk.close(1_000);
     }
+  }
+
+  /**
+   * A hand-driven wire peer, plaintext or TLS ({@code tls} null for plaintext), waiting at most 15
+   * s for each message or the close.
+   */
+  private static ScriptedPeer rawPeer(String host, int port, TlsSettings tls)
+      throws InterruptedException {
+    return ScriptedPeer.connect(host, port, tls).waitingAtMost(Duration.ofSeconds(15));
   }
 }

@@ -8,12 +8,14 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.jmx.MeterNames;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.testsupport.TestCertificates;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Credential;
@@ -33,11 +35,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -215,15 +215,15 @@ class SecurityEndToEndTest {
     assertRepeaterRefuses(new Message.Auth("nobody", new byte[32]), ErrorCode.UNAUTHENTICATED);
     // The SDK client without a credential (it may try more than once) and the two wrong AUTHs.
     assertThat(securityFailures("auth") - authFailuresBefore).isGreaterThanOrEqualTo(3);
-    try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
-      peer.send(Message.Hello.of(Role.CLIENT, "42"));
+    try (ScriptedPeer peer = rawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
+      peer.post(Message.Hello.of(Role.CLIENT, "42"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(
+      peer.post(
           Credential.secret("reader-1", "reader-1-secret-0123456789".getBytes(UTF_8))
               .answer(Role.CLIENT, "42", challenge));
-      peer.send(new Message.Write(42, 1, List.of(Op.create("/reader", new byte[0]))));
+      peer.post(new Message.Write(42, 1, List.of(Op.create("/reader", new byte[0]))));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
     // Only the repeater may send SEQUENCED to a plugin: without AUTH, and authenticated as a
     // writer.
@@ -232,23 +232,23 @@ class SecurityEndToEndTest {
     Message.Sequenced forged =
         new Message.Sequenced(
             repeater.epoch() + 1, next, 42, 1, List.of(Op.create("/forged", new byte[0])));
-    try (RawPeer peer = new RawPeer(endpoint.host(), endpoint.port(), clientTls)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "mallory"));
+    try (ScriptedPeer peer = rawPeer(endpoint.host(), endpoint.port(), clientTls)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "mallory"));
       peer.next(Message.Challenge.class);
-      peer.send(forged);
+      peer.post(forged);
       Message.Error error = peer.next(Message.Error.class);
       assertThat(error.code()).isEqualTo(ErrorCode.UNAUTHENTICATED);
       assertThat(error.requestId()).isEqualTo(next);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
-    try (RawPeer peer = new RawPeer(endpoint.host(), endpoint.port(), clientTls)) {
-      peer.send(Message.Hello.of(Role.REPEATER, "mallory"));
+    try (ScriptedPeer peer = rawPeer(endpoint.host(), endpoint.port(), clientTls)) {
+      peer.post(Message.Hello.of(Role.REPEATER, "mallory"));
       Message.Challenge challenge = peer.next(Message.Challenge.class);
-      peer.send(
+      peer.post(
           Credential.certificate().answer(Role.REPEATER, "mallory", challenge)); // CN writer-cert
-      peer.send(forged);
+      peer.post(forged);
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(ErrorCode.UNAUTHORIZED);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
     assertThat(appliedSeqs()).isEqualTo(applied);
     assertThat(digest(1)).isEqualTo(before);
@@ -271,9 +271,9 @@ class SecurityEndToEndTest {
           List.of(
               new String[] {"127.0.0.1", "" + repeater.boundAddress().getPort()},
               new String[] {endpoint.host(), "" + endpoint.port()})) {
-        try (RawPeer peer = new RawPeer(target[0], Integer.parseInt(target[1]), tls)) {
-          peer.send(Message.Hello.of(Role.CLIENT, "7"));
-          peer.awaitClosed();
+        try (ScriptedPeer peer = rawPeer(target[0], Integer.parseInt(target[1]), tls)) {
+          peer.post(Message.Hello.of(Role.CLIENT, "7"));
+          peer.expectClosed();
           assertThat(peer.received()).as("nothing answered at %s", target[1]).isEmpty();
         }
       }
@@ -289,7 +289,7 @@ class SecurityEndToEndTest {
                     .duplicate(duplicates.get(1).connectString())
                     .tls(otherCa)
                     .credential(Credential.secretFile("writer-1", writerSecretFile))
-                    .connectTimeoutMs(3_000)
+                    .connectTimeout(Duration.ofSeconds(3))
                     .build())
         .isInstanceOf(ZoolanderException.class);
   }
@@ -298,9 +298,9 @@ class SecurityEndToEndTest {
   void plaintextToATlsPortFailsCleanly() throws Exception {
     PluginEndpoint endpoint = endpoint(1);
     for (int port : new int[] {repeater.boundAddress().getPort(), endpoint.port()}) {
-      try (RawPeer peer = new RawPeer("127.0.0.1", port, null)) {
-        peer.send(Message.Hello.of(Role.CLIENT, "7"));
-        peer.awaitClosed();
+      try (ScriptedPeer peer = rawPeer("127.0.0.1", port, null)) {
+        peer.post(Message.Hello.of(Role.CLIENT, "7"));
+        peer.expectClosed();
         assertThat(peer.received()).isEmpty();
       }
     }
@@ -387,7 +387,7 @@ class SecurityEndToEndTest {
         ZoolanderClient.builder()
             .repeater("127.0.0.1", repeater.boundAddress().getPort())
             .tls(tls)
-            .requestTimeoutMs(10_000);
+            .requestTimeout(Duration.ofSeconds(10));
     duplicates.values().forEach(e -> b.duplicate(e.connectString()));
     if (credential != null) {
       b.credential(credential);
@@ -430,20 +430,19 @@ class SecurityEndToEndTest {
 
   private void assertRepeaterRefuses(Message.Auth auth, ErrorCode expected)
       throws InterruptedException {
-    try (RawPeer peer = new RawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
-      peer.send(Message.Hello.of(Role.CLIENT, "42"));
+    try (ScriptedPeer peer = rawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
+      peer.post(Message.Hello.of(Role.CLIENT, "42"));
       peer.next(Message.Challenge.class);
-      peer.send(auth);
-      peer.send(new Message.Write(42, 1, List.of(Op.create("/refused", new byte[0]))));
+      peer.post(auth);
+      peer.post(new Message.Write(42, 1, List.of(Op.create("/refused", new byte[0]))));
       assertThat(peer.next(Message.Error.class).code()).isEqualTo(expected);
-      peer.awaitClosed();
+      peer.expectClosed();
     }
   }
 
   private void awaitStreaming() throws InterruptedException {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!repeater.duplicates().stream()
-        .allMatch(d -> d.connectionState() == ConnectionState.STREAMING)) {
+    while (!repeater.duplicates().stream().allMatch(d -> d.linkState() == LinkState.STREAMING)) {
       if (System.nanoTime() > deadline) {
         StringBuilder logs = new StringBuilder();
         duplicates.forEach(
@@ -540,17 +539,16 @@ class SecurityEndToEndTest {
   }
 
   private static ZooKeeper plainSession(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+    ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
+  }
+
+  /**
+   * A hand-driven wire peer, plaintext or TLS ({@code tls} null for plaintext), waiting at most 15
+   * s for each message or the close.
+   */
+  private static ScriptedPeer rawPeer(String host, int port, TlsSettings tls)
+      throws InterruptedException {
+    return ScriptedPeer.connect(host, port, tls).waitingAtMost(Duration.ofSeconds(15));
   }
 }

@@ -28,7 +28,7 @@ final class NonDaemonThreads {
    * own after a quiet period (Netty's global executor, for one) get {@code timeout} to do so.
    */
   static void awaitNoneBut(Set<Thread> before, Duration timeout) throws InterruptedException {
-    Await.until(
+    Await.await(
         timeout,
         "no non-daemon thread left but those that ran before",
         () -> newOnes(before).isEmpty(),

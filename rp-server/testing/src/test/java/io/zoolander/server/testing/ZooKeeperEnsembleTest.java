@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.server.internal.testing.FourLetterWords;
+import io.zoolander.testsupport.ZooKeepers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,10 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
@@ -195,19 +194,7 @@ class ZooKeeperEnsembleTest {
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
-    ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("connected to %s", connectString)
-        .isTrue();
+    ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
   }
 

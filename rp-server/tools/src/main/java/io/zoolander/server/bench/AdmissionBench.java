@@ -187,7 +187,7 @@ public final class AdmissionBench {
     say(
         "%s: %d s warm-up + %d s at %.0f writes/s ",
         name, settings.warmupSeconds(), settings.seconds(), settings.ratePerSec());
-    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeoutMs(60_000);
+    ZoolanderClientBuilder builder = cluster.clientBuilder().requestTimeout(Duration.ofSeconds(60));
     client.accept(builder);
     byte[] value = new byte[VALUE_BYTES];
     OpenLoopLoad.Result result;

@@ -58,7 +58,7 @@ public final class BatchingBench {
   public static final List<String> DUPLICATE_JVM_ARGS = List.of("-Xmx1g", "-XX:+UseG1GC");
 
   /** How long the duplicates may take to apply everything after a run. */
-  static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(120);
+  static final Duration CONVERGE_TIMEOUT = Duration.ofMinutes(2);
 
   /**
    * One run, or the median of a policy's runs at one rate ({@code round} 0).

@@ -448,7 +448,7 @@ public final class Bench {
         ZoolanderClient.builder()
             .repeater(repeater.host(), repeater.port())
             .basePath(BASE_PATH)
-            .requestTimeoutMs(30_000);
+            .requestTimeout(Duration.ofSeconds(30));
     for (int id = 1; id <= duplicates; id++) {
       builder.duplicate(cluster.duplicate(id).connectString());
     }

@@ -232,7 +232,8 @@ public final class BenchReport {
 
     private void string(String s) {
       b.append('"');
-      for (char c : s.toCharArray()) {
+      for (int i = 0; i < s.length(); i++) {
+        char c = s.charAt(i);
         switch (c) {
           case '"' -> b.append("\\\"");
           case '\\' -> b.append("\\\\");

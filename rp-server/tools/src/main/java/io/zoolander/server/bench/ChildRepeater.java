@@ -99,6 +99,8 @@ final class ChildRepeater implements AutoCloseable {
     try {
       Matcher m = awaitListening(process, stdout);
       String host = m.group(1);
+      // A JMX client for the child's own connector on loopback, the port we chose: no user input.
+      @SuppressWarnings("BanJNDI")
       JMXConnector jmx =
           JMXConnectorFactory.connect(
               new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmxPort + "/jmxrmi"));

@@ -177,7 +177,7 @@ public final class Demo {
                 cluster.repeater().boundAddress().getHostString(),
                 cluster.repeater().boundAddress().getPort())
             .basePath(cluster.znodes().basePath())
-            .requestTimeoutMs(30_000);
+            .requestTimeout(Duration.ofSeconds(30));
     for (int id = 1; id <= duplicates; id++) {
       builder.duplicate(cluster.duplicate(id).connectString());
     }

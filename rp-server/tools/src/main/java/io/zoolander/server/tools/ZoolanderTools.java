@@ -2,6 +2,7 @@ package io.zoolander.server.tools;
 
 import io.zoolander.server.cli.ZoolanderCommand;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import picocli.CommandLine;
 
 /**
@@ -20,8 +21,13 @@ public final class ZoolanderTools {
       // progress and the table.
       ZoolanderCommand.setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
     }
+    // The platform's default charset, as PrintWriter(OutputStream, boolean) uses: console output.
+    Charset console = Charset.defaultCharset();
     System.exit(
-        execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+        execute(
+            args,
+            new PrintWriter(System.out, true, console),
+            new PrintWriter(System.err, true, console)));
   }
 
   /**

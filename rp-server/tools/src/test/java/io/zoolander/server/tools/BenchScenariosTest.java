@@ -78,7 +78,7 @@ class BenchScenariosTest {
     assertThat(
             runs.lines()
                 .filter(l -> l.matches("\\| [12] \\| 50 \\| .*"))
-                .map(l -> l.split(" \\| ")[0] + " " + l.split(" \\| ")[2]))
+                .map(l -> l.split(" \\| ", -1)[0] + " " + l.split(" \\| ", -1)[2]))
         .containsExactly("| 1 none", "| 1 adaptive", "| 2 adaptive", "| 2 none");
   }
 

@@ -381,7 +381,7 @@ final class DocsChecks {
     Set<String> scopes =
         code.stream().map(CodeKey::scope).collect(Collectors.toCollection(LinkedHashSet::new));
     for (Map.Entry<String, List<Row>> table : markedTables(docs, CONFIG_MARKER).entrySet()) {
-      for (String scopeText : table.getKey().split(",")) {
+      for (String scopeText : table.getKey().split(",", -1)) { // an empty one does not match
         Matcher s = scopePattern.matcher(scopeText.strip());
         if (!s.matches()) {
           continue;
@@ -416,7 +416,7 @@ final class DocsChecks {
           }
           Matcher k = CODE_SPAN.matcher(row.cells().get(0));
           while (k.find()) {
-            String key = k.group(1).strip().split("\\s+")[0];
+            String key = k.group(1).strip().split("\\s+", -1)[0];
             documented
                 .computeIfAbsent(scope, x -> new LinkedHashMap<>())
                 .putIfAbsent(prefix + key, row);

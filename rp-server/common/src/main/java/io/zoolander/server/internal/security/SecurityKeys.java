@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.security;
 
+import io.zoolander.server.settings.Setting;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Role;
@@ -11,8 +12,8 @@ import java.util.Map;
 
 /**
  * The security keys shared by the plugin's {@code zoo.cfg} entries (prefix {@code zoolander.}) and
- * the repeater's properties file (no prefix), their documentation, and their parsing into a {@link
- * LinkSecurity}. Internal.
+ * the repeater's properties file (no prefix), as {@link Setting} descriptors, and their parsing
+ * into a {@link LinkSecurity}. Internal.
  */
 public final class SecurityKeys {
   private SecurityKeys() {}
@@ -37,17 +38,38 @@ public final class SecurityKeys {
   public static final String AUTH_SECRET_FILE = "auth.secretFile";
   public static final String AUTH_CERTIFICATE = "auth.certificate";
 
-  /** One documented key (without prefix), its default as text, and its meaning. */
-  public record Key(String key, String defaultValue, String meaning) {}
+  /** A boolean security setting: {@code true} or {@code false}, in any case. */
+  private static Setting<Boolean> flag(String key, boolean defaultValue, String doc) {
+    return Setting.of(
+            key,
+            "boolean",
+            text -> {
+              if (text.strip().equalsIgnoreCase("true")) {
+                return Boolean.TRUE;
+              }
+              if (text.strip().equalsIgnoreCase("false")) {
+                return Boolean.FALSE;
+              }
+              throw new IllegalArgumentException("must be true or false, was '" + text + "'");
+            })
+        .defaultValue(defaultValue)
+        .doc(doc)
+        .build();
+  }
 
-  /** The TLS keys, for every role. */
-  public static final List<Key> TLS =
+  /** A security setting whose value is text (a file, a password, a list), without a default. */
+  private static Setting<String> text(String key, String defaultText, String doc) {
+    return Setting.text(key).defaultText(defaultText).doc(doc).build();
+  }
+
+  /** The TLS keys, for every role, without prefix. */
+  public static final List<Setting<?>> TLS =
       List.of(
-          new Key(
+          flag(
               TLS_ENABLED,
-              "false",
+              false,
               "TLS on every Zoolander connection this process accepts or makes (true/false)."),
-          new Key(
+          text(
               TLS_CERTIFICATE,
               "(none)",
               "PEM file with this process's certificate chain, leaf first (with "
@@ -55,82 +77,89 @@ public final class SecurityKeys {
                   + "; or use "
                   + TLS_KEY_STORE
                   + ")."),
-          new Key(
+          text(
               TLS_PRIVATE_KEY,
               "(none)",
               "PEM file with the PKCS#8 private key of " + TLS_CERTIFICATE + "."),
-          new Key(
+          text(
               TLS_PRIVATE_KEY_PASSWORD,
               "(none)",
               "Password of an encrypted PKCS#8 key (BEGIN ENCRYPTED PRIVATE KEY)."),
-          new Key(
+          text(
               TLS_KEY_STORE,
               "(none)",
               "PKCS12 or JKS key store with this process's key and certificate chain."),
-          new Key(
+          text(
               TLS_KEY_STORE_PASSWORD,
               "(required with a key store)",
               "Password of the key store and its key."),
-          new Key(
-              TLS_KEY_STORE_TYPE, "(from the file name: .jks JKS, else PKCS12)", "PKCS12 or JKS."),
-          new Key(
+          text(TLS_KEY_STORE_TYPE, "(from the file name: .jks JKS, else PKCS12)", "PKCS12 or JKS."),
+          text(
               TLS_TRUST_CERTIFICATES,
               "(none)",
               "PEM file with the CA certificates trusted to sign peers' "
                   + "certificates (or use "
                   + TLS_TRUST_STORE
                   + "); one of the two is required with TLS."),
-          new Key(
+          text(
               TLS_TRUST_STORE,
               "(none)",
               "PKCS12 or JKS trust store with the trusted CA certificates."),
-          new Key(
+          text(
               TLS_TRUST_STORE_PASSWORD,
               "(required with a trust store)",
               "Password of the trust store."),
-          new Key(
+          text(
               TLS_TRUST_STORE_TYPE,
               "(from the file name: .jks JKS, else PKCS12)",
               "PKCS12 or JKS."),
-          new Key(
+          flag(
               TLS_REQUIRE_CLIENT_CERTIFICATE,
-              "false",
+              false,
               "Mutual TLS: connecting peers must present a certificate "
                   + "signed by a trusted CA (true/false)."),
-          new Key(
+          flag(
               TLS_VERIFY_HOSTNAME,
-              "true",
+              true,
               "When connecting, check that the server's certificate names the host "
                   + "connected to (DNS or IP subject alternative name)."));
 
-  /** The authentication keys of a server that challenges connecting peers. */
-  public static final Key SECRETS_FILE =
-      new Key(
+  /** The authentication key of a server that challenges connecting peers, without prefix. */
+  public static final Setting<String> SECRETS_FILE =
+      text(
           AUTH_SECRETS_FILE,
           "(none)",
           "File of principal=secret lines: the "
               + "shared secrets of the principals that authenticate with one (16+ bytes each). Keep it readable by this "
               + "process only.");
 
+  /**
+   * An allow-list key ({@link #AUTH_ALLOW_CLIENT}, {@link #AUTH_ALLOW_REPEATER}): comma-separated
+   * principals.
+   */
+  public static Setting<String> allowList(String key, String defaultText, String doc) {
+    return text(key, defaultText, doc);
+  }
+
   /** The credential keys of a process that connects to a server that challenges it. */
-  public static final List<Key> CREDENTIAL =
+  public static final List<Setting<?>> CREDENTIAL =
       List.of(
-          new Key(
+          text(
               AUTH_PRINCIPAL,
               "(none)",
               "Principal this process authenticates as when challenged (with "
                   + AUTH_SECRET_FILE
                   + ")."),
-          new Key(
+          text(
               AUTH_SECRET_FILE,
               "(none)",
               "File holding the shared secret of "
                   + AUTH_PRINCIPAL
                   + " (16+ bytes; "
                   + "trailing line breaks ignored)."),
-          new Key(
+          flag(
               AUTH_CERTIFICATE,
-              "false",
+              false,
               "true: authenticate with this process's TLS certificate (its subject CN is "
                   + "the principal) instead of a shared secret; needs TLS with a key."));
 
@@ -143,7 +172,7 @@ public final class SecurityKeys {
    */
   public static TlsSettings tls(Map<String, String> values, String prefix, List<String> errors) {
     if (!bool(values, prefix, TLS_ENABLED, false, errors)) {
-      for (Key k : TLS) {
+      for (Setting<?> k : TLS) {
         if (!k.key().equals(TLS_ENABLED) && value(values, prefix, k.key()) != null) {
           errors.add(prefix + k.key() + " is set but " + prefix + TLS_ENABLED + " is not true");
         }
@@ -248,7 +277,7 @@ public final class SecurityKeys {
             String list = value(values, prefix, key);
             if (list != null) {
               List<String> principals = new ArrayList<>();
-              for (String p : list.split(",")) {
+              for (String p : list.split(",", -1)) { // empty entries are skipped below
                 if (!p.isBlank()) {
                   principals.add(p.strip());
                 }

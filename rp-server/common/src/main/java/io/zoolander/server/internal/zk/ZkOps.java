@@ -113,7 +113,7 @@ public final class ZkOps {
    * size is needed.
    */
   public static boolean surelyFits(List<Op> ops, int bookkeepingBytes, int maxRequestBytes) {
-    long estimate = REQUEST_OVERHEAD_BYTES + bookkeepingBytes;
+    long estimate = (long) REQUEST_OVERHEAD_BYTES + bookkeepingBytes;
     for (Op op : ops) {
       estimate += op.path().length() * 3L + OP_OVERHEAD_BYTES + dataLength(op);
     }

@@ -5,14 +5,15 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.Map;
 
-/** The immutable {@link LeaderContext} of one leadership term. */
+/** The immutable {@link LeaderContext} of one leadership term, with the leader's server. */
 record LeaderTermContext(
     long serverId,
     long epoch,
     InetSocketAddress clientAddress,
     Path dataDir,
-    Map<String, String> properties)
-    implements LeaderContext {
+    Map<String, String> properties,
+    LocalServer localServer)
+    implements LocalServerContext {
 
   LeaderTermContext {
     properties = Map.copyOf(properties);

@@ -107,7 +107,8 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
               ZxidUtils.getEpochFromZxid(getZxid()),
               self.getClientAddress(),
               dataDir,
-              settings.properties()));
+              settings.properties(),
+              new LeaderLocalServer(this)));
     } catch (RuntimeException e) {
       LOG.error("Could not start the leader plugin; ZooKeeper keeps serving without it", e);
     }

@@ -1,13 +1,17 @@
 package io.zoolander.server.internal.leader;
 
 import io.zoolander.server.LeaderPluginFactory;
-import io.zoolander.server.ZoolanderPeerMain;
+import io.zoolander.server.settings.Setting;
+import io.zoolander.server.settings.SettingException;
+import io.zoolander.server.settings.SettingSet;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig;
@@ -15,7 +19,9 @@ import org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException;
 
 /**
  * The Zoolander part of a server's configuration: the {@code zoolander.*} entries of its {@code
- * zoo.cfg}, the plugin factory they name, and the data directory.
+ * zoo.cfg}, the plugin factory they name, and the data directory. The launcher's own entries are
+ * {@link #SETTINGS}; a factory that declares its plugin's ({@link LeaderPluginFactory#settings()})
+ * has every other {@code zoolander.*} key refused here, when the server starts.
  *
  * @param factory the plugin factory, {@code null} when none is configured
  * @param stopTimeout how long the server waits for a plugin to stop
@@ -28,8 +34,39 @@ public record PluginSettings(
     Map<String, String> properties,
     Path dataDir) {
 
-  /** Default of {@value ZoolanderPeerMain#STOP_TIMEOUT_KEY}. */
+  /** Prefix of the {@code zoo.cfg} entries that belong to Zoolander and its plugin. */
+  public static final String PREFIX = "zoolander.";
+
+  /** {@code zoo.cfg} key naming the {@link LeaderPluginFactory} class. */
+  public static final String FACTORY_KEY = "zoolander.pluginFactory";
+
+  /** {@code zoo.cfg} key: bound, in milliseconds, on waiting for a plugin to stop. */
+  public static final String STOP_TIMEOUT_KEY = "zoolander.plugin.stopTimeoutMs";
+
+  /** Default of {@value #STOP_TIMEOUT_KEY}. */
   public static final Duration DEFAULT_STOP_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The launcher's {@value #FACTORY_KEY}. */
+  public static final Setting<String> FACTORY =
+      Setting.text(FACTORY_KEY)
+          .defaultText("(none: plain ZooKeeper)")
+          .doc(
+              "Class name of the LeaderPluginFactory whose plugin runs while this server leads; without it the"
+                  + " server is plain ZooKeeper.")
+          .build();
+
+  /** The launcher's {@value #STOP_TIMEOUT_KEY}. */
+  public static final Setting<Long> STOP_TIMEOUT =
+      Setting.integer(STOP_TIMEOUT_KEY)
+          .defaultValue(DEFAULT_STOP_TIMEOUT.toMillis())
+          .range(1L, Long.MAX_VALUE)
+          .unit("ms")
+          .doc(
+              "How long (ms) the server waits for the plugin to stop when leadership ends or the server stops.")
+          .build();
+
+  /** The entries the launcher itself reads. */
+  public static final List<Setting<?>> SETTINGS = List.of(FACTORY, STOP_TIMEOUT);
 
   public PluginSettings {
     properties = Map.copyOf(properties);
@@ -56,24 +93,65 @@ public record PluginSettings(
   }
 
   static PluginSettings of(Map<String, String> properties, Path dataDir) throws ConfigException {
-    String factoryName = properties.get(ZoolanderPeerMain.PLUGIN_FACTORY_KEY);
+    String factoryName = properties.get(FACTORY_KEY);
     LeaderPluginFactory factory =
         factoryName == null || factoryName.isBlank() ? null : instantiate(factoryName.trim());
     Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
-    String stopTimeoutMs = properties.get(ZoolanderPeerMain.STOP_TIMEOUT_KEY);
+    String stopTimeoutMs = properties.get(STOP_TIMEOUT_KEY);
     if (stopTimeoutMs != null) {
       try {
         stopTimeout = Duration.ofMillis(Long.parseLong(stopTimeoutMs.trim()));
       } catch (NumberFormatException e) {
-        throw new ConfigException(
-            ZoolanderPeerMain.STOP_TIMEOUT_KEY + " is not a number: " + stopTimeoutMs);
+        throw new ConfigException(STOP_TIMEOUT_KEY + " is not a number: " + stopTimeoutMs);
       }
       if (stopTimeout.isNegative() || stopTimeout.isZero()) {
-        throw new ConfigException(
-            ZoolanderPeerMain.STOP_TIMEOUT_KEY + " must be positive: " + stopTimeoutMs);
+        throw new ConfigException(STOP_TIMEOUT_KEY + " must be positive: " + stopTimeoutMs);
       }
     }
+    if (factory != null) {
+      checkKeys(factory, properties);
+    }
     return new PluginSettings(factory, stopTimeout, properties, dataDir);
+  }
+
+  /**
+   * Refuses a {@code zoolander.*} key that neither the launcher nor the factory's plugin reads,
+   * when the factory declares its settings.
+   *
+   * @throws ConfigException naming every unknown key and the nearest known one; its cause is the
+   *     {@link SettingException}
+   */
+  static void checkKeys(LeaderPluginFactory factory, Map<String, String> properties)
+      throws ConfigException {
+    String name = factory.getClass().getName();
+    SettingSet known;
+    try {
+      List<Setting<?>> declared = factory.settings();
+      if (declared == null || declared.isEmpty()) {
+        return; // the plugin reads keys of its own that it does not declare
+      }
+      known = SettingSet.of(PREFIX, SETTINGS).and(declared);
+    } catch (RuntimeException e) {
+      throw new ConfigException(FACTORY_KEY + ": " + name + ".settings() failed: " + e, e);
+    }
+    try {
+      known.checkKeys(properties.keySet());
+    } catch (SettingException e) {
+      StringBuilder message =
+          new StringBuilder("unknown Zoolander setting")
+              .append(e.unknownKeys().size() > 1 ? "s " : " ");
+      String separator = "";
+      for (Map.Entry<String, Optional<String>> u : e.unknownKeys().entrySet()) {
+        message.append(separator).append(u.getKey());
+        u.getValue().ifPresent(s -> message.append(" (did you mean ").append(s).append("?)"));
+        separator = ", ";
+      }
+      message.append(" in zoo.cfg: neither the server nor ").append(name).append(" reads it");
+      if (e.unknownKeys().size() > 1) {
+        message.append(" (or them)");
+      }
+      throw new ConfigException(message.toString(), e);
+    }
   }
 
   /**
@@ -82,7 +160,7 @@ public record PluginSettings(
   static Map<String, String> zoolanderEntries(Properties properties) {
     Map<String, String> entries = new TreeMap<>();
     for (String key : properties.stringPropertyNames()) {
-      if (key.startsWith(ZoolanderPeerMain.PROPERTY_PREFIX)) {
+      if (key.startsWith(PREFIX)) {
         entries.put(key, properties.getProperty(key).trim());
       }
     }
@@ -109,7 +187,7 @@ public record PluginSettings(
       Class<?> type = Class.forName(className, true, loader);
       if (!LeaderPluginFactory.class.isAssignableFrom(type)) {
         throw new ConfigException(
-            ZoolanderPeerMain.PLUGIN_FACTORY_KEY
+            FACTORY_KEY
                 + ": "
                 + className
                 + " does not implement "
@@ -119,11 +197,9 @@ public record PluginSettings(
     } catch (ConfigException e) {
       throw e;
     } catch (ReflectiveOperationException | RuntimeException e) {
-      throw new ConfigException(
-          ZoolanderPeerMain.PLUGIN_FACTORY_KEY + ": cannot create " + className, e);
+      throw new ConfigException(FACTORY_KEY + ": cannot create " + className, e);
     } catch (LinkageError e) {
-      throw new ConfigException(
-          ZoolanderPeerMain.PLUGIN_FACTORY_KEY + ": cannot load " + className + ": " + e);
+      throw new ConfigException(FACTORY_KEY + ": cannot load " + className + ": " + e);
     }
   }
 }

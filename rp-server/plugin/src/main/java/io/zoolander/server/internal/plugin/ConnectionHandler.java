@@ -29,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * HELLO id is its client id in decimal, gets its REPLYs here and may send READ; any role may say
  * HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE
  * and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
+ * Its state (the role, the SEQUENCED of the current read) is confined to the connection's event
+ * loop (asserted).
  *
  * <p>A role the plugin authenticates (see {@link AccessControl}) gets CHALLENGE instead of STATUS;
  * the next message must be an AUTH that verifies for a principal allowed in that role, and only
@@ -39,6 +41,8 @@ import org.slf4j.LoggerFactory;
 final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
+
+  private static final String EVENT_LOOP_ONLY = "must run on the connection's event loop";
 
   private final int duplicateId;
   private final Supplier<Snapshot> status;
@@ -64,6 +68,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
 
   @Override
   protected void channelRead0(ChannelHandlerContext ctx, Message message) {
+    assert ctx.executor().inEventLoop() : EVENT_LOOP_ONLY;
     if (closing) {
       return; // read only so the peer's FIN is seen while the ERROR lingers: nothing it sends
       // counts
@@ -123,6 +128,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
   }
 
   private void handOverSequenced(ChannelHandlerContext ctx) {
+    assert ctx.executor().inEventLoop() : EVENT_LOOP_ONLY; // received is confined to it
     if (!received.isEmpty()) {
       applier.sequenced(ctx.channel(), List.copyOf(received));
       received.clear();

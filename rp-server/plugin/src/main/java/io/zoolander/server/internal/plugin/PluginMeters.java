@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -74,6 +75,26 @@ final class PluginMeters implements AutoCloseable {
         Gauge.builder(MeterNames.PLUGIN_EPOCH, plugin, p -> p.snapshot().epoch())
             .tags(tags)
             .description("The highest repeater epoch recorded")
+            .register(registry));
+  }
+
+  /**
+   * Adds the counters of the in-process data path: reads the applier did not have to answer, multis
+   * submitted in-process. (Micrometer holds the applier weakly: the plugin keeps it.)
+   */
+  void watchDataPath(Applier applier) {
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_MULTIS_LOCAL, applier, a -> (double) a.multisInProcess())
+            .tags(tags)
+            .description("Multis submitted in-process into the leader's request pipeline")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_READS_DIRECT, applier, a -> (double) a.readsServedOnEventLoop())
+            .tags(tags)
+            .description(
+                "Client reads answered on their connection's event loop from the in-memory tree")
             .register(registry));
   }
 

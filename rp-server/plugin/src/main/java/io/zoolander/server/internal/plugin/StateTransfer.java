@@ -126,6 +126,10 @@ final class StateTransfer {
         new Message.TransferChunk.Node(r.path, r.data, r.stat.getVersion(), r.stat.getCversion()));
   }
 
+  // The data is ZooKeeper's array, handed on without copying; a Read is only iterated, never
+  // compared
+  // or hashed, so the array's identity-based equals does not matter.
+  @SuppressWarnings("ArrayRecordComponent")
   private record Read(String path, byte[] data, Stat stat, List<String> children) {}
 
   /**
@@ -199,7 +203,7 @@ final class StateTransfer {
     List<Message.TransferChunk.Node> current = new ArrayList<>();
     long bytes = 0;
     for (Message.TransferChunk.Node node : snapshot.nodes()) {
-      long size = node.path().length() + node.data().length;
+      long size = (long) node.path().length() + node.data().length;
       if (!current.isEmpty()
           && (bytes + size > CHUNK_BYTES
               || current.size() >= WireSettings.MAX_TRANSFER_NODES_PER_CHUNK)) {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Metrics;
 import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.internal.jmx.RegisteredMBean;
+import io.zoolander.server.internal.leader.LocalServerContext;
 import io.zoolander.server.jmx.PluginMXBean;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.plugin.AnomalySettings;
@@ -109,6 +110,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         new PluginMeters(Metrics.globalRegistry, cfg.duplicateId(), context.serverId());
     meters = pluginMeters;
     pluginMeters.watch(this);
+    boolean inProcess = context instanceof LocalServerContext local && local.localServer() != null;
     Applier app =
         new Applier(
             cfg,
@@ -119,8 +121,11 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             state,
             stat.getVersion(),
             sec.acl(),
-            pluginMeters);
+            pluginMeters,
+            inProcess ? ((LocalServerContext) context).localServer() : null,
+            sec.zooKeeperAuth());
     applier = app;
+    pluginMeters.watchDataPath(app);
     this.peers = peers;
     slowness = announcer;
     if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
@@ -157,14 +162,17 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     registerMBean(cfg.duplicateId(), context.serverId());
     LOG.info(
         "Duplicate {}: plugin active on server {} (ZooKeeper epoch {}) at {}; repeater epoch {}, applied seq"
-            + " {}, base path {}",
+            + " {}, base path {}; reads from {}",
         cfg.duplicateId(),
         context.serverId(),
         context.epoch(),
         published.address(),
         state.epoch(),
         state.appliedSeq(),
-        znodes.basePath());
+        znodes.basePath(),
+        inProcess
+            ? "the in-memory tree, writes into the request pipeline in-process"
+            : "the plugin's session, writes through it");
   }
 
   @Override

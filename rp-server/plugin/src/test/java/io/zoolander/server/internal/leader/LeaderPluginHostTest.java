@@ -219,23 +219,26 @@ class LeaderPluginHostTest {
   void contextGivesALocalConnectString() {
     assertThat(
             new LeaderTermContext(
-                    1, 1, new InetSocketAddress("0.0.0.0", 2181), Path.of("."), Map.of())
+                    1, 1, new InetSocketAddress("0.0.0.0", 2181), Path.of("."), Map.of(), null)
                 .localConnectString())
         .isEqualTo("127.0.0.1:2181");
     assertThat(
             new LeaderTermContext(
-                    1, 1, new InetSocketAddress("127.0.0.2", 2181), Path.of("."), Map.of())
+                    1, 1, new InetSocketAddress("127.0.0.2", 2181), Path.of("."), Map.of(), null)
                 .localConnectString())
         .isEqualTo("127.0.0.2:2181");
     LeaderContext context =
-        new LeaderTermContext(1, 1, null, Path.of("."), Map.of("zoolander.a", "b"));
+        new LeaderTermContext(1, 1, null, Path.of("."), Map.of("zoolander.a", "b"), null);
     assertThat(context.localConnectString()).isNull();
     assertThat(context.property("zoolander.a")).contains("b");
   }
 
+  // AddressSelection: the IPv4 loopback literal on purpose, as a server's clientPortAddress
+  // would be; getLoopbackAddress() would be ::1 when IPv6 is preferred.
+  @SuppressWarnings("AddressSelection")
   private static LeaderContext context(long epoch) {
     return new LeaderTermContext(
-        1, epoch, new InetSocketAddress("127.0.0.1", 2181), Path.of("."), Map.of());
+        1, epoch, new InetSocketAddress("127.0.0.1", 2181), Path.of("."), Map.of(), null);
   }
 
   private class RecordingPlugin implements LeaderPlugin {

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.LeaderPluginFactory;
 import io.zoolander.server.ZoolanderPeerMain;
+import io.zoolander.server.settings.Setting;
+import io.zoolander.server.settings.SettingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.zookeeper.server.quorum.QuorumPeerConfig.ConfigException;
 import org.junit.jupiter.api.Test;
@@ -25,6 +28,60 @@ class PluginSettingsTest {
     public LeaderPlugin newPlugin() {
       return null;
     }
+  }
+
+  /** A factory that declares the one key its plugin reads. */
+  public static final class DeclaringFactory implements LeaderPluginFactory {
+    static final Setting<Long> LIMIT =
+        Setting.integer("zoolander.custom.limit").defaultValue(1L).doc("A limit.").build();
+
+    @Override
+    public LeaderPlugin newPlugin() {
+      return null;
+    }
+
+    @Override
+    public List<Setting<?>> settings() {
+      return List.of(LIMIT);
+    }
+  }
+
+  @Test
+  void aFactoryThatDeclaresItsSettingsHasEveryOtherKeyRefused() throws Exception {
+    String factory = DeclaringFactory.class.getName();
+    PluginSettings accepted =
+        PluginSettings.of(
+            Map.of(
+                ZoolanderPeerMain.PLUGIN_FACTORY_KEY,
+                factory,
+                ZoolanderPeerMain.STOP_TIMEOUT_KEY,
+                "1500",
+                "zoolander.custom.limit",
+                "3"),
+            dir);
+    assertThat(accepted.factory()).isInstanceOf(DeclaringFactory.class);
+    assertThatThrownBy(
+            () ->
+                PluginSettings.of(
+                    Map.of(
+                        ZoolanderPeerMain.PLUGIN_FACTORY_KEY,
+                        factory,
+                        "zoolander.custom.limt",
+                        "3"),
+                    dir))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "unknown Zoolander setting zoolander.custom.limt (did you mean zoolander.custom.limit?)"
+                + " in zoo.cfg: neither the server nor "
+                + factory
+                + " reads it")
+        .cause()
+        .isInstanceOf(SettingException.class);
+    assertThat(ZoolanderPeerMain.settings())
+        .extracting(Setting::key)
+        .containsExactly(ZoolanderPeerMain.PLUGIN_FACTORY_KEY, ZoolanderPeerMain.STOP_TIMEOUT_KEY);
+    assertThat(PluginSettings.STOP_TIMEOUT.defaultValue())
+        .contains(PluginSettings.DEFAULT_STOP_TIMEOUT.toMillis());
   }
 
   @Test

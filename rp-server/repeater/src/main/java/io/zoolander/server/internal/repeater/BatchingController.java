@@ -150,7 +150,7 @@ public final class BatchingController {
       return;
     }
     if (sizes != null && flushedSeq >= 0) {
-      sizes.record(lastSeq - flushedSeq);
+      sizes.record((double) (lastSeq - flushedSeq));
     }
     flushedSeq = lastSeq;
     if (size == MAX_PENDING_FLUSHES) {

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * WRITEs for that client id; the WRITEs of one read burst are handed to the sequencer in one task,
  * in order. The repeater never answers a WRITE it sequences (the plugins reply); it answers ERROR
  * naming the request only to refuse one: a write that must not be sequenced ({@link
- * RepeaterCore#refusal}) is refused here, before the handoff.
+ * Sequencer#refusal}) is refused here, before the handoff.
  *
  * <p>When the repeater authenticates clients, HELLO is answered with CHALLENGE and the next message
  * must be an AUTH that verifies for a principal allowed as a client; otherwise (a WRITE first
@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
 final class ClientHandler extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ClientHandler.class);
 
-  private final RepeaterCore core;
+  private final Sequencer sequencer;
+  private final ClientFlow flow;
   private final ServerAuth auth;
   private final AtomicInteger pendingHandoffs = new AtomicInteger();
   private Channel channel;
@@ -45,15 +46,20 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   private boolean rejected;
   private List<Message.Write> batch;
 
-  ClientHandler(RepeaterCore core, ServerAuth auth) {
-    this.core = core;
+  /**
+   * @param sequencer where this client's WRITEs are handed over
+   * @param flow the open client connections, and whether they are read
+   */
+  ClientHandler(Sequencer sequencer, ClientFlow flow, ServerAuth auth) {
+    this.sequencer = sequencer;
+    this.flow = flow;
     this.auth = auth;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
     channel = ctx.channel();
-    core.clientConnected(this);
+    flow.connected(this);
   }
 
   @Override
@@ -81,12 +87,12 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             w.requestId(),
             0,
             "WRITE for client " + w.clientId() + " on the connection of client " + clientId);
-      } else if ((refusal = core.refusal(w)) != null) {
+      } else if ((refusal = sequencer.refusal(w)) != null) {
         LOG.debug("client {}: refused request {}: {}", clientId, w.requestId(), refusal.message());
         channel.writeAndFlush(refusal);
-      } else if (core.isDeposed()) {
-        refuse(ErrorCode.STALE_EPOCH, w.requestId(), 0, core.staleMessage());
-      } else if (core.isClosing()) {
+      } else if (sequencer.isDeposed()) {
+        refuse(ErrorCode.STALE_EPOCH, w.requestId(), 0, sequencer.staleMessage());
+      } else if (sequencer.isClosing()) {
         refuse(ErrorCode.SHUTTING_DOWN, w.requestId(), 0, "the repeater is shutting down");
       } else {
         if (batch == null) {
@@ -179,7 +185,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     handOff();
-    core.clientDisconnected(this);
+    flow.disconnected(this);
     ctx.fireChannelInactive();
   }
 
@@ -193,7 +199,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     }
     batch = null;
     int pending = pendingHandoffs.incrementAndGet();
-    if (!core.submit(this, writes)) {
+    if (!sequencer.submit(this, writes)) {
       pendingHandoffs.decrementAndGet();
       for (Message.Write w : writes) {
         refuse(ErrorCode.SHUTTING_DOWN, w.requestId(), 0, "the repeater is shutting down");
@@ -224,7 +230,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
    */
   void resumeIfIdle() {
     if (pendingHandoffs.get() < RepeaterSettings.MAX_PENDING_HANDOFFS_PER_CLIENT
-        && !core.clientsPaused()
+        && !flow.paused()
         && !channel.config().isAutoRead()) {
       channel.config().setAutoRead(true);
     }
@@ -235,7 +241,8 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
    * one. Any thread.
    */
   void deposed() {
-    Channels.errorAndClose(channel, Message.Error.of(ErrorCode.STALE_EPOCH, core.staleMessage()));
+    Channels.errorAndClose(
+        channel, Message.Error.of(ErrorCode.STALE_EPOCH, sequencer.staleMessage()));
   }
 
   /** Refuses a request with an application ERROR; the connection stays open. Any thread. */

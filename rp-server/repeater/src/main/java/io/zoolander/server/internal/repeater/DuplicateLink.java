@@ -6,12 +6,10 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.zoolander.server.repeater.ConnectionState;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.LinkState;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.DuplicateState;
@@ -33,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * resumes it from its applied seq, streams the live sequence, serves its ACKs and RETRANSMITs, and
  * fences it when the log no longer holds what it needs.
  *
- * <p>Everything runs on the sequencer loop (the connection is registered there too); the fields
- * other threads read for {@link #view()} are volatile.
+ * <p>It sees the rest of the repeater only through {@link LinkHost}. Everything runs on the
+ * sequencer loop (the connection is registered there too), which the methods assert; the fields
+ * other threads read for {@link #view()}, {@link #ackedSeq()} and {@link #fenced()} are volatile.
  *
  * <p>The stream on one connection is contiguous: {@link #cursor} is the last seq written to it, and
  * the next frame written is always {@code cursor + 1}, live ({@link #offer}) or from the log
@@ -43,7 +42,9 @@ import org.slf4j.LoggerFactory;
 final class DuplicateLink {
   private static final Logger LOG = LoggerFactory.getLogger(DuplicateLink.class);
 
-  private final RepeaterCore core;
+  private static final String ON_LOOP = "a link runs on the sequencer loop";
+
+  private final LinkHost host;
   private final DuplicateSource source;
   private final int id;
 
@@ -73,7 +74,7 @@ final class DuplicateLink {
   private Transfer transfer;
 
   // Read by other threads.
-  private volatile ConnectionState state = ConnectionState.WAITING_FOR_ENDPOINT;
+  private volatile LinkState state = LinkState.WAITING_FOR_ENDPOINT;
   private volatile long ackedSeq;
   private volatile boolean fenced;
   private volatile String fenceReason;
@@ -85,11 +86,20 @@ final class DuplicateLink {
   private boolean
       probeFromIdle; // sent while the duplicate owed no ACK: a service time for the predictor
 
-  DuplicateLink(RepeaterCore core, DuplicateSource source) {
-    this.core = core;
+  /**
+   * @param host the repeater as this link sees it
+   * @param meters this duplicate's meters
+   */
+  DuplicateLink(LinkHost host, DuplicateSource source, RepeaterMeters.Duplicate meters) {
+    this.host = host;
     this.source = source;
     this.id = source.duplicateId();
-    this.meters = core.meters().duplicate(id);
+    this.meters = meters;
+  }
+
+  /** Whether the caller runs on the sequencer loop, which owns this link (for assertions). */
+  private boolean onLoop() {
+    return host.loop().inEventLoop();
   }
 
   RepeaterMeters.Duplicate meters() {
@@ -130,6 +140,7 @@ final class DuplicateLink {
 
   /** The state transfer bringing this duplicate back, or null. On the loop. */
   Transfer transfer() {
+    assert onLoop() : ON_LOOP;
     return transfer;
   }
 
@@ -138,7 +149,8 @@ final class DuplicateLink {
    * loop.
    */
   boolean streaming() {
-    return state == ConnectionState.STREAMING && channel != null;
+    assert onLoop() : ON_LOOP;
+    return state == LinkState.STREAMING && channel != null;
   }
 
   /** The duplicate's applied seq as read at start: it holds the log's trim until it acks more. */
@@ -162,7 +174,8 @@ final class DuplicateLink {
 
   /** The duplicate's endpoint znode changed: drop the old connection, connect to the new plugin. */
   void endpointChanged(Optional<PluginEndpoint> endpoint) {
-    if (core.stopped()) {
+    assert onLoop() : ON_LOOP;
+    if (host.stopped()) {
       return;
     }
     if (endpoint.isPresent() && endpoint.get().duplicateId() != id) {
@@ -188,30 +201,16 @@ final class DuplicateLink {
               + endpoint.map(PluginEndpoint::address).orElse("(none)")
               + " during the transfer");
     }
-    core.linkLost(this);
+    host.streamLost(this);
     target = endpoint;
     connectAfresh();
   }
 
   private void connect() {
+    assert onLoop() : ON_LOOP;
     PluginEndpoint endpoint = target.orElseThrow();
-    setState(ConnectionState.CONNECTING);
-    ChannelFuture connecting =
-        core.pluginBootstrap()
-            .handler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    if (core.security().tls() != null) {
-                      core.security()
-                          .tls()
-                          .addClientHandler(ch.pipeline(), endpoint.host(), endpoint.port());
-                    }
-                    WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
-                    ch.pipeline().addLast(new PluginHandler());
-                  }
-                })
-            .connect(endpoint.host(), endpoint.port());
+    setState(LinkState.CONNECTING);
+    ChannelFuture connecting = host.connectPlugin(endpoint, PluginHandler::new);
     Channel ch = connecting.channel();
     channel = ch;
     connecting.addListener(
@@ -236,12 +235,12 @@ final class DuplicateLink {
     raw = channel.pipeline().context(WirePipeline.FRAME_DECODER);
     Channel ch = channel;
     ch.writeAndFlush(Message.Hello.of(Role.REPEATER, RepeaterSettings.HELLO_ID));
-    setState(ConnectionState.HANDSHAKING);
+    setState(LinkState.HANDSHAKING);
     handshakeTimer =
-        core.loop()
+        host.loop()
             .schedule(
                 () -> {
-                  if (ch == channel && state == ConnectionState.HANDSHAKING) {
+                  if (ch == channel && state == LinkState.HANDSHAKING) {
                     LOG.warn(
                         "duplicate {}: no STATUS within {} ms; reconnecting",
                         id,
@@ -265,17 +264,17 @@ final class DuplicateLink {
       transferFailed("the connection to its plugin was lost during the transfer");
       return;
     }
-    core.linkLost(this);
+    host.streamLost(this);
     reconnectLater();
   }
 
   private void reconnectLater() {
-    if (core.stopped() || fenced) {
-      setState(ConnectionState.CLOSED);
+    if (host.stopped() || fenced) {
+      setState(LinkState.CLOSED);
       return;
     }
     if (target.isEmpty()) {
-      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+      setState(LinkState.WAITING_FOR_ENDPOINT);
       return;
     }
     long delay =
@@ -283,14 +282,14 @@ final class DuplicateLink {
             RepeaterSettings.RECONNECT_BACKOFF_MAX_MILLIS,
             RepeaterSettings.RECONNECT_BACKOFF_MIN_MILLIS << Math.min(failures, 20));
     failures++;
-    setState(ConnectionState.BACKING_OFF);
+    setState(LinkState.BACKING_OFF);
     cancelRetry();
     retry =
-        core.loop()
+        host.loop()
             .schedule(
                 () -> {
                   retry = null;
-                  if (channel == null && target.isPresent() && !core.stopped() && !fenced) {
+                  if (channel == null && target.isPresent() && !host.stopped() && !fenced) {
                     connect();
                   }
                 },
@@ -321,10 +320,11 @@ final class DuplicateLink {
 
   /** Closing or deposed: close the connection and stop following the endpoint. */
   void shutdown() {
+    assert onLoop() : ON_LOOP;
     if (transfer != null) {
       Transfer t = transfer;
       transfer = null;
-      core.transferEnded(t, "the repeater stopped");
+      host.transferEnded(t, "the repeater stopped");
     }
     cancelRetry();
     if (channel != null) {
@@ -332,7 +332,7 @@ final class DuplicateLink {
       detach();
       ch.close();
     }
-    setState(ConnectionState.CLOSED);
+    setState(LinkState.CLOSED);
   }
 
   /**
@@ -340,7 +340,8 @@ final class DuplicateLink {
    * not streaming).
    */
   ChannelFuture drain() {
-    if (channel == null || state != ConnectionState.STREAMING) {
+    assert onLoop() : ON_LOOP;
+    if (channel == null || state != LinkState.STREAMING) {
       return null;
     }
     dirty = false;
@@ -351,12 +352,12 @@ final class DuplicateLink {
   // from the plugin
 
   private void onMessage(Channel ch, Message m) {
-    if (ch != channel
-        || (state != ConnectionState.HANDSHAKING && state != ConnectionState.STREAMING)) {
+    assert onLoop() : ON_LOOP;
+    if (ch != channel || (state != LinkState.HANDSHAKING && state != LinkState.STREAMING)) {
       return; // an old, fenced or closed connection
     }
     heardOrOwedSinceNanos = System.nanoTime();
-    if (state == ConnectionState.HANDSHAKING) {
+    if (state == LinkState.HANDSHAKING) {
       if (m instanceof Message.Status s) {
         onStatus(s);
       } else if (m instanceof Message.Challenge c) {
@@ -379,14 +380,14 @@ final class DuplicateLink {
     if (m instanceof Message.Ack a) {
       onAck(a);
     } else if (m instanceof Message.TransferChunk c) {
-      core.relayChunk(this, c);
+      host.chunk(this, c);
     } else if (m instanceof Message.Retransmit r) {
       onRetransmit(r);
     } else if (m instanceof Message.Error e) {
       onError(e);
     } else if (m instanceof Message.Status s) {
-      if (s.epoch() > core.epoch()) {
-        core.depose(id, "STATUS with epoch " + s.epoch());
+      if (s.epoch() > host.epoch()) {
+        host.depose(id, "STATUS with epoch " + s.epoch());
       } else if (s.state() == DuplicateState.FENCED) {
         fence("its plugin reports it is fenced", true);
       } else {
@@ -406,7 +407,7 @@ final class DuplicateLink {
    * connection.
    */
   private void onChallenge(Channel ch, Message.Challenge c) {
-    Credential credential = core.security().credential();
+    Credential credential = host.credential();
     if (credential == null) {
       LOG.error(
           "duplicate {}: the plugin requires authentication, but this repeater has no credential; retrying"
@@ -433,9 +434,9 @@ final class DuplicateLink {
       reconnectLater();
       return;
     }
-    if (s.epoch() > core.epoch()) {
-      core.depose(
-          id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + core.epoch() + ")");
+    if (s.epoch() > host.epoch()) {
+      host.depose(
+          id, "STATUS with epoch " + s.epoch() + " (this repeater's is " + host.epoch() + ")");
       return;
     }
     if (transfer != null) {
@@ -460,12 +461,12 @@ final class DuplicateLink {
    * follows.
    */
   private void resume(long appliedSeq) {
-    RetransmissionLog log = core.log();
+    RetransmissionLog log = host.log();
     switch (log.resume(appliedSeq)) {
       case UP_TO_DATE, FROM_LOG -> {
         cursor = appliedSeq;
         failures = 0;
-        setState(ConnectionState.STREAMING);
+        setState(LinkState.STREAMING);
         LOG.info(
             "duplicate {}: streaming from seq {} (sequenced up to {})",
             id,
@@ -503,11 +504,12 @@ final class DuplicateLink {
    * are relayed here; the STATUS after the install resumes the stream from the snapshot's seq.
    */
   void beginRejoin(Transfer t) {
+    assert onLoop() : ON_LOOP;
     transfer = t;
     fenced = false;
     fenceReason = null;
     connectAfresh();
-    core.notifyChanged(view());
+    host.changed(view());
   }
 
   /**
@@ -525,7 +527,7 @@ final class DuplicateLink {
     if (target.isPresent()) {
       connect();
     } else {
-      setState(ConnectionState.WAITING_FOR_ENDPOINT);
+      setState(LinkState.WAITING_FOR_ENDPOINT);
     }
   }
 
@@ -562,10 +564,10 @@ final class DuplicateLink {
     ackedSeq = s.appliedSeq();
     resume(s.appliedSeq());
     if (fenced) {
-      core.transferEnded(
+      host.transferEnded(
           t, "the log no longer holds the writes after the snapshot: " + fenceReason);
     } else {
-      core.transferEnded(t, null);
+      host.transferEnded(t, null);
     }
   }
 
@@ -576,6 +578,7 @@ final class DuplicateLink {
 
   /** Sends {@code m} on the current connection, if it is up; false otherwise. */
   boolean send(Message m) {
+    assert onLoop() : ON_LOOP;
     if (channel == null || raw == null) {
       return false;
     }
@@ -585,13 +588,14 @@ final class DuplicateLink {
 
   /** The transfer to this duplicate failed: it is fenced again (and not rejoined automatically). */
   void transferFailed(String reason) {
+    assert onLoop() : ON_LOOP;
     Transfer t = transfer;
     if (t == null) {
       return;
     }
     transfer = null;
     fence("state transfer " + t.id + " failed: " + reason, false); // before the caller hears of it
-    core.transferEnded(t, reason);
+    host.transferEnded(t, reason);
   }
 
   /**
@@ -599,6 +603,7 @@ final class DuplicateLink {
    * rejoined.
    */
   void fenceByOperator() {
+    assert onLoop() : ON_LOOP;
     if (transfer != null) {
       transferFailed("fenced by the operator");
     } else {
@@ -607,8 +612,8 @@ final class DuplicateLink {
   }
 
   private void onAck(Message.Ack a) {
-    if (a.epoch() > core.epoch()) {
-      core.depose(id, "ACK with epoch " + a.epoch() + " (this repeater's is " + core.epoch() + ")");
+    if (a.epoch() > host.epoch()) {
+      host.depose(id, "ACK with epoch " + a.epoch() + " (this repeater's is " + host.epoch() + ")");
       return;
     }
     acked(a.appliedSeq());
@@ -621,17 +626,17 @@ final class DuplicateLink {
     }
     if (appliedSeq > ackedSeq) {
       ackedSeq = appliedSeq;
-      core.trim();
+      host.acked();
     }
   }
 
   private void onRetransmit(Message.Retransmit r) {
-    if (r.epoch() > core.epoch()) {
-      core.depose(
-          id, "RETRANSMIT with epoch " + r.epoch() + " (this repeater's is " + core.epoch() + ")");
+    if (r.epoch() > host.epoch()) {
+      host.depose(
+          id, "RETRANSMIT with epoch " + r.epoch() + " (this repeater's is " + host.epoch() + ")");
       return;
     }
-    RetransmissionLog log = core.log();
+    RetransmissionLog log = host.log();
     switch (log.retransmit(r.fromSeq())) {
       case NOTHING ->
           LOG.debug(
@@ -666,12 +671,12 @@ final class DuplicateLink {
 
   private void onError(Message.Error e) {
     switch (e.code()) {
-      case STALE_EPOCH -> core.depose(id, "STALE_EPOCH: " + e.message());
+      case STALE_EPOCH -> host.depose(id, "STALE_EPOCH: " + e.message());
       case FENCED -> fence("its plugin reports FENCED: " + e.message(), true);
-      case TRANSFER_TOO_LARGE, TRANSFER_FAILED -> core.transferError(this, e);
+      case TRANSFER_TOO_LARGE, TRANSFER_FAILED -> host.transferError(this, e);
       default -> {
         LOG.warn("duplicate {}: plugin sent ERROR {}: {}", id, e.code(), e.message());
-        core.notifyPluginError(id, e.code(), e.message());
+        host.pluginError(id, e.code(), e.message());
         if (e.code() == ErrorCode.NOT_LEADER || e.code() == ErrorCode.SHUTTING_DOWN) {
           channel.close(); // reconnects after a delay, or to the new endpoint
         }
@@ -688,7 +693,8 @@ final class DuplicateLink {
    * Otherwise {@link #pump} sends them from the log.
    */
   void offer(long firstSeq, long lastSeq, ByteBuf frames) {
-    if (state != ConnectionState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
+    assert onLoop() : ON_LOOP;
+    if (state != LinkState.STREAMING || cursor != firstSeq - 1 || !channel.isWritable()) {
       return;
     }
     boolean idle = cursor == ackedSeq;
@@ -702,6 +708,7 @@ final class DuplicateLink {
   }
 
   void flushIfDirty() {
+    assert onLoop() : ON_LOOP;
     if (dirty) {
       dirty = false;
       channel.flush();
@@ -714,7 +721,8 @@ final class DuplicateLink {
    * Connecting again resumes it from its applied seq, or waits until it can be reached.
    */
   void checkAcks(long nowNanos, long timeoutNanos) {
-    if (state == ConnectionState.STREAMING
+    assert onLoop() : ON_LOOP;
+    if (state == LinkState.STREAMING
         && cursor > ackedSeq
         && nowNanos - heardOrOwedSinceNanos > timeoutNanos) {
       LOG.warn(
@@ -727,7 +735,7 @@ final class DuplicateLink {
       Channel ch = channel;
       detach();
       ch.close();
-      core.linkLost(this);
+      host.streamLost(this);
       reconnectLater();
     }
   }
@@ -736,7 +744,8 @@ final class DuplicateLink {
    * Sends from the log after {@link #cursor} while the connection takes it; resumed when it drains.
    */
   private void pump() {
-    RetransmissionLog log = core.log();
+    assert onLoop() : ON_LOOP;
+    RetransmissionLog log = host.log();
     long last = log.lastSeq();
     if (cursor == ackedSeq && cursor < last) {
       heardOrOwedSinceNanos = System.nanoTime();
@@ -765,6 +774,7 @@ final class DuplicateLink {
    * fence it now.
    */
   void evicted(long seq) {
+    assert onLoop() : ON_LOOP;
     Transfer t = transfer;
     if (t != null && seq > (t.snapshotSeq >= 0 ? t.snapshotSeq : t.holdSeq)) {
       transferFailed(
@@ -776,7 +786,7 @@ final class DuplicateLink {
               + " transfer than the log holds (raise the repeater's logCapacity)");
       return;
     }
-    if (!fenced && state == ConnectionState.STREAMING && cursor < seq) {
+    if (!fenced && state == LinkState.STREAMING && cursor < seq) {
       fence(
           "it fell behind: seq " + seq + " was evicted from the full log before it could be sent",
           false);
@@ -787,12 +797,13 @@ final class DuplicateLink {
   // fencing
 
   /**
-   * @param rejoinable whether the repeater may rejoin it by itself ({@link
-   *     RepeaterCore#autoRejoin}): a duplicate that came back needing writes the log no longer
-   *     holds, or whose plugin reports it is fenced; not a slow consumer (a transfer would not make
-   *     it faster), nor one fenced by the operator or after a failed transfer
+   * @param rejoinable whether the repeater may rejoin it by itself (when configured to, {@link
+   *     CoreConfig#autoRejoin}): a duplicate that came back needing writes the log no longer holds,
+   *     or whose plugin reports it is fenced; not a slow consumer (a transfer would not make it
+   *     faster), nor one fenced by the operator or after a failed transfer
    */
   private void fence(String reason, boolean rejoinable) {
+    assert onLoop() : ON_LOOP;
     if (fenced) {
       return;
     }
@@ -803,33 +814,28 @@ final class DuplicateLink {
     if (channel != null) {
       sendFencedAndClose(reason);
     } else {
-      setState(ConnectionState.CLOSED);
+      setState(LinkState.CLOSED);
     }
-    core.trim(); // a fenced duplicate no longer holds the log
-    core.notifyFenced(view(), reason);
-    core.linkLost(this);
-    if (rejoinable) {
-      core.autoRejoinLater(this);
-    }
+    host.fenced(this, reason, rejoinable);
   }
 
   private void sendFencedAndClose(String reason) {
     Channel ch = channel;
     detach();
-    setState(ConnectionState.CLOSED);
+    setState(LinkState.CLOSED);
     Channels.errorAndClose(
         ch, Message.Error.of(ErrorCode.FENCED, "duplicate " + id + " is fenced: " + reason));
   }
 
   private String describeLog() {
-    RetransmissionLog log = core.log();
+    RetransmissionLog log = host.log();
     return log.isEmpty() ? "nothing" : log.firstSeq() + ".." + log.lastSeq();
   }
 
-  private void setState(ConnectionState next) {
+  private void setState(LinkState next) {
     if (state != next) {
       state = next;
-      core.notifyChanged(view());
+      host.changed(view());
     }
   }
 
@@ -846,9 +852,7 @@ final class DuplicateLink {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-      if (ctx.channel() == channel
-          && state == ConnectionState.STREAMING
-          && ctx.channel().isWritable()) {
+      if (ctx.channel() == channel && state == LinkState.STREAMING && ctx.channel().isWritable()) {
         pump();
       }
       ctx.fireChannelWritabilityChanged();

@@ -140,7 +140,7 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
       rows.add(
           new DuplicateInfo(
               d.id(),
-              d.fenced() ? "FENCED" : d.connectionState().name(),
+              d.fenced() ? "FENCED" : d.linkState().name(),
               d.ackedSeq(),
               Math.max(0, lastSeq - d.ackedSeq()),
               d.endpoint().map(PluginEndpoint::address).orElse(""),

@@ -57,7 +57,7 @@ public final class FourLetterWords {
   }
 
   private static Optional<String> line(String answer, String prefix) {
-    for (String line : answer.split("\\R")) {
+    for (String line : answer.split("\\R", -1)) { // an empty line starts with no prefix
       if (line.startsWith(prefix)) {
         return Optional.of(line.substring(prefix.length()).trim());
       }

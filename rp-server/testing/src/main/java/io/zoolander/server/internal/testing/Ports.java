@@ -67,7 +67,7 @@ public final class Ports {
     try (BufferedReader reader =
         Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
       String range = reader.readLine();
-      return Integer.parseInt(range.trim().split("\\s+")[0]);
+      return Integer.parseInt(range.trim().split("\\s+", -1)[0]);
     } catch (IOException | RuntimeException e) {
       return 0; // unknown: fall back to ports the kernel hands out
     }

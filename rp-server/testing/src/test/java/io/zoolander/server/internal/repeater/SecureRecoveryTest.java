@@ -13,6 +13,7 @@ import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.TestCertificates;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
@@ -25,10 +26,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -90,7 +89,7 @@ class SecureRecoveryTest {
                 .repeater("127.0.0.1", repeater.boundAddress().getPort())
                 .duplicate(ensemble.connectString())
                 .tls(TlsSettings.builder().trustPem(ca.caPem()).build())
-                .requestTimeoutMs(20_000)
+                .requestTimeout(Duration.ofSeconds(20))
                 .build()) {
           for (int i = 0; i < 3; i++) {
             seqs.add(
@@ -151,18 +150,9 @@ class SecureRecoveryTest {
   }
 
   private static PluginEndpoint endpoint(String connectString, Znodes znodes) throws Exception {
-    CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
-            connectString,
-            10_000,
-            event -> {
-              if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
+        ZooKeepers.connect(connectString, Duration.ofSeconds(10), Duration.ofSeconds(30));
     try {
-      assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
       return PluginEndpoint.decode(zk.getData(znodes.endpoint(), false, null));
     } finally {
       zk.close(1_000);

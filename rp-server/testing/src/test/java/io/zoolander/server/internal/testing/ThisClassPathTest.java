@@ -19,7 +19,7 @@ class ThisClassPathTest {
 
   @Test
   void thisJvmsClassPathHasOnlyAbsoluteEntries() {
-    for (String entry : ThisClassPath.absolute().split(File.pathSeparator)) {
+    for (String entry : ThisClassPath.absolute().split(File.pathSeparator, -1)) {
       assertThat(Path.of(entry).isAbsolute()).as(entry).isTrue();
     }
   }

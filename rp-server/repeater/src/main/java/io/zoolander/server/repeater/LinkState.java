@@ -1,7 +1,11 @@
 package io.zoolander.server.repeater;
 
-/** Where the repeater's connection to one duplicate's plugin stands. */
-public enum ConnectionState {
+/**
+ * The state of the repeater's link to one duplicate: where its connection to that duplicate's
+ * plugin stands. (Not the client's {@code io.zoolander.client.ConnectionState}, which is a client's
+ * connection to one peer.)
+ */
+public enum LinkState {
   /**
    * No plugin endpoint is published in the duplicate's ensemble (no leader, or its plugin is not up
    * yet).

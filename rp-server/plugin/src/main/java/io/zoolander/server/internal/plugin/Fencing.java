@@ -1,0 +1,50 @@
+package io.zoolander.server.internal.plugin;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fences this duplicate: it applies no more writes and serves no reads (STATUS still answers,
+ * saying FENCED) until a state transfer is installed ({@link TransferInstall}). A repeater's
+ * ERROR(FENCED), a failed transfer, or bookkeeping znodes changed under the plugin fence it. A
+ * transfer in progress is abandoned, held messages are forgotten and waiting reads refused. Not
+ * persisted. Owned by the applier thread (asserted).
+ */
+final class Fencing {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Fencing.class);
+
+  private final ApplierThread owner;
+  private final int duplicateId;
+  private final ApplierState state;
+  private final GapTracker gaps;
+  private final ReadGate reads;
+
+  Fencing(
+      ApplierThread owner, int duplicateId, ApplierState state, GapTracker gaps, ReadGate reads) {
+    this.owner = owner;
+    this.duplicateId = duplicateId;
+    this.state = state;
+    this.gaps = gaps;
+    this.reads = reads;
+  }
+
+  /** Fences the duplicate for {@code reason}; a transfer in progress is abandoned either way. */
+  void fence(String reason) {
+    assert owner.isCurrent() : ApplierThread.ONLY;
+    // A transfer in progress is abandoned: the next one starts from its first chunk.
+    if (!state.fence()) {
+      return;
+    }
+    LOG.error(
+        "DUPLICATE {} IS FENCED at seq {} (epoch {}): {}. It applies no more writes and serves no reads"
+            + " until a state transfer; STATUS still answers.",
+        duplicateId,
+        state.appliedSeq(),
+        state.epoch(),
+        reason);
+    gaps.clear(state.appliedSeq());
+    state.publish();
+    reads.refuseAllFenced();
+  }
+}

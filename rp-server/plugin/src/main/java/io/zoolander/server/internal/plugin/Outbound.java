@@ -1,0 +1,91 @@
+package io.zoolander.server.internal.plugin;
+
+import io.netty.channel.Channel;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.OpResult;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the applier sends unasked: REPLY (or ERROR) to the client connection a write's client
+ * registered, and the cumulative ACK to the repeaters. Sending never waits; a peer that is gone
+ * gets nothing. The ACK is built from the recorded state, so {@link #ack()} and {@link
+ * #ackRepeaters()} run on the applier thread (asserted there); {@link #send} and {@link #toClient}
+ * on any thread.
+ */
+final class Outbound {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Outbound.class);
+
+  private final int duplicateId;
+  private final Peers peers;
+  private final ApplierState state;
+
+  Outbound(int duplicateId, Peers peers, ApplierState state) {
+    this.duplicateId = duplicateId;
+    this.peers = peers;
+    this.state = state;
+  }
+
+  /** Sends {@code message} on {@code channel}, if it is still active. Any thread. */
+  static void send(Channel channel, Message message) {
+    if (channel != null && channel.isActive()) {
+      channel.writeAndFlush(message);
+    }
+  }
+
+  /**
+   * @return ACK of the recorded {@code (epoch, appliedSeq)}
+   */
+  Message.Ack ack() {
+    return new Message.Ack(duplicateId, state.epoch(), state.appliedSeq());
+  }
+
+  /** Sends one {@link #ack()} to every repeater connection, after progress. */
+  void ackRepeaters() {
+    Message.Ack ack = ack();
+    for (Channel repeater : peers.repeaters()) {
+      send(repeater, ack);
+    }
+  }
+
+  /**
+   * @return an active repeater connection, or null if none is connected
+   */
+  Channel anyRepeater() {
+    for (Channel channel : peers.repeaters()) {
+      if (channel.isActive()) {
+        return channel;
+      }
+    }
+    return null;
+  }
+
+  /** REPLY to the client of {@code message}: it was applied as {@code seq} with {@code results}. */
+  void reply(Message.Sequenced message, long seq, List<OpResult> results) {
+    toClient(
+        message.clientId(),
+        new Message.Reply(message.clientId(), message.requestId(), seq, duplicateId, results));
+  }
+
+  /**
+   * Sends {@code answer} to {@code clientId}'s registered connection, if it has one that reads its
+   * replies (a client that does not is not waited for: the answer is dropped). Any thread.
+   */
+  void toClient(long clientId, Message answer) {
+    Channel client = peers.client(clientId);
+    if (client == null) {
+      return;
+    }
+    if (!client.isWritable()) {
+      LOG.warn(
+          "Duplicate {}: client {} does not read its replies; dropping a {}",
+          duplicateId,
+          clientId,
+          answer.getClass().getSimpleName());
+      return;
+    }
+    client.writeAndFlush(answer);
+  }
+}

@@ -1,0 +1,208 @@
+package io.zoolander.server.internal.plugin;
+
+import io.netty.channel.Channel;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.Znodes;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The reads the applier issues on the plugin's own ZooKeeper session ({@link OwnSession}): a
+ * client's READ, answered from ZooKeeper's event thread, and the stats the result predictor needs
+ * before a write, pipelined and waited for. Both are issued from the applier thread (asserted)
+ * between two applies: ZooKeeper answers a session's requests in order, so each read sees exactly
+ * the state at the {@code appliedSeq} current when it was issued. The anomaly injector may hold a
+ * read's answer back; it is then sent from the connection's event loop, later, without delaying
+ * other reads.
+ */
+final class SessionReads {
+
+  static final byte[] NO_DATA = new byte[0];
+
+  private final ApplierThread owner;
+  private final int duplicateId;
+  private final Znodes znodes;
+  private final OwnSession session;
+  private final AnomalyInjector anomalies;
+  private final long timeoutMs;
+  private TreeReads tree;
+
+  /**
+   * @param timeoutMs how long to wait for the stats before giving up (OPERATIONTIMEOUT)
+   */
+  SessionReads(
+      ApplierThread owner,
+      int duplicateId,
+      Znodes znodes,
+      OwnSession session,
+      AnomalyInjector anomalies,
+      long timeoutMs) {
+    this.owner = owner;
+    this.duplicateId = duplicateId;
+    this.znodes = znodes;
+    this.session = session;
+    this.anomalies = anomalies;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Answers client reads from the leader's in-memory tree from now on ({@link TreeReads}), and
+   * through the session only when the tree cannot be read consistently. Before the applier starts.
+   */
+  void answerFromTree(TreeReads tree) {
+    this.tree = tree;
+  }
+
+  /**
+   * Answers {@code read}, received on {@code channel}: from the tree when there is one, otherwise
+   * issued on the session and answered when ZooKeeper does, with READ_REPLY reporting {@code asOf},
+   * the current {@code appliedSeq}.
+   */
+  void issue(Channel channel, Message.Read read, long asOf) {
+    assert owner.isCurrent() : ApplierThread.ONLY;
+    if (tree != null && tree.answer(channel, read)) {
+      return;
+    }
+    String znode = znodes.toZnode(read.path());
+    ZooKeeper zk = session.zk();
+    switch (read.kind()) {
+      case GET_DATA ->
+          zk.getData(
+              znode,
+              false,
+              (rc, path, ctx, data, stat) ->
+                  readDone(channel, read, asOf, rc, data, stat, List.of()),
+              null);
+      case EXISTS ->
+          zk.exists(
+              znode,
+              false,
+              (rc, path, ctx, stat) -> readDone(channel, read, asOf, rc, null, stat, List.of()),
+              null);
+      case GET_CHILDREN ->
+          zk.getChildren(
+              znode,
+              false,
+              (rc, path, ctx, children, stat) ->
+                  readDone(channel, read, asOf, rc, null, stat, children),
+              null);
+    }
+  }
+
+  /** On ZooKeeper's event thread. */
+  private void readDone(
+      Channel channel,
+      Message.Read read,
+      long asOf,
+      int rc,
+      byte[] data,
+      Stat stat,
+      List<String> children) {
+    Code code = Code.get(rc);
+    Message answer;
+    try {
+      if (code == Code.OK && stat != null) {
+        List<String> sorted = children == null ? List.of() : children.stream().sorted().toList();
+        answer =
+            new Message.ReadReply(
+                read.clientId(),
+                read.requestId(),
+                duplicateId,
+                asOf,
+                Code.OK,
+                data == null ? NO_DATA : data,
+                stat.getVersion(),
+                sorted);
+      } else if (code == Code.NONODE) {
+        answer =
+            new Message.ReadReply(
+                read.clientId(),
+                read.requestId(),
+                duplicateId,
+                asOf,
+                Code.NONODE,
+                NO_DATA,
+                -1,
+                List.of());
+      } else {
+        answer =
+            Message.Error.forRequest(
+                ErrorCode.INTERNAL,
+                read.requestId(),
+                "read of " + read.path() + " failed in ZooKeeper: " + code);
+      }
+    } catch (IllegalArgumentException e) {
+      answer =
+          Message.Error.forRequest(
+              ErrorCode.INTERNAL,
+              read.requestId(),
+              "read of " + read.path() + " cannot be answered: " + e.getMessage());
+    }
+    long delayMs = anomalies.readDelayMs(read.clientId(), read.requestId());
+    if (delayMs > 0) {
+      Message late = answer;
+      channel.eventLoop().schedule(() -> sendLate(channel, late), delayMs, TimeUnit.MILLISECONDS);
+    } else if (channel.isActive()) {
+      channel.writeAndFlush(answer);
+    }
+  }
+
+  /** A read's answer the anomaly injector held back, on the connection's event loop. */
+  private static void sendLate(Channel channel, Message answer) {
+    assert channel.eventLoop().inEventLoop() : "must run on the connection's event loop";
+    Outbound.send(channel, answer);
+  }
+
+  /**
+   * Reads the stats of {@code paths}, all requests in flight together (after the writes before
+   * them, so they see the state at {@code appliedSeq}).
+   *
+   * @return each znode's stat, null if it does not exist
+   */
+  Map<String, Stat> stats(Set<String> paths) throws KeeperException, InterruptedException {
+    assert owner.isCurrent() : ApplierThread.ONLY;
+    if (paths.isEmpty()) {
+      return Map.of();
+    }
+    ZooKeeper zk = session.zk();
+    Map<String, Stat> stats = new HashMap<>();
+    CountDownLatch done = new CountDownLatch(paths.size());
+    AtomicReference<Code> failure = new AtomicReference<>();
+    for (String path : paths) {
+      zk.exists(
+          path,
+          false,
+          (rc, p, ctx, stat) -> {
+            Code code = Code.get(rc);
+            if (code == Code.OK || code == Code.NONODE) {
+              synchronized (stats) {
+                stats.put(p, stat);
+              }
+            } else {
+              failure.compareAndSet(null, code);
+            }
+            done.countDown();
+          },
+          null);
+    }
+    if (!done.await(timeoutMs, TimeUnit.MILLISECONDS)) {
+      throw KeeperException.create(Code.OPERATIONTIMEOUT);
+    }
+    if (failure.get() != null) {
+      throw KeeperException.create(failure.get());
+    }
+    synchronized (stats) {
+      return new HashMap<>(stats);
+    }
+  }
+}

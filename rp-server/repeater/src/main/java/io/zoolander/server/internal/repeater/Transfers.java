@@ -1,0 +1,254 @@
+package io.zoolander.server.internal.repeater;
+
+import io.zoolander.server.repeater.Rejoin;
+import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.wire.Message;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Transfer coordination: brings a fenced duplicate back by state transfer (a rejoin). Picks the
+ * most advanced streaming duplicate as the source, asks the target's link to start ({@link
+ * DuplicateLink#beginRejoin}), relays the source's snapshot chunks to the target, fails the
+ * transfer when its source goes away, it errs or times out, and reports the end to the caller's
+ * future and the listener. While a transfer runs, the log is not trimmed past its {@link
+ * Transfer#holdSeq} ({@link Sequencer#trim}).
+ *
+ * <p>Owned by the sequencer loop: every method runs there (asserted); the transfers in progress are
+ * confined to it.
+ */
+final class Transfers {
+  private static final Logger LOG = LoggerFactory.getLogger(Transfers.class);
+
+  private final NettyRuntime runtime;
+  private final List<DuplicateLink> links;
+  private final Sequencer sequencer;
+  private final Notifier notifier;
+  private final boolean autoRejoin;
+
+  /** State transfers in progress, by id. */
+  private final Map<Long, Transfer> transfers = new LinkedHashMap<>();
+
+  private long nextTransferId = 1;
+
+  Transfers(
+      NettyRuntime runtime,
+      List<DuplicateLink> links,
+      Sequencer sequencer,
+      Notifier notifier,
+      boolean autoRejoin) {
+    this.runtime = runtime;
+    this.links = links;
+    this.sequencer = sequencer;
+    this.notifier = notifier;
+    this.autoRejoin = autoRejoin;
+  }
+
+  /**
+   * A duplicate was fenced in a way a state transfer repairs: rejoin it shortly, if configured to.
+   */
+  void autoRejoinLater(DuplicateLink link) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    if (!autoRejoin || sequencer.stopped()) {
+      return;
+    }
+    LOG.info(
+        "duplicate {}: rejoining it by state transfer in {} ms (automatic)",
+        link.id(),
+        RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS);
+    runtime
+        .loop()
+        .schedule(
+            () -> {
+              if (link.fenced() && link.transfer() == null && !sequencer.stopped()) {
+                start(link, new CompletableFuture<>(), true);
+              }
+            },
+            RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS,
+            TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Starts a state transfer to {@code target} from the most advanced other streaming duplicate;
+   * {@code done} completes when it ends (or at once, exceptionally, if there is no source). If one
+   * is running already, {@code done} follows it.
+   */
+  void start(DuplicateLink target, CompletableFuture<Void> done, boolean automatic) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    if (sequencer.stopped()) {
+      done.completeExceptionally(new IllegalStateException("the repeater is closing or deposed"));
+      return;
+    }
+    Transfer running = target.transfer();
+    if (running != null) {
+      running.future.whenComplete(
+          (v, e) -> {
+            if (e == null) {
+              done.complete(null);
+            } else {
+              done.completeExceptionally(e);
+            }
+          });
+      return;
+    }
+    DuplicateLink source = null;
+    for (DuplicateLink link : links) {
+      if (link != target
+          && !link.fenced()
+          && link.transfer() == null
+          && link.streaming()
+          && (source == null || link.ackedSeq() > source.ackedSeq())) {
+        source = link;
+      }
+    }
+    if (source == null) {
+      String why =
+          "no other duplicate is streaming: there is no healthy duplicate to take a snapshot of";
+      LOG.warn("duplicate {}: cannot rejoin: {}", target.id(), why);
+      done.completeExceptionally(
+          new IllegalStateException("duplicate " + target.id() + " cannot rejoin: " + why));
+      notifier.listener(l -> l.rejoinFailed(target.id(), why));
+      return;
+    }
+    Transfer t = new Transfer(nextTransferId++, source, target, done, automatic, source.ackedSeq());
+    transfers.put(t.id, t);
+    t.timeout =
+        runtime
+            .loop()
+            .schedule(
+                () -> {
+                  if (transfers.get(t.id) == t) {
+                    t.target.transferFailed(
+                        "not done within " + RepeaterSettings.TRANSFER_TIMEOUT_MILLIS + " ms");
+                  }
+                },
+                RepeaterSettings.TRANSFER_TIMEOUT_MILLIS,
+                TimeUnit.MILLISECONDS);
+    LOG.info(
+        "duplicate {}: rejoining by state transfer {} from duplicate {} (acked seq {}){}",
+        target.id(),
+        t.id,
+        source.id(),
+        source.ackedSeq(),
+        automatic ? " (automatic)" : "");
+    target.beginRejoin(t);
+    sequencer.trim();
+  }
+
+  /**
+   * A chunk of a snapshot from {@code from}: relayed to the transfer's target; the last one says
+   * how far to catch up.
+   */
+  void relayChunk(DuplicateLink from, Message.TransferChunk chunk) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    Transfer t = transfers.get(chunk.transferId());
+    if (t == null || t.source != from) {
+      return; // of a transfer that ended
+    }
+    if (chunk.index() == 0) {
+      t.snapshotSeq = chunk.appliedSeq();
+    }
+    t.chunks++;
+    t.znodes += chunk.nodes().size();
+    for (Message.TransferChunk.Node node : chunk.nodes()) {
+      t.bytes += node.path().length() + node.data().length;
+    }
+    Message.TransferChunk out = chunk;
+    if (chunk.last()) {
+      t.relayedLast = true;
+      out = chunk.withCatchUpToSeq(Math.max(chunk.appliedSeq(), sequencer.nextSeq() - 1));
+    }
+    if (!t.target.relay(out)) {
+      t.target.transferFailed("the connection to its plugin was lost during the transfer");
+    }
+  }
+
+  /** An ERROR about a transfer (its request id) from its source or target: the transfer failed. */
+  void transferError(DuplicateLink from, Message.Error error) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    Transfer t = transfers.get(error.requestId());
+    if (t == null || (t.source != from && t.target != from)) {
+      LOG.warn(
+          "duplicate {}: {} about no transfer in progress: {}",
+          from.id(),
+          error.code(),
+          error.message());
+      return;
+    }
+    t.target.transferFailed(
+        (from == t.source ? "the source duplicate " + from.id() : "its plugin")
+            + " answered "
+            + error.code()
+            + ": "
+            + error.message());
+  }
+
+  /**
+   * {@code link}'s connection is gone or fenced: the transfers it was the source of cannot finish.
+   */
+  void linkLost(DuplicateLink link) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    for (Transfer t : List.copyOf(transfers.values())) {
+      if (t.source == link) {
+        t.target.transferFailed(
+            "the source duplicate " + link.id() + " stopped streaming during the transfer");
+      }
+    }
+  }
+
+  /** A transfer ended, done ({@code failure} null) or failed; its link has let it go. */
+  void transferEnded(Transfer t, String failure) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    transfers.remove(t.id);
+    if (t.timeout != null) {
+      t.timeout.cancel(false);
+    }
+    long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t.startNanos);
+    if (failure == null) {
+      Rejoin rejoin =
+          new Rejoin(
+              t.target.id(),
+              t.source.id(),
+              t.snapshotSeq,
+              t.znodes,
+              t.bytes,
+              t.chunks,
+              millis,
+              t.automatic);
+      LOG.info(
+          "duplicate {} rejoined by state transfer {} from duplicate {} in {} ms: snapshot at seq {}, {} znodes,"
+              + " {} bytes in {} chunks; streaming from there",
+          t.target.id(),
+          t.id,
+          t.source.id(),
+          millis,
+          t.snapshotSeq,
+          t.znodes,
+          t.bytes,
+          t.chunks);
+      notifier.complete(t.future, null);
+      notifier.listener(l -> l.duplicateRejoined(rejoin));
+    } else {
+      LOG.warn(
+          "duplicate {}: state transfer {} from duplicate {} failed after {} ms: {}",
+          t.target.id(),
+          t.id,
+          t.source.id(),
+          millis,
+          failure);
+      notifier.complete(
+          t.future,
+          new IllegalStateException(
+              "duplicate " + t.target.id() + ": state transfer failed: " + failure));
+      notifier.listener(l -> l.rejoinFailed(t.target.id(), failure));
+    }
+    if (sequencer.begun()) {
+      sequencer.trim();
+    }
+  }
+}
