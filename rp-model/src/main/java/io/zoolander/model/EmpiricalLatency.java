@@ -108,6 +108,14 @@ public final class EmpiricalLatency implements LatencyDistribution {
     return new EmpiricalLatency(values, cumulative, mean, variance);
   }
 
+  /** Every sample, sorted ascending (for the engine); a fresh array. */
+  double[] sortedSamples() {
+    if (total > EngineLaw.MAX_EXPANDED_SAMPLES) {
+      throw new IllegalStateException("too many samples to expand: " + total);
+    }
+    return EngineLaw.expand(values, cumulative);
+  }
+
   /** Number of samples the distribution was built from. */
   public long sampleCount() {
     return total;

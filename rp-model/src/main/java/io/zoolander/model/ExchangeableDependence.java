@@ -163,7 +163,7 @@ public final class ExchangeableDependence implements AnomalyDependence {
   }
 
   /** Step correlations {@code r_1..r_{n-1}} (index 0 unused) at a bound. */
-  private double[] steps(double boundMs, int n) {
+  double[] steps(double boundMs, int n) {
     double[] steps = new double[Math.max(n, 1)];
     if (sortedOrderStatistics == null) {
       Arrays.fill(steps, fixedCorrelation);

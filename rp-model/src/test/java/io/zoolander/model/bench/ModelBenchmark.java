@@ -5,6 +5,8 @@ import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.model.LatencyDistribution;
 import io.zoolander.model.Planner;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.Strategy;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.model.TradeOff;
 import java.util.function.DoubleSupplier;
@@ -48,6 +50,32 @@ public final class ModelBenchmark {
         "planner maxArrivalRate() for 32 nodes",
         20,
         () -> planner.maxArrivalRate(0.999, 32).orElseThrow().sla());
+
+    // The engine: one configuration = one predict() with its interval, 100k-sample input.
+    double body = empirical.quantile(0.9);
+    for (double rho : new double[] {0.1, 0.6}) {
+      for (int n : new int[] {1, 2, 4, 8, 16}) {
+        SlaEngine engine =
+            SlaEngine.builder()
+                .strategy(Strategy.predictability(n))
+                .serviceTime(empirical)
+                .arrivalRatePerSec(rho * 1000 / empirical.meanMs())
+                .build();
+        report(
+            String.format("engine predict(), rho %.1f, N=%d, tau=p90", rho, n),
+            10,
+            () -> engine.predict(body).sla());
+      }
+    }
+    Planner enginePlanner = Planner.builder().engine().serviceTime(empirical).tauMs(tau).build();
+    report(
+        "engine planner best() over all strategies for 32 nodes, rate 500/s",
+        3,
+        () -> enginePlanner.best(32, 500).sla());
+    report(
+        "engine planner fewestNodes(0.999) within 32 nodes, rate 500/s",
+        3,
+        () -> enginePlanner.fewestNodes(0.999, 500, 32).map(Planner.Plan::sla).orElse(0.0));
   }
 
   private static void report(String name, int iterations, DoubleSupplier work) {

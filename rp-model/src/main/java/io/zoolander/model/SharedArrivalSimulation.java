@@ -1,0 +1,503 @@
+package io.zoolander.model;
+
+import io.zoolander.model.internal.SplittableRandomGenerator;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.commons.math3.random.RandomGenerator;
+
+/**
+ * The engine's simulation: Lindley's recursion per node over one shared Poisson arrival stream,
+ * with conditional Monte Carlo and a control variate.
+ *
+ * <p>For each access, the waits {@code W_j} of the nodes it is sent to are known before its service
+ * times are drawn, and its service times are independent of them; so instead of drawing them and
+ * counting a miss, the access contributes its conditional miss probability {@code prod_j Vbar(tau -
+ * W_j)} ({@code Vbar} the survival function of service plus network delay; or the dependence
+ * model's chance that all are late), an unbiased estimator with far less variance, that works at
+ * any miss ratio (even 1e-60) and for every tau from one run. An access that finds every node idle
+ * contributes the constant {@code Vbar(tau)^k}, so only the others cost anything. The control
+ * variate is the mean over the nodes of {@code Vbar(tau - W_j)}, whose expectation is the exact
+ * single-node M/G/1 miss ratio (every node sees a Poisson stream and PASTA holds). The standard
+ * error comes from batch means over consecutive accesses (the accesses are correlated through the
+ * queues).
+ *
+ * <p>Every random source has its own stream (arrivals, class, routing, each node's service), so
+ * runs that differ in one input share the draws of the others (common random numbers).
+ */
+final class SharedArrivalSimulation {
+  static final int BATCHES = 32;
+  static final int RESERVOIR = 256;
+
+  /** Combines per-node late probabilities into the chance that all are late. */
+  interface Combiner {
+    double allLate(double[] late, int k);
+  }
+
+  static final Combiner INDEPENDENT =
+      (late, k) -> {
+        double p = 1;
+        for (int i = 0; i < k; i++) {
+          p *= late[i];
+        }
+        return p;
+      };
+
+  // Configuration.
+  /**
+   * Every access goes to every node and the services are independent: simulate {@code copies}
+   * exchangeable duplicates and average the product over every {@code N}-subset of them (a
+   * U-statistic, {@code e_N(late) / C(copies, N)}). Given the arrival stream the duplicates' waits
+   * are independent, so this is unbiased for every {@code N <= copies} at once, and it samples the
+   * rare coincidences of long waits on several duplicates {@code C(copies, N)} times more often.
+   */
+  boolean exchangeable;
+
+  int copies;
+  int sets;
+  int duplicates;
+  int readConcurrency;
+  boolean prefix; // reads only, sent to every duplicate: results for the first 1..d duplicates
+  double ratePerMs; // accesses simulated per ms (all sets simulated)
+  double writeFraction;
+  EngineLaw[] laws; // [0] reads, [1] writes
+  double[][] survivalTable; // [class][i]: P(S + net > i * tableStep)
+  double tableStep;
+  double[] taus;
+  double[][] survivalAtTau; // [class][t]: P(S + net > tau_t), exact
+  double[][] singleNodeMiss; // [class][t]: exact M/G/1 miss ratio of one node (control variate)
+  Combiner[] combiners; // [t], null for independence
+  long accesses;
+  long warmup;
+  long seed;
+
+  /**
+   * Adaptive budget: when set, at the end of the {@code accesses} recorded accesses the run asks
+   * this whether its estimates are still too noisy; if so (and {@code 2 * accesses <= maxAccesses})
+   * it continues the same chain for as many accesses again: adjacent batches are merged pairwise,
+   * so there are always {@link #BATCHES} batches of equal size and the standard error keeps coming
+   * from batch means of the whole run. Deterministic for a seed. Null: a fixed budget of {@code
+   * accesses}.
+   */
+  java.util.function.Predicate<Result> needsMore;
+
+  long maxAccesses;
+
+  /** What a run measured. */
+  static final class Result {
+    double[][] miss; // [result][t]
+    double[][] standardError; // [result][t]
+    long[] classCount = new long[2];
+    long[] idleCount = new long[2]; // accesses that found every node they went to idle
+    long accesses; // recorded accesses, after warm-up
+    final List<List<double[]>> reservoir = List.of(new ArrayList<>(), new ArrayList<>());
+  }
+
+  private int nodes() {
+    return exchangeable ? copies : sets * duplicates;
+  }
+
+  int results() {
+    return prefix || exchangeable ? duplicates : 2;
+  }
+
+  /** The class of every access in exchangeable mode. */
+  private int onlyClass() {
+    return writeFraction == 1 ? 1 : 0;
+  }
+
+  private double[][] binomial; // [n][k] = C(n, k), k <= duplicates
+
+  private void prepareBinomials() {
+    int n = copies;
+    binomial = new double[n + 1][duplicates + 1];
+    for (int i = 0; i <= n; i++) {
+      binomial[i][0] = 1;
+      for (int k = 1; k <= Math.min(i, duplicates); k++) {
+        binomial[i][k] = binomial[i - 1][k - 1] + (k <= i - 1 ? binomial[i - 1][k] : 0);
+      }
+    }
+  }
+
+  /**
+   * {@code e_N(late_0..late_{m-1}) / C(m, N)} for {@code N = 1..out.length}, {@code m >=
+   * out.length}: the mean over every {@code N}-subset of the product of its late probabilities. The
+   * first {@code busy} entries are the busy nodes' values; the other {@code m - busy} are all
+   * {@code idleLate}.
+   */
+  void subsetMeans(double[] late, int busy, int m, double idleLate, double[] e, double[] out) {
+    int maxN = out.length;
+    java.util.Arrays.fill(e, 0, maxN + 1, 0);
+    e[0] = 1;
+    for (int i = 0; i < busy; i++) {
+      double v = late[i];
+      for (int j = Math.min(i + 1, maxN); j >= 1; j--) {
+        e[j] += e[j - 1] * v;
+      }
+    }
+    int idle = m - busy;
+    for (int n = 1; n <= maxN; n++) {
+      double sum = 0;
+      double power = 1;
+      for (int j = Math.min(n, busy); j >= 0; j--) {
+        // j busy nodes and n - j idle ones
+        int fromIdle = n - j;
+        if (fromIdle > idle) {
+          break;
+        }
+        power = Math.pow(idleLate, fromIdle);
+        sum += e[j] * binomial[idle][fromIdle] * power;
+      }
+      out[n - 1] = sum / binomial[m][n];
+    }
+  }
+
+  Result run() {
+    final int nodes = nodes();
+    final int t = taus.length;
+    if (exchangeable) {
+      prepareBinomials();
+    }
+    final double[] symmetric = new double[duplicates + 1];
+    final double[] means = new double[duplicates];
+    final int results = results();
+    final double[][][] sumY = new double[results][t][BATCHES];
+    final double[][][] sumX = new double[2][t][BATCHES];
+    final long[][] count = new long[2][BATCHES];
+    final long[][] idle = new long[2][BATCHES];
+
+    SplittableRandomGenerator root = new SplittableRandomGenerator(seed);
+    final SplittableRandomGenerator arrivals = root.split();
+    final SplittableRandomGenerator classes = root.split();
+    final SplittableRandomGenerator routing = root.split();
+    final SplittableRandomGenerator reservoirRng = root.split();
+    final RandomGenerator[] service = new RandomGenerator[nodes];
+    for (int n = 0; n < nodes; n++) {
+      service[n] = root.split();
+    }
+    final double meanGap = ratePerMs > 0 ? 1 / ratePerMs : 1e300; // no load: every node idle
+    final double[] freeAt = new double[nodes];
+    final int[] touched = new int[nodes];
+    final int[] permutation = new int[duplicates];
+    final double[] waits = new double[nodes];
+    final double[] late = new double[nodes];
+    final long[] seen = new long[2];
+    Result result = new Result();
+    long target = accesses;
+    if (needsMore != null) {
+      target = Math.max(BATCHES, (target + BATCHES - 1) / BATCHES * BATCHES);
+    }
+    long total = warmup + target;
+    long perBatch = Math.max(1, (target + BATCHES - 1) / BATCHES);
+    double now = 0;
+    for (long i = 0; ; i++) {
+      if (i == total) {
+        if (needsMore == null || 2 * target > maxAccesses) {
+          break;
+        }
+        finish(result, sumY, sumX, count, idle);
+        if (!needsMore.test(result)) {
+          break;
+        }
+        mergePairs(sumY, sumX, count, idle);
+        perBatch *= 2;
+        total += target;
+        target *= 2;
+      }
+      now += -meanGap * Math.log(1 - arrivals.nextDouble());
+      if (now > 1e6) {
+        for (int n = 0; n < nodes; n++) {
+          freeAt[n] -= now;
+        }
+        now = 0;
+      }
+      final int cls =
+          exchangeable
+              ? onlyClass()
+              : writeFraction > 0 && classes.nextDouble() < writeFraction ? 1 : 0;
+      int k;
+      if (cls == 1 || exchangeable) {
+        k = nodes;
+        for (int n = 0; n < nodes; n++) {
+          touched[n] = n;
+        }
+      } else {
+        int base = sets == 1 ? 0 : routing.nextInt(sets) * duplicates;
+        k = readConcurrency;
+        if (k == duplicates) {
+          for (int j = 0; j < k; j++) {
+            touched[j] = base + j;
+          }
+        } else {
+          for (int j = 0; j < duplicates; j++) {
+            permutation[j] = j;
+          }
+          for (int j = 0; j < k; j++) {
+            int pick = j + routing.nextInt(duplicates - j);
+            int swap = permutation[pick];
+            permutation[pick] = permutation[j];
+            permutation[j] = swap;
+            touched[j] = base + swap;
+          }
+        }
+      }
+      boolean anyWait = false;
+      for (int j = 0; j < k; j++) {
+        double w = freeAt[touched[j]] - now;
+        if (w > 0) {
+          waits[j] = w;
+          anyWait = true;
+        } else {
+          waits[j] = 0;
+        }
+      }
+      final long recorded = i - warmup;
+      if (recorded >= 0) {
+        final int b = (int) Math.min(BATCHES - 1, recorded / perBatch);
+        count[cls][b]++;
+        if (!anyWait) {
+          idle[cls][b]++;
+        } else {
+          if (exchangeable) {
+            evaluateExchangeable(cls, k, waits, late, b, sumY, sumX, symmetric, means);
+          } else {
+            evaluate(cls, k, waits, late, b, sumY, sumX);
+          }
+          long s = ++seen[cls];
+          List<double[]> kept = result.reservoir.get(cls);
+          if (kept.size() < RESERVOIR) {
+            kept.add(java.util.Arrays.copyOf(waits, k));
+          } else {
+            long r = (long) (reservoirRng.nextDouble() * s);
+            if (r < RESERVOIR) {
+              kept.set((int) r, java.util.Arrays.copyOf(waits, k));
+            }
+          }
+        }
+      }
+      final EngineLaw law = laws[cls];
+      if (law.samplesByUniform()) {
+        for (int j = 0; j < k; j++) {
+          int n = touched[j];
+          freeAt[n] = now + waits[j] + law.sample(service[n].nextDouble(), null);
+        }
+      } else {
+        for (int j = 0; j < k; j++) {
+          int n = touched[j];
+          freeAt[n] = now + waits[j] + law.sample(0, service[n]);
+        }
+      }
+    }
+    finish(result, sumY, sumX, count, idle);
+    result.accesses = total - warmup;
+    return result;
+  }
+
+  /** Batch {@code j} becomes batches {@code 2j} and {@code 2j + 1}; the upper half is emptied. */
+  private static void mergePairs(
+      double[][][] sumY, double[][][] sumX, long[][] count, long[][] idle) {
+    for (double[][][] sums : new double[][][][] {sumY, sumX}) {
+      for (double[][] perResult : sums) {
+        for (double[] batches : perResult) {
+          mergePairs(batches);
+        }
+      }
+    }
+    for (long[][] counts : new long[][][] {count, idle}) {
+      for (long[] batches : counts) {
+        for (int j = 0; j < BATCHES / 2; j++) {
+          batches[j] = batches[2 * j] + batches[2 * j + 1];
+        }
+        java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
+      }
+    }
+  }
+
+  private static void mergePairs(double[] batches) {
+    for (int j = 0; j < BATCHES / 2; j++) {
+      batches[j] = batches[2 * j] + batches[2 * j + 1];
+    }
+    java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
+  }
+
+  double survival(int cls, double x) {
+    if (x < 0) {
+      return 1;
+    }
+    double[] table = survivalTable[cls];
+    double pos = x / tableStep;
+    int i = (int) pos;
+    if (i >= table.length - 1) {
+      return table[table.length - 1];
+    }
+    double f = pos - i;
+    return table[i] + f * (table[i + 1] - table[i]);
+  }
+
+  private void evaluate(
+      int cls, int k, double[] waits, double[] late, int b, double[][][] sumY, double[][][] sumX) {
+    final double[] atTau = survivalAtTau[cls];
+    for (int ti = 0; ti < taus.length; ti++) {
+      final double tau = taus[ti];
+      double x = 0;
+      double product = 1;
+      for (int j = 0; j < k; j++) {
+        double v = waits[j] == 0 ? atTau[ti] : survival(cls, tau - waits[j]);
+        late[j] = v;
+        x += v;
+        product *= v;
+        if (prefix && combiners == null) {
+          sumY[j][ti][b] += product;
+        }
+      }
+      sumX[cls][ti][b] += x / k;
+      if (combiners != null) {
+        if (prefix) {
+          double[] buffer = new double[k];
+          for (int j = 0; j < k; j++) {
+            System.arraycopy(late, 0, buffer, 0, j + 1);
+            sumY[j][ti][b] += combiners[ti].allLate(buffer, j + 1);
+          }
+        } else {
+          sumY[cls][ti][b] += combiners[ti].allLate(late, k);
+        }
+      } else if (!prefix) {
+        sumY[cls][ti][b] += product;
+      }
+    }
+  }
+
+  private void evaluateExchangeable(
+      int cls,
+      int k,
+      double[] waits,
+      double[] late,
+      int b,
+      double[][][] sumY,
+      double[][][] sumX,
+      double[] symmetric,
+      double[] means) {
+    final double[] atTau = survivalAtTau[cls];
+    for (int ti = 0; ti < taus.length; ti++) {
+      final double tau = taus[ti];
+      final double v0 = atTau[ti];
+      int busy = 0;
+      double x = 0;
+      for (int j = 0; j < k; j++) {
+        if (waits[j] > 0) {
+          double v = survival(cls, tau - waits[j]);
+          late[busy++] = v;
+          x += v;
+        }
+      }
+      x += (k - busy) * v0;
+      sumX[cls][ti][b] += x / k;
+      subsetMeans(late, busy, k, v0, symmetric, means);
+      for (int n = 0; n < duplicates; n++) {
+        sumY[n][ti][b] += means[n];
+      }
+    }
+  }
+
+  /** The chance that all {@code k} nodes are late when each is late with {@code v} and idle. */
+  double idleAllLate(int ti, double v, int k) {
+    if (combiners == null) {
+      return Math.pow(v, k);
+    }
+    double[] late = new double[k];
+    java.util.Arrays.fill(late, v);
+    return combiners[ti].allLate(late, k);
+  }
+
+  private void finish(
+      Result result, double[][][] sumY, double[][][] sumX, long[][] count, long[][] idle) {
+    int results = results();
+    result.miss = new double[results][taus.length];
+    result.standardError = new double[results][taus.length];
+    for (int c = 0; c < 2; c++) {
+      result.classCount[c] = 0;
+      result.idleCount[c] = 0;
+      for (int b = 0; b < BATCHES; b++) {
+        result.classCount[c] += count[c][b];
+        result.idleCount[c] += idle[c][b];
+      }
+    }
+    double[] y = new double[BATCHES];
+    double[] x = new double[BATCHES];
+    double[] w = new double[BATCHES];
+    for (int r = 0; r < results; r++) {
+      int cls = exchangeable ? onlyClass() : prefix ? 0 : r;
+      int k = prefix || exchangeable ? r + 1 : (cls == 1 ? nodes() : readConcurrency);
+      for (int ti = 0; ti < taus.length; ti++) {
+        double v0 = survivalAtTau[cls][ti];
+        double idleY = idleAllLate(ti, v0, k);
+        int used = 0;
+        double totalY = 0;
+        double totalX = 0;
+        double totalW = 0;
+        for (int b = 0; b < BATCHES; b++) {
+          double n = count[cls][b];
+          if (n == 0) {
+            continue;
+          }
+          y[used] = sumY[r][ti][b] + idle[cls][b] * idleY;
+          x[used] = sumX[cls][ti][b] + idle[cls][b] * v0;
+          w[used] = n;
+          totalY += y[used];
+          totalX += x[used];
+          totalW += n;
+          used++;
+        }
+        if (totalW == 0) {
+          result.miss[r][ti] = Double.NaN;
+          result.standardError[r][ti] = Double.NaN;
+          continue;
+        }
+        double meanY = totalY / totalW;
+        double meanX = totalX / totalW;
+        double meanW = totalW / used;
+        // Batch residuals (sum - mean * count) / mean count, whose spread is the batch-means error
+        // (the counts are equal but for the last batch).
+        for (int b = 0; b < used; b++) {
+          y[b] = (y[b] - meanY * w[b]) / meanW;
+          x[b] = (x[b] - meanX * w[b]) / meanW;
+        }
+        double estimate = meanY;
+        double se = residualStandardError(y, x, used, 0);
+        double exact = singleNodeMiss[cls][ti];
+        double xx = dot(x, x, used);
+        if (used > 2 && xx > 0) {
+          double beta = dot(y, x, used) / xx;
+          double adjusted = meanY - beta * (meanX - exact);
+          double adjustedSe = residualStandardError(y, x, used, beta);
+          if (adjustedSe < se && adjusted > 0) {
+            estimate = adjusted;
+            se = adjustedSe;
+          }
+        }
+        result.miss[r][ti] = Math.max(0, Math.min(1, estimate));
+        result.standardError[r][ti] = se;
+      }
+    }
+  }
+
+  private static double dot(double[] a, double[] b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      s += a[i] * b[i];
+    }
+    return s;
+  }
+
+  /** Standard error of the mean from {@code n} batch residuals {@code y - beta x} (mean zero). */
+  private static double residualStandardError(double[] y, double[] x, int n, double beta) {
+    if (n < 2) {
+      return 0;
+    }
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      double z = y[i] - beta * x[i];
+      s += z * z;
+    }
+    return Math.sqrt(s / (n - 1) / n);
+  }
+}
