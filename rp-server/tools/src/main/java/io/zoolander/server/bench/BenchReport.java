@@ -627,11 +627,12 @@ public final class BenchReport {
             "The floor of one extra hop (through the repeater, or from a client to a plugin), measured in"
                 + " the same run: a trivial Netty client and echo server on 127.0.0.1, each on its own NIO"
                 + " event loop, TCP_NODELAY, %d-byte frames, %d outstanding (closed loop), %d round trips in"
-                + " %.1f s after 1 s of warm-up.%n%n",
+                + " %.1f s after %.1f s of warm-up.%n%n",
             l.frameBytes(),
             l.outstanding(),
             l.roundTrips(),
-            l.seconds()));
+            l.seconds(),
+            l.warmupSeconds()));
     md.append("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | mean ms |\n");
     md.append("|---:|---:|---:|---:|---:|---:|\n");
     md.append(

@@ -41,10 +41,16 @@ public final class LoopbackRoundTrip {
    * @param outstanding frames in flight at once
    * @param frameBytes bytes per frame
    * @param seconds measured seconds
+   * @param warmupSeconds discarded seconds before
    * @param histogram round-trip times in nanoseconds
    */
   public record Result(
-      long roundTrips, int outstanding, int frameBytes, double seconds, Histogram histogram) {
+      long roundTrips,
+      int outstanding,
+      int frameBytes,
+      double seconds,
+      double warmupSeconds,
+      Histogram histogram) {
 
     /** The round trip at {@code percentile}, in ms; NaN if none was recorded. */
     public double ms(double percentile) {
@@ -97,6 +103,7 @@ public final class LoopbackRoundTrip {
       Pinger pinger =
           new Pinger(
               start + warmup.toNanos(),
+              warmup.toMillis() / 1e3,
               start + warmup.toNanos() + duration.toNanos(),
               maxRoundTrips,
               outstanding,
@@ -132,6 +139,7 @@ public final class LoopbackRoundTrip {
   private static final class Pinger extends ChannelInboundHandlerAdapter {
     final CompletableFuture<Result> done = new CompletableFuture<>();
     private final long recordFrom;
+    private final double warmupSeconds;
     private final long stopAt;
     private final long maxRoundTrips;
     private final int outstanding;
@@ -144,8 +152,15 @@ public final class LoopbackRoundTrip {
     private long lastRecorded;
     private boolean stopping;
 
-    Pinger(long recordFrom, long stopAt, long maxRoundTrips, int outstanding, int frameBytes) {
+    Pinger(
+        long recordFrom,
+        double warmupSeconds,
+        long stopAt,
+        long maxRoundTrips,
+        int outstanding,
+        int frameBytes) {
       this.recordFrom = recordFrom;
+      this.warmupSeconds = warmupSeconds;
       this.stopAt = stopAt;
       this.maxRoundTrips = maxRoundTrips;
       this.outstanding = outstanding;
@@ -210,7 +225,13 @@ public final class LoopbackRoundTrip {
     private void finish() {
       double seconds = histogram.getTotalCount() == 0 ? 0 : (lastRecorded - firstRecorded) / 1e9;
       done.complete(
-          new Result(histogram.getTotalCount(), outstanding, frameBytes, seconds, histogram));
+          new Result(
+              histogram.getTotalCount(),
+              outstanding,
+              frameBytes,
+              seconds,
+              warmupSeconds,
+              histogram));
     }
   }
 }
