@@ -41,7 +41,7 @@ import picocli.CommandLine.Spec;
           + " extra load, and the Netty loopback round trip, the floor of one extra hop. Then a sustained phase that"
           + " samples the client's and the repeater's heap.",
       "Writes bench.json, bench.md and PNG charts (latency, miss rate, miss rate against tau, frontier) into --out"
-          + " and prints the tables. Every run is bounded in time and count; the defaults take about nine minutes."
+          + " and prints the tables. Every run is bounded in time and count; the defaults take about eight minutes."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
