@@ -125,7 +125,7 @@ public final class BenchCharts {
             .height(600)
             .title(
                 String.format(
-                    "Cost/benefit frontier, anomaly injector %s: messages per read against miss rate",
+                    "Cost/benefit frontier, injector %s: messages per read against miss rate (names at plain p99)",
                     anomalies ? "on" : "off"))
             .xAxisTitle("messages per read (counted where sent)")
             .yAxisTitle("fraction of reads slower than tau (floor: none)")
@@ -164,6 +164,11 @@ public final class BenchCharts {
                 on.stream().map(p -> floored(p.missFraction())).toList());
         line.setMarker(SeriesMarkers.NONE);
         line.setLineColor(color);
+      }
+      // one label per system, at the target's tau (plain p99): the same names at three taus would
+      // hide the points
+      if (f.percentile() != 99.0) {
+        continue;
       }
       for (TailAnalysis.Point p : all) {
         chart.addAnnotation(

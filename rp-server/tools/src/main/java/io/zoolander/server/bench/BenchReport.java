@@ -575,8 +575,26 @@ public final class BenchReport {
         md.append(
             "Messages per read (counted where sent) against the fraction of reads missing tau. On the"
                 + " frontier: no other system missed as rarely or more rarely with as few or fewer messages,"
-                + " better in one. Hedged reads run at several hedge delays (the p50, p90 and p95 of unhedged"
-                + " reads measured just before), so that hedging and RP are compared at equal extra load.\n\n");
+                + " better in one. Hedged reads run at several hedge delays (percentiles of unhedged reads"
+                + " measured just before, in each condition), so that hedging and RP are compared at equal"
+                + " extra load.\n\n");
+        for (boolean a : new boolean[] {false, true}) {
+          List<String> delays =
+              r.systems().stream()
+                  .filter(x -> x.anomalies() == a && !Double.isNaN(x.hedgeDelayMs()))
+                  .map(
+                      x -> String.format(Locale.ROOT, "`%s` %.3f ms", x.system(), x.hedgeDelayMs()))
+                  .toList();
+          if (!delays.isEmpty()) {
+            md.append(
+                String.format(
+                    Locale.ROOT,
+                    "Hedge delays, injector %s: %s.%n",
+                    a ? "on" : "off",
+                    String.join(", ", delays)));
+          }
+        }
+        md.append('\n');
         md.append(
             "| injector | tau | frontier, cheapest first: system (msgs/read, missing tau) |\n");
         md.append("|---|---|---|\n");
