@@ -72,6 +72,7 @@ public final class Bench {
     new SplittableRandom(settings.seed()).nextBytes(value);
     List<BenchResult.SystemResult> results = new ArrayList<>();
     Optional<BenchResult.HeapResult> heap;
+    Optional<LoopbackRoundTrip.Result> loopback;
     double tauOff;
     double tauOn;
     try (EmbeddedCluster cluster =
@@ -99,6 +100,7 @@ public final class Bench {
             "%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander",
             settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
+        loopback = loopback();
 
         List<Boolean> conditions =
             settings.anomaly() == null ? List.of(false) : List.of(false, true);
@@ -133,6 +135,7 @@ public final class Bench {
             tauOn,
             results,
             heap,
+            loopback,
             dir);
     for (Path written : BenchReport.write(result, commandLine)) {
       say("wrote %s", written.toAbsolutePath());
@@ -200,7 +203,7 @@ public final class Bench {
     try {
       systems.add(PlainSystems.plain(ensembles.get(0)));
       systems.add(PlainSystems.balanced(ensembles, settings.balance(), settings.seed()));
-      systems.add(hedged(ensembles, value));
+      systems.addAll(hedged(ensembles, value));
       for (int n : settings.rpCounts()) {
         systems.add(new RpSystem(rpClient(repeater, cluster, n), n, Double.NaN));
       }
@@ -267,14 +270,39 @@ public final class Bench {
   }
 
   /**
-   * Client-side hedging: the delay is the given percentile of unhedged read latency, measured
-   * first.
+   * The Netty loopback round trip, measured in the same run: the floor of one extra hop through the
+   * repeater or a plugin.
    */
-  private SystemUnderTest hedged(List<PlainEnsemble> ensembles, byte[] value)
+  private Optional<LoopbackRoundTrip.Result> loopback() throws Exception {
+    if (settings.loopbackSeconds() == 0) {
+      return Optional.empty();
+    }
+    say(
+        "Netty loopback round trip, %d-byte frames, %d outstanding, %d s: ",
+        LoopbackRoundTrip.DEFAULT_FRAME_BYTES,
+        LoopbackRoundTrip.DEFAULT_OUTSTANDING,
+        settings.loopbackSeconds());
+    LoopbackRoundTrip.Result r =
+        LoopbackRoundTrip.measure(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(settings.loopbackSeconds()),
+            settings.maxAccesses(),
+            LoopbackRoundTrip.DEFAULT_OUTSTANDING,
+            LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
+    out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
+    return Optional.of(r);
+  }
+
+  /**
+   * Client-side hedging: {@code hedged}, whose delay is the hedge percentile of unhedged read
+   * latency, measured first; then, from the same measurement, {@code hedged-pP} for each frontier
+   * percentile, so that hedging appears on the cost/benefit frontier at several extra loads.
+   */
+  private List<SystemUnderTest> hedged(List<PlainEnsemble> ensembles, byte[] value)
       throws InterruptedException {
     try (SystemUnderTest unhedged =
         PlainSystems.hedged(ensembles, Long.MAX_VALUE, settings.hedgePercentile())) {
-      say("hedged: %d s of unhedged reads set the hedge delay: ", settings.warmupSeconds());
+      say("hedged: %d s of unhedged reads set the hedge delays: ", settings.warmupSeconds());
       OpenLoopLoad.Result calibration =
           load(
               new CountingSystem(unhedged),
@@ -283,17 +311,25 @@ public final class Bench {
               Duration.ofSeconds(settings.warmupSeconds()),
               settings.seed(),
               value);
-      long delayMicros =
-          Math.max(
-              1,
-              calibration
-                  .classes()
-                  .get(0)
-                  .histogram()
-                  .getValueAtPercentile(settings.hedgePercentile()));
-      out.printf(
-          " p%s = %.3f ms%n", PlainSystems.trim(settings.hedgePercentile()), delayMicros / 1e3);
-      return PlainSystems.hedged(ensembles, delayMicros, settings.hedgePercentile());
+      Histogram unhedgedReads = calibration.classes().get(0).histogram();
+      List<SystemUnderTest> systems = new ArrayList<>();
+      List<Double> percentiles = new ArrayList<>();
+      percentiles.add(settings.hedgePercentile());
+      percentiles.addAll(settings.frontierHedgePercentiles());
+      for (double percentile : percentiles) {
+        long delayMicros = Math.max(1, unhedgedReads.getValueAtPercentile(percentile));
+        out.printf(" p%s = %.3f ms", PlainSystems.trim(percentile), delayMicros / 1e3);
+        systems.add(
+            percentile == settings.hedgePercentile()
+                ? PlainSystems.hedged(ensembles, delayMicros, percentile)
+                : PlainSystems.hedged(
+                    ensembles,
+                    delayMicros,
+                    percentile,
+                    "hedged-p" + PlainSystems.trim(percentile)));
+      }
+      out.println();
+      return systems;
     }
   }
 

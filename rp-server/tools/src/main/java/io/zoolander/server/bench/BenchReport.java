@@ -69,6 +69,9 @@ public final class BenchReport {
     j.field("sessionsPerEnsemble", s.sessions());
     j.field("balance", s.balance().name().toLowerCase(Locale.ROOT).replace('_', '-'));
     j.field("hedgePercentile", s.hedgePercentile());
+    j.key("frontierHedgePercentiles")
+        .array(s.frontierHedgePercentiles().stream().map(Json::number).toList());
+    j.field("loopbackSeconds", s.loopbackSeconds());
     j.field("anomaly", s.anomaly());
     j.field("heapRatePerSec", s.heapRatePerSec());
     j.field("heapSeconds", s.heapSeconds());
@@ -116,6 +119,68 @@ public final class BenchReport {
     } else {
       j.key("heap").raw("null");
     }
+    // After the heap: the keys below differ from the systems' so that a reader (or a test) that
+    // scans the systems by key does not count them twice.
+    if (r.loopback().isPresent()) {
+      LoopbackRoundTrip.Result l = r.loopback().get();
+      j.key("loopback").open();
+      j.field("frameBytes", l.frameBytes());
+      j.field("outstanding", l.outstanding());
+      j.field("roundTrips", l.roundTrips());
+      j.field("measuredSeconds", l.seconds());
+      j.field("rttP50Ms", l.ms(50));
+      j.field("rttP90Ms", l.ms(90));
+      j.field("rttP99Ms", l.ms(99));
+      j.field("rttP999Ms", l.ms(99.9));
+      j.field("rttMaxMs", l.ms(100));
+      j.field("rttMeanMs", l.meanMs());
+      j.close();
+    } else {
+      j.key("loopback").raw("null");
+    }
+    j.key("missCurves").openArray();
+    for (boolean anomalies : new boolean[] {false, true}) {
+      Optional<TailAnalysis.Curves> curves =
+          TailAnalysis.missCurves(r.systems(), anomalies, TailAnalysis.CURVE_POINTS);
+      if (curves.isEmpty()) {
+        continue;
+      }
+      j.open();
+      j.field("anomalies", anomalies);
+      j.key("tauValuesMs").array(curves.get().tausMs().stream().map(Json::number).toList());
+      j.key("curves").openArray();
+      for (TailAnalysis.MissCurve c : curves.get().systems()) {
+        j.open();
+        j.field("name", c.system());
+        j.field("msgsPerRead", c.messagesPerRead());
+        j.key("misses").array(c.missFractions().stream().map(Json::number).toList());
+        j.close();
+      }
+      j.closeArray();
+      j.close();
+    }
+    j.closeArray();
+    j.key("frontiers").openArray();
+    for (boolean anomalies : new boolean[] {false, true}) {
+      for (TailAnalysis.Frontier f : TailAnalysis.frontiers(r.systems(), anomalies)) {
+        j.open();
+        j.field("anomalies", anomalies);
+        j.field("plainPercentile", f.percentile());
+        j.field("atMs", f.tauMs());
+        j.key("points").openArray();
+        for (TailAnalysis.Point p : f.points()) {
+          j.open();
+          j.field("name", p.system());
+          j.field("msgsPerRead", p.messagesPerRead());
+          j.field("miss", p.missFraction());
+          j.field("onFrontier", p.onFrontier());
+          j.close();
+        }
+        j.closeArray();
+        j.close();
+      }
+    }
+    j.closeArray();
     j.close();
     return j.toString() + "\n";
   }
@@ -252,7 +317,11 @@ public final class BenchReport {
       b.append('"');
     }
 
-    private static String number(double v) {
+    /** A number as JSON: NaN and infinities as null. */
+    static String number(double v) {
+      if (Double.isNaN(v) || Double.isInfinite(v)) {
+        return "null";
+      }
       if (v == Math.rint(v) && Math.abs(v) < 1e15) {
         return Long.toString((long) v);
       }
@@ -403,6 +472,9 @@ public final class BenchReport {
         "\n(msgs/write: requests the client sends; the repeater then sends each sequenced write to every "
             + "duplicate, so every duplicate applies every write in every system but `plain`.)\n\n");
     tailSummary(r, md);
+    missByTau(r, md);
+    frontiers(r, md);
+    md.append(loopbackMarkdown(r.loopback()));
     if (r.heap().isPresent()) {
       BenchResult.HeapResult h = r.heap().get();
       md.append("## Heap under sustained load\n\n");
@@ -437,6 +509,160 @@ public final class BenchReport {
               (h.repeaterMaxBytes() - h.repeaterBaselineBytes()) / 1e6));
     }
     md.append("Charts: ").append(String.join(", ", BenchCharts.FILES)).append(".\n");
+    return md.toString();
+  }
+
+  /**
+   * The miss rate of every system at a few taus (plain's read p50, p90, p99, p99.9), per condition;
+   * the chart {@code miss-vs-tau-*.png} has the whole curve.
+   */
+  private static void missByTau(BenchResult r, StringBuilder md) {
+    for (boolean anomalies : new boolean[] {false, true}) {
+      List<Double> taus = new ArrayList<>();
+      for (double p : TailAnalysis.TABLE_PERCENTILES) {
+        TailAnalysis.plainReadMs(r.systems(), anomalies, p).ifPresent(taus::add);
+      }
+      if (taus.size() != TailAnalysis.TABLE_PERCENTILES.size()) {
+        continue;
+      }
+      TailAnalysis.Curves c = TailAnalysis.missCurves(r.systems(), anomalies, taus);
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "## Miss rate by tau, anomaly injector %s%n%n",
+              anomalies ? "on" : "off"));
+      md.append("| system | msgs/read |");
+      for (int i = 0; i < taus.size(); i++) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                " tau = plain p%s (%.3f ms) |",
+                PlainSystems.trim(TailAnalysis.TABLE_PERCENTILES.get(i)),
+                taus.get(i)));
+      }
+      md.append("\n|---|---:|").append("---:|".repeat(taus.size())).append('\n');
+      for (TailAnalysis.MissCurve curve : c.systems()) {
+        long n = r.system(curve.system(), anomalies).map(BenchReport::total).orElse(0L);
+        md.append(
+            String.format(Locale.ROOT, "| %s | %.2f |", curve.system(), curve.messagesPerRead()));
+        for (double miss : curve.missFractions()) {
+          md.append(' ').append(fraction(miss, n)).append(" |");
+        }
+        md.append('\n');
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "%nThe whole curve, %d taus from plain's read p50 to its p99.9: miss-vs-tau-%s.png.%n%n",
+              TailAnalysis.CURVE_POINTS,
+              anomalies ? "on" : "off"));
+    }
+  }
+
+  /**
+   * The cost/benefit frontier per condition and tau: the systems no other beats on both messages
+   * per read and miss rate, cheapest first.
+   */
+  private static void frontiers(BenchResult r, StringBuilder md) {
+    boolean any = false;
+    for (boolean anomalies : new boolean[] {false, true}) {
+      List<TailAnalysis.Frontier> frontiers = TailAnalysis.frontiers(r.systems(), anomalies);
+      if (frontiers.isEmpty()) {
+        continue;
+      }
+      if (!any) {
+        md.append("## Cost/benefit frontier\n\n");
+        md.append(
+            "Messages per read (counted where sent) against the fraction of reads missing tau. On the"
+                + " frontier: no other system missed as rarely or more rarely with as few or fewer messages,"
+                + " better in one. Hedged reads run at several hedge delays (percentiles of unhedged reads"
+                + " measured just before, in each condition), so that hedging and RP are compared at equal"
+                + " extra load.\n\n");
+        for (boolean a : new boolean[] {false, true}) {
+          List<String> delays =
+              r.systems().stream()
+                  .filter(x -> x.anomalies() == a && !Double.isNaN(x.hedgeDelayMs()))
+                  .map(
+                      x -> String.format(Locale.ROOT, "`%s` %.3f ms", x.system(), x.hedgeDelayMs()))
+                  .toList();
+          if (!delays.isEmpty()) {
+            md.append(
+                String.format(
+                    Locale.ROOT,
+                    "Hedge delays, injector %s: %s.%n",
+                    a ? "on" : "off",
+                    String.join(", ", delays)));
+          }
+        }
+        md.append('\n');
+        md.append(
+            "| injector | tau | frontier, cheapest first: system (msgs/read, missing tau) |\n");
+        md.append("|---|---|---|\n");
+        any = true;
+      }
+      for (TailAnalysis.Frontier f : frontiers) {
+        List<String> on = new ArrayList<>();
+        f.points().stream()
+            .filter(TailAnalysis.Point::onFrontier)
+            .sorted(
+                java.util.Comparator.comparingDouble(TailAnalysis.Point::messagesPerRead)
+                    .thenComparingDouble(TailAnalysis.Point::missFraction))
+            .forEach(
+                p ->
+                    on.add(
+                        String.format(
+                            Locale.ROOT,
+                            "`%s` (%.2f, %s)",
+                            p.system(),
+                            p.messagesPerRead(),
+                            pct(p.missFraction()))));
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | plain p%s = %.3f ms | %s |%n",
+                anomalies ? "on" : "off",
+                PlainSystems.trim(f.percentile()),
+                f.tauMs(),
+                String.join(" -> ", on)));
+      }
+    }
+    if (any) {
+      md.append(
+          "\nEvery system's point: frontier-off.png, frontier-on.png and bench.json (`frontiers`).\n\n");
+    }
+  }
+
+  /** The Netty loopback round trip: the floor of one extra hop, measured in the same run. */
+  static String loopbackMarkdown(Optional<LoopbackRoundTrip.Result> loopback) {
+    if (loopback.isEmpty()) {
+      return "";
+    }
+    LoopbackRoundTrip.Result l = loopback.get();
+    StringBuilder md = new StringBuilder("## Netty loopback round trip\n\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "The floor of one extra hop (through the repeater, or from a client to a plugin), measured in"
+                + " the same run: a trivial Netty client and echo server on 127.0.0.1, each on its own NIO"
+                + " event loop, TCP_NODELAY, %d-byte frames, %d outstanding (closed loop), %d round trips in"
+                + " %.1f s after %.1f s of warm-up.%n%n",
+            l.frameBytes(),
+            l.outstanding(),
+            l.roundTrips(),
+            l.seconds(),
+            l.warmupSeconds()));
+    md.append("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | mean ms |\n");
+    md.append("|---:|---:|---:|---:|---:|---:|\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |%n%n",
+            l.ms(50),
+            l.ms(90),
+            l.ms(99),
+            l.ms(99.9),
+            l.ms(100),
+            l.meanMs()));
     return md.toString();
   }
 

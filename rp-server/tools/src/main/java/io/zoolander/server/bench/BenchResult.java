@@ -18,6 +18,8 @@ import org.HdrHistogram.Histogram;
  *     injector
  * @param systems one entry per system and condition, in the order they ran
  * @param heap the heap phase, if it ran
+ * @param loopback the Netty loopback round trip measured in the same run (the floor of one extra
+ *     hop), if it ran
  * @param out the directory the results were written to
  */
 public record BenchResult(
@@ -29,6 +31,7 @@ public record BenchResult(
     double tauOnMs,
     List<SystemResult> systems,
     Optional<HeapResult> heap,
+    Optional<LoopbackRoundTrip.Result> loopback,
     Path out) {
 
   public BenchResult {
@@ -84,11 +87,7 @@ public record BenchResult(
       Histogram histogram) {
 
     static Latency of(Histogram h, long failed, double tauMs) {
-      long total = h.getTotalCount() + failed;
-      double miss =
-          total == 0 || Double.isNaN(tauMs)
-              ? Double.NaN
-              : 1 - (double) h.getCountBetweenValues(0, (long) Math.floor(tauMs * 1000)) / total;
+      double miss = TailAnalysis.missFraction(h, failed, tauMs);
       return new Latency(
           h.getTotalCount(),
           failed,

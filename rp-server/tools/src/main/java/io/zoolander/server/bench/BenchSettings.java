@@ -35,6 +35,14 @@ public final class BenchSettings {
   public static final double DEFAULT_HEDGE_PERCENTILE = 95;
 
   /**
+   * The hedge delays, besides {@link #DEFAULT_HEDGE_PERCENTILE}, of the extra hedged systems that
+   * put hedging on the cost/benefit frontier at several extra loads.
+   */
+  public static final List<Double> DEFAULT_FRONTIER_HEDGE_PERCENTILES = List.of(50.0, 90.0);
+
+  public static final int DEFAULT_LOOPBACK_SECONDS = 3;
+
+  /**
    * GC-pause-like: 3% of the accesses of each duplicate, independently, take an extra Exp(20 ms).
    */
   public static final String DEFAULT_ANOMALY =
@@ -60,6 +68,8 @@ public final class BenchSettings {
   private final int sessions;
   private final Balance balance;
   private final double hedgePercentile;
+  private final List<Double> frontierHedgePercentiles;
+  private final int loopbackSeconds;
   private final String anomaly;
   private final double heapRatePerSec;
   private final int heapSeconds;
@@ -85,6 +95,13 @@ public final class BenchSettings {
     sessions = b.sessions;
     balance = b.balance;
     hedgePercentile = b.hedgePercentile;
+    frontierHedgePercentiles =
+        b.frontierHedgePercentiles.stream()
+            .filter(p -> p != b.hedgePercentile)
+            .distinct()
+            .sorted()
+            .toList();
+    loopbackSeconds = b.loopbackSeconds;
     anomaly = b.anomaly;
     heapRatePerSec = b.heapRatePerSec;
     heapSeconds = b.heapSeconds;
@@ -185,6 +202,19 @@ public final class BenchSettings {
     return hedgePercentile;
   }
 
+  /**
+   * Percentiles of unhedged read latency of the extra hedged systems ({@code hedged-pP}),
+   * ascending, without {@link #hedgePercentile()} (that one is {@code hedged}); empty: none.
+   */
+  public List<Double> frontierHedgePercentiles() {
+    return frontierHedgePercentiles;
+  }
+
+  /** Seconds of the Netty loopback round-trip measurement; 0 skips it. */
+  public int loopbackSeconds() {
+    return loopbackSeconds;
+  }
+
   /** The anomaly injector's record for every duplicate, or null: no runs with the injector. */
   public String anomaly() {
     return anomaly;
@@ -234,6 +264,8 @@ public final class BenchSettings {
     private int sessions = DEFAULT_SESSIONS;
     private Balance balance = Balance.ROUND_ROBIN;
     private double hedgePercentile = DEFAULT_HEDGE_PERCENTILE;
+    private List<Double> frontierHedgePercentiles = DEFAULT_FRONTIER_HEDGE_PERCENTILES;
+    private int loopbackSeconds = DEFAULT_LOOPBACK_SECONDS;
     private String anomaly = DEFAULT_ANOMALY;
     private double heapRatePerSec = DEFAULT_HEAP_RATE_PER_SEC;
     private int heapSeconds = DEFAULT_HEAP_SECONDS;
@@ -246,7 +278,7 @@ public final class BenchSettings {
 
     /**
      * Small counts for a smoke run or a test: 200 accesses/s, 1 s JVM warm-up, 1 s warm-up and 1 s
-     * per system in 2 rounds, heap phase of 2 s at 300/s.
+     * per system in 2 rounds, heap phase of 2 s at 300/s, 1 s of loopback round trips.
      */
     public Builder quick() {
       ratePerSec = 200;
@@ -258,6 +290,7 @@ public final class BenchSettings {
       heapRatePerSec = 300;
       heapSeconds = 2;
       heapSampleMs = 500;
+      loopbackSeconds = 1;
       return this;
     }
 
@@ -364,6 +397,23 @@ public final class BenchSettings {
           percentile > 0 && percentile < 100,
           "hedge percentile must be in (0, 100), was " + percentile);
       this.hedgePercentile = percentile;
+      return this;
+    }
+
+    public Builder frontierHedgePercentiles(List<Double> percentiles) {
+      Objects.requireNonNull(percentiles, "frontier hedge percentiles must not be null");
+      for (Double p : percentiles) {
+        check(
+            p != null && p > 0 && p < 100,
+            "every frontier hedge percentile must be in (0, 100), was " + p);
+      }
+      this.frontierHedgePercentiles = List.copyOf(percentiles);
+      return this;
+    }
+
+    public Builder loopbackSeconds(int seconds) {
+      check(seconds >= 0 && seconds <= 600, "loopback seconds must be in 0..600, was " + seconds);
+      this.loopbackSeconds = seconds;
       return this;
     }
 

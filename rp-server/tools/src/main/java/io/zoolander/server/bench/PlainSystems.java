@@ -137,6 +137,12 @@ final class PlainSystems {
    */
   static SystemUnderTest hedged(
       List<PlainEnsemble> ensembles, long hedgeDelayMicros, double percentile) {
+    return hedged(ensembles, hedgeDelayMicros, percentile, "hedged");
+  }
+
+  /** {@link #hedged(List, long, double)} under another name. */
+  static SystemUnderTest hedged(
+      List<PlainEnsemble> ensembles, long hedgeDelayMicros, double percentile, String name) {
     AtomicLong reads = new AtomicLong();
     AtomicLong messages = new AtomicLong();
     AtomicLong writes = new AtomicLong();
@@ -152,7 +158,7 @@ final class PlainSystems {
     return new SystemUnderTest() {
       @Override
       public String name() {
-        return "hedged";
+        return name;
       }
 
       @Override

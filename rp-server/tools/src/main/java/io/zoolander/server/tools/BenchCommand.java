@@ -5,6 +5,7 @@ import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
 import io.zoolander.server.bench.PlannedSlownessBench;
+import io.zoolander.server.bench.WriteSaturationBench;
 import io.zoolander.server.cli.CliException;
 import io.zoolander.server.repeater.BatchingPolicy;
 import java.io.IOException;
@@ -35,10 +36,12 @@ import picocli.CommandLine.Spec;
           + " throughput (reads spread over the ensembles); client-side hedged reads (to a second ensemble after the"
           + " p95 delay measured in warm-up); Zoolander RP with 1, 2, 4 duplicates (first-reply reads, sequenced"
           + " writes) and with hedged reads. Each without and with the anomaly injector, which slows plain ZooKeeper"
-          + " clients and Zoolander's accesses alike, server-side. Then a sustained phase that samples the client's"
-          + " and the repeater's heap.",
-      "Writes bench.json, bench.md and PNG charts into --out and prints the tables. Every run is bounded in time"
-          + " and count; the defaults take about seven minutes."
+          + " clients and Zoolander's accesses alike, server-side. Also hedged reads at the p50 and p90 delays, so"
+          + " that the cost/benefit frontier (messages per read against miss rate) compares hedging and RP at equal"
+          + " extra load, and the Netty loopback round trip, the floor of one extra hop. Then a sustained phase that"
+          + " samples the client's and the repeater's heap.",
+      "Writes bench.json, bench.md and PNG charts (latency, miss rate, miss rate against tau, frontier) into --out"
+          + " and prints the tables. Every run is bounded in time and count; the defaults take about eight minutes."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -178,6 +181,41 @@ final class BenchCommand implements Callable<Integer> {
   Double hedgePercentile;
 
   @Option(
+      names = "--frontier-hedge-percentiles",
+      split = ",",
+      paramLabel = "P,P...|none",
+      description =
+          "Hedge delays, as percentiles of unhedged read latency, of the extra hedged systems "
+              + "(hedged-pP) that put hedging on the cost/benefit frontier at several extra loads, besides "
+              + "--hedge-percentile; 'none' for none (default: 50,90).")
+  List<String> frontierHedgePercentiles;
+
+  @Option(
+      names = "--loopback-seconds",
+      description =
+          "Seconds of the Netty loopback round-trip measurement (a trivial echo on 127.0.0.1, the floor"
+              + " of one extra hop), reported beside the results; 0 skips it (default: 3; --quick: 1).")
+  Integer loopbackSeconds;
+
+  @Option(
+      names = "--write-saturation",
+      description =
+          "Instead of the comparison above: sequenced writes/s at each N of --rp-counts (default: 1,2,4)"
+              + " against plain setData on one ensemble, in the same run: for each N a fresh deployment, a closed"
+              + " loop with --outstanding writes in flight, plain and Zoolander interleaved in --rounds rounds"
+              + " (default: 2; --quick: 1); also the Netty loopback round trip (--loopback-seconds). Uses"
+              + " --seconds (default: 10; --quick: 1), --warmup-seconds (default: 2; --quick: 1), --max-accesses"
+              + " (per slice), --keys, --value-bytes, --sessions, --fsync; writes write-saturation.md into --out.")
+  boolean writeSaturation;
+
+  @Option(
+      names = "--outstanding",
+      paramLabel = "N",
+      description =
+          "With --write-saturation: writes the closed loop keeps in flight (default: 64).")
+  Integer outstanding;
+
+  @Option(
       names = "--anomaly",
       paramLabel = "RECORD|none",
       description =
@@ -278,9 +316,24 @@ final class BenchCommand implements Callable<Integer> {
     PrintWriter console = spec.commandLine().getOut();
     String command =
         "zoolander " + String.join(" ", spec.commandLine().getParseResult().originalArgs());
-    if ((admission ? 1 : 0) + (batching ? 1 : 0) + (plannedSlowness ? 1 : 0) > 1) {
+    if ((admission ? 1 : 0)
+            + (batching ? 1 : 0)
+            + (plannedSlowness ? 1 : 0)
+            + (writeSaturation ? 1 : 0)
+        > 1) {
       throw new CliException(
-          "--admission, --batching and --planned-slowness are separate benchmarks: choose one");
+          "--admission, --batching, --planned-slowness and --write-saturation are separate"
+              + " benchmarks: choose one");
+    }
+    if (writeSaturation) {
+      WriteSaturationBench.Settings saturation;
+      try {
+        saturation = writeSaturationSettings();
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage());
+      }
+      new WriteSaturationBench(saturation, console).run(command);
+      return 0;
     }
     if (admission) {
       AdmissionBench.Settings admissionSettings;
@@ -306,6 +359,42 @@ final class BenchCommand implements Callable<Integer> {
     }
     new Bench(settings, console).run(command);
     return 0;
+  }
+
+  private WriteSaturationBench.Settings writeSaturationSettings() {
+    return new WriteSaturationBench.Settings(
+        rpCounts != null ? rpCounts : WriteSaturationBench.Settings.DEFAULT_DUPLICATE_COUNTS,
+        outstanding != null ? outstanding : WriteSaturationBench.Settings.DEFAULT_OUTSTANDING,
+        seconds != null
+            ? seconds
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_SECONDS
+                : WriteSaturationBench.Settings.DEFAULT_SECONDS,
+        warmupSeconds != null
+            ? warmupSeconds
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_WARMUP_SECONDS
+                : WriteSaturationBench.Settings.DEFAULT_WARMUP_SECONDS,
+        rounds != null
+            ? rounds
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_ROUNDS
+                : WriteSaturationBench.Settings.DEFAULT_ROUNDS,
+        maxAccesses != null ? maxAccesses : WriteSaturationBench.Settings.DEFAULT_MAX_WRITES,
+        keys != null
+            ? keys
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_KEYS
+                : WriteSaturationBench.Settings.DEFAULT_KEYS,
+        valueBytes != null ? valueBytes : WriteSaturationBench.Settings.DEFAULT_VALUE_BYTES,
+        sessions != null ? sessions : BenchSettings.DEFAULT_SESSIONS,
+        loopbackSeconds != null
+            ? loopbackSeconds
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_LOOPBACK_SECONDS
+                : WriteSaturationBench.Settings.DEFAULT_LOOPBACK_SECONDS,
+        fsync,
+        out);
   }
 
   private AdmissionBench.Settings admissionSettings() {
@@ -399,6 +488,16 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  private static Double percentile(String text) {
+    try {
+      return Double.valueOf(text.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "frontier hedge percentiles must be numbers in (0, 100) or 'none', not '" + text + "'",
+          e);
+    }
+  }
+
   private BenchSettings settings() {
     BenchSettings.Builder b = BenchSettings.builder();
     if (quick) {
@@ -458,6 +557,16 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (hedgePercentile != null) {
       b.hedgePercentile(hedgePercentile);
+    }
+    if (frontierHedgePercentiles != null) {
+      b.frontierHedgePercentiles(
+          frontierHedgePercentiles.size() == 1
+                  && frontierHedgePercentiles.get(0).equalsIgnoreCase("none")
+              ? List.of()
+              : frontierHedgePercentiles.stream().map(BenchCommand::percentile).toList());
+    }
+    if (loopbackSeconds != null) {
+      b.loopbackSeconds(loopbackSeconds);
     }
     if (anomaly != null) {
       b.anomaly(anomaly.equalsIgnoreCase("none") ? null : anomaly);

@@ -77,6 +77,7 @@ class BenchAdmissionCommandTest {
     assertThat(both.exit()).isNotZero();
     assertThat(both.err().strip())
         .isEqualTo(
-            "zoolander: --admission, --batching and --planned-slowness are separate benchmarks: choose one");
+            "zoolander: --admission, --batching, --planned-slowness and --write-saturation are"
+                + " separate benchmarks: choose one");
   }
 }

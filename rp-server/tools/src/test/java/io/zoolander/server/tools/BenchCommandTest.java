@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchCommandTest {
   private static final String NUMBER = "(-?[0-9.]+(?:[eE][+-]?[0-9]+)?|null)";
   private static final List<String> SYSTEMS =
-      List.of("plain", "balanced", "hedged", "rp-1", "rp-2", "rp-2-hedged");
+      List.of(
+          "plain", "balanced", "hedged", "hedged-p50", "hedged-p90", "rp-1", "rp-2", "rp-2-hedged");
 
   @TempDir Path dir;
 
@@ -102,7 +103,8 @@ class BenchCommandTest {
       double messages = perRead.get(i);
       switch (system) {
         case "plain", "balanced" -> assertThat(messages).as(system).isEqualTo(1.0);
-        case "hedged" -> assertThat(messages).as(system).isBetween(1.0, 2.0);
+        case "hedged", "hedged-p50", "hedged-p90" ->
+            assertThat(messages).as(system).isBetween(1.0, 2.0);
         case "rp-1", "rp-2-hedged" -> assertThat(messages).as(system).isGreaterThanOrEqualTo(1.0);
         case "rp-2" -> assertThat(messages).as(system).isGreaterThanOrEqualTo(2.0);
         default -> throw new AssertionError("unexpected system " + system);
@@ -122,11 +124,42 @@ class BenchCommandTest {
             "## Reads, anomaly injector on",
             "## Writes",
             "## Tail at tau",
+            "## Miss rate by tau, anomaly injector off",
+            "## Miss rate by tau, anomaly injector on",
+            "## Cost/benefit frontier",
+            "| off | plain p90 = ",
+            "| on | plain p99.9 = ",
+            "## Netty loopback round trip",
             "## Heap under sustained load");
     for (String system : SYSTEMS) {
       assertThat(md).contains("| " + system + " |");
     }
-    for (String png : List.of("latency-off.png", "latency-on.png", "miss-rate.png")) {
+    // the miss rate at plain's p50, p90, p99, p99.9 for every system in both conditions
+    assertThat(
+            md.lines()
+                .filter(
+                    l ->
+                        l.matches("\\| [a-z0-9-]+ \\| [0-9.]+ \\|( [0-9.]+% \\([0-9]+\\) \\|){4}")))
+        .hasSize(2 * SYSTEMS.size());
+    // the loopback round trip and the new JSON sections
+    assertThat(numbers(json, "rttP50Ms"))
+        .singleElement()
+        .satisfies(t -> assertThat(t).isPositive());
+    assertThat(json.split("\"onFrontier\": ", -1)).hasSize(1 + 2 * 3 * SYSTEMS.size());
+    assertThat(numbers(json, "miss")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
+    assertThat(json.split("\"misses\": \\[", -1)).hasSize(1 + 2 * SYSTEMS.size());
+    assertThat(numbers(json, "hedgeDelayMs").stream().filter(d -> !d.isNaN()))
+        .hasSize(2 * 3)
+        .allSatisfy(d -> assertThat(d).isPositive());
+    for (String png :
+        List.of(
+            "latency-off.png",
+            "latency-on.png",
+            "miss-rate.png",
+            "miss-vs-tau-off.png",
+            "miss-vs-tau-on.png",
+            "frontier-off.png",
+            "frontier-on.png")) {
       byte[] bytes = Files.readAllBytes(out.resolve(png));
       assertThat(bytes.length).as(png).isGreaterThan(1_000);
       assertThat(new String(bytes, 1, 3, StandardCharsets.US_ASCII)).as(png).isEqualTo("PNG");
@@ -152,6 +185,33 @@ class BenchCommandTest {
     assertThat(notANumber.err()).contains("--seconds");
     CliRun help = run("bench", "--help");
     assertThat(help.exit()).isZero();
-    assertThat(help.out()).contains("--quick", "--rate", "--anomaly", "--heap-rate", "--out");
+    assertThat(help.out())
+        .contains(
+            "--quick",
+            "--rate",
+            "--anomaly",
+            "--heap-rate",
+            "--out",
+            "--write-saturation",
+            "--outstanding",
+            "--loopback-seconds",
+            "--frontier-hedge-percentiles");
+    CliRun percentiles = run("bench", "--frontier-hedge-percentiles", "50,soon");
+    assertThat(percentiles.exit()).isNotZero();
+    assertThat(percentiles.err())
+        .contains("frontier hedge percentiles must be numbers in (0, 100) or 'none', not 'soon'")
+        .hasLineCount(1);
+    CliRun outOfRange = run("bench", "--frontier-hedge-percentiles", "100");
+    assertThat(outOfRange.err())
+        .contains("every frontier hedge percentile must be in (0, 100)")
+        .hasLineCount(1);
+    CliRun two = run("bench", "--write-saturation", "--admission");
+    assertThat(two.exit()).isNotZero();
+    assertThat(two.err()).contains("separate benchmarks: choose one").hasLineCount(1);
+    CliRun saturation = run("bench", "--write-saturation", "--outstanding", "0");
+    assertThat(saturation.exit()).isNotZero();
+    assertThat(saturation.err())
+        .contains("outstanding writes must be in 1..10000, was 0")
+        .hasLineCount(1);
   }
 }

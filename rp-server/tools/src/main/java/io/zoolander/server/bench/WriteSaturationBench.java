@@ -1,0 +1,440 @@
+package io.zoolander.server.bench;
+
+import io.zoolander.client.ZoolanderClient;
+import io.zoolander.client.ZoolanderClientBuilder;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.TreeDigest;
+import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.server.workload.ClosedLoopLoad;
+import io.zoolander.wire.Op;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code zoolander bench --write-saturation}: how many sequenced writes a second Zoolander sustains
+ * with N duplicates, against plain {@code setData} on one ensemble, in the same run. For each N, a
+ * fresh deployment of N single-server duplicates (child JVMs, 1 GiB and G1 each) and a repeater in
+ * its own JVM; on it, in interleaved rounds, a closed loop with a fixed number of writes
+ * outstanding through plain ZooKeeper's client on duplicate 1's server and through a Zoolander
+ * client. A sequenced write is acknowledged at the first duplicate's reply, so after each Zoolander
+ * slice the bench waits until every duplicate has applied it and reports writes per second applied
+ * everywhere, too. The Netty loopback round trip is measured first, as the floor of one extra hop.
+ * Bounded in time and count.
+ */
+public final class WriteSaturationBench {
+  private static final String BASE_PATH = "/zoolander";
+  private static final int CREATES_PER_WRITE = 50;
+  private static final long SETUP_TIMEOUT_SECONDS = 60;
+  private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(2);
+
+  /**
+   * What to run.
+   *
+   * @param duplicateCounts the N of each deployment, 1..8
+   * @param outstanding writes kept in flight by the closed loop, 1..10000
+   * @param seconds measured seconds per system and N (over all rounds), 1..3600
+   * @param warmupSeconds discarded seconds before a system's first slice (a quarter before later
+   *     ones), 0..600
+   * @param rounds slices the measured seconds are cut into, interleaving plain and Zoolander,
+   *     1..100
+   * @param maxWrites measured writes per slice at most
+   * @param keys znodes written (round robin), 1..100000
+   * @param valueBytes bytes per write, 0..500000
+   * @param sessions plain ZooKeeper sessions, 1..64
+   * @param loopbackSeconds seconds of the Netty loopback measurement, 0 to skip it
+   * @param fsync whether ZooKeeper fsyncs its log
+   * @param out where write-saturation.md goes; null for a new temporary directory
+   */
+  public record Settings(
+      List<Integer> duplicateCounts,
+      int outstanding,
+      int seconds,
+      int warmupSeconds,
+      int rounds,
+      long maxWrites,
+      int keys,
+      int valueBytes,
+      int sessions,
+      int loopbackSeconds,
+      boolean fsync,
+      Path out) {
+    public static final List<Integer> DEFAULT_DUPLICATE_COUNTS = List.of(1, 2, 4);
+    public static final int DEFAULT_OUTSTANDING = 64;
+    public static final int DEFAULT_SECONDS = 10;
+    public static final int QUICK_SECONDS = 1;
+    public static final int DEFAULT_WARMUP_SECONDS = 2;
+    public static final int QUICK_WARMUP_SECONDS = 1;
+    public static final int DEFAULT_ROUNDS = 2;
+    public static final int QUICK_ROUNDS = 1;
+    public static final long DEFAULT_MAX_WRITES = 1_000_000;
+    public static final int DEFAULT_KEYS = 100;
+    public static final int QUICK_KEYS = 10;
+    public static final int DEFAULT_VALUE_BYTES = 1_024;
+    public static final int DEFAULT_LOOPBACK_SECONDS = 3;
+    public static final int QUICK_LOOPBACK_SECONDS = 1;
+
+    /**
+     * @throws IllegalArgumentException naming the first field out of range
+     */
+    public Settings {
+      check(
+          duplicateCounts != null && !duplicateCounts.isEmpty(),
+          "write saturation needs at least one duplicate count");
+      for (Integer n : duplicateCounts) {
+        check(n != null && n >= 1 && n <= 8, "every rp count must be in 1..8, was " + n);
+      }
+      duplicateCounts = List.copyOf(new TreeSet<>(duplicateCounts));
+      check(
+          outstanding >= 1 && outstanding <= 10_000,
+          "outstanding writes must be in 1..10000, was " + outstanding);
+      check(seconds >= 1 && seconds <= 3_600, "seconds must be in 1..3600, was " + seconds);
+      check(
+          warmupSeconds >= 0 && warmupSeconds <= 600,
+          "warm-up seconds must be in 0..600, was " + warmupSeconds);
+      check(rounds >= 1 && rounds <= 100, "rounds must be in 1..100, was " + rounds);
+      check(
+          seconds * 1000L / rounds >= 100,
+          "seconds / rounds must be at least 0.1 s, was " + seconds + " / " + rounds);
+      check(maxWrites >= 1, "max accesses must be >= 1, was " + maxWrites);
+      check(keys >= 1 && keys <= 100_000, "keys must be in 1..100000, was " + keys);
+      check(
+          valueBytes >= 0 && valueBytes <= 500_000,
+          "value bytes must be in 0..500000, was " + valueBytes);
+      check(sessions >= 1 && sessions <= 64, "sessions must be in 1..64, was " + sessions);
+      check(
+          loopbackSeconds >= 0 && loopbackSeconds <= 600,
+          "loopback seconds must be in 0..600, was " + loopbackSeconds);
+    }
+
+    private static void check(boolean ok, String message) {
+      if (!ok) {
+        throw new IllegalArgumentException(message);
+      }
+    }
+  }
+
+  /**
+   * One system at one N, over all its slices.
+   *
+   * @param duplicates the deployment's N
+   * @param system {@code plain setData} or {@code rp-N}
+   * @param completed measured writes completed
+   * @param failed of those, failed
+   * @param seconds measured seconds
+   * @param drainSeconds for Zoolander, how long the slowest duplicate took after the slices to
+   *     apply what had been acknowledged (summed over the slices); 0 for plain
+   * @param histogram closed-loop latencies in microseconds (from issue: not a user's latency)
+   */
+  public record Row(
+      int duplicates,
+      String system,
+      long completed,
+      long failed,
+      double seconds,
+      double drainSeconds,
+      Histogram histogram) {
+
+    /** Acknowledged writes per measured second. */
+    public double writesPerSec() {
+      return seconds <= 0 ? Double.NaN : (completed - failed) / seconds;
+    }
+
+    /** Writes per second applied by every duplicate: the drain counts as time. */
+    public double appliedEverywherePerSec() {
+      return seconds + drainSeconds <= 0
+          ? Double.NaN
+          : (completed - failed) / (seconds + drainSeconds);
+    }
+  }
+
+  private final Settings settings;
+  private final PrintWriter out;
+
+  public WriteSaturationBench(Settings settings, PrintWriter out) {
+    this.settings = settings;
+    this.out = out;
+  }
+
+  /** Runs it, prints the table and writes {@code write-saturation.md}; returns the table. */
+  public String run(String commandLine) throws Exception {
+    long t0 = System.nanoTime();
+    double loadStart = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    Path dir =
+        settings.out() != null
+            ? Files.createDirectories(settings.out())
+            : Files.createTempDirectory("zoolander-bench-write-saturation-");
+    say("results go to %s", dir.toAbsolutePath());
+    Optional<LoopbackRoundTrip.Result> loopback = loopback();
+    byte[] value = new byte[settings.valueBytes()];
+    new SplittableRandom(1).nextBytes(value);
+    List<Row> rows = new ArrayList<>();
+    for (int n : settings.duplicateCounts()) {
+      rows.addAll(deployment(n, value, dir));
+    }
+    double loadEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    String table =
+        markdown(
+            rows,
+            loopback,
+            settings,
+            commandLine,
+            loadStart,
+            loadEnd,
+            (System.nanoTime() - t0) / 1e9);
+    Path md = dir.resolve("write-saturation.md");
+    Files.writeString(md, table, StandardCharsets.UTF_8);
+    say("wrote %s", md.toAbsolutePath());
+    out.println();
+    out.println(table);
+    out.flush();
+    return table;
+  }
+
+  private Optional<LoopbackRoundTrip.Result> loopback() throws Exception {
+    if (settings.loopbackSeconds() == 0) {
+      return Optional.empty();
+    }
+    say("Netty loopback round trip: %d s ", settings.loopbackSeconds());
+    LoopbackRoundTrip.Result r =
+        LoopbackRoundTrip.measure(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(settings.loopbackSeconds()),
+            10_000_000,
+            LoopbackRoundTrip.DEFAULT_OUTSTANDING,
+            LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
+    out.printf(" p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
+    return Optional.of(r);
+  }
+
+  /** One deployment of {@code n} duplicates: plain and Zoolander, interleaved. */
+  private List<Row> deployment(int n, byte[] value, Path dir) throws Exception {
+    say(
+        "N = %d: starting %d duplicate%s and a repeater in child JVMs ...",
+        n, n, n == 1 ? "" : "s");
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(n)
+            .fsync(settings.fsync())
+            .basePath(BASE_PATH)
+            .duplicateJvmArgs(BatchingBench.DUPLICATE_JVM_ARGS.toArray(String[]::new))
+            .start()) {
+      cluster.killRepeater();
+      Map<Integer, String> connectStrings = new LinkedHashMap<>();
+      for (int id : cluster.duplicateIds()) {
+        connectStrings.put(id, cluster.duplicate(id).connectString());
+      }
+      ZooKeeperEnsemble first = cluster.duplicate(cluster.duplicateIds().get(0));
+      try (ChildRepeater repeater =
+              ChildRepeater.start(connectStrings, BASE_PATH, dir.resolve("logs-n" + n));
+          PlainEnsemble plain = PlainEnsemble.connect(first.connectString(), settings.sessions())) {
+        ZoolanderClientBuilder builder =
+            ZoolanderClient.builder()
+                .repeater(repeater.host(), repeater.port())
+                .basePath(BASE_PATH)
+                .requestTimeout(Duration.ofSeconds(30));
+        connectStrings.values().forEach(builder::duplicate);
+        createData(plain, builder, value);
+        try (RpSystem rp = new RpSystem(builder, n, Double.NaN)) {
+          rp.connect(SETUP_TIMEOUT_SECONDS);
+          Tally plainTally = new Tally(n, "plain setData");
+          Tally rpTally = new Tally(n, rp.name());
+          int rounds = settings.rounds();
+          Duration slice = Duration.ofMillis(settings.seconds() * 1000L / rounds);
+          Duration firstWarmup = Duration.ofSeconds(settings.warmupSeconds());
+          for (int round = 0; round < rounds; round++) {
+            Duration warmup = round == 0 ? firstWarmup : firstWarmup.dividedBy(4);
+            say("N = %d, round %d/%d: ", n, round + 1, rounds);
+            for (int i = 0; i < 2; i++) {
+              boolean plainFirst = round % 2 == 0;
+              if ((i == 0) == plainFirst) {
+                out.print("plain ");
+                out.flush();
+                plainTally.add(
+                    closedLoop(
+                        k -> plain.setData(PlainSystems.path(k % settings.keys()), value),
+                        warmup,
+                        slice),
+                    0);
+              } else {
+                out.print(rp.name() + " ");
+                out.flush();
+                ClosedLoopLoad.Result r =
+                    closedLoop(k -> rp.write(k % settings.keys(), value), warmup, slice);
+                rpTally.add(r, drain(cluster));
+              }
+            }
+            out.println();
+          }
+          Row p = plainTally.row();
+          Row z = rpTally.row();
+          say(
+              "N = %d: plain setData %.0f writes/s, %s %.0f writes/s acknowledged (%.0f applied"
+                  + " everywhere)",
+              n, p.writesPerSec(), z.system(), z.writesPerSec(), z.appliedEverywherePerSec());
+          return List.of(p, z);
+        }
+      }
+    }
+  }
+
+  private ClosedLoopLoad.Result closedLoop(
+      java.util.function.IntFunction<? extends java.util.concurrent.CompletionStage<?>> write,
+      Duration warmup,
+      Duration duration)
+      throws InterruptedException {
+    return ClosedLoopLoad.run(
+        write, settings.outstanding(), warmup, duration, settings.maxWrites(), DRAIN_TIMEOUT);
+  }
+
+  /**
+   * Waits until every duplicate has applied what the fastest one has (all acknowledged writes),
+   * returns how long that took in seconds.
+   */
+  private static double drain(EmbeddedCluster cluster) throws Exception {
+    long start = System.nanoTime();
+    long seq =
+        cluster.digests().values().stream().mapToLong(d -> d.state().appliedSeq()).max().orElse(0);
+    Map<Integer, TreeDigest> converged = cluster.awaitConverged(seq, DRAIN_TIMEOUT);
+    if (converged.isEmpty()) {
+      throw new IllegalStateException("no duplicate to converge");
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  private void createData(PlainEnsemble plain, ZoolanderClientBuilder builder, byte[] value)
+      throws Exception {
+    for (int k = 0; k < settings.keys(); k++) {
+      plain.createIfAbsent(PlainSystems.path(k), value);
+    }
+    try (ZoolanderClient client = builder.build()) {
+      List<Op> ops = new ArrayList<>();
+      ops.add(Op.create("/bench", new byte[0]));
+      for (int k = 0; k < settings.keys(); k++) {
+        ops.add(Op.create(RpSystem.path(k), value));
+        if (ops.size() == CREATES_PER_WRITE || k == settings.keys() - 1) {
+          client.writeAll(ops).get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+          ops.clear();
+        }
+      }
+    }
+  }
+
+  /** What the slices of one system at one N add up to. */
+  private static final class Tally {
+    final int duplicates;
+    final String system;
+    final Histogram histogram = new Histogram(3);
+    long completed;
+    long failed;
+    double seconds;
+    double drainSeconds;
+
+    Tally(int duplicates, String system) {
+      this.duplicates = duplicates;
+      this.system = system;
+    }
+
+    void add(ClosedLoopLoad.Result r, double drain) {
+      histogram.add(r.histogram());
+      completed += r.completed();
+      failed += r.failed();
+      seconds += r.measuredSeconds();
+      drainSeconds += drain;
+    }
+
+    Row row() {
+      return new Row(duplicates, system, completed, failed, seconds, drainSeconds, histogram);
+    }
+  }
+
+  /** The table, with its method and the loopback floor. */
+  static String markdown(
+      List<Row> rows,
+      Optional<LoopbackRoundTrip.Result> loopback,
+      Settings s,
+      String commandLine,
+      double loadStart,
+      double loadEnd,
+      double seconds) {
+    StringBuilder b = new StringBuilder();
+    b.append("`").append(commandLine).append("`\n\n");
+    b.append(
+        String.format(
+            Locale.ROOT,
+            "Write saturation: for each N, a fresh deployment of N single-server duplicates (child JVMs, "
+                + "fsync %s) and a repeater in its own JVM; a closed loop keeps %d writes of %d bytes "
+                + "outstanding (round robin over %d znodes), through plain ZooKeeper's client (%d sessions) on "
+                + "duplicate 1's server and through a Zoolander client, interleaved in %d round%s, %d s measured "
+                + "per system after %d s of warm-up (a quarter of it before later slices). Latencies are the "
+                + "closed loop's, from issue: they grow with the queue, they are not a user's. One-minute load "
+                + "average %.2f at the start, %.2f at the end; %.0f s.%n%n",
+            s.fsync() ? "on" : "off",
+            s.outstanding(),
+            s.valueBytes(),
+            s.keys(),
+            s.sessions(),
+            s.rounds(),
+            s.rounds() == 1 ? "" : "s",
+            s.seconds(),
+            s.warmupSeconds(),
+            loadStart,
+            loadEnd,
+            seconds));
+    b.append(
+        "| N | system | writes/s | applied everywhere/s | vs plain | p50 ms | p99 ms | completed | failed |\n");
+    b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    Map<Integer, Double> plainRate = new LinkedHashMap<>();
+    for (Row r : rows) {
+      if (r.system().startsWith("plain")) {
+        plainRate.put(r.duplicates(), r.writesPerSec());
+      }
+    }
+    for (Row r : rows) {
+      boolean plain = r.system().startsWith("plain");
+      double base = plainRate.getOrDefault(r.duplicates(), Double.NaN);
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "| %d | %s | %.0f | %s | %s | %.3f | %.3f | %d | %d |%n",
+              r.duplicates(),
+              r.system(),
+              r.writesPerSec(),
+              plain ? "" : String.format(Locale.ROOT, "%.0f", r.appliedEverywherePerSec()),
+              plain ? "1.00x" : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / base),
+              r.histogram().getTotalCount() == 0
+                  ? Double.NaN
+                  : r.histogram().getValueAtPercentile(50) / 1e3,
+              r.histogram().getTotalCount() == 0
+                  ? Double.NaN
+                  : r.histogram().getValueAtPercentile(99) / 1e3,
+              r.completed(),
+              r.failed()));
+    }
+    b.append(
+        "\nwrites/s: writes acknowledged per measured second (a sequenced write at the first duplicate's"
+            + " reply). applied everywhere/s: the same writes over the measured time plus the time the"
+            + " slowest duplicate then took to apply them all. vs plain: writes/s against plain setData"
+            + " in the same deployment.\n\n");
+    b.append(BenchReport.loopbackMarkdown(loopback));
+    return b.toString();
+  }
+
+  private void say(String format, Object... args) {
+    out.printf("[bench] " + format + (format.endsWith(" ") ? "" : "%n"), args);
+    out.flush();
+  }
+}

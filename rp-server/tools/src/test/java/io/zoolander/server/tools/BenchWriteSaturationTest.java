@@ -1,0 +1,73 @@
+package io.zoolander.server.tools;
+
+import static io.zoolander.server.tools.CliRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code zoolander bench --write-saturation} end to end with tiny counts: a row for plain setData
+ * and one for Zoolander at every N, writes completed and none failed, and the loopback round trip
+ * beside them. No speed is asserted.
+ */
+class BenchWriteSaturationTest {
+
+  @TempDir Path dir;
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void sequencedWritesAtEveryNAgainstPlainSetData() throws Exception {
+    CliRun r =
+        run(
+            "bench",
+            "--write-saturation",
+            "--quick",
+            "--rp-counts",
+            "1,2",
+            "--outstanding",
+            "4",
+            "--seconds",
+            "1",
+            "--max-accesses",
+            "2000",
+            "--out",
+            dir.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String table = Files.readString(dir.resolve("write-saturation.md"), StandardCharsets.UTF_8);
+    assertThat(r.out()).contains("wrote " + dir.resolve("write-saturation.md").toAbsolutePath());
+    String number = "[0-9]+(\\.[0-9]+)?";
+    for (int n : new int[] {1, 2}) {
+      assertThat(table)
+          .containsPattern(
+              "\\| "
+                  + n
+                  + " \\| plain setData \\| [1-9][0-9]* \\|  \\| 1\\.00x \\| "
+                  + number
+                  + " \\| "
+                  + number
+                  + " \\| [1-9][0-9]* \\| 0 \\|");
+      assertThat(table)
+          .containsPattern(
+              "\\| "
+                  + n
+                  + " \\| rp-"
+                  + n
+                  + " \\| [1-9][0-9]* \\| [1-9][0-9]* \\| "
+                  + number
+                  + "x \\| "
+                  + number
+                  + " \\| "
+                  + number
+                  + " \\| [1-9][0-9]* \\| 0 \\|");
+    }
+    assertThat(table)
+        .contains("## Netty loopback round trip", "64-byte frames, 1 outstanding")
+        .containsPattern("\\| " + number + " \\| " + number + " \\| " + number + " \\|");
+  }
+}
