@@ -87,7 +87,6 @@ final class Applier {
   private final TransferSource source;
   private final TransferInstall transfers;
   private final TreeReads treeReads;
-  private final LocalMultis localMultis;
 
   /**
    * @param state the state read at start-up
@@ -111,7 +110,6 @@ final class Applier {
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         PluginMeters.none(),
-        null,
         null);
   }
 
@@ -120,9 +118,7 @@ final class Applier {
    *     PluginSecurity)
    * @param meters where the time of each write's multi goes
    * @param local the leader's ZooKeeper server, in-process: client reads are answered from its
-   *     in-memory tree and writes submitted into its request pipeline; null: both go through the
-   *     session
-   * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
+   *     in-memory tree; null: they go through the session
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -134,8 +130,7 @@ final class Applier {
       int stateVersion,
       List<ACL> acl,
       PluginMeters meters,
-      LocalServer local,
-      byte[] digestAuth) {
+      LocalServer local) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -155,8 +150,9 @@ final class Applier {
         local == null
             ? null
             : new TreeReads(id, znodes, local.treeReader(znodes), this.state, anomalies);
-    this.localMultis = local == null ? null : new LocalMultis(thread, local, session, digestAuth);
-    Multis multis = localMultis != null ? localMultis : Multis.through(session);
+    // Writes go through the session: in-process multis (ZoolanderLocalConnection) diverged a
+    // duplicate once under NetworkFaultIT's network faults, cause not found yet (issue 17).
+    Multis multis = Multis.through(session);
     if (treeReads != null) {
       sessionReads.answerFromTree(treeReads);
     }
@@ -284,11 +280,6 @@ final class Applier {
       return;
     }
     submit(from, 1, () -> reads.read(from, read));
-  }
-
-  /** Multis submitted in-process into the leader's request pipeline. */
-  long multisInProcess() {
-    return localMultis == null ? 0 : localMultis.submitted();
   }
 
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */

@@ -122,8 +122,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             stat.getVersion(),
             sec.acl(),
             pluginMeters,
-            inProcess ? ((LocalServerContext) context).localServer() : null,
-            sec.zooKeeperAuth());
+            inProcess ? ((LocalServerContext) context).localServer() : null);
     applier = app;
     pluginMeters.watchDataPath(app);
     this.peers = peers;
@@ -170,9 +169,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         state.epoch(),
         state.appliedSeq(),
         znodes.basePath(),
-        inProcess
-            ? "the in-memory tree, writes into the request pipeline in-process"
-            : "the plugin's session, writes through it");
+        inProcess ? "the in-memory tree" : "the plugin's session");
   }
 
   @Override
