@@ -12,16 +12,6 @@ import java.util.List;
  */
 public final class ConfigurationReference {
 
-  /**
-   * One accepted key.
-   *
-   * @param file {@code zoo.cfg} or {@code repeater.properties}
-   * @param key the key
-   * @param defaultValue its default, or null when it has none
-   * @param meaning one line of documentation
-   */
-  public record Key(String file, String key, String defaultValue, String meaning) {}
-
   private ConfigurationReference() {}
 
   /**
@@ -35,19 +25,5 @@ public final class ConfigurationReference {
   /** The descriptors of the repeater's {@code repeater.properties} keys. */
   public static List<Setting<?>> repeaterSettings() {
     return RepeaterKeys.ALL.settings();
-  }
-
-  /** The {@code zoolander.*} keys of a server's {@code zoo.cfg}, security keys included. */
-  public static List<Key> serverKeys() {
-    return serverSettings().stream()
-        .map(s -> new Key("zoo.cfg", s.key(), s.defaultText(), s.doc()))
-        .toList();
-  }
-
-  /** The keys of the repeater's {@code repeater.properties}. */
-  public static List<Key> repeaterKeys() {
-    return repeaterSettings().stream()
-        .map(s -> new Key("repeater.properties", s.key(), s.defaultText(), s.doc()))
-        .toList();
   }
 }

@@ -116,8 +116,8 @@ class DocsCheckTest {
    */
   private static List<CodeKey> codeKeys() {
     List<CodeKey> keys = new ArrayList<>();
-    ConfigurationReference.serverKeys()
-        .forEach(e -> keys.add(new CodeKey("zoo.cfg", e.key(), e.defaultValue())));
+    ConfigurationReference.serverSettings()
+        .forEach(e -> keys.add(new CodeKey("zoo.cfg", e.key(), e.defaultText())));
     // Keys the plugin reads in code, in case one is missing from the server command's list.
     for (Class<?> type :
         List.of(ZoolanderPluginConfig.class, ZoolanderPeerMain.class, PluginSecurity.class)) {
@@ -132,8 +132,8 @@ class DocsCheckTest {
         }
       }
     }
-    ConfigurationReference.repeaterKeys()
-        .forEach(s -> keys.add(new CodeKey("repeater.properties", s.key(), s.defaultValue())));
+    ConfigurationReference.repeaterSettings()
+        .forEach(s -> keys.add(new CodeKey("repeater.properties", s.key(), s.defaultText())));
     keys.addAll(DocsChecks.commandOptions());
     return keys;
   }

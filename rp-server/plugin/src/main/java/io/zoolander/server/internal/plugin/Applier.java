@@ -144,18 +144,16 @@ final class Applier {
         new RecentWrites(
             config.recentWritesMessages(), ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES);
     Outbound out = new Outbound(id, peers, this.state);
-    SessionReads sessionReads =
-        new SessionReads(thread, id, znodes, session, anomalies, config.sessionTimeoutMs());
     this.treeReads =
         local == null
             ? null
             : new TreeReads(id, znodes, local.treeReader(znodes), this.state, anomalies);
+    SessionReads sessionReads =
+        new SessionReads(
+            thread, id, znodes, session, anomalies, config.sessionTimeoutMs(), treeReads);
     // Writes go through the session: in-process multis (ZoolanderLocalConnection) diverged a
     // duplicate once under NetworkFaultIT's network faults, cause not found yet (issue 17).
     Multis multis = Multis.through(session);
-    if (treeReads != null) {
-      sessionReads.answerFromTree(treeReads);
-    }
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());

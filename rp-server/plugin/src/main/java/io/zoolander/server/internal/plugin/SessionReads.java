@@ -35,10 +35,13 @@ final class SessionReads {
   private final OwnSession session;
   private final AnomalyInjector anomalies;
   private final long timeoutMs;
-  private TreeReads tree;
+  private final TreeReads tree;
 
   /**
    * @param timeoutMs how long to wait for the stats before giving up (OPERATIONTIMEOUT)
+   * @param tree the leader's in-memory tree, which client reads are answered from (through the
+   *     session only when it cannot be read consistently); null: every read goes through the
+   *     session
    */
   SessionReads(
       ApplierThread owner,
@@ -46,20 +49,14 @@ final class SessionReads {
       Znodes znodes,
       OwnSession session,
       AnomalyInjector anomalies,
-      long timeoutMs) {
+      long timeoutMs,
+      TreeReads tree) {
     this.owner = owner;
     this.duplicateId = duplicateId;
     this.znodes = znodes;
     this.session = session;
     this.anomalies = anomalies;
     this.timeoutMs = timeoutMs;
-  }
-
-  /**
-   * Answers client reads from the leader's in-memory tree from now on ({@link TreeReads}), and
-   * through the session only when the tree cannot be read consistently. Before the applier starts.
-   */
-  void answerFromTree(TreeReads tree) {
     this.tree = tree;
   }
 

@@ -4,8 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.File;
-import java.net.InetSocketAddress;
+import io.zoolander.testsupport.StandaloneZooKeeper;
+import io.zoolander.testsupport.ZooKeepers;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,14 +17,11 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.ServerCnxn.DisconnectReason;
-import org.apache.zookeeper.server.ServerCnxnFactory;
-import org.apache.zookeeper.server.ZooKeeperServer;
 import org.apache.zookeeper.server.ZoolanderLocalConnection;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -40,41 +37,24 @@ class LocalConnectionTest {
   private static final String IDENTITY = "plugin:secret";
 
   @TempDir Path dir;
-  private ServerCnxnFactory factory;
-  private ZooKeeperServer server;
+  private StandaloneZooKeeper zooKeeper;
   private ZooKeeper zk;
 
   @BeforeEach
-  // AddressSelection: the IPv4 loopback literal on purpose: the server binds where the connect
-  // string "127.0.0.1:port" points; getLoopbackAddress() would be ::1 when IPv6 is preferred.
-  @SuppressWarnings("AddressSelection")
   void start() throws Exception {
-    File data = dir.resolve("data").toFile();
-    server = new ZooKeeperServer(data, data, 2_000);
-    factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
-    factory.startup(server);
-    CountDownLatch connected = new CountDownLatch(1);
-    zk =
-        new ZooKeeper(
-            "127.0.0.1:" + factory.getLocalPort(),
-            10_000,
-            e -> {
-              if (e.getState() == KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(30, TimeUnit.SECONDS)).as("connected").isTrue();
+    zooKeeper = StandaloneZooKeeper.start(dir);
+    zk = ZooKeepers.connect(zooKeeper.connectString());
   }
 
   @AfterEach
   void stop() throws Exception {
     zk.close();
-    factory.shutdown();
+    zooKeeper.close();
   }
 
   private ZoolanderLocalConnection connection(List<Id> identities) {
     return new ZoolanderLocalConnection(
-        server, zk.getSessionId(), zk.getSessionTimeout(), identities);
+        zooKeeper.server(), zk.getSessionId(), zk.getSessionTimeout(), identities);
   }
 
   private record Outcome(Code rc, List<OpResult> results) {}

@@ -2,11 +2,11 @@ package io.zoolander.server.internal.leader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zoolander.testsupport.StandaloneZooKeeper;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Znodes;
-import java.io.File;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,11 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
-import org.apache.zookeeper.Watcher.Event.KeeperState;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.server.ServerCnxnFactory;
-import org.apache.zookeeper.server.ZooKeeperServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -43,30 +40,13 @@ class TreeReaderTest {
   private static final String DEEP = ZNODES.toZnode("/gone/deeper/still");
 
   @TempDir Path dir;
-  private ServerCnxnFactory factory;
-  private ZooKeeperServer server;
+  private StandaloneZooKeeper zooKeeper;
   private ZooKeeper zk;
 
   @BeforeEach
-  // AddressSelection: the IPv4 loopback literal on purpose: the server binds where the connect
-  // string "127.0.0.1:port" points; getLoopbackAddress() would be ::1 when IPv6 is preferred.
-  @SuppressWarnings("AddressSelection")
   void start() throws Exception {
-    File data = dir.resolve("data").toFile();
-    server = new ZooKeeperServer(data, data, 2_000);
-    factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
-    factory.startup(server);
-    CountDownLatch connected = new CountDownLatch(1);
-    zk =
-        new ZooKeeper(
-            "127.0.0.1:" + factory.getLocalPort(),
-            10_000,
-            e -> {
-              if (e.getState() == KeeperState.SyncConnected) {
-                connected.countDown();
-              }
-            });
-    assertThat(connected.await(30, TimeUnit.SECONDS)).as("connected").isTrue();
+    zooKeeper = StandaloneZooKeeper.start(dir);
+    zk = ZooKeepers.connect(zooKeeper.connectString());
     for (String path : List.of(ZNODES.basePath(), ZNODES.dataRoot(), X, P)) {
       zk.create(path, seqBytes(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     }
@@ -79,11 +59,11 @@ class TreeReaderTest {
     if (zk != null) {
       zk.close();
     }
-    factory.shutdown();
+    zooKeeper.close();
   }
 
   private TreeReader reader() {
-    return new TreeReader(() -> server.getZKDatabase().getDataTree(), ZNODES);
+    return new TreeReader(() -> zooKeeper.server().getZKDatabase().getDataTree(), ZNODES);
   }
 
   @Test
@@ -120,7 +100,8 @@ class TreeReaderTest {
     assertThat(missing.exists()).isFalse();
     assertThat(missing.version()).isEqualTo(-1);
     assertThat(missing.state().appliedSeq()).isEqualTo(7);
-    assertThat(missing.zxid()).isEqualTo(server.getZKDatabase().getDataTree().lastProcessedZxid);
+    assertThat(missing.zxid())
+        .isEqualTo(zooKeeper.server().getZKDatabase().getDataTree().lastProcessedZxid);
   }
 
   /**

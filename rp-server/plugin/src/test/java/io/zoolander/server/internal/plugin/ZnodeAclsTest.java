@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.server.security.PluginSecurity;
+import io.zoolander.testsupport.StandaloneZooKeeper;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.Znodes;
-import java.io.File;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -17,8 +16,6 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
-import org.apache.zookeeper.server.ServerCnxnFactory;
-import org.apache.zookeeper.server.ZooKeeperServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,24 +31,18 @@ class ZnodeAclsTest {
   private static final List<ACL> ACL = PluginSecurity.aclFor("plugin:secret");
 
   @TempDir Path dir;
-  private ServerCnxnFactory factory;
+  private StandaloneZooKeeper zooKeeper;
   private String connectString;
 
   @BeforeEach
-  // AddressSelection: the IPv4 loopback literal on purpose: the server binds where the connect
-  // string "127.0.0.1:port" points; getLoopbackAddress() would be ::1 when IPv6 is preferred.
-  @SuppressWarnings("AddressSelection")
   void startServer() throws Exception {
-    File data = dir.resolve("data").toFile();
-    ZooKeeperServer server = new ZooKeeperServer(data, data, 2_000);
-    factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 20);
-    factory.startup(server);
-    connectString = "127.0.0.1:" + factory.getLocalPort();
+    zooKeeper = StandaloneZooKeeper.start(dir);
+    connectString = zooKeeper.connectString();
   }
 
   @AfterEach
   void stopServer() {
-    factory.shutdown();
+    zooKeeper.close();
   }
 
   @Test
