@@ -19,6 +19,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -58,7 +59,10 @@ public final class FaultProxy implements AutoCloseable {
      * connections are accepted and wait too.
      */
     DROP,
-    /** Forwards both ways, each chunk after a delay. */
+    /**
+     * Forwards both ways, each chunk after a delay. Bytes stay in order: after healing (or a
+     * shorter delay) new bytes wait behind those still delayed, as TCP would deliver them.
+     */
     DELAY,
     /** Resets every connection (RST), and every new one at once, until healed. */
     RESET,
@@ -217,6 +221,9 @@ public final class FaultProxy implements AutoCloseable {
     final Channel front;
     Channel back; // null until connected, and once half-open
     boolean halfOpen;
+    // Chunks held back by DELAY (and any that arrive while some still wait), per direction.
+    final ArrayDeque<Delayed> toBack = new ArrayDeque<>();
+    final ArrayDeque<Delayed> toFront = new ArrayDeque<>();
 
     Pair(Channel front) {
       this.front = front;
@@ -270,23 +277,45 @@ public final class FaultProxy implements AutoCloseable {
       if (msg instanceof io.netty.buffer.ByteBuf buf) {
         forwardedBytes.addAndGet(buf.readableBytes());
       }
-      long delay = delayMillis;
-      if (mode == Mode.DELAY && delay > 0) {
-        loop.schedule(
-            () -> {
-              if (to.isActive()) {
-                to.writeAndFlush(msg, to.voidPromise());
-              } else {
-                ReferenceCountUtil.release(msg);
-              }
-            },
-            delay,
-            TimeUnit.MILLISECONDS);
+      long delay = mode == Mode.DELAY ? delayMillis : 0;
+      ArrayDeque<Delayed> waiting = from == front ? toBack : toFront;
+      if (delay > 0 || !waiting.isEmpty()) {
+        // Behind whatever still waits for this direction, even once healed: a TCP stream is never
+        // reordered, and a reordered one would reach the peer as corrupted frames.
+        long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delay);
+        if (!waiting.isEmpty()) {
+          due = Math.max(due, waiting.peekLast().dueNanos);
+        }
+        waiting.addLast(new Delayed(msg, due));
+        if (waiting.size() == 1) {
+          scheduleRelease(to, waiting);
+        }
       } else {
         to.writeAndFlush(msg, to.voidPromise());
       }
       if (!to.isWritable()) {
         from.config().setAutoRead(false); // resumed when it drains
+      }
+    }
+
+    private void scheduleRelease(Channel to, ArrayDeque<Delayed> waiting) {
+      long wait = Math.max(0, waiting.peekFirst().dueNanos - System.nanoTime());
+      loop.schedule(() -> release(to, waiting), wait, TimeUnit.NANOSECONDS);
+    }
+
+    /** Writes the waiting chunks that are due, in order; reschedules for the rest. */
+    private void release(Channel to, ArrayDeque<Delayed> waiting) {
+      long now = System.nanoTime();
+      while (!waiting.isEmpty() && waiting.peekFirst().dueNanos <= now) {
+        Object msg = waiting.pollFirst().msg;
+        if (to.isActive()) {
+          to.writeAndFlush(msg, to.voidPromise());
+        } else {
+          ReferenceCountUtil.release(msg);
+        }
+      }
+      if (!waiting.isEmpty()) {
+        scheduleRelease(to, waiting);
       }
     }
 
@@ -308,6 +337,10 @@ public final class FaultProxy implements AutoCloseable {
 
     void close(boolean reset) {
       pairs.remove(this);
+      for (ArrayDeque<Delayed> waiting : List.of(toBack, toFront)) {
+        waiting.forEach(d -> ReferenceCountUtil.release(d.msg));
+        waiting.clear();
+      }
       if (reset) {
         resetClose(front);
         if (back != null) {
@@ -321,6 +354,9 @@ public final class FaultProxy implements AutoCloseable {
       }
     }
   }
+
+  /** A chunk held back until {@code dueNanos} ({@link System#nanoTime()}). */
+  private record Delayed(Object msg, long dueNanos) {}
 
   /** The initiator's side. */
   private final class Accepted extends ChannelInboundHandlerAdapter {

@@ -172,4 +172,29 @@ class FaultProxyTest {
           .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(400));
     }
   }
+
+  /**
+   * Healing (or shortening the delay) while chunks still wait must not let later bytes overtake
+   * them: TCP never reorders a stream, and a reordered one reaches a peer as corrupted frames.
+   */
+  @Test
+  void healingADelayKeepsTheStreamInOrder() throws Exception {
+    try (Socket s = connect()) {
+      proxy.delay(Duration.ofMillis(300));
+      OutputStream out = s.getOutputStream();
+      byte[] sent = new byte[200];
+      for (int i = 0; i < 100; i++) {
+        sent[i] = (byte) i;
+        out.write(i);
+        out.flush();
+      }
+      proxy.pass();
+      for (int i = 100; i < 200; i++) {
+        sent[i] = (byte) i;
+        out.write(i);
+        out.flush();
+      }
+      assertThat(s.getInputStream().readNBytes(200)).containsExactly(sent);
+    }
+  }
 }
