@@ -140,6 +140,12 @@ public final class MeterNames {
   public static final String PLUGIN_READS_DIRECT = "zoolander.plugin.reads.direct";
 
   /**
+   * Counter, tags {@code duplicate, server}: multis the plugin submitted in-process into its
+   * leader's request pipeline (the others went through its ZooKeeper session).
+   */
+  public static final String PLUGIN_MULTIS_LOCAL = "zoolander.plugin.multis.local";
+
+  /**
    * Counter, tags {@code duplicate, server, kind}: connections refused for TLS or authentication.
    */
   public static final String PLUGIN_SECURITY_FAILURES = "zoolander.plugin.security.failures";

@@ -20,16 +20,16 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The plugin's in-process data path (issue 17) while writes flow: reads answered from the leaders'
- * in-memory trees. Each client reads its own writes, never goes back in time, and every answer's
- * data is what its reported seq says; most reads are answered on the event loop, without the
- * applier.
+ * The plugin's in-process data path (issue 17) while writes flow: writes submitted into the
+ * leaders' request pipelines, reads answered from their in-memory trees. Each client reads its own
+ * writes, never goes back in time, and every answer's data is what its reported seq says; most
+ * reads are answered on the event loop, without the applier; every write went in-process.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class InProcessDataPathTest {
 
   @Test
-  void readsAreFreshMonotonicAndServedFromTheTreeUnderConcurrentWrites() throws Exception {
+  void writesGoInProcessAndReadsAreFreshMonotonicAndServedFromTheTree() throws Exception {
     // The plugins' meters go to the global registry, a no-op until a registry is added to it.
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Metrics.addRegistry(meters);
@@ -91,6 +91,9 @@ class InProcessDataPathTest {
         assertThat(written.get()).as("writes done").isEqualTo(400);
         assertThat(problems).isEmpty();
         assertThat(reads).isGreaterThanOrEqualTo(50);
+        assertThat(counted(MeterNames.PLUGIN_MULTIS_LOCAL))
+            .as("multis submitted in-process, on both duplicates")
+            .isGreaterThanOrEqualTo(2 * 402.0 / 64);
         assertThat(counted(MeterNames.PLUGIN_READS_DIRECT) - directBefore)
             .as("reads answered on the event loop from the in-memory tree")
             .isGreaterThan(reads / 2.0);

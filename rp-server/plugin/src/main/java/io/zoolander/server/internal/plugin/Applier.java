@@ -87,6 +87,7 @@ final class Applier {
   private final TransferSource source;
   private final TransferInstall transfers;
   private final TreeReads treeReads;
+  private final LocalMultis localMultis;
 
   /**
    * @param state the state read at start-up
@@ -110,6 +111,7 @@ final class Applier {
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         PluginMeters.none(),
+        null,
         null);
   }
 
@@ -118,7 +120,9 @@ final class Applier {
    *     PluginSecurity)
    * @param meters where the time of each write's multi goes
    * @param local the leader's ZooKeeper server, in-process: client reads are answered from its
-   *     in-memory tree; null: they go through the session
+   *     in-memory tree and writes submitted into its request pipeline; null: both go through the
+   *     session
+   * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -130,7 +134,8 @@ final class Applier {
       int stateVersion,
       List<ACL> acl,
       PluginMeters meters,
-      LocalServer local) {
+      LocalServer local,
+      byte[] digestAuth) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -151,9 +156,8 @@ final class Applier {
     SessionReads sessionReads =
         new SessionReads(
             thread, id, znodes, session, anomalies, config.sessionTimeoutMs(), treeReads);
-    // Writes go through the session: in-process multis (ZoolanderLocalConnection) diverged a
-    // duplicate once under NetworkFaultIT's network faults, cause not found yet (issue 17).
-    Multis multis = Multis.through(session);
+    this.localMultis = local == null ? null : new LocalMultis(thread, local, session, digestAuth);
+    Multis multis = localMultis != null ? localMultis : Multis.through(session);
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());
@@ -278,6 +282,11 @@ final class Applier {
       return;
     }
     submit(from, 1, () -> reads.read(from, read));
+  }
+
+  /** Multis submitted in-process into the leader's request pipeline. */
+  long multisInProcess() {
+    return localMultis == null ? 0 : localMultis.submitted();
   }
 
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */

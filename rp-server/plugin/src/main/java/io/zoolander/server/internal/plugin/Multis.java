@@ -6,12 +6,11 @@ import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 
 /**
- * Where the applier's multis go. Today the plugin's own ZooKeeper session; the seam for submitting
- * them into the leader's request pipeline in-process ({@code ZoolanderLocalConnection}), which is
- * built and tested but not used yet: with it, a duplicate diverged once under NetworkFaultIT's
- * network faults and the cause is not found (issue 17). Either way a multi returns once the quorum
- * committed it and the server applied it, and fails as {@code ZooKeeper.multi} does. Called on the
- * applier thread, one multi at a time.
+ * Where the applier's multis go: the leader's request pipeline in-process ({@link LocalMultis}) or
+ * the plugin's own ZooKeeper session. Either way a multi returns once the quorum committed it and
+ * the server applied it, and fails as {@code ZooKeeper.multi} does: a {@link KeeperException} with
+ * the code of the first failed op and, when the server answered, every op's result ({@link
+ * KeeperException#getResults()}). Called on the applier thread, one multi at a time.
  */
 @FunctionalInterface
 interface Multis {

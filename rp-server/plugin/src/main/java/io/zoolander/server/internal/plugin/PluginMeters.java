@@ -79,10 +79,16 @@ final class PluginMeters implements AutoCloseable {
   }
 
   /**
-   * Adds the counter of reads the applier did not have to answer. (Micrometer holds the applier
-   * weakly: the plugin keeps it.)
+   * Adds the counters of the in-process data path: reads the applier did not have to answer, multis
+   * submitted in-process. (Micrometer holds the applier weakly: the plugin keeps it.)
    */
   void watchDataPath(Applier applier) {
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_MULTIS_LOCAL, applier, a -> (double) a.multisInProcess())
+            .tags(tags)
+            .description("Multis submitted in-process into the leader's request pipeline")
+            .register(registry));
     add(
         FunctionCounter.builder(
                 MeterNames.PLUGIN_READS_DIRECT, applier, a -> (double) a.readsServedOnEventLoop())

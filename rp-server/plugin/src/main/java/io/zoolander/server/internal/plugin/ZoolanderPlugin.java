@@ -122,7 +122,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             stat.getVersion(),
             sec.acl(),
             pluginMeters,
-            inProcess ? ((LocalServerContext) context).localServer() : null);
+            inProcess ? ((LocalServerContext) context).localServer() : null,
+            sec.zooKeeperAuth());
     applier = app;
     pluginMeters.watchDataPath(app);
     this.peers = peers;
@@ -169,7 +170,9 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
         state.epoch(),
         state.appliedSeq(),
         znodes.basePath(),
-        inProcess ? "the in-memory tree" : "the plugin's session");
+        inProcess
+            ? "the in-memory tree, writes into the request pipeline in-process"
+            : "the plugin's session, writes through it");
   }
 
   @Override
