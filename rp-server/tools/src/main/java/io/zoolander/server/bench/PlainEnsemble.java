@@ -144,6 +144,26 @@ final class PlainEnsemble implements AutoCloseable {
     return f;
   }
 
+  /**
+   * An asynchronous multi; completes with the number of results, or fails with the KeeperException
+   * of its first failed op.
+   */
+  CompletableFuture<Integer> multi(List<org.apache.zookeeper.Op> ops) {
+    CompletableFuture<Integer> f = new CompletableFuture<>();
+    int s = pick();
+    requestsSent.incrementAndGet();
+    sessions
+        .get(s)
+        .multi(
+            ops,
+            (rc, p, ctx, results) -> {
+              outstanding[s].decrementAndGet();
+              complete(f, rc, p, results == null ? 0 : results.size());
+            },
+            null);
+    return f;
+  }
+
   private static void complete(CompletableFuture<Integer> f, int rc, String path, int value) {
     if (rc == KeeperException.Code.OK.intValue()) {
       f.complete(value);

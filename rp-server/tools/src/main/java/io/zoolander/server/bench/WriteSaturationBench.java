@@ -32,14 +32,35 @@ import org.HdrHistogram.Histogram;
  * outstanding through plain ZooKeeper's client on duplicate 1's server and through a Zoolander
  * client. A sequenced write is acknowledged at the first duplicate's reply, so after each Zoolander
  * slice the bench waits until every duplicate has applied it and reports writes per second applied
- * everywhere, too. The Netty loopback round trip is measured first, as the floor of one extra hop.
- * Bounded in time and count.
+ * everywhere, too. A third system, {@code plain multi +bookkeeping}, prices the plugin's
+ * bookkeeping on the same server: the plain write as a multi with the two updates the plugin adds
+ * to every write (the state znode and a client record of a typical size), outside Zoolander's tree.
+ * The Netty loopback round trip is measured first, as the floor of one extra hop. Bounded in time
+ * and count.
  */
 public final class WriteSaturationBench {
   private static final String BASE_PATH = "/zoolander";
   private static final int CREATES_PER_WRITE = 50;
   private static final long SETUP_TIMEOUT_SECONDS = 60;
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(2);
+
+  /** Plain ZooKeeper's setData, the base of every ratio. */
+  static final String PLAIN_SYSTEM = "plain setData";
+
+  /** The system that prices the plugin's two bookkeeping updates per write. */
+  static final String BOOKKEEPING_SYSTEM = "plain multi +bookkeeping";
+
+  private static final String BOOKKEEPING_STATE = "/bench-bookkeeping/state";
+  private static final String BOOKKEEPING_RECORD = "/bench-bookkeeping/record";
+
+  /** An encoded BookkeepingState: format byte, epoch, appliedSeq. */
+  private static final int STATE_BYTES = 17;
+
+  /**
+   * A client record holding its last 32 outcomes of single setData writes (what the bench's writes
+   * leave, about 20 bytes an entry); measured records under load are 600 to 700 bytes.
+   */
+  private static final int RECORD_BYTES = 661;
 
   /**
    * What to run.
@@ -250,7 +271,8 @@ public final class WriteSaturationBench {
         createData(plain, builder, value);
         try (RpSystem rp = new RpSystem(builder, n, Double.NaN)) {
           rp.connect(SETUP_TIMEOUT_SECONDS);
-          Tally plainTally = new Tally(n, "plain setData");
+          Tally plainTally = new Tally(n, PLAIN_SYSTEM);
+          Tally bookkeepingTally = new Tally(n, BOOKKEEPING_SYSTEM);
           Tally rpTally = new Tally(n, rp.name());
           int rounds = settings.rounds();
           Duration slice = Duration.ofMillis(settings.seconds() * 1000L / rounds);
@@ -258,34 +280,44 @@ public final class WriteSaturationBench {
           for (int round = 0; round < rounds; round++) {
             Duration warmup = round == 0 ? firstWarmup : firstWarmup.dividedBy(4);
             say("N = %d, round %d/%d: ", n, round + 1, rounds);
-            for (int i = 0; i < 2; i++) {
-              boolean plainFirst = round % 2 == 0;
-              if ((i == 0) == plainFirst) {
-                out.print("plain ");
-                out.flush();
-                plainTally.add(
-                    closedLoop(
-                        k -> plain.setData(PlainSystems.path(k % settings.keys()), value),
-                        warmup,
-                        slice),
-                    0);
-              } else {
-                out.print(rp.name() + " ");
-                out.flush();
-                ClosedLoopLoad.Result r =
-                    closedLoop(k -> rp.write(k % settings.keys(), value), warmup, slice);
-                rpTally.add(r, drain(cluster));
+            // Rotate the order of the three systems from round to round: all see the same noise.
+            for (int i = 0; i < 3; i++) {
+              switch ((i + round) % 3) {
+                case 0 -> {
+                  out.print("plain ");
+                  out.flush();
+                  plainTally.add(
+                      closedLoop(
+                          k -> plain.setData(PlainSystems.path(k % settings.keys()), value),
+                          warmup,
+                          slice),
+                      0);
+                }
+                case 1 -> {
+                  out.print("bookkeeping ");
+                  out.flush();
+                  bookkeepingTally.add(
+                      closedLoop(k -> plain.multi(withBookkeeping(k, value)), warmup, slice), 0);
+                }
+                default -> {
+                  out.print(rp.name() + " ");
+                  out.flush();
+                  ClosedLoopLoad.Result r =
+                      closedLoop(k -> rp.write(k % settings.keys(), value), warmup, slice);
+                  rpTally.add(r, drain(cluster));
+                }
               }
             }
             out.println();
           }
           Row p = plainTally.row();
+          Row b = bookkeepingTally.row();
           Row z = rpTally.row();
           say(
               "N = %d: plain setData %.0f writes/s, %s %.0f writes/s acknowledged (%.0f applied"
                   + " everywhere)",
               n, p.writesPerSec(), z.system(), z.writesPerSec(), z.appliedEverywherePerSec());
-          return List.of(p, z);
+          return List.of(p, b, z);
         }
       }
     }
@@ -320,6 +352,8 @@ public final class WriteSaturationBench {
     for (int k = 0; k < settings.keys(); k++) {
       plain.createIfAbsent(PlainSystems.path(k), value);
     }
+    plain.createIfAbsent(BOOKKEEPING_STATE, new byte[STATE_BYTES]);
+    plain.createIfAbsent(BOOKKEEPING_RECORD, new byte[RECORD_BYTES]);
     try (ZoolanderClient client = builder.build()) {
       List<Op> ops = new ArrayList<>();
       ops.add(Op.create("/bench", new byte[0]));
@@ -332,6 +366,17 @@ public final class WriteSaturationBench {
       }
     }
   }
+
+  /** Plain write {@code k} with the plugin's two bookkeeping updates, as one multi. */
+  private List<org.apache.zookeeper.Op> withBookkeeping(int k, byte[] value) {
+    return List.of(
+        org.apache.zookeeper.Op.setData(BOOKKEEPING_STATE, STATE_BOOKKEEPING, -1),
+        org.apache.zookeeper.Op.setData(BOOKKEEPING_RECORD, RECORD_BOOKKEEPING, -1),
+        org.apache.zookeeper.Op.setData(PlainSystems.path(k % settings.keys()), value, -1));
+  }
+
+  private static final byte[] STATE_BOOKKEEPING = new byte[STATE_BYTES];
+  private static final byte[] RECORD_BOOKKEEPING = new byte[RECORD_BYTES];
 
   /** What the slices of one system at one N add up to. */
   private static final class Tally {
@@ -399,13 +444,14 @@ public final class WriteSaturationBench {
     b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
     Map<Integer, Double> plainRate = new LinkedHashMap<>();
     for (Row r : rows) {
-      if (r.system().startsWith("plain")) {
+      if (r.system().equals(PLAIN_SYSTEM)) {
         plainRate.put(r.duplicates(), r.writesPerSec());
       }
     }
     for (Row r : rows) {
       boolean plain = r.system().startsWith("plain");
-      double base = plainRate.getOrDefault(r.duplicates(), Double.NaN);
+      boolean base = r.system().equals(PLAIN_SYSTEM);
+      double baseRate = plainRate.getOrDefault(r.duplicates(), Double.NaN);
       b.append(
           String.format(
               Locale.ROOT,
@@ -414,7 +460,7 @@ public final class WriteSaturationBench {
               r.system(),
               r.writesPerSec(),
               plain ? "" : String.format(Locale.ROOT, "%.0f", r.appliedEverywherePerSec()),
-              plain ? "1.00x" : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / base),
+              base ? "1.00x" : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / baseRate),
               r.histogram().getTotalCount() == 0
                   ? Double.NaN
                   : r.histogram().getValueAtPercentile(50) / 1e3,
@@ -428,7 +474,13 @@ public final class WriteSaturationBench {
         "\nwrites/s: writes acknowledged per measured second (a sequenced write at the first duplicate's"
             + " reply). applied everywhere/s: the same writes over the measured time plus the time the"
             + " slowest duplicate then took to apply them all. vs plain: writes/s against plain setData"
-            + " in the same deployment.\n\n");
+            + " in the same deployment. "
+            + BOOKKEEPING_SYSTEM
+            + ": the plain setData in a multi with the two updates the plugin adds to every write (a "
+            + STATE_BYTES
+            + "-byte state and a "
+            + RECORD_BYTES
+            + "-byte client record), on the same server: what the bookkeeping costs by itself.\n\n");
     b.append(BenchReport.loopbackMarkdown(loopback));
     return b.toString();
   }

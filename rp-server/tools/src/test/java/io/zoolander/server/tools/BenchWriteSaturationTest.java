@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code zoolander bench --write-saturation} end to end with tiny counts: a row for plain setData
- * and one for Zoolander at every N, writes completed and none failed, and the loopback round trip
- * beside them. No speed is asserted.
+ * {@code zoolander bench --write-saturation} end to end with tiny counts: a row for plain setData,
+ * one for the same write with the plugin's bookkeeping and one for Zoolander at every N, writes
+ * completed and none failed, and the loopback round trip beside them. No speed is asserted.
  */
 class BenchWriteSaturationTest {
 
@@ -48,6 +48,18 @@ class BenchWriteSaturationTest {
               "\\| "
                   + n
                   + " \\| plain setData \\| [1-9][0-9]* \\|  \\| 1\\.00x \\| "
+                  + number
+                  + " \\| "
+                  + number
+                  + " \\| [1-9][0-9]* \\| 0 \\|");
+      assertThat(table)
+          .as("the bookkeeping's price on the same server")
+          .containsPattern(
+              "\\| "
+                  + n
+                  + " \\| plain multi \\+bookkeeping \\| [1-9][0-9]* \\|  \\| "
+                  + number
+                  + "x \\| "
                   + number
                   + " \\| "
                   + number
