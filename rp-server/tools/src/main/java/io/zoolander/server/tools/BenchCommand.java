@@ -202,7 +202,8 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "Instead of the comparison above: sequenced writes/s at each N of --rp-counts (default: 1,2,4)"
               + " against plain setData on one ensemble, in the same run: for each N a fresh deployment, a closed"
-              + " loop with --outstanding writes in flight, plain and Zoolander interleaved in --rounds rounds"
+              + " loop with --outstanding writes in flight, plain, plain with the plugin's bookkeeping updates"
+              + " (one multi) and Zoolander interleaved in --rounds rounds"
               + " (default: 2; --quick: 1); also the Netty loopback round trip (--loopback-seconds). Uses"
               + " --seconds (default: 10; --quick: 1), --warmup-seconds (default: 2; --quick: 1), --max-accesses"
               + " (per slice), --keys, --value-bytes, --sessions, --fsync; writes write-saturation.md into --out.")
