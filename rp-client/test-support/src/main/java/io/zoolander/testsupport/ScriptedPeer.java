@@ -252,7 +252,7 @@ public final class ScriptedPeer implements AutoCloseable {
 
   /**
    * Sends {@code message} and waits until it is written to the socket (on the event loop, from a
-   * {@link Script}, it does not wait).
+   * {@link Handler}, it does not wait).
    *
    * @throws AssertionError if there is no connection or the write failed
    */

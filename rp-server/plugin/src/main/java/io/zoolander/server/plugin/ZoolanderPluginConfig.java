@@ -58,7 +58,7 @@ import java.util.Map;
  * zoolander.plugin.stopTimeoutMs} (how long the server waits for the plugin to stop) is read by the
  * server, see {@link io.zoolander.server.ZoolanderPeerMain#settings()}. The security entries
  * ({@code zoolander.tls.*}, {@code zoolander.auth.*}, {@code zoolander.zookeeper.*}) are read by
- * {@link PluginSecurity}.
+ * {@code PluginSecurity}.
  *
  * @param duplicateId this duplicate's id
  * @param znodes the znode layout under the base path

@@ -57,7 +57,8 @@ public final class ZkOps {
   private ZkOps() {}
 
   /**
-   * @param clientUpdate the update of the writing client's record ({@link ClientTable#update})
+   * @param clientUpdate the update of the writing client's record ({@code ClientTable.update} in
+   *     the plugin)
    * @return the ZooKeeper multi applying {@code ops}, recording {@code newState} at {@code
    *     stateVersion} and updating the client's record
    */
