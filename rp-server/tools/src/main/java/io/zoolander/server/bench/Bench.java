@@ -227,13 +227,22 @@ public final class Bench {
       List<Tally> tallies = new ArrayList<>();
       systems.forEach(system -> tallies.add(new Tally(system)));
       for (int round = 0; round < rounds; round++) {
+        Duration left =
+            slice
+                .plus(laterWarmup)
+                .multipliedBy((long) (rounds - round) * systems.size())
+                .plus(
+                    round == 0
+                        ? firstWarmup.minus(laterWarmup).multipliedBy(systems.size())
+                        : Duration.ZERO);
         say(
-            "%s round %d/%d, %.1f s per system at %.0f accesses/s: ",
+            "%s round %d/%d, %.1f s per system at %.0f accesses/s, about %d s left in this phase: ",
             anomalies ? "anomalies," : "no anomalies,",
             round + 1,
             rounds,
             slice.toMillis() / 1e3,
-            settings.ratePerSec());
+            settings.ratePerSec(),
+            left.toSeconds());
         for (int i = 0; i < systems.size(); i++) {
           Tally tally = tallies.get((i + round) % systems.size());
           out.print(tally.system.name() + " ");

@@ -279,7 +279,16 @@ public final class WriteSaturationBench {
           Duration firstWarmup = Duration.ofSeconds(settings.warmupSeconds());
           for (int round = 0; round < rounds; round++) {
             Duration warmup = round == 0 ? firstWarmup : firstWarmup.dividedBy(4);
-            say("N = %d, round %d/%d: ", n, round + 1, rounds);
+            // Three systems a round, each a warm-up and a slice (Zoolander's drain not counted).
+            Duration left =
+                slice.plus(firstWarmup.dividedBy(4)).multipliedBy(3L * (rounds - round));
+            say(
+                "N = %d, round %d/%d, about %d s left for this N: ",
+                n,
+                round + 1,
+                rounds,
+                left.plus(round == 0 ? firstWarmup.multipliedBy(3).dividedBy(4) : Duration.ZERO)
+                    .toSeconds());
             // Rotate the order of the three systems from round to round: all see the same noise.
             for (int i = 0; i < 3; i++) {
               switch ((i + round) % 3) {
