@@ -53,7 +53,7 @@ public final class LeaderPluginHost {
   public void leadershipStarted(LeaderContext context) {
     if (factory == null) {
       LOG.info(
-          "Server {} leads (epoch {}); no leader plugin configured",
+          "Server {} leads (ZooKeeper epoch {}); no leader plugin configured",
           context.serverId(),
           context.epoch());
       return;
@@ -63,7 +63,7 @@ public final class LeaderPluginHost {
     synchronized (this) {
       if (closed) {
         LOG.info(
-            "Server {} leads (epoch {}) but the plugin host is closed: not starting the plugin",
+            "Server {} leads (ZooKeeper epoch {}) but the plugin host is closed: not starting the plugin",
             context.serverId(),
             context.epoch());
         return;
@@ -203,7 +203,7 @@ public final class LeaderPluginHost {
       }
       if (stopRequested.getCount() == 0) {
         LOG.info(
-            "Leadership of server {} (epoch {}) ended before its plugin started: not starting it",
+            "Leadership of server {} (ZooKeeper epoch {}) ended before its plugin started: not starting it",
             context.serverId(),
             context.epoch());
         enter(Phase.DONE);
@@ -235,13 +235,13 @@ public final class LeaderPluginHost {
       } catch (Throwable e) {
         if (stopRequested.getCount() == 0) {
           LOG.info(
-              "Leader plugin creation on server {} (epoch {}) ended by stop request: {}",
+              "Leader plugin creation on server {} (ZooKeeper epoch {}) ended by stop request: {}",
               context.serverId(),
               context.epoch(),
               e.toString());
         } else {
           LOG.error(
-              "Leader plugin of server {} (epoch {}) could not be created; ZooKeeper keeps serving without it",
+              "Leader plugin of server {} (ZooKeeper epoch {}) could not be created; ZooKeeper keeps serving without it",
               context.serverId(),
               context.epoch(),
               e);
@@ -255,7 +255,7 @@ public final class LeaderPluginHost {
      */
     private boolean startPlugin(LeaderPlugin plugin) {
       LOG.info(
-          "Starting leader plugin {} on server {} (epoch {})",
+          "Starting leader plugin {} on server {} (ZooKeeper epoch {})",
           plugin.getClass().getName(),
           context.serverId(),
           context.epoch());
@@ -263,7 +263,7 @@ public final class LeaderPluginHost {
       try {
         plugin.start(context);
         LOG.info(
-            "Leader plugin started on server {} (epoch {}) in {} ms",
+            "Leader plugin started on server {} (ZooKeeper epoch {}) in {} ms",
             context.serverId(),
             context.epoch(),
             (System.nanoTime() - t0) / 1_000_000);
@@ -271,13 +271,13 @@ public final class LeaderPluginHost {
       } catch (Throwable e) {
         if (stopRequested.getCount() == 0) {
           LOG.info(
-              "Leader plugin start on server {} (epoch {}) ended by stop request: {}",
+              "Leader plugin start on server {} (ZooKeeper epoch {}) ended by stop request: {}",
               context.serverId(),
               context.epoch(),
               e.toString());
         } else {
           LOG.error(
-              "Leader plugin failed to start on server {} (epoch {}); ZooKeeper keeps serving without it",
+              "Leader plugin failed to start on server {} (ZooKeeper epoch {}); ZooKeeper keeps serving without it",
               context.serverId(),
               context.epoch(),
               e);
@@ -324,13 +324,13 @@ public final class LeaderPluginHost {
       try {
         plugin.stop();
         LOG.info(
-            "Leader plugin stopped on server {} (epoch {}): {}",
+            "Leader plugin stopped on server {} (ZooKeeper epoch {}): {}",
             context.serverId(),
             context.epoch(),
             why);
       } catch (Throwable e) {
         LOG.warn(
-            "Leader plugin of server {} (epoch {}) failed to stop cleanly",
+            "Leader plugin of server {} (ZooKeeper epoch {}) failed to stop cleanly",
             context.serverId(),
             context.epoch(),
             e);
@@ -346,7 +346,7 @@ public final class LeaderPluginHost {
         return;
       }
       LOG.info(
-          "Stopping leader plugin on server {} (epoch {}): {}",
+          "Stopping leader plugin on server {} (ZooKeeper epoch {}): {}",
           context.serverId(),
           context.epoch(),
           reason);
@@ -367,7 +367,7 @@ public final class LeaderPluginHost {
       }
       if (thread.isAlive()) {
         LOG.warn(
-            "Leader plugin of server {} (epoch {}) did not stop within {} ms; abandoning its thread {}",
+            "Leader plugin of server {} (ZooKeeper epoch {}) did not stop within {} ms; abandoning its thread {}",
             context.serverId(),
             context.epoch(),
             stopTimeout.toMillis(),

@@ -207,7 +207,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
     role = hello.role();
     Snapshot s = status.get();
     LOG.info(
-        "Duplicate {}: {} '{}' connected from {} (epoch {}, appliedSeq {}, {})",
+        "Duplicate {}: {} '{}' connected from {} (repeater epoch {}, appliedSeq {}, {})",
         duplicateId,
         role,
         hello.id(),

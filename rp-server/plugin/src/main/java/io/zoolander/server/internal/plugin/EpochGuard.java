@@ -57,7 +57,7 @@ final class EpochGuard {
         != warnedStaleEpoch) { // once per epoch: a deposed repeater's stream is long
       warnedStaleEpoch = message.epoch();
       LOG.warn(
-          "Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {}); further writes of"
+          "Duplicate {}: refusing seq {} of stale repeater epoch {} (recorded repeater epoch {}); further writes of"
               + " that epoch are refused with no more warnings",
           duplicateId,
           message.seq(),
@@ -65,7 +65,7 @@ final class EpochGuard {
           epoch);
     } else {
       LOG.debug(
-          "Duplicate {}: refusing seq {} of stale epoch {} (recorded epoch {})",
+          "Duplicate {}: refusing seq {} of stale repeater epoch {} (recorded repeater epoch {})",
           duplicateId,
           message.seq(),
           message.epoch(),

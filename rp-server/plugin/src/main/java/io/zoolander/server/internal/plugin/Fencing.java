@@ -37,7 +37,7 @@ final class Fencing {
       return;
     }
     LOG.error(
-        "DUPLICATE {} IS FENCED at seq {} (epoch {}): {}. It applies no more writes and serves no reads"
+        "DUPLICATE {} IS FENCED at seq {} (repeater epoch {}): {}. It applies no more writes and serves no reads"
             + " until a state transfer; STATUS still answers.",
         duplicateId,
         state.appliedSeq(),

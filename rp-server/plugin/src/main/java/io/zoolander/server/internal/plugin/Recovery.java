@@ -174,7 +174,7 @@ final class Recovery {
             BookkeepingState.decode(session.zk().getData(znodes.state(), false, stat));
         if (read.appliedSeq() < state.appliedSeq() || read.epoch() < state.epoch()) {
           LOG.error(
-              "Duplicate {}: the state znode went back from (epoch {}, seq {}) to (epoch {}, seq {})",
+              "Duplicate {}: the state znode went back from (repeater epoch {}, seq {}) to (repeater epoch {}, seq {})",
               duplicateId,
               state.epoch(),
               state.appliedSeq(),

@@ -169,7 +169,7 @@ final class SequencedWrites {
     }
     long epoch = gaps.askEpoch(state.epoch());
     LOG.info(
-        "Duplicate {}: gap after seq {}; asking for {}..{} (epoch {})",
+        "Duplicate {}: gap after seq {}; asking for {}..{} (repeater epoch {})",
         duplicateId,
         state.appliedSeq(),
         gaps.askFrom(),

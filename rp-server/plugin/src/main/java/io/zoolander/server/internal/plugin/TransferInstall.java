@@ -149,7 +149,7 @@ final class TransferInstall {
       state.publish();
       LOG.info(
           "Duplicate {}: state transfer {} installed: {} znodes, {} bytes from duplicate {} in {} ms; now at"
-              + " seq {} (epoch {}), serving reads again once seq {} is applied",
+              + " seq {} (repeater epoch {}), serving reads again once seq {} is applied",
           duplicateId,
           current.transferId(),
           current.znodes(),

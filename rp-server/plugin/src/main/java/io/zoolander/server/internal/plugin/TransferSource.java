@@ -63,7 +63,7 @@ final class TransferSource {
     List<Message.Sequenced> held =
         recent.range(request.fromSeq(), Math.min(request.toSeq(), state.appliedSeq()));
     LOG.info(
-        "Duplicate {}: a repeater taking over (epoch {}) asks for applied writes {}..{}; sending {}",
+        "Duplicate {}: a repeater taking over (repeater epoch {}) asks for applied writes {}..{}; sending {}",
         duplicateId,
         request.epoch(),
         request.fromSeq(),
@@ -142,7 +142,7 @@ final class TransferSource {
     List<Message.TransferChunk> chunks =
         StateTransfer.chunks(request.transferId(), duplicateId, taken);
     LOG.info(
-        "Duplicate {}: state transfer {} for duplicate {}: snapshot at seq {} (epoch {}), {} znodes, {} bytes,"
+        "Duplicate {}: state transfer {} for duplicate {}: snapshot at seq {} (repeater epoch {}), {} znodes, {} bytes,"
             + " read in {} ms; sending {} chunks",
         duplicateId,
         request.transferId(),

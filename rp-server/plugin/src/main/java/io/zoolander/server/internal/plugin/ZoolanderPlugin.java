@@ -207,7 +207,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     if (cfg != null) {
       Snapshot last = snapshot();
       LOG.info(
-          "Duplicate {}: plugin stopped at applied seq {} (epoch {})",
+          "Duplicate {}: plugin stopped at applied seq {} (repeater epoch {})",
           cfg.duplicateId(),
           last.appliedSeq(),
           last.epoch());
