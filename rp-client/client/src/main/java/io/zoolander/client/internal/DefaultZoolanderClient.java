@@ -1065,8 +1065,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     LOG.info("{} is {}", peer, state);
     if (link == repeater && state == ConnectionState.RECONNECTED) {
       // Re-send every unanswered write in request order: a plugin applies each request id at most
-      // once.
-      loop.execute(() -> List.copyOf(writes.values()).forEach(this::sendWrite));
+      // once. At once: the link became ready on this I/O thread, and a startWrite already queued
+      // behind us would otherwise send a newer write first, which makes the plugins take the older
+      // one for a retry.
+      Runnable resend = () -> List.copyOf(writes.values()).forEach(this::sendWrite);
+      if (loop.inEventLoop()) {
+        resend.run();
+      } else {
+        loop.execute(resend);
+      }
     }
     if (link != repeater && !state.isConnected()) {
       int index = peer.index();
