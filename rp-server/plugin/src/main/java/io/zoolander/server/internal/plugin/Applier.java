@@ -6,6 +6,7 @@ import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Ticker;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,6 +88,9 @@ final class Applier {
   private final TransferSource source;
   private final TransferInstall transfers;
   private final TreeReads treeReads;
+  private final OwnSession session;
+  private final ClientTable clients;
+  private final ClientExpiry expiry;
 
   /**
    * @param state the state read at start-up
@@ -110,7 +114,8 @@ final class Applier {
         stateVersion,
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         PluginMeters.none(),
-        null);
+        null,
+        ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_DEFAULT);
   }
 
   /**
@@ -119,6 +124,8 @@ final class Applier {
    * @param meters where the time of each write's multi goes
    * @param local the leader's ZooKeeper server, in-process: client reads are answered from its
    *     in-memory tree; null: they go through the session
+   * @param clientRecordRetentionMs how long a client must be gone before its record is deleted
+   *     ({@link ClientExpiry})
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -130,7 +137,8 @@ final class Applier {
       int stateVersion,
       List<ACL> acl,
       PluginMeters meters,
-      LocalServer local) {
+      LocalServer local,
+      long clientRecordRetentionMs) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -242,6 +250,16 @@ final class Applier {
             recent,
             recovery,
             config.sessionTimeoutMs());
+    this.session = session;
+    this.clients = clients;
+    this.expiry =
+        new ClientExpiry(
+            thread,
+            id,
+            znodes,
+            clientRecordRetentionMs,
+            Ticker.system(),
+            () -> !peers.repeaters().isEmpty() && !gaps.open(this.state.appliedSeq()));
     this.executor = Executors.newSingleThreadScheduledExecutor(thread);
     executor.scheduleWithFixedDelay(
         () -> run(this::onTick), TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
@@ -404,13 +422,19 @@ final class Applier {
         run.addAll(next.messages());
         next = inbox.poll();
       }
+      for (Message.Sequenced m : run) {
+        expiry.touched(m.clientId());
+      }
       writes.received(first.from(), run);
       first = next;
     }
   }
 
-  private void onTick() {
+  private void onTick() throws InterruptedException {
     writes.requestRetransmitIfNeeded();
     reads.expire();
+    if (state.active() && state.transfer() == null) {
+      expiry.sweep(session.zk(), clients);
+    }
   }
 }

@@ -122,7 +122,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             stat.getVersion(),
             sec.acl(),
             pluginMeters,
-            inProcess ? ((LocalServerContext) context).localServer() : null);
+            inProcess ? ((LocalServerContext) context).localServer() : null,
+            ZoolanderPluginConfig.clientRecordRetentionMs(context.properties()));
     applier = app;
     pluginMeters.watchDataPath(app);
     this.peers = peers;
