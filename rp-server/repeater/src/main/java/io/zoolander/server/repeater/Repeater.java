@@ -284,6 +284,7 @@ public final class Repeater implements AutoCloseable {
     private final Map<Integer, String> duplicates = new LinkedHashMap<>();
     private String basePath = RepeaterSettings.DEFAULT_BASE_PATH;
     private int logCapacityMessages = RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES;
+    private long logCapacityBytes = RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES;
     private int sessionTimeoutMillis = RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS;
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
@@ -431,6 +432,29 @@ public final class Repeater implements AutoCloseable {
                 + messages);
       }
       this.logCapacityMessages = messages;
+      return this;
+    }
+
+    /**
+     * Retransmission log capacity in bytes of encoded writes (default {@value
+     * RepeaterSettings#DEFAULT_LOG_CAPACITY_BYTES}); the log holds at most {@link #logCapacity}
+     * writes and at most this many bytes, and one write whatever its size.
+     *
+     * @param bytes {@value RepeaterSettings#MIN_LOG_CAPACITY_BYTES} to {@value
+     *     RepeaterSettings#MAX_LOG_CAPACITY_BYTES}
+     */
+    public Builder logCapacityBytes(long bytes) {
+      if (bytes < RepeaterSettings.MIN_LOG_CAPACITY_BYTES
+          || bytes > RepeaterSettings.MAX_LOG_CAPACITY_BYTES) {
+        throw new IllegalArgumentException(
+            "logCapacityBytes must be in "
+                + RepeaterSettings.MIN_LOG_CAPACITY_BYTES
+                + ".."
+                + RepeaterSettings.MAX_LOG_CAPACITY_BYTES
+                + ", was "
+                + bytes);
+      }
+      this.logCapacityBytes = bytes;
       return this;
     }
 
@@ -618,7 +642,8 @@ public final class Repeater implements AutoCloseable {
               znodes,
               juteMaxBufferBytes,
               pluginAckTimeoutMillis,
-              autoRejoin);
+              autoRejoin,
+              logCapacityBytes);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
       BatchingController batchingController =

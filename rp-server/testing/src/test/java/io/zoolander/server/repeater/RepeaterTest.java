@@ -14,6 +14,7 @@ import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.internal.WriteChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -372,6 +373,45 @@ class RepeaterTest {
     }
     assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
     assertThat(client.errors).hasSize(2);
+  }
+
+  @Test
+  void aLogFullByItsByteBoundThatNoDuplicateHasAckedRefusesWithOverloaded() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    for (FakePlugin p : plugins) {
+      p.autoAck = false;
+    }
+    long frameBytes = WriteChecks.sequencedFrameBytes(TestClient.write(7, 10).ops());
+    // 1 KiB holds about 1024 / frameBytes writes (fewer than 40); the count bound, 64, is not hit.
+    Repeater repeater = startRepeater(b -> b.logCapacity(64).logCapacityBytes(1024));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeInOneFlush(client, 0, 40);
+    Await.await(
+        WAIT,
+        "every write sequenced or refused",
+        () -> repeater.nextSeq() - 1 + client.errors.size() == 40,
+        client.errors::toString);
+    long sequenced = repeater.nextSeq() - 1;
+    assertThat(client.errors).isNotEmpty();
+    assertThat(client.errors)
+        .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
+    assertThat(sequenced).isBetween(1024 / (frameBytes + 2) - 1, 1024 / (frameBytes - 2) + 1);
+
+    // One duplicate acks: the oldest entries may go.
+    plugins[0].send(new Message.Ack(1, repeater.epoch(), sequenced));
+    Await.await(
+        WAIT,
+        "ack seen",
+        () -> repeater.duplicate(1).ackedSeq() == sequenced,
+        repeater::duplicates);
+    int refused = client.errors.size();
+    writeAll(client, 40, 2);
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, (int) sequenced + 2);
+    }
+    assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
+    assertThat(client.errors).hasSize(refused);
   }
 
   @Test
