@@ -11,6 +11,7 @@ import io.zoolander.wire.ClientIds;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.WireSettings;
 import java.nio.charset.StandardCharsets;
@@ -197,6 +198,36 @@ class ClientBehaviourTest {
       one.send(reply(after.get(1), 1, 1, new OpResult.Created("/second")));
       assertThat(second.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
       assertThat(third.get(10, TimeUnit.SECONDS).isDone()).isFalse();
+    }
+  }
+
+  @Test
+  void anAnsweredWriteKeepsNeitherItsOpsNorItsData() throws Exception {
+    try (ZoolanderClient client = builder().build()) {
+      Op op = Op.create("/big", new byte[1 << 20]);
+      java.lang.ref.WeakReference<Op> held = new java.lang.ref.WeakReference<>(op);
+      CompletableFuture<WriteResult> f = client.write(List.of(op));
+      op = null;
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> !repeater.received(Message.Write.class).isEmpty());
+      Message.Write w = repeater.received(Message.Write.class).get(0);
+      one.send(reply(w, 1, 1, new OpResult.Created("/big")));
+      assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+      w = null;
+      await(
+          WAIT,
+          "the answered write's ops collected",
+          () -> {
+            System.gc();
+            return held.get() == null;
+          });
+      // A later reply from another duplicate is still compared with the first.
+      List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
+      client.addInconsistencyListener(events::add);
+      two.send(new Message.Reply(7, 1, 1, 2, List.of(new OpResult.Created("/other"))));
+      await(WAIT, "the inconsistency reported", () -> !events.isEmpty());
     }
   }
 
