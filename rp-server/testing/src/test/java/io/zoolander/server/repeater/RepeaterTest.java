@@ -658,6 +658,36 @@ class RepeaterTest {
   }
 
   @Test
+  void aRolledBackDuplicateThatAppliedADeposedRepeatersWritesIsFencedNotResumed() throws Exception {
+    writeState(1, new BookkeepingState(1, 100));
+    writeState(2, new BookkeepingState(1, 100));
+    writeState(3, new BookkeepingState(1, 100));
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(1, 100));
+    publishedPlugin(2, new FakePlugin.Durable(1, 100));
+    Repeater repeater = startRepeater(b -> {}); // claims epoch 2 at 100
+    assertThat(repeater.epoch()).isEqualTo(2);
+    awaitStreaming(repeater, 1, 2);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 10, 1, 2); // 101..110 in epoch 2
+    // Duplicate 3 comes back restored from a backup taken before the claim, after applying the
+    // deposed epoch-1 repeater's orphan seqs 101..110 (no epoch-2 write, so still epoch 1).
+    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 110));
+    Await.await(
+        WAIT, "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    assertThat(repeater.duplicate(3).fenceReason().orElseThrow())
+        .contains("applied up to seq 110 under epoch 1")
+        .contains("deposed repeater");
+    Await.await(
+        WAIT,
+        "duplicate 3 told FENCED",
+        () -> p3.errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
+        p3::toString);
+    writePaced(repeater, client, 10, 1, 1, 2);
+    assertThat(p3.received).as("nothing streamed to it from seq 110 on").isEmpty();
+    assertThat(p1.receivedSeqs()).hasSize(11);
+  }
+
+  @Test
   void aLaggardNeedingWritesNoDuplicateStillHoldsIsFencedByTheNewRepeater() throws Exception {
     FakePlugin p1 =
         publishedPlugin(

@@ -83,6 +83,7 @@ final class Sequencer {
   private volatile long sequencedSince = -1;
 
   private volatile boolean deposed;
+  private volatile long claimedSeq;
   private volatile boolean closing;
 
   Sequencer(
@@ -138,7 +139,13 @@ final class Sequencer {
     this.admission = admission;
     highestAckedLive = maxApplied;
     nextSeq = maxApplied + 1;
+    claimedSeq = maxApplied;
     return firstSeq;
+  }
+
+  /** The highest seq applied anywhere at the claim, see {@link LinkHost#claimedSeq()}. */
+  long claimedSeq() {
+    return claimedSeq;
   }
 
   /** Counts {@link #sequencedWrites()} from {@code seq}, the next seq at start. */
