@@ -543,6 +543,28 @@ class RepeaterTest {
   }
 
   @Test
+  void aRepeaterThatCannotListenClaimsNothingAndTheRunningOneGoesOn() throws Exception {
+    pluginsForAll();
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    long epoch = repeater.epoch();
+    int port = repeater.boundAddress().getPort();
+    Repeater second = buildRepeater(b -> b.clientListen("127.0.0.1", port)); // the port is taken
+    assertThatThrownBy(second::start)
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("cannot listen for clients");
+    for (int d = 1; d <= DUPLICATES; d++) {
+      assertThat(
+              BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+          .as("duplicate %d's epoch: nothing claimed", d)
+          .isEqualTo(epoch);
+    }
+    TestClient client = track(TestClient.connect(group, repeater.boundAddress(), 7));
+    writePaced(repeater, client, 0, 3, 1, 2, 3);
+    assertThat(repeater.isDeposed()).isFalse();
+  }
+
+  @Test
   void staleEpochFromAPluginStopsSequencing() throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> {});
