@@ -11,6 +11,7 @@ import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
@@ -94,6 +95,19 @@ public final class Repeater implements AutoCloseable {
    *     another repeater's MBeans
    */
   public Repeater start() throws IOException, InterruptedException, TimeoutException {
+    // Checked before the claim (which deposes the running repeater), as is the client listener.
+    if (mbeanServer != null) {
+      for (javax.management.ObjectName name :
+          List.of(ZoolanderJmx.REPEATER, ZoolanderJmx.PREDICTOR, ZoolanderJmx.ADMISSION)) {
+        if (mbeanServer.isRegistered(name)) {
+          core.close();
+          throw new IllegalStateException(
+              "the MBean server already holds a repeater's MBeans ("
+                  + name
+                  + "): one repeater per MBean server");
+        }
+      }
+    }
     core.start();
     if (mbeanServer != null) {
       try {

@@ -565,6 +565,26 @@ class RepeaterTest {
   }
 
   @Test
+  void aRepeaterWhoseMBeansCannotBeRegisteredClaimsNothing() throws Exception {
+    pluginsForAll();
+    javax.management.MBeanServer mbeans = javax.management.MBeanServerFactory.newMBeanServer();
+    Repeater repeater = startRepeater(b -> b.mbeanServer(mbeans));
+    awaitStreaming(repeater, 1, 2, 3);
+    long epoch = repeater.epoch();
+    Repeater second = buildRepeater(b -> b.mbeanServer(mbeans)); // its names are taken
+    assertThatThrownBy(second::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already holds a repeater's MBeans");
+    for (int d = 1; d <= DUPLICATES; d++) {
+      assertThat(
+              BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+          .as("duplicate %d's epoch: nothing claimed", d)
+          .isEqualTo(epoch);
+    }
+    assertThat(repeater.isDeposed()).isFalse();
+  }
+
+  @Test
   void staleEpochFromAPluginStopsSequencing() throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> {});
