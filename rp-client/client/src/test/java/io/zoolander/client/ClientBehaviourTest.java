@@ -232,6 +232,25 @@ class ClientBehaviourTest {
   }
 
   @Test
+  void aWriteThatTimesOutWithNoRepeaterReachableSaysSo() throws Exception {
+    try (ZoolanderClient client = builder().requestTimeout(Duration.ofSeconds(1)).build()) {
+      int port = repeater.port();
+      repeater.close(); // the only repeater dies: its port refuses from now on
+      await(
+          WAIT,
+          "the client saw the repeater go",
+          () -> client.connectionState(Peer.REPEATER) != ConnectionState.CONNECTED);
+      CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
+      assertThatThrownBy(() -> f.get(20, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(ZoolanderException.class)
+          .cause()
+          .hasMessageContaining("no repeater is reachable")
+          .hasMessageContaining("127.0.0.1:" + port);
+      assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
+    }
+  }
+
+  @Test
   void writesMoveToAStandbyRepeaterWhenTheFirstGoesAway() throws Exception {
     try (ScriptedPeer standby = ScriptedPeer.listen();
         ZoolanderClient client =

@@ -421,10 +421,29 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                             + w.write.requestId()
                             + " not acknowledged within "
                             + settings.requestTimeoutMs()
-                            + " ms")),
+                            + " ms"
+                            + whyUnacknowledged())),
             settings.requestTimeoutMs(),
             TimeUnit.MILLISECONDS);
     sendWrite(w);
+  }
+
+  /**
+   * @return why a write may have gone unacknowledged, as the end of its timeout message: no
+   *     repeater reachable, or no plugin connected to reply; empty if both are connected
+   */
+  private String whyUnacknowledged() {
+    if (!repeater.isReady()) {
+      return ": no repeater is reachable (tried "
+          + settings.repeaters().stream()
+              .map(a -> a.getHostString() + ":" + a.getPort())
+              .collect(java.util.stream.Collectors.joining(", "))
+          + ")";
+    }
+    if (plugins.stream().noneMatch(PeerLink::isReady)) {
+      return ": no duplicate's plugin is connected to reply";
+    }
+    return "";
   }
 
   /** Sends (or re-sends, same request id) a write; a plugin applies a request id at most once. */
