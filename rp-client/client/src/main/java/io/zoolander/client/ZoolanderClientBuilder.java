@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.zoolander.client.internal.ClientSettings;
 import io.zoolander.client.internal.DefaultZoolanderClient;
 import io.zoolander.client.internal.DuplicateTarget;
+import io.zoolander.wire.ClientIds;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Ticker;
 import io.zoolander.wire.TlsSettings;
@@ -53,6 +54,7 @@ public final class ZoolanderClientBuilder {
   private long connectTimeoutMs = DEFAULT_CONNECT_TIMEOUT.toMillis();
   private int sessionTimeoutMs = Math.toIntExact(DEFAULT_SESSION_TIMEOUT.toMillis());
   private long clientId = ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+  private boolean clientIdGiven;
   private long writeRetryMs = DEFAULT_WRITE_RETRY_DELAY.toMillis();
   private long readAttemptTimeoutMs = DEFAULT_READ_ATTEMPT_TIMEOUT.toMillis();
   private ReadPolicy readPolicy = ReadPolicy.fixed(1);
@@ -143,12 +145,18 @@ public final class ZoolanderClientBuilder {
     return this;
   }
 
-  /** This client's id ({@code >= 0}); random by default. Two live clients must not share one. */
+  /**
+   * This client's id ({@code >= 0}); random by default. Two live clients must not share one. With a
+   * {@link #credential}, servers that authenticate clients accept only an id of the credential's
+   * principal ({@link ClientIds}): the default is then drawn for that principal, and an id given
+   * here must belong to it.
+   */
   public ZoolanderClientBuilder clientId(long clientId) {
     if (clientId < 0) {
       throw new IllegalArgumentException("clientId must be >= 0, was " + clientId);
     }
     this.clientId = clientId;
+    this.clientIdGiven = true;
     return this;
   }
 
@@ -253,9 +261,21 @@ public final class ZoolanderClientBuilder {
       throw new IllegalStateException(
           "credential: a certificate credential needs tls with a key and certificate");
     }
+    long id = clientId;
+    String principal = principal();
+    if (principal != null && !clientIdGiven) {
+      id = ClientIds.random(principal);
+    } else if (principal != null && !ClientIds.belongsTo(id, principal)) {
+      throw new IllegalStateException(
+          "clientId: "
+              + id
+              + " is not a client id of principal '"
+              + principal
+              + "'; leave it unset, or draw one with ClientIds.random(principal)");
+    }
     return DefaultZoolanderClient.connect(
         new ClientSettings(
-            clientId,
+            id,
             List.copyOf(repeaters),
             List.copyOf(duplicates),
             znodes,
@@ -271,6 +291,17 @@ public final class ZoolanderClientBuilder {
             tls,
             credential,
             retryBudget));
+  }
+
+  /** The principal this client authenticates as, if it has a credential and it is known. */
+  private @Nullable String principal() {
+    if (credential == null) {
+      return null;
+    }
+    if (!credential.isCertificate()) {
+      return credential.principal();
+    }
+    return tls == null ? null : tls.keyPrincipal().orElse(null);
   }
 
   /**

@@ -7,9 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.internal.DefaultZoolanderClient;
 import io.zoolander.testsupport.ScriptedPeer;
+import io.zoolander.wire.ClientIds;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
+import io.zoolander.wire.WireSettings;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -145,6 +149,104 @@ class ClientBehaviourTest {
       assertThat(resent).isEqualTo(repeater.received(Message.Write.class).get(0));
       one.send(reply(resent, 1, 1, new OpResult.Created("/a")));
       assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void afterAReconnectTheResendsGoOutBeforeAnyNewWrite() throws Exception {
+    // The repeater challenges: the link is ready when the CHALLENGE is read. On the reconnect it
+    // sends an ERROR refusing the oldest write in the same buffer: the client fails that write
+    // on its I/O thread, where the application's callback issues a new write, queued on the
+    // I/O thread just before the link becomes ready.
+    Message.Challenge challenge = new Message.Challenge(new byte[WireSettings.NONCE_BYTES]);
+    repeater.on(Message.Hello.class, (peer, hello) -> peer.post(challenge));
+    try (ZoolanderClient client =
+        builder()
+            .clientId(ClientIds.of("writer-1", 7))
+            .credential(Credential.secret("writer-1", utf8("writer-1-secret-0123456789")))
+            .writeRetryDelay(Duration.ofSeconds(60))
+            .build()) {
+      CompletableFuture<CompletableFuture<WriteResult>> third = new CompletableFuture<>();
+      CompletableFuture<WriteResult> refused = client.create("/refused", new byte[0]);
+      refused.whenComplete((r, e) -> third.complete(client.create("/third", new byte[0])));
+      CompletableFuture<WriteResult> second = client.create("/second", new byte[0]);
+      await(
+          WAIT,
+          "the repeater received both writes",
+          () -> repeater.received(Message.Write.class).size() == 2);
+      long refusedId = repeater.received(Message.Write.class).get(0).requestId();
+      long secondId = repeater.received(Message.Write.class).get(1).requestId();
+      repeater.on(
+          Message.Hello.class,
+          (peer, hello) ->
+              peer.sendTogether(
+                  List.of(
+                      new Message.Error(ErrorCode.INVALID_OP, refusedId, 0, "refused"),
+                      challenge)));
+      repeater.dropConnection();
+      await(
+          WAIT,
+          "the repeater received writes after the reconnect",
+          () -> repeater.received(Message.Write.class).size() >= 4);
+      assertThat(codeOf(refused)).isEqualTo(KeeperException.Code.BADARGUMENTS);
+      List<Message.Write> after = repeater.received(Message.Write.class);
+      long thirdId = after.stream().mapToLong(Message.Write::requestId).max().orElseThrow();
+      assertThat(thirdId).isGreaterThan(secondId);
+      assertThat(after.subList(2, after.size()).stream().map(Message.Write::requestId).toList())
+          .as("the resend of the older write first, then the new one")
+          .startsWith(secondId, thirdId);
+      one.send(reply(after.get(1), 1, 1, new OpResult.Created("/second")));
+      assertThat(second.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+      assertThat(third.get(10, TimeUnit.SECONDS).isDone()).isFalse();
+    }
+  }
+
+  @Test
+  void anAnsweredWriteKeepsNeitherItsOpsNorItsData() throws Exception {
+    try (ZoolanderClient client = builder().build()) {
+      Op op = Op.create("/big", new byte[1 << 20]);
+      java.lang.ref.WeakReference<Op> held = new java.lang.ref.WeakReference<>(op);
+      CompletableFuture<WriteResult> f = client.write(List.of(op));
+      op = null;
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> !repeater.received(Message.Write.class).isEmpty());
+      Message.Write w = repeater.received(Message.Write.class).get(0);
+      one.send(reply(w, 1, 1, new OpResult.Created("/big")));
+      assertThat(f.get(10, TimeUnit.SECONDS).seq()).isEqualTo(1);
+      w = null;
+      await(
+          WAIT,
+          "the answered write's ops collected",
+          () -> {
+            System.gc();
+            return held.get() == null;
+          });
+      // A later reply from another duplicate is still compared with the first.
+      List<InconsistencyEvent> events = new CopyOnWriteArrayList<>();
+      client.addInconsistencyListener(events::add);
+      two.send(new Message.Reply(7, 1, 1, 2, List.of(new OpResult.Created("/other"))));
+      await(WAIT, "the inconsistency reported", () -> !events.isEmpty());
+    }
+  }
+
+  @Test
+  void aWriteThatTimesOutWithNoRepeaterReachableSaysSo() throws Exception {
+    try (ZoolanderClient client = builder().requestTimeout(Duration.ofSeconds(1)).build()) {
+      int port = repeater.port();
+      repeater.close(); // the only repeater dies: its port refuses from now on
+      await(
+          WAIT,
+          "the client saw the repeater go",
+          () -> client.connectionState(Peer.REPEATER) != ConnectionState.CONNECTED);
+      CompletableFuture<WriteResult> f = client.create("/a", new byte[0]);
+      assertThatThrownBy(() -> f.get(20, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(ZoolanderException.class)
+          .cause()
+          .hasMessageContaining("no repeater is reachable")
+          .hasMessageContaining("127.0.0.1:" + port);
+      assertThat(codeOf(f)).isEqualTo(KeeperException.Code.OPERATIONTIMEOUT);
     }
   }
 

@@ -241,8 +241,25 @@ public final class AccessControl {
       return this;
     }
 
-    /** The access control; {@link AccessControl#none()}-like if no role was allowed. */
+    /**
+     * The access control; {@link AccessControl#none()}-like if no role was allowed.
+     *
+     * @throws IllegalArgumentException if two principals allowed as clients share a client id tag
+     *     ({@link ClientIds}): each could use the other's client ids; rename one
+     */
     public AccessControl build() {
+      Map<Long, String> tags = new java.util.HashMap<>();
+      for (String p : allowed.getOrDefault(Role.CLIENT, Set.of())) {
+        String other = tags.putIfAbsent(ClientIds.tag(p), p);
+        if (other != null) {
+          throw new IllegalArgumentException(
+              "principals '"
+                  + other
+                  + "' and '"
+                  + p
+                  + "' allowed as clients share a client id tag (see ClientIds): rename one");
+        }
+      }
       Map<Role, Set<String>> roles = new EnumMap<>(Role.class);
       allowed.forEach((r, s) -> roles.put(r, Collections.unmodifiableSet(new LinkedHashSet<>(s))));
       Map<String, byte[]> copy = new LinkedHashMap<>();

@@ -87,8 +87,10 @@ public final class TlsSettings {
   private final boolean verifyHostname;
   private final long handshakeTimeoutMs;
   private final String description;
+  private final Optional<String> keyPrincipal;
 
   private TlsSettings(Builder b, SslContext server, SslContext client, String description) {
+    this.keyPrincipal = Optional.ofNullable(b.keyCommonName);
     this.server = server;
     this.client = client;
     this.hasKey = server != null;
@@ -108,6 +110,14 @@ public final class TlsSettings {
    */
   public boolean hasKey() {
     return hasKey;
+  }
+
+  /**
+   * The subject CN of this side's own certificate, if it has a key and its certificate a CN: the
+   * principal a server takes for {@link Credential#certificate()}.
+   */
+  public Optional<String> keyPrincipal() {
+    return keyPrincipal;
   }
 
   /** Whether, as a server, this requires and verifies client certificates (mutual TLS). */
@@ -223,6 +233,7 @@ public final class TlsSettings {
    * (NPE/IAE naming them), {@link #build()} reads the files.
    */
   public static final class Builder {
+    private String keyCommonName; // set by build()
     private Path certificateChain;
     private Path privateKey;
     private char[] privateKeyPassword;
@@ -436,6 +447,7 @@ public final class TlsSettings {
           store.load(null, null);
           store.setKeyEntry("key", key, password, chain.toArray(new Certificate[0]));
         }
+        keyCommonName = commonNameOfKey(store);
         KeyManagerFactory kmf =
             KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         kmf.init(store, password);
@@ -447,6 +459,15 @@ public final class TlsSettings {
         throw new IllegalArgumentException(
             "tls: cannot use the key material: " + e.getMessage(), e);
       }
+    }
+
+    private static String commonNameOfKey(KeyStore store) throws GeneralSecurityException {
+      for (String alias : java.util.Collections.list(store.aliases())) {
+        if (store.isKeyEntry(alias) && store.getCertificate(alias) instanceof X509Certificate c) {
+          return commonName(c).orElse(null);
+        }
+      }
+      return null;
     }
 
     private static boolean hasKeyEntry(KeyStore store) throws GeneralSecurityException {

@@ -150,4 +150,24 @@ class AccessControlTest {
     assertThatThrownBy(() -> new Message.Auth("w", new byte[0])).hasMessageContaining("proof");
     assertThatThrownBy(() -> new Message.Challenge(new byte[16])).hasMessageContaining("nonce");
   }
+
+  @Test
+  void twoClientPrincipalsWithTheSameClientIdTagAreRefused() {
+    String first = "writer-1";
+    String twin = null;
+    for (int i = 0; twin == null; i++) {
+      if (ClientIds.tag("w" + i) == ClientIds.tag(first)) {
+        twin = "w" + i;
+      }
+    }
+    String other = twin;
+    assertThatThrownBy(() -> AccessControl.builder().allow(Role.CLIENT, first, other).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(first)
+        .hasMessageContaining(other)
+        .hasMessageContaining("client id");
+    // Only client principals own client ids.
+    assertThat(AccessControl.builder().allow(Role.REPEATER, first, other).build().isEnabled())
+        .isTrue();
+  }
 }

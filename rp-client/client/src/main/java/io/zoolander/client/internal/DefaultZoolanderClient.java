@@ -87,7 +87,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final TreeMap<Long, PendingWrite> writes = new TreeMap<>();
   private final Map<Long, PendingRead<?>> reads = new HashMap<>();
   private final Map<Long, Barrier> barriers = new HashMap<>();
-  private final Map<Long, PendingWrite> answeredWrites = lru();
+  private final Map<Long, AnsweredWrite> answeredWrites = lru();
   private final Map<Long, PendingRead<?>> answeredReads = lru();
   private volatile boolean closed;
 
@@ -378,7 +378,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     Message.Write write;
     final CompletableFuture<WriteResult> future;
     final long startNanos;
-    final Map<Integer, List<io.zoolander.wire.OpResult>> repliesByDuplicate = new HashMap<>();
     WriteResult first;
     int attempts;
 
@@ -394,6 +393,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       this.startNanos = startNanos;
     }
   }
+
+  /**
+   * What is kept of an answered write to compare later replies with the first: not its ops (their
+   * data could take gigabytes over {@value #ANSWERED_KEPT} writes).
+   */
+  private record AnsweredWrite(long startNanos, WriteResult first) {}
 
   private void startWrite(PendingWrite w) {
     if (closed) {
@@ -416,10 +421,29 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                             + w.write.requestId()
                             + " not acknowledged within "
                             + settings.requestTimeoutMs()
-                            + " ms")),
+                            + " ms"
+                            + whyUnacknowledged())),
             settings.requestTimeoutMs(),
             TimeUnit.MILLISECONDS);
     sendWrite(w);
+  }
+
+  /**
+   * @return why a write may have gone unacknowledged, as the end of its timeout message: no
+   *     repeater reachable, or no plugin connected to reply; empty if both are connected
+   */
+  private String whyUnacknowledged() {
+    if (!repeater.isReady()) {
+      return ": no repeater is reachable (tried "
+          + settings.repeaters().stream()
+              .map(a -> a.getHostString() + ":" + a.getPort())
+              .collect(java.util.stream.Collectors.joining(", "))
+          + ")";
+    }
+    if (plugins.stream().noneMatch(PeerLink::isReady)) {
+      return ": no duplicate's plugin is connected to reply";
+    }
+    return "";
   }
 
   /** Sends (or re-sends, same request id) a write; a plugin applies a request id at most once. */
@@ -454,36 +478,34 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       w.retry.cancel(false);
       w.deadline.cancel(false);
       w.first = new WriteResult(reply.seq(), reply.duplicateId(), reply.results());
-      w.repliesByDuplicate.put(reply.duplicateId(), reply.results());
-      answeredWrites.put(reply.requestId(), w);
+      answeredWrites.put(reply.requestId(), new AnsweredWrite(w.startNanos, w.first));
       long latency = settings.ticker().nanoTime() - w.startNanos;
       metrics.writeCompleted(latency);
       notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()), latency, true);
       w.future.complete(w.first);
       return;
     }
-    PendingWrite answered = answeredWrites.get(reply.requestId());
+    AnsweredWrite answered = answeredWrites.get(reply.requestId());
     if (answered != null) {
       notifyReply(
           true,
           reply.requestId(),
           indexOf(reply.duplicateId()),
-          settings.ticker().nanoTime() - answered.startNanos,
+          settings.ticker().nanoTime() - answered.startNanos(),
           false);
-      answered.repliesByDuplicate.put(reply.duplicateId(), reply.results());
-      if (!answered.first.results().equals(reply.results())
-          || answered.first.seq() != reply.seq()) {
+      if (!answered.first().results().equals(reply.results())
+          || answered.first().seq() != reply.seq()) {
         reportInconsistency(
             new InconsistencyEvent(
                 reply.seq(),
                 "write " + reply.requestId(),
-                List.of(answered.first.duplicateId(), reply.duplicateId()),
+                List.of(answered.first().duplicateId(), reply.duplicateId()),
                 "duplicate "
-                    + answered.first.duplicateId()
+                    + answered.first().duplicateId()
                     + " replied seq "
-                    + answered.first.seq()
+                    + answered.first().seq()
                     + " "
-                    + answered.first.results()
+                    + answered.first().results()
                     + ", duplicate "
                     + reply.duplicateId()
                     + " replied seq "
@@ -1065,8 +1087,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     LOG.info("{} is {}", peer, state);
     if (link == repeater && state == ConnectionState.RECONNECTED) {
       // Re-send every unanswered write in request order: a plugin applies each request id at most
-      // once.
-      loop.execute(() -> List.copyOf(writes.values()).forEach(this::sendWrite));
+      // once. At once: the link became ready on this I/O thread, and a startWrite already queued
+      // behind us would otherwise send a newer write first, which makes the plugins take the older
+      // one for a retry.
+      Runnable resend = () -> List.copyOf(writes.values()).forEach(this::sendWrite);
+      if (loop.inEventLoop()) {
+        resend.run();
+      } else {
+        loop.execute(resend);
+      }
     }
     if (link != repeater && !state.isConnected()) {
       int index = peer.index();

@@ -48,6 +48,7 @@ import java.util.stream.Collectors;
  * @param duplicates connect string of every duplicate's ensemble, by duplicate id, in file order
  * @param basePath base path of Zoolander's znodes
  * @param logCapacity retransmission log capacity, in messages
+ * @param logCapacityBytes retransmission log capacity, in bytes
  * @param sessionTimeoutMs ZooKeeper session timeout of the repeater's sessions
  * @param startTimeoutMs bound on reading every duplicate's state at start
  * @param epoch a fixed epoch, empty for the highest found plus one
@@ -67,6 +68,7 @@ record RepeaterConfig(
     Map<Integer, String> duplicates,
     String basePath,
     int logCapacity,
+    long logCapacityBytes,
     int sessionTimeoutMs,
     long startTimeoutMs,
     OptionalLong epoch,
@@ -148,6 +150,7 @@ record RepeaterConfig(
     int clientPort = p.get(RepeaterKeys.CLIENT_PORT).intValue();
     String basePath = p.get(RepeaterKeys.BASE_PATH);
     int logCapacity = p.get(RepeaterKeys.LOG_CAPACITY).intValue();
+    long logCapacityBytes = p.get(RepeaterKeys.LOG_CAPACITY_BYTES);
     int sessionTimeoutMs = p.get(RepeaterKeys.SESSION_TIMEOUT_MS).intValue();
     long startTimeoutMs = p.get(RepeaterKeys.START_TIMEOUT_MS);
     Long fixedEpoch = p.get(RepeaterKeys.EPOCH);
@@ -202,6 +205,7 @@ record RepeaterConfig(
         duplicates,
         basePath,
         logCapacity,
+        logCapacityBytes,
         sessionTimeoutMs,
         startTimeoutMs,
         epoch,
@@ -262,6 +266,7 @@ record RepeaterConfig(
             .clientListen(clientHost, clientPort)
             .basePath(basePath)
             .logCapacity(logCapacity)
+            .logCapacityBytes(logCapacityBytes)
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
             .clientIoThreads(clientIoThreads)

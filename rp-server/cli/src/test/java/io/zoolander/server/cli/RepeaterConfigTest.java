@@ -57,6 +57,7 @@ class RepeaterConfigTest {
         duplicate.2=[::1]:2182
         basePath=/rp
         logCapacity=1000
+        logCapacityBytes=1048576
         sessionTimeoutMs=4000
         startTimeoutMs=9000
         epoch=42
@@ -80,6 +81,7 @@ class RepeaterConfigTest {
                     "[::1]:2182"),
                 "/rp",
                 1000,
+                1_048_576,
                 4000,
                 9000,
                 OptionalLong.of(42),
@@ -99,6 +101,7 @@ class RepeaterConfigTest {
     {"clientPort=70000", "clientPort: must be in 0..65535, was 70000"},
     {"clientPort=-1", "clientPort: must be in 0..65535, was -1"},
     {"logCapacity=0", "logCapacity: must be in 1..16777216, was 0"},
+    {"logCapacityBytes=100", "logCapacityBytes: must be in 1024..1099511627776, was 100"},
     {
       "batching=fast",
       "batching: batching must be 'adaptive', 'none' or an interval in microseconds, not 'fast'"
@@ -116,7 +119,7 @@ class RepeaterConfigTest {
     {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-          + " logCapacity, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
+          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
           + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
           + " them))"
     },

@@ -177,6 +177,19 @@ public final class PluginKeys {
                   + " is lost. 0 announces nothing.")
           .build();
 
+  public static final Setting<Long> CLIENT_RECORD_RETENTION_MS =
+      Setting.integer(ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_KEY)
+          .defaultValue(ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_DEFAULT)
+          .range(
+              ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_MIN,
+              100L * 365 * 24 * 60 * 60 * 1_000)
+          .unit("ms")
+          .doc(
+              "How long a client must have sent no write (counted while the plugin streams from a repeater with"
+                  + " no gap) before its record under <base>/clients is deleted. Keep it far above every client's"
+                  + " request timeout: a retry that comes after its record is gone would be applied again.")
+          .build();
+
   /** The plugin's own entries, security aside, in the order the help lists them. */
   public static final List<Setting<?>> SETTINGS =
       List.of(
@@ -196,7 +209,8 @@ public final class PluginKeys {
           ADVERTISED_PORT,
           RECENT_WRITES_MESSAGES,
           MAX_BATCH_BYTES,
-          PLANNED_SLOWNESS_MAX_MS);
+          PLANNED_SLOWNESS_MAX_MS,
+          CLIENT_RECORD_RETENTION_MS);
 
   /** Every entry the plugin reads: {@link #SETTINGS}, then {@link PluginSecurity#SETTINGS}. */
   public static final SettingSet ALL = all();

@@ -202,6 +202,32 @@ public record ZoolanderPluginConfig(
   /** Default: a snapshot of a small tree takes well under a second. */
   public static final long PLANNED_SLOWNESS_MAX_MS_DEFAULT = 5_000;
 
+  /** Key of how long a client must be gone before its record is deleted. */
+  public static final String CLIENT_RECORD_RETENTION_MS_KEY =
+      "zoolander.plugin.clientRecordRetentionMs";
+
+  /** Default retention of a gone client's record: 7 days. */
+  public static final long CLIENT_RECORD_RETENTION_MS_DEFAULT = 7L * 24 * 60 * 60 * 1_000;
+
+  /** Shortest retention: 1 s (for tests; keep it far above every client's request timeout). */
+  public static final long CLIENT_RECORD_RETENTION_MS_MIN = 1_000;
+
+  /**
+   * Reads {@value #CLIENT_RECORD_RETENTION_MS_KEY} (its descriptor is {@link
+   * PluginKeys#CLIENT_RECORD_RETENTION_MS}).
+   *
+   * @throws IllegalArgumentException if it is not an integer in range
+   */
+  public static long clientRecordRetentionMs(Map<String, String> properties) {
+    List<String> errors = new ArrayList<>();
+    long value = parse(errors, properties, PluginKeys.CLIENT_RECORD_RETENTION_MS);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
+    }
+    return value;
+  }
+
   /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
   public static final long MAX_TIMEOUT_MS = 3_600_000;
 

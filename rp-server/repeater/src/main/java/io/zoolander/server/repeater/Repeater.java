@@ -11,6 +11,7 @@ import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.security.LinkSecurity;
+import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
@@ -94,6 +95,19 @@ public final class Repeater implements AutoCloseable {
    *     another repeater's MBeans
    */
   public Repeater start() throws IOException, InterruptedException, TimeoutException {
+    // Checked before the claim (which deposes the running repeater), as is the client listener.
+    if (mbeanServer != null) {
+      for (javax.management.ObjectName name :
+          List.of(ZoolanderJmx.REPEATER, ZoolanderJmx.PREDICTOR, ZoolanderJmx.ADMISSION)) {
+        if (mbeanServer.isRegistered(name)) {
+          core.close();
+          throw new IllegalStateException(
+              "the MBean server already holds a repeater's MBeans ("
+                  + name
+                  + "): one repeater per MBean server");
+        }
+      }
+    }
     core.start();
     if (mbeanServer != null) {
       try {
@@ -284,6 +298,7 @@ public final class Repeater implements AutoCloseable {
     private final Map<Integer, String> duplicates = new LinkedHashMap<>();
     private String basePath = RepeaterSettings.DEFAULT_BASE_PATH;
     private int logCapacityMessages = RepeaterSettings.DEFAULT_LOG_CAPACITY_MESSAGES;
+    private long logCapacityBytes = RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES;
     private int sessionTimeoutMillis = RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS;
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
@@ -431,6 +446,29 @@ public final class Repeater implements AutoCloseable {
                 + messages);
       }
       this.logCapacityMessages = messages;
+      return this;
+    }
+
+    /**
+     * Retransmission log capacity in bytes of encoded writes (default {@value
+     * RepeaterSettings#DEFAULT_LOG_CAPACITY_BYTES}); the log holds at most {@link #logCapacity}
+     * writes and at most this many bytes, and one write whatever its size.
+     *
+     * @param bytes {@value RepeaterSettings#MIN_LOG_CAPACITY_BYTES} to {@value
+     *     RepeaterSettings#MAX_LOG_CAPACITY_BYTES}
+     */
+    public Builder logCapacityBytes(long bytes) {
+      if (bytes < RepeaterSettings.MIN_LOG_CAPACITY_BYTES
+          || bytes > RepeaterSettings.MAX_LOG_CAPACITY_BYTES) {
+        throw new IllegalArgumentException(
+            "logCapacityBytes must be in "
+                + RepeaterSettings.MIN_LOG_CAPACITY_BYTES
+                + ".."
+                + RepeaterSettings.MAX_LOG_CAPACITY_BYTES
+                + ", was "
+                + bytes);
+      }
+      this.logCapacityBytes = bytes;
       return this;
     }
 
@@ -618,7 +656,8 @@ public final class Repeater implements AutoCloseable {
               znodes,
               juteMaxBufferBytes,
               pluginAckTimeoutMillis,
-              autoRejoin);
+              autoRejoin,
+              logCapacityBytes);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
       BatchingController batchingController =

@@ -87,6 +87,16 @@ public final class RepeaterKeys {
                   + "duplicate is fenced.")
           .build();
 
+  public static final Setting<Long> LOG_CAPACITY_BYTES =
+      Setting.integer("logCapacityBytes")
+          .defaultValue(RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES)
+          .range(RepeaterSettings.MIN_LOG_CAPACITY_BYTES, RepeaterSettings.MAX_LOG_CAPACITY_BYTES)
+          .unit("bytes")
+          .doc(
+              "Retransmission log capacity in bytes of encoded writes (512 MiB by default): with large values"
+                  + " this bound, not logCapacity, decides how far a duplicate may fall behind.")
+          .build();
+
   public static final Setting<Long> SESSION_TIMEOUT_MS =
       Setting.integer("sessionTimeoutMs")
           .defaultValue((long) RepeaterSettings.DEFAULT_SESSION_TIMEOUT_MILLIS)
@@ -222,6 +232,7 @@ public final class RepeaterKeys {
                 CLIENT_PORT,
                 BASE_PATH,
                 LOG_CAPACITY,
+                LOG_CAPACITY_BYTES,
                 SESSION_TIMEOUT_MS,
                 START_TIMEOUT_MS,
                 EPOCH,

@@ -33,6 +33,18 @@ public final class RepeaterSettings {
   public static final int MAX_LOG_CAPACITY_MESSAGES = 1 << 24;
 
   /**
+   * Retransmission log capacity, in bytes of encoded writes: 512 MiB. Whichever bound is reached
+   * first applies.
+   */
+  public static final long DEFAULT_LOG_CAPACITY_BYTES = 512L << 20;
+
+  /** Smallest log capacity accepted, in bytes (one write is held whatever its size). */
+  public static final long MIN_LOG_CAPACITY_BYTES = 1L << 10;
+
+  /** Largest log capacity accepted, in bytes. */
+  public static final long MAX_LOG_CAPACITY_BYTES = 1L << 40;
+
+  /**
    * ZooKeeper session timeout of the repeater's sessions with the duplicates' ensembles, in
    * milliseconds.
    */

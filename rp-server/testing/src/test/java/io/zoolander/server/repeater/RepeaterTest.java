@@ -14,6 +14,7 @@ import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.internal.WriteChecks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -375,6 +376,45 @@ class RepeaterTest {
   }
 
   @Test
+  void aLogFullByItsByteBoundThatNoDuplicateHasAckedRefusesWithOverloaded() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    for (FakePlugin p : plugins) {
+      p.autoAck = false;
+    }
+    long frameBytes = WriteChecks.sequencedFrameBytes(TestClient.write(7, 10).ops());
+    // 1 KiB holds about 1024 / frameBytes writes (fewer than 40); the count bound, 64, is not hit.
+    Repeater repeater = startRepeater(b -> b.logCapacity(64).logCapacityBytes(1024));
+    awaitStreaming(repeater, 1, 2, 3);
+    TestClient client = client(7);
+    writeInOneFlush(client, 0, 40);
+    Await.await(
+        WAIT,
+        "every write sequenced or refused",
+        () -> repeater.nextSeq() - 1 + client.errors.size() == 40,
+        client.errors::toString);
+    long sequenced = repeater.nextSeq() - 1;
+    assertThat(client.errors).isNotEmpty();
+    assertThat(client.errors)
+        .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
+    assertThat(sequenced).isBetween(1024 / (frameBytes + 2) - 1, 1024 / (frameBytes - 2) + 1);
+
+    // One duplicate acks: the oldest entries may go.
+    plugins[0].send(new Message.Ack(1, repeater.epoch(), sequenced));
+    Await.await(
+        WAIT,
+        "ack seen",
+        () -> repeater.duplicate(1).ackedSeq() == sequenced,
+        repeater::duplicates);
+    int refused = client.errors.size();
+    writeAll(client, 40, 2);
+    for (FakePlugin p : plugins) {
+      awaitReceived(p, (int) sequenced + 2);
+    }
+    assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
+    assertThat(client.errors).hasSize(refused);
+  }
+
+  @Test
   void aStalledDuplicateIsPausedThenFencedWhileTheOthersKeepReceiving() throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     plugins[2].stopReadingAfter = 3;
@@ -503,6 +543,48 @@ class RepeaterTest {
   }
 
   @Test
+  void aRepeaterThatCannotListenClaimsNothingAndTheRunningOneGoesOn() throws Exception {
+    pluginsForAll();
+    Repeater repeater = startRepeater(b -> {});
+    awaitStreaming(repeater, 1, 2, 3);
+    long epoch = repeater.epoch();
+    int port = repeater.boundAddress().getPort();
+    Repeater second = buildRepeater(b -> b.clientListen("127.0.0.1", port)); // the port is taken
+    assertThatThrownBy(second::start)
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("cannot listen for clients");
+    for (int d = 1; d <= DUPLICATES; d++) {
+      assertThat(
+              BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+          .as("duplicate %d's epoch: nothing claimed", d)
+          .isEqualTo(epoch);
+    }
+    TestClient client = track(TestClient.connect(group, repeater.boundAddress(), 7));
+    writePaced(repeater, client, 0, 3, 1, 2, 3);
+    assertThat(repeater.isDeposed()).isFalse();
+  }
+
+  @Test
+  void aRepeaterWhoseMBeansCannotBeRegisteredClaimsNothing() throws Exception {
+    pluginsForAll();
+    javax.management.MBeanServer mbeans = javax.management.MBeanServerFactory.newMBeanServer();
+    Repeater repeater = startRepeater(b -> b.mbeanServer(mbeans));
+    awaitStreaming(repeater, 1, 2, 3);
+    long epoch = repeater.epoch();
+    Repeater second = buildRepeater(b -> b.mbeanServer(mbeans)); // its names are taken
+    assertThatThrownBy(second::start)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already holds a repeater's MBeans");
+    for (int d = 1; d <= DUPLICATES; d++) {
+      assertThat(
+              BookkeepingState.decode(ZK.get(d - 1).getData(base + "/state", false, null)).epoch())
+          .as("duplicate %d's epoch: nothing claimed", d)
+          .isEqualTo(epoch);
+    }
+    assertThat(repeater.isDeposed()).isFalse();
+  }
+
+  @Test
   void staleEpochFromAPluginStopsSequencing() throws Exception {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> {});
@@ -615,6 +697,36 @@ class RepeaterTest {
     for (FakePlugin p : plugins) {
       Await.await(WAIT, "seq 11 applied", () -> p.durable.appliedSeq.get() == 11, p::toString);
     }
+  }
+
+  @Test
+  void aRolledBackDuplicateThatAppliedADeposedRepeatersWritesIsFencedNotResumed() throws Exception {
+    writeState(1, new BookkeepingState(1, 100));
+    writeState(2, new BookkeepingState(1, 100));
+    writeState(3, new BookkeepingState(1, 100));
+    FakePlugin p1 = publishedPlugin(1, new FakePlugin.Durable(1, 100));
+    publishedPlugin(2, new FakePlugin.Durable(1, 100));
+    Repeater repeater = startRepeater(b -> {}); // claims epoch 2 at 100
+    assertThat(repeater.epoch()).isEqualTo(2);
+    awaitStreaming(repeater, 1, 2);
+    TestClient client = client(7);
+    writePaced(repeater, client, 0, 10, 1, 2); // 101..110 in epoch 2
+    // Duplicate 3 comes back restored from a backup taken before the claim, after applying the
+    // deposed epoch-1 repeater's orphan seqs 101..110 (no epoch-2 write, so still epoch 1).
+    FakePlugin p3 = publishedPlugin(3, new FakePlugin.Durable(1, 110));
+    Await.await(
+        WAIT, "duplicate 3 fenced", () -> repeater.duplicate(3).fenced(), repeater::duplicates);
+    assertThat(repeater.duplicate(3).fenceReason().orElseThrow())
+        .contains("applied up to seq 110 under epoch 1")
+        .contains("deposed repeater");
+    Await.await(
+        WAIT,
+        "duplicate 3 told FENCED",
+        () -> p3.errors.stream().anyMatch(e -> e.code() == ErrorCode.FENCED),
+        p3::toString);
+    writePaced(repeater, client, 10, 1, 1, 2);
+    assertThat(p3.received).as("nothing streamed to it from seq 110 on").isEmpty();
+    assertThat(p1.receivedSeqs()).hasSize(11);
   }
 
   @Test

@@ -18,6 +18,7 @@ import io.zoolander.testsupport.TestCertificates;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.ClientIds;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -254,6 +255,68 @@ class SecurityEndToEndTest {
     assertThat(digest(1)).isEqualTo(before);
     assertThat(digest(2)).isEqualTo(before);
     assertThat(repeater.isDeposed()).as("a forged epoch reached no plugin").isFalse();
+  }
+
+  @Test
+  void aClientIdBelongsToThePrincipalThatAuthenticated() throws Exception {
+    long victim;
+    try (ZoolanderClient writer =
+            client(clientTls, Credential.secretFile("writer-1", writerSecretFile));
+        ZoolanderClient byCertificate = client(clientTls, Credential.certificate())) {
+      victim = writer.clientId();
+      assertThat(ClientIds.belongsTo(victim, "writer-1")).isTrue();
+      assertThat(ClientIds.belongsTo(byCertificate.clientId(), "writer-cert")).isTrue();
+      writer.writeAll(List.of(Op.create("/victim", new byte[0]))).join();
+    }
+    Map<Integer, Long> applied = appliedSeqs();
+    String victimId = Long.toString(victim);
+    // writer-cert (this TLS certificate's CN) is allowed to write, but not as writer-1's client.
+    try (ScriptedPeer peer = rawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
+      peer.post(Message.Hello.of(Role.CLIENT, victimId));
+      Message.Challenge challenge = peer.next(Message.Challenge.class);
+      peer.post(Credential.certificate().answer(Role.CLIENT, victimId, challenge));
+      peer.post(new Message.Write(victim, 1L << 62, List.of(Op.create("/stolen", new byte[0]))));
+      Message.Error error = peer.next(Message.Error.class);
+      assertThat(error.code()).isEqualTo(ErrorCode.UNAUTHORIZED);
+      assertThat(error.message()).contains("does not belong to principal 'writer-cert'");
+      peer.expectClosed();
+    }
+    // With its own id, a WRITE naming another client id is refused and not sequenced.
+    long own = ClientIds.random("writer-cert");
+    try (ScriptedPeer peer = rawPeer("127.0.0.1", repeater.boundAddress().getPort(), clientTls)) {
+      peer.post(Message.Hello.of(Role.CLIENT, Long.toString(own)));
+      Message.Challenge challenge = peer.next(Message.Challenge.class);
+      peer.post(Credential.certificate().answer(Role.CLIENT, Long.toString(own), challenge));
+      peer.post(new Message.Write(victim, 1L << 62, List.of(Op.create("/stolen", new byte[0]))));
+      Message.Error error = peer.next(Message.Error.class);
+      assertThat(error.code()).isEqualTo(ErrorCode.UNEXPECTED_MESSAGE);
+      assertThat(error.requestId()).isEqualTo(1L << 62);
+    }
+    assertThat(appliedSeqs()).isEqualTo(applied);
+    // The victim's next write is applied, not refused as a duplicate.
+    try (ZoolanderClient writer =
+        ZoolanderClient.builder()
+            .repeater("127.0.0.1", repeater.boundAddress().getPort())
+            .duplicate(duplicates.get(1).connectString())
+            .duplicate(duplicates.get(2).connectString())
+            .tls(clientTls)
+            .credential(Credential.secretFile("writer-1", writerSecretFile))
+            .clientId(victim)
+            .requestTimeout(Duration.ofSeconds(10))
+            .build()) {
+      assertThat(writer.create("/victim-again", new byte[0]).join().succeeded()).isTrue();
+    }
+    assertThatThrownBy(
+            () ->
+                ZoolanderClient.builder()
+                    .repeater("127.0.0.1", repeater.boundAddress().getPort())
+                    .duplicate(duplicates.get(1).connectString())
+                    .tls(clientTls)
+                    .credential(Credential.secretFile("writer-1", writerSecretFile))
+                    .clientId(own)
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("is not a client id of principal 'writer-1'");
   }
 
   @Test

@@ -2,14 +2,19 @@ package io.zoolander.server.internal.security;
 
 import io.netty.channel.Channel;
 import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.ClientIds;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Role;
 import io.zoolander.wire.TlsSettings;
 import java.util.Optional;
 
 /**
  * The server side of one connection's authentication handshake: HELLO in a role that must
- * authenticate is answered with CHALLENGE, and the next message must be an AUTH that verifies.
+ * authenticate is answered with CHALLENGE, and the next message must be an AUTH that verifies. A
+ * client's HELLO id must moreover be a client id of the principal it authenticated as ({@link
+ * ClientIds}), or it is refused as {@code UNAUTHORIZED}: the repeater and the plugins share this
+ * rule, so a client can neither write under nor receive the replies of another principal's id.
  * Confined to the connection's event loop. Internal.
  */
 public final class ServerAuth {
@@ -67,6 +72,17 @@ public final class ServerAuth {
     if (m instanceof Message.Auth auth) {
       Optional<String> certificate = TlsSettings.peerPrincipal(channel);
       decision = access.verify(hello, sent, auth, certificate);
+      if (decision.ok() && hello.role() == Role.CLIENT && !ownsId(decision.principal())) {
+        decision =
+            new AccessControl.Decision(
+                null,
+                ErrorCode.UNAUTHORIZED,
+                "client id "
+                    + hello.id()
+                    + " does not belong to principal '"
+                    + decision.principal()
+                    + "' (see ClientIds: the SDK draws one with a credential)");
+      }
     } else {
       decision =
           new AccessControl.Decision(
@@ -79,5 +95,13 @@ public final class ServerAuth {
       onFailure.run();
     }
     return decision;
+  }
+
+  private boolean ownsId(String principal) {
+    try {
+      return ClientIds.belongsTo(Long.parseLong(hello.id()), principal);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 }

@@ -6,6 +6,7 @@ import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Ticker;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.List;
@@ -88,6 +89,9 @@ final class Applier {
   private final TransferInstall transfers;
   private final TreeReads treeReads;
   private final LocalMultis localMultis;
+  private final OwnSession session;
+  private final ClientTable clients;
+  private final ClientExpiry expiry;
 
   /**
    * @param state the state read at start-up
@@ -112,7 +116,8 @@ final class Applier {
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         PluginMeters.none(),
         null,
-        null);
+        null,
+        ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_DEFAULT);
   }
 
   /**
@@ -123,6 +128,8 @@ final class Applier {
    *     in-memory tree and writes submitted into its request pipeline; null: both go through the
    *     session
    * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
+   * @param clientRecordRetentionMs how long a client must be gone before its record is deleted
+   *     ({@link ClientExpiry})
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -135,7 +142,8 @@ final class Applier {
       List<ACL> acl,
       PluginMeters meters,
       LocalServer local,
-      byte[] digestAuth) {
+      byte[] digestAuth,
+      long clientRecordRetentionMs) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -246,6 +254,16 @@ final class Applier {
             recent,
             recovery,
             config.sessionTimeoutMs());
+    this.session = session;
+    this.clients = clients;
+    this.expiry =
+        new ClientExpiry(
+            thread,
+            id,
+            znodes,
+            clientRecordRetentionMs,
+            Ticker.system(),
+            () -> !peers.repeaters().isEmpty() && !gaps.open(this.state.appliedSeq()));
     this.executor = Executors.newSingleThreadScheduledExecutor(thread);
     executor.scheduleWithFixedDelay(
         () -> run(this::onTick), TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
@@ -413,13 +431,19 @@ final class Applier {
         run.addAll(next.messages());
         next = inbox.poll();
       }
+      for (Message.Sequenced m : run) {
+        expiry.touched(m.clientId());
+      }
       writes.received(first.from(), run);
       first = next;
     }
   }
 
-  private void onTick() {
+  private void onTick() throws InterruptedException {
     writes.requestRetransmitIfNeeded();
     reads.expire();
+    if (state.active() && state.transfer() == null) {
+      expiry.sweep(session.zk(), clients);
+    }
   }
 }

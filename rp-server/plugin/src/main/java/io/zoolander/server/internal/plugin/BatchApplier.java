@@ -227,7 +227,9 @@ final class BatchApplier {
 
   /**
    * After a ZooKeeper failure applying a batch: as {@link Recovery#recover}, and every write of it
-   * that a lost attempt did apply gets the outcome its client record holds.
+   * that a lost attempt did apply gets the outcome its client record holds and is held in {@link
+   * RecentWrites} like any applied write (else the next write would find the run broken and clear
+   * it, and a repeater taking over could not recover these writes from this duplicate).
    *
    * @return -1: the writes must be evaluated again
    */
@@ -235,9 +237,13 @@ final class BatchApplier {
       throws InterruptedException {
     long before = state.appliedSeq();
     recovery.recover(e, run.get(0));
-    for (Message.Sequenced write : run.subList(1, run.size())) {
+    for (int i = 0; i < run.size(); i++) {
+      Message.Sequenced write = run.get(i);
       if (write.seq() <= state.appliedSeq() && write.seq() > before) {
-        recovery.replyFromRecord(write);
+        recent.applied(write);
+        if (i > 0) {
+          recovery.replyFromRecord(write); // recover() replied the first
+        }
       }
     }
     return -1;

@@ -102,6 +102,11 @@ final class ClientTable {
     cache.put(clientId, new Known(record, version));
   }
 
+  /** Forgets the cached record of {@code clientId} (it is being deleted). */
+  void forget(long clientId) {
+    cache.remove(clientId);
+  }
+
   /** Forgets every cached record. */
   void clear() {
     cache.clear();

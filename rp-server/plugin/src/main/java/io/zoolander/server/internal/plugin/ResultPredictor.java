@@ -23,11 +23,14 @@ import org.apache.zookeeper.data.Stat;
  * <p>Most results follow from the ops alone: a create's path, {@code setData(path, v)}'s new
  * version {@code v + 1}, a delete, a check. Two need the tree as it is before the multi: the new
  * version of {@code setData(path, -1)} (the node's version plus one) and the name of a sequential
- * create (its parent's {@code cversion}, formatted {@code %010d}, as ZooKeeper's {@code
- * PrepRequestProcessor} does). {@link #statsNeeded} names the znodes whose {@link Stat} the
- * prediction needs and does not know; {@link #predict} then replays the multi as ZooKeeper would: a
- * create sets its node to version 0 and adds one to its parent's {@code cversion} (a delete does
- * not change it), a setData adds one to the version.
+ * create: its parent's count of child creates, formatted {@code %010d}, as ZooKeeper's {@code
+ * PrepRequestProcessor} does. That count is the parent's internal {@code cversion}, not the one a
+ * client sees: {@code DataNode.copyStat} reports {@code 2 x creates - children} (a delete counts as
+ * a change there), so the count is {@code (cversion + numChildren) / 2} of a client's {@link Stat}.
+ * {@link #statsNeeded} names the znodes whose {@link Stat} the prediction needs and does not know;
+ * {@link #predict} then replays the multi as ZooKeeper would: a create sets its node to version 0
+ * and adds one to its parent's create count (a delete does not change it), a setData adds one to
+ * the version.
  *
  * <p>Only the plugin's applier writes under the data root, one write at a time, so what it learns
  * stays true: after a multi applied as predicted, {@link #applied} keeps the replayed nodes (a
@@ -40,19 +43,31 @@ final class ResultPredictor {
   /** Nodes remembered at most. */
   static final int CACHE_SIZE = 10_000;
 
-  /** A node's version and cversion. */
+  /** A node's version and its count of child creates (ZooKeeper's internal cversion). */
   private static final class Node {
     int version;
-    int cversion;
+    int creates;
 
-    Node(int version, int cversion) {
+    Node(int version, int creates) {
       this.version = version;
-      this.cversion = cversion;
+      this.creates = creates;
+    }
+
+    static Node of(Stat stat) {
+      return new Node(stat.getVersion(), createsOf(stat));
     }
 
     Node copy() {
-      return new Node(version, cversion);
+      return new Node(version, creates);
     }
+  }
+
+  /**
+   * @return how many children were ever created under the node of {@code stat}: the number
+   *     ZooKeeper gives the next sequential child
+   */
+  static int createsOf(Stat stat) {
+    return (stat.getCversion() + stat.getNumChildren()) / 2;
   }
 
   /** Marks a node known to be absent. */
@@ -167,10 +182,10 @@ final class ResultPredictor {
           if (parent == null) {
             return null;
           }
-          created = znode + String.format(Locale.ENGLISH, "%010d", parent.cversion);
+          created = znode + String.format(Locale.ENGLISH, "%010d", parent.creates);
         }
         if (parent != null) {
-          parent.cversion++;
+          parent.creates++;
         }
         tree.put(created, new Node(0, 0));
         results.add(new OpResult.Created(znodes.toApplicationPath(created)));
@@ -188,7 +203,7 @@ final class ResultPredictor {
         if (node != null) {
           node.version = version;
         } else {
-          tree.remove(znode); // unknown before; its cversion still is
+          tree.remove(znode); // unknown before; its create count still is
         }
         results.add(new OpResult.DataSet(version));
       } else if (op instanceof Op.Delete) {
@@ -212,11 +227,7 @@ final class ResultPredictor {
   /** The multi failed: nothing changed, and the stats read before it are still true. */
   void learn(Map<String, Stat> stats) {
     for (Map.Entry<String, Stat> e : stats.entrySet()) {
-      known.put(
-          e.getKey(),
-          e.getValue() == null
-              ? ABSENT
-              : new Node(e.getValue().getVersion(), e.getValue().getCversion()));
+      known.put(e.getKey(), e.getValue() == null ? ABSENT : Node.of(e.getValue()));
     }
   }
 
@@ -241,7 +252,7 @@ final class ResultPredictor {
     if (node == null && !tree.containsKey(znode)) {
       if (stats.containsKey(znode)) {
         Stat stat = stats.get(znode);
-        node = stat == null ? ABSENT : new Node(stat.getVersion(), stat.getCversion());
+        node = stat == null ? ABSENT : Node.of(stat);
       } else {
         Node cached = known.get(znode);
         node = cached == null || cached == ABSENT ? cached : cached.copy();

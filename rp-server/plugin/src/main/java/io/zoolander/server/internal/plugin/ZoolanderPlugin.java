@@ -123,7 +123,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             sec.acl(),
             pluginMeters,
             inProcess ? ((LocalServerContext) context).localServer() : null,
-            sec.zooKeeperAuth());
+            sec.zooKeeperAuth(),
+            ZoolanderPluginConfig.clientRecordRetentionMs(context.properties()));
     applier = app;
     pluginMeters.watchDataPath(app);
     this.peers = peers;

@@ -2,14 +2,22 @@ package io.zoolander.server.internal.plugin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zoolander.testsupport.StandaloneZooKeeper;
+import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Predicting a successful multi's results from its ops and a few stats (real ZooKeeper:
@@ -22,11 +30,80 @@ class ResultPredictorTest {
 
   private final ResultPredictor predictor = new ResultPredictor(ZNODES);
 
+  /** A node none of whose children was ever deleted: its cversion counts its creates. */
   private static Stat stat(int version, int cversion) {
+    return stat(version, cversion, cversion);
+  }
+
+  private static Stat stat(int version, int cversion, int numChildren) {
     Stat stat = new Stat();
     stat.setVersion(version);
     stat.setCversion(cversion);
+    stat.setNumChildren(numChildren);
     return stat;
+  }
+
+  @Test
+  void aSequentialCreateAfterAChildWasDeletedIsNamedAsZooKeeperNamesIt(@TempDir Path dir)
+      throws Exception {
+    try (StandaloneZooKeeper server = StandaloneZooKeeper.start(dir)) {
+      ZooKeeper zk = ZooKeepers.connect(server.connectString());
+      try {
+        for (String path : List.of("/zl", "/zl/data", "/zl/data/q")) {
+          zk.create(path, NO_DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        }
+        // A lock recipe: a few sequential children, the first ones deleted again.
+        for (int i = 0; i < 3; i++) {
+          zk.create(
+              "/zl/data/q/n-",
+              NO_DATA,
+              ZooDefs.Ids.OPEN_ACL_UNSAFE,
+              CreateMode.PERSISTENT_SEQUENTIAL);
+        }
+        zk.delete("/zl/data/q/n-0000000000", -1);
+        zk.delete("/zl/data/q/n-0000000001", -1);
+
+        List<Op> ops =
+            List.of(Op.createSequential("/q/n-", NO_DATA), Op.createSequential("/q/n-", NO_DATA));
+        assertThat(predictor.statsNeeded(ops)).containsExactly("/zl/data/q");
+        Stat parent = zk.exists("/zl/data/q", false);
+        ResultPredictor.Prediction prediction =
+            predictor.predict(ops, Map.of("/zl/data/q", parent));
+        List<String> actual = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          actual.add(
+              zk.create(
+                      "/zl/data/q/n-",
+                      NO_DATA,
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.PERSISTENT_SEQUENTIAL)
+                  .substring("/zl/data".length()));
+        }
+        assertThat(prediction.results())
+            .containsExactly(
+                new OpResult.Created(actual.get(0)), new OpResult.Created(actual.get(1)));
+
+        // Remembered, after another delete: the next name still follows ZooKeeper's count.
+        predictor.applied(prediction);
+        zk.delete("/zl/data/q/n-0000000002", -1);
+        List<Op> next =
+            List.of(Op.delete("/q/n-0000000003", -1), Op.createSequential("/q/n-", NO_DATA));
+        assertThat(predictor.statsNeeded(next)).isEmpty();
+        ResultPredictor.Prediction third = predictor.predict(next, Map.of());
+        zk.delete("/zl/data/q/n-0000000003", -1);
+        String created =
+            zk.create(
+                    "/zl/data/q/n-",
+                    NO_DATA,
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT_SEQUENTIAL)
+                .substring("/zl/data".length());
+        assertThat(third.results())
+            .containsExactly(new OpResult.Deleted(), new OpResult.Created(created));
+      } finally {
+        zk.close();
+      }
+    }
   }
 
   @Test

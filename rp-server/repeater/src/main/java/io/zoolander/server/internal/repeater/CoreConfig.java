@@ -14,6 +14,7 @@ import java.util.OptionalLong;
  *     before it is dropped
  * @param autoRejoin whether a duplicate that comes back needing writes the log no longer holds
  *     rejoins by state transfer by itself
+ * @param logCapacityBytes most bytes of encoded writes the retransmission log holds
  */
 public record CoreConfig(
     String clientHost,
@@ -25,7 +26,34 @@ public record CoreConfig(
     Znodes znodes,
     int juteMaxBufferBytes,
     long pluginAckTimeoutMillis,
-    boolean autoRejoin) {
+    boolean autoRejoin,
+    long logCapacityBytes) {
+
+  /** Settings with the default {@code logCapacityBytes}. */
+  public CoreConfig(
+      String clientHost,
+      int clientPort,
+      int logCapacityMessages,
+      long startTimeoutMillis,
+      OptionalLong fixedEpoch,
+      int clientIoThreads,
+      Znodes znodes,
+      int juteMaxBufferBytes,
+      long pluginAckTimeoutMillis,
+      boolean autoRejoin) {
+    this(
+        clientHost,
+        clientPort,
+        logCapacityMessages,
+        startTimeoutMillis,
+        fixedEpoch,
+        clientIoThreads,
+        znodes,
+        juteMaxBufferBytes,
+        pluginAckTimeoutMillis,
+        autoRejoin,
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES);
+  }
 
   /**
    * Settings with the default {@link

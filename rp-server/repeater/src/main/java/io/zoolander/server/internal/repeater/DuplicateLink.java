@@ -390,7 +390,7 @@ final class DuplicateLink {
         host.depose(id, "STATUS with epoch " + s.epoch());
       } else if (s.state() == DuplicateState.FENCED) {
         fence("its plugin reports it is fenced", true);
-      } else {
+      } else if (!fencedForOrphans(s.epoch(), s.appliedSeq())) {
         acked(s.appliedSeq());
       }
     } else {
@@ -452,8 +452,38 @@ final class DuplicateLink {
       fence("its plugin reports it is fenced", true);
       return;
     }
+    if (fencedForOrphans(s.epoch(), s.appliedSeq())) {
+      return;
+    }
     acked(s.appliedSeq());
     resume(s.appliedSeq());
+  }
+
+  /**
+   * Fences the duplicate if it reports having applied, under an epoch older than this repeater's,
+   * writes beyond {@link LinkHost#claimedSeq()}: those are a deposed repeater's, not this one's
+   * (see docs/reliability.md, "A rolled-back duplicate"). Resuming it would leave it silently
+   * different.
+   *
+   * @return whether it fenced
+   */
+  private boolean fencedForOrphans(long epoch, long appliedSeq) {
+    if (epoch >= host.epoch() || appliedSeq <= host.claimedSeq()) {
+      return false;
+    }
+    fence(
+        "it applied up to seq "
+            + appliedSeq
+            + " under epoch "
+            + epoch
+            + ", older than this repeater's "
+            + host.epoch()
+            + ", past seq "
+            + host.claimedSeq()
+            + " where this repeater's writes begin: writes of a deposed repeater (was it rolled back,"
+            + " say restored from a backup?)",
+        true);
+    return true;
   }
 
   /**
@@ -614,6 +644,9 @@ final class DuplicateLink {
   private void onAck(Message.Ack a) {
     if (a.epoch() > host.epoch()) {
       host.depose(id, "ACK with epoch " + a.epoch() + " (this repeater's is " + host.epoch() + ")");
+      return;
+    }
+    if (fencedForOrphans(a.epoch(), a.appliedSeq())) {
       return;
     }
     acked(a.appliedSeq());

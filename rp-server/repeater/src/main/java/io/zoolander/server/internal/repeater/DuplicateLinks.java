@@ -186,6 +186,11 @@ final class DuplicateLinks implements LinkHost {
   }
 
   @Override
+  public long claimedSeq() {
+    return sequencer.claimedSeq();
+  }
+
+  @Override
   public boolean stopped() {
     return sequencer.stopped();
   }

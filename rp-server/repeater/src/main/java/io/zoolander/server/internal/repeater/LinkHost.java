@@ -44,6 +44,14 @@ interface LinkHost {
   /** This repeater's epoch: a plugin reporting a higher one means a newer repeater exists. */
   long epoch();
 
+  /**
+   * The highest seq any duplicate had applied when this repeater claimed its epoch: every write
+   * after it that a duplicate applies is this repeater's, stamped with its epoch. A plugin
+   * reporting more under an older epoch applied writes of a deposed repeater (it was rolled back,
+   * say restored from a backup, and lost this repeater's claim): it must be fenced, not resumed.
+   */
+  long claimedSeq();
+
   /** Whether the repeater is closing or deposed: links stop connecting. */
   boolean stopped();
 

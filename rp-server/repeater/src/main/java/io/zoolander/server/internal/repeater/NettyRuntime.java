@@ -182,6 +182,7 @@ final class NettyRuntime {
                     ch.pipeline().addLast(clientHandler.get());
                   }
                 });
+    server.option(ChannelOption.AUTO_READ, false); // accepts nobody until acceptClients()
     ChannelFuture bound = server.bind(host, port).await();
     if (!bound.isSuccess()) {
       throw new IOException(
@@ -189,6 +190,17 @@ final class NettyRuntime {
           bound.cause());
     }
     serverChannel = bound.channel();
+  }
+
+  /**
+   * Starts accepting the client connections {@link #listen} has held back (they wait in the
+   * listener's backlog meanwhile).
+   */
+  void acceptClients() {
+    Channel server = serverChannel;
+    if (server != null) {
+      server.config().setAutoRead(true);
+    }
   }
 
   /**

@@ -154,8 +154,10 @@ public final class RepeaterCore implements AutoCloseable {
   /**
    * Takes over: reads every duplicate's state, claims an epoch above all of them at every duplicate
    * (which fences every older repeater), recovers from the most advanced duplicates the writes
-   * others missed ({@link EpochClaim}), binds the client listener and starts following the
-   * duplicates' plugins. On failure everything started is closed again.
+   * others missed ({@link EpochClaim}), starts following the duplicates' plugins and accepts
+   * clients. The client listener is bound before the claim (and accepts nobody until the end), so
+   * that a repeater that cannot listen fails without deposing the running one. On failure
+   * everything started is closed again.
    *
    * @throws IllegalStateException if already started, or the configured epoch is not above every
    *     duplicate's epoch or was claimed by another repeater first
@@ -183,6 +185,15 @@ public final class RepeaterCore implements AutoCloseable {
     long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(config.startTimeoutMillis());
     notifier.start();
     runtime.startSequencer();
+    // Bind first, accepting nothing yet: a repeater that cannot listen (its port taken, say) must
+    // fail before it claims an epoch, or it would depose the running repeater for nothing.
+    runtime.listen(
+        config.clientHost(),
+        config.clientPort(),
+        config.clientIoThreads(),
+        () ->
+            new ClientHandler(
+                sequencer, clients, new ServerAuth(security.access(), meters::authFailure)));
 
     EpochClaim claim = new EpochClaim(config, sources, runtime, security);
     EpochClaim.Claimed claimed = claim.claim(deadline);
@@ -220,16 +231,10 @@ public final class RepeaterCore implements AutoCloseable {
         maxApplied,
         takeover.recoveryMillis());
 
-    runtime.listen(
-        config.clientHost(),
-        config.clientPort(),
-        config.clientIoThreads(),
-        () ->
-            new ClientHandler(
-                sequencer, clients, new ServerAuth(security.access(), meters::authFailure)));
-    LOG.info("repeater listening for clients on {}", runtime.boundAddress());
     scheduleHousekeeping();
     followPlugins();
+    runtime.acceptClients();
+    LOG.info("repeater listening for clients on {}", runtime.boundAddress());
   }
 
   /** The periodic work on the sequencer loop: ACK timeouts, admission control, arrival rate. */

@@ -4,7 +4,8 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The repeater's retransmission log: the encoded SEQUENCED frames of the most recent writes, in a
- * ring of a fixed capacity, addressed by seq. It holds a contiguous range {@code
+ * ring of a fixed capacity, addressed by seq, and bounded in bytes too (the frames' sizes: at 1 MiB
+ * a write, a count alone would let 65,536 messages take 64 GiB). It holds a contiguous range {@code
  * firstSeq()..lastSeq()} (empty when {@code firstSeq() == nextSeq()}) and owns one reference to
  * each frame, released when the entry is trimmed or evicted.
  *
@@ -38,6 +39,8 @@ public final class RetransmissionLog {
 
   private final ByteBuf[] ring;
   private final int capacity;
+  private final long maxBytes;
+  private long bytes;
   private long first;
   private long next;
 
@@ -46,6 +49,19 @@ public final class RetransmissionLog {
    * @param nextSeq the seq the first append gets, at least 1
    */
   public RetransmissionLog(int capacity, long nextSeq) {
+    this(capacity, Long.MAX_VALUE, nextSeq);
+  }
+
+  /**
+   * @param capacity most entries held, at least 1
+   * @param maxBytes most bytes of frames held, at least 1 (one frame is held whatever its size)
+   * @param nextSeq the seq the first append gets, at least 1
+   */
+  public RetransmissionLog(int capacity, long maxBytes, long nextSeq) {
+    if (maxBytes < 1) {
+      throw new IllegalArgumentException("maxBytes: must be >= 1, was " + maxBytes);
+    }
+    this.maxBytes = maxBytes;
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity: must be >= 1, was " + capacity);
     }
@@ -72,6 +88,31 @@ public final class RetransmissionLog {
 
   public boolean isFull() {
     return next - first == capacity;
+  }
+
+  /** The bytes of the frames held. */
+  public long bytes() {
+    return bytes;
+  }
+
+  public long maxBytes() {
+    return maxBytes;
+  }
+
+  /**
+   * Whether a frame of {@code frameBytes} may be appended without evicting: the log is not full and
+   * empty or within its byte bound with it.
+   */
+  public boolean hasRoomFor(long frameBytes) {
+    return !isFull() && (isEmpty() || bytes + frameBytes <= maxBytes);
+  }
+
+  /**
+   * The back-pressure rule of {@link #mayAppend(long)}, for an oldest entry that must go to make
+   * room: it may when some live duplicate has acked it.
+   */
+  public boolean mayEvictOldest(long highestAckedSeq) {
+    return !isEmpty() && first <= highestAckedSeq;
   }
 
   /** The oldest seq held; {@link #nextSeq()} when the log is empty. */
@@ -115,6 +156,7 @@ public final class RetransmissionLog {
       throw new IllegalStateException("log is full (" + capacity + " messages)");
     }
     ring[index(next)] = frame;
+    bytes += frame.readableBytes();
     return next++;
   }
 
@@ -196,6 +238,7 @@ public final class RetransmissionLog {
     int i = index(seq);
     ByteBuf frame = ring[i];
     ring[i] = null;
+    bytes -= frame.readableBytes();
     frame.release();
   }
 

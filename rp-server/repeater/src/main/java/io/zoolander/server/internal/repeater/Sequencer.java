@@ -83,6 +83,7 @@ final class Sequencer {
   private volatile long sequencedSince = -1;
 
   private volatile boolean deposed;
+  private volatile long claimedSeq;
   private volatile boolean closing;
 
   Sequencer(
@@ -133,12 +134,18 @@ final class Sequencer {
       }
     }
     long firstSeq = maxApplied + 1 - frames.size();
-    log = new RetransmissionLog(config.logCapacityMessages(), firstSeq);
+    log = new RetransmissionLog(config.logCapacityMessages(), config.logCapacityBytes(), firstSeq);
     frames.forEach(log::append);
     this.admission = admission;
     highestAckedLive = maxApplied;
     nextSeq = maxApplied + 1;
+    claimedSeq = maxApplied;
     return firstSeq;
+  }
+
+  /** The highest seq applied anywhere at the claim, see {@link LinkHost#claimedSeq()}. */
+  long claimedSeq() {
+    return claimedSeq;
   }
 
   /** Counts {@link #sequencedWrites()} from {@code seq}, the next seq at start. */
@@ -337,7 +344,7 @@ final class Sequencer {
     if (admission != null && !admission.tryAdmit()) {
       return Outcome.NOT_ADMITTED;
     }
-    if (!makeRoom()) {
+    if (!makeRoom(WriteChecks.sequencedFrameBytes(write.ops()))) {
       return Outcome.LOG_FULL;
     }
     long seq = log.nextSeq();
@@ -361,18 +368,21 @@ final class Sequencer {
    * Makes room for one more entry if the log is full, by the back-pressure rule; false to refuse
    * the write.
    */
-  private boolean makeRoom() {
-    if (!log.isFull()) {
-      return true;
-    }
-    if (!log.mayAppend(highestAckedLive)) {
-      return false;
-    }
-    // Links decide on fencing by what they were sent: send them everything sequenced first.
-    run.offer(links);
-    long evicted = log.evictOldest();
-    for (DuplicateLink link : links) {
-      link.evicted(evicted);
+  private boolean makeRoom(long frameBytes) {
+    boolean offered = false;
+    while (!log.hasRoomFor(frameBytes)) {
+      if (!log.mayEvictOldest(highestAckedLive)) {
+        return false;
+      }
+      if (!offered) {
+        // Links decide on fencing by what they were sent: send them everything sequenced first.
+        run.offer(links);
+        offered = true;
+      }
+      long evicted = log.evictOldest();
+      for (DuplicateLink link : links) {
+        link.evicted(evicted);
+      }
     }
     return true;
   }

@@ -181,4 +181,24 @@ class RetransmissionLogTest {
     assertThatThrownBy(() -> new RetransmissionLog(1, 1).evictOldest())
         .isInstanceOf(IllegalStateException.class);
   }
+
+  @Test
+  void theLogIsBoundedInBytesTooAndHoldsOneFrameWhateverItsSize() {
+    RetransmissionLog log = new RetransmissionLog(1_000, 20, 1); // 20 bytes: two 8-byte frames
+    assertThat(log.hasRoomFor(8)).isTrue();
+    log.append(frame(1));
+    log.append(frame(2));
+    assertThat(log.bytes()).isEqualTo(16);
+    assertThat(log.isFull()).as("not by count").isFalse();
+    assertThat(log.hasRoomFor(8)).as("a third would exceed 20 bytes").isFalse();
+    assertThat(log.mayEvictOldest(0)).as("no duplicate acked seq 1").isFalse();
+    assertThat(log.mayEvictOldest(1)).isTrue();
+    log.evictOldest();
+    assertThat(log.bytes()).isEqualTo(8);
+    assertThat(log.hasRoomFor(8)).isTrue();
+    log.trimThrough(2);
+    assertThat(log.bytes()).isZero();
+    assertThat(log.hasRoomFor(1 << 20)).as("an empty log takes any one frame").isTrue();
+    assertThat(appended).allMatch(b -> b.refCnt() == 0);
+  }
 }
