@@ -140,6 +140,12 @@ public final class MeterNames {
   public static final String PLUGIN_READS_DIRECT = "zoolander.plugin.reads.direct";
 
   /**
+   * Counter, tags {@code duplicate, server}: writes to the data root by ZooKeeper sessions other
+   * than the plugin's; the first fences the duplicate.
+   */
+  public static final String PLUGIN_WRITES_FOREIGN = "zoolander.plugin.writes.foreign";
+
+  /**
    * Counter, tags {@code duplicate, server}: multis the plugin submitted in-process into its
    * leader's request pipeline (the others went through its ZooKeeper session).
    */

@@ -2,6 +2,7 @@ package io.zoolander.server.internal.leader;
 
 import io.zoolander.wire.Znodes;
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.ZoolanderLocalConnection;
 
@@ -22,4 +23,11 @@ public interface LocalServer {
    * @param identities the identities its requests' ACL checks see
    */
   ZoolanderLocalConnection connect(long sessionId, int sessionTimeoutMs, List<Id> identities);
+
+  /**
+   * Calls {@code onWrite} for every write op the server applies at or under {@code pathPrefix},
+   * whoever sent it (a multi's ops one by one), until the returned handle is closed. It runs on
+   * ZooKeeper's thread that applied the transaction: it must be quick and must not block.
+   */
+  AutoCloseable observeWrites(String pathPrefix, Consumer<AppliedWrite> onWrite);
 }

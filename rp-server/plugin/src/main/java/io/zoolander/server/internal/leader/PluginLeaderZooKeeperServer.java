@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.server.DataTree.ProcessTxnResult;
 import org.apache.zookeeper.server.Request;
 import org.apache.zookeeper.server.ZKDatabase;
 import org.apache.zookeeper.server.persistence.FileTxnSnapLog;
@@ -35,6 +36,9 @@ import org.slf4j.LoggerFactory;
  *       ({@link ClientRequestDelays}, the anomaly injector's path for plain ZooKeeper clients).
  *       Requests forwarded by followers enter through {@code submitLearnerRequest} and are never
  *       held.
+ *   <li>{@link #processTxn(Request)}: {@code FinalRequestProcessor} applies every committed
+ *       transaction through it, on the commit processor's threads; the plugin observes the writes
+ *       under its data root there ({@link LocalServer#observeWrites}).
  *   <li>{@link #takeSnapshot(boolean, boolean)}: ZooKeeper's {@code SyncRequestProcessor} rolls the
  *       log and calls {@code takeSnapshot()} on a "Snapshot Thread" of its own every {@code
  *       snapCount} transactions or so (and {@code loadData} at start); the plugin hears when it
@@ -50,6 +54,7 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
   private final LeaderPluginHost pluginHost;
   private final ScheduledThreadPoolExecutor delayTimer;
   private final ClientRequestDelays delays;
+  private final WriteObservers writeObservers = new WriteObservers();
 
   PluginLeaderZooKeeperServer(
       FileTxnSnapLog logFactory,
@@ -84,6 +89,13 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
   }
 
   @Override
+  public ProcessTxnResult processTxn(Request request) {
+    ProcessTxnResult rc = super.processTxn(request);
+    writeObservers.applied(request, rc);
+    return rc;
+  }
+
+  @Override
   public File takeSnapshot(boolean syncSnap, boolean isSevere) throws IOException {
     pluginHost.backgroundWork("snapshot", true);
     try {
@@ -108,7 +120,7 @@ final class PluginLeaderZooKeeperServer extends LeaderZooKeeperServer {
               self.getClientAddress(),
               dataDir,
               settings.properties(),
-              new LeaderLocalServer(this)));
+              new LeaderLocalServer(this, writeObservers)));
     } catch (RuntimeException e) {
       LOG.error("Could not start the leader plugin; ZooKeeper keeps serving without it", e);
     }

@@ -84,6 +84,7 @@ final class Applier {
   private final WriteApplier single;
   private final ReadGate reads;
   private final Fencing fencing;
+  private final ForeignWrites foreignWrites;
   private final Recovery recovery;
   private final TransferSource source;
   private final TransferInstall transfers;
@@ -169,7 +170,7 @@ final class Applier {
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());
-    this.fencing = new Fencing(thread, id, this.state, gaps, reads);
+    this.fencing = new Fencing(thread, id, this.state, gaps, reads, out::statusToRepeaters);
     EpochGuard epochs = new EpochGuard(thread, id, this.state, gaps);
     this.recovery =
         new Recovery(
@@ -267,6 +268,15 @@ final class Applier {
     this.executor = Executors.newSingleThreadScheduledExecutor(thread);
     executor.scheduleWithFixedDelay(
         () -> run(this::onTick), TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    this.foreignWrites =
+        local == null
+            ? null
+            : new ForeignWrites(
+                id,
+                local,
+                znodes.dataRoot(),
+                session::isOwnOrPrevious,
+                reason -> execute(() -> fencing.fence(reason)));
   }
 
   /**
@@ -308,6 +318,11 @@ final class Applier {
   }
 
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */
+  /** Writes to the data root by sessions other than the plugin's, seen so far. Any thread. */
+  long foreignWrites() {
+    return foreignWrites == null ? 0 : foreignWrites.seen();
+  }
+
   long readsServedOnEventLoop() {
     return treeReads == null ? 0 : treeReads.servedOnEventLoop();
   }
@@ -353,6 +368,9 @@ final class Applier {
    * Stops applying, waiting at most {@code timeoutMs} for a ZooKeeper call in progress to give up.
    */
   void stop(long timeoutMs) {
+    if (foreignWrites != null) {
+      foreignWrites.close();
+    }
     state.stop();
     executor.shutdownNow();
     try {

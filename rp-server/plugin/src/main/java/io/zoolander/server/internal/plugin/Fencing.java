@@ -7,8 +7,8 @@ import org.slf4j.LoggerFactory;
  * Fences this duplicate: it applies no more writes and serves no reads (STATUS still answers,
  * saying FENCED) until a state transfer is installed ({@link TransferInstall}). A repeater's
  * ERROR(FENCED), a failed transfer, or bookkeeping znodes changed under the plugin fence it. A
- * transfer in progress is abandoned, held messages are forgotten and waiting reads refused. Not
- * persisted. Owned by the applier thread (asserted).
+ * transfer in progress is abandoned, held messages are forgotten, waiting reads refused, and the
+ * repeaters connected told (STATUS FENCED). Not persisted. Owned by the applier thread (asserted).
  */
 final class Fencing {
 
@@ -19,14 +19,25 @@ final class Fencing {
   private final ApplierState state;
   private final GapTracker gaps;
   private final ReadGate reads;
+  private final Runnable tellRepeaters;
 
+  /**
+   * @param tellRepeaters sends this duplicate's STATUS to the repeaters connected, so that one
+   *     streaming to it hears at once that it is fenced (and starts a state transfer)
+   */
   Fencing(
-      ApplierThread owner, int duplicateId, ApplierState state, GapTracker gaps, ReadGate reads) {
+      ApplierThread owner,
+      int duplicateId,
+      ApplierState state,
+      GapTracker gaps,
+      ReadGate reads,
+      Runnable tellRepeaters) {
     this.owner = owner;
     this.duplicateId = duplicateId;
     this.state = state;
     this.gaps = gaps;
     this.reads = reads;
+    this.tellRepeaters = tellRepeaters;
   }
 
   /** Fences the duplicate for {@code reason}; a transfer in progress is abandoned either way. */
@@ -46,5 +57,6 @@ final class Fencing {
     gaps.clear(state.appliedSeq());
     state.publish();
     reads.refuseAllFenced();
+    tellRepeaters.run();
   }
 }

@@ -50,6 +50,15 @@ final class Outbound {
     }
   }
 
+  /** Sends this duplicate's STATUS (epoch, applied seq, ACTIVE or FENCED) to every repeater. */
+  void statusToRepeaters() {
+    Message.Status status =
+        new Message.Status(duplicateId, state.epoch(), state.appliedSeq(), state.mode());
+    for (Channel repeater : peers.repeaters()) {
+      send(repeater, status);
+    }
+  }
+
   /**
    * @return an active repeater connection, or null if none is connected
    */

@@ -25,6 +25,7 @@ final class OwnSession implements AutoCloseable {
   private final byte[] digestAuth;
   private volatile ZooKeeper zk;
   private volatile long sessionId; // of zk once connected; 0 before
+  private volatile long previousSessionId; // the one renew replaced; its last requests may linger
   private volatile boolean closed;
 
   /**
@@ -109,6 +110,7 @@ final class OwnSession implements AutoCloseable {
       created.close(100);
       throw e;
     }
+    previousSessionId = sessionId;
     sessionId = created.getSessionId();
     LOG.info(
         "ZooKeeper session 0x{} with own server {} (timeout {} ms)",
@@ -123,6 +125,14 @@ final class OwnSession implements AutoCloseable {
    */
   boolean isOwn(long id) {
     return id == sessionId && id != 0;
+  }
+
+  /**
+   * @return whether {@code id} is this plugin's current session or the one it replaced (whose last
+   *     requests may still be applied after a renewal); never blocks
+   */
+  boolean isOwnOrPrevious(long id) {
+    return id != 0 && (id == sessionId || id == previousSessionId);
   }
 
   /**

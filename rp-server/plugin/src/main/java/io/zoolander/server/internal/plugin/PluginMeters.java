@@ -98,6 +98,18 @@ final class PluginMeters implements AutoCloseable {
             .register(registry));
   }
 
+  /** Adds the counter of writes to the data root that did not come through the stream. */
+  void watchForeignWrites(Applier applier) {
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_WRITES_FOREIGN, applier, a -> (double) a.foreignWrites())
+            .tags(tags)
+            .description(
+                "Writes to the data root by ZooKeeper sessions other than the plugin's (each one"
+                    + " fences the duplicate)")
+            .register(registry));
+  }
+
   private <M extends Meter> M add(M meter) {
     meters.add(meter);
     return meter;

@@ -127,6 +127,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             ZoolanderPluginConfig.clientRecordRetentionMs(context.properties()));
     applier = app;
     pluginMeters.watchDataPath(app);
+    pluginMeters.watchForeignWrites(app);
     this.peers = peers;
     slowness = announcer;
     if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {

@@ -1,0 +1,113 @@
+package io.zoolander.server.plugin;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Metrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zoolander.client.ReadPolicy;
+import io.zoolander.client.ZoolanderClient;
+import io.zoolander.server.jmx.MeterNames;
+import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.Rejoin;
+import io.zoolander.server.repeater.RepeaterListener;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.ServerMode;
+import io.zoolander.server.testing.TreeDigest;
+import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ZooKeepers;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A plain ZooKeeper client writes a duplicate's data root behind Zoolander's back (issue 19, item
+ * 11): the plugin on that duplicate's leader sees the write, counts it and fences the duplicate, so
+ * that it serves no stale or foreign data, and the repeater repairs it by state transfer: the
+ * duplicates hold the same tree again, without the foreign write.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class ForeignWriteTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @Test
+  void aWriteOutsideTheStreamFencesTheDuplicateAndATransferRepairsIt() throws Exception {
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Metrics.addRegistry(meters);
+    List<String> fenced = new CopyOnWriteArrayList<>();
+    List<Integer> rejoined = new CopyOnWriteArrayList<>();
+    RepeaterListener listener =
+        new RepeaterListener() {
+          @Override
+          public void duplicateFenced(DuplicateView duplicate, String reason) {
+            fenced.add(duplicate.id() + ": " + reason);
+          }
+
+          @Override
+          public void duplicateRejoined(Rejoin rejoin) {
+            rejoined.add(rejoin.duplicateId());
+          }
+        };
+    try (EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(2)
+                .serverMode(ServerMode.IN_PROCESS)
+                .startRepeater(false)
+                .start();
+        ZoolanderClient client = startRepeaterAndConnect(cluster, listener)) {
+      assertThat(client.create("/config", "v1".getBytes(UTF_8)).get(30, TimeUnit.SECONDS).seq())
+          .isPositive();
+      client.barrier().get(30, TimeUnit.SECONDS);
+      double before = counted();
+      String dataRoot = cluster.znodes().dataRoot();
+      try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+        plain.setData(dataRoot + "/config", "behind its back".getBytes(UTF_8), -1);
+      }
+
+      Await.await(
+          WAIT,
+          "the foreign write seen, and duplicate 1 fenced and rejoined",
+          () -> counted() > before && !fenced.isEmpty() && rejoined.contains(1),
+          () -> fenced + " " + rejoined + " " + cluster.repeater().duplicates());
+      assertThat(counted() - before).as("foreign writes counted").isEqualTo(1);
+      assertThat(fenced).as("only duplicate 1 fenced").allMatch(f -> f.startsWith("1: "));
+      // The repeater rejoins it by state transfer: both hold duplicate 2's tree again.
+      client.setData("/config", "v2".getBytes(UTF_8), -1).get(30, TimeUnit.SECONDS);
+      Await.await(
+          WAIT,
+          "duplicate 1 repaired and streaming",
+          () -> {
+            DuplicateView d = cluster.repeater().duplicate(1);
+            return !d.fenced() && d.ackedSeq() >= cluster.repeater().nextSeq() - 1;
+          },
+          () -> cluster.repeater().duplicates().toString());
+      Map<Integer, TreeDigest> digests = cluster.awaitConverged(WAIT);
+      assertThat(new HashSet<>(digests.values())).hasSize(1);
+      try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+        assertThat(new String(plain.getData(dataRoot + "/config", false, null), UTF_8))
+            .isEqualTo("v2");
+      }
+    } finally {
+      Metrics.removeRegistry(meters);
+    }
+  }
+
+  private static ZoolanderClient startRepeaterAndConnect(
+      EmbeddedCluster cluster, RepeaterListener listener) throws Exception {
+    cluster.startRepeater(b -> b.listener(listener));
+    return cluster.clientBuilder().readPolicy(ReadPolicy.all()).build();
+  }
+
+  private static double counted() {
+    return Metrics.globalRegistry.find(MeterNames.PLUGIN_WRITES_FOREIGN).functionCounters().stream()
+        .mapToDouble(FunctionCounter::count)
+        .sum();
+  }
+}
