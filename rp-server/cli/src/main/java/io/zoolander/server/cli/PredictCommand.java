@@ -1,11 +1,13 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.model.Deployment;
-import io.zoolander.model.DistributionModel;
 import io.zoolander.model.LatencyDistribution;
 import io.zoolander.model.LatencyDistributions;
 import io.zoolander.model.QueueingModel;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.model.SlaPrediction;
+import io.zoolander.model.Strategy;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.model.TradeOff;
 import java.io.PrintWriter;
@@ -87,11 +89,22 @@ final class PredictCommand implements Callable<Integer> {
         Math.sqrt(serviceTime.scv()));
     out.printf("tau %.3f ms, %.1f arrivals/s, network %.3f ms%n%n", tau, rate, networkMs);
     ThesisModel thesis = ThesisModel.builder().queueing(queueing).build();
-    DistributionModel distribution = DistributionModel.create();
+    SlaEngine.Builder engine =
+        SlaEngine.builder()
+            .serviceTime(serviceTime)
+            .networkDelay(LatencyDistributions.constant(networkMs))
+            .arrivalRatePerSec(rate);
     out.printf(
-        "%10s  %11s  %18s  %18s%n",
-        "duplicates", "utilisation", "thesis (" + queueing + ")", "distribution");
+        "%10s  %11s  %10s  %20s  %9s  %9s  %21s%n",
+        "duplicates",
+        "utilisation",
+        "engine",
+        "95% interval",
+        "miss",
+        "method",
+        "thesis baseline (" + queueing + ")");
     for (int n : duplicates) {
+      SlaEstimate e = engine.strategy(Strategy.predictability(n)).build().predict(tau);
       Deployment deployment =
           Deployment.builder()
               .networkDelay(LatencyDistributions.constant(networkMs))
@@ -99,10 +112,23 @@ final class PredictCommand implements Callable<Integer> {
               .arrivalRatePerSec(rate)
               .build();
       SlaPrediction t = thesis.predict(deployment, tau);
-      SlaPrediction d = distribution.predict(deployment, tau);
       out.printf(
-          "%10d  %11.3f  %18s  %18s%n", n, t.maxUtilisation(), Options.sla(t), Options.sla(d));
+          "%10d  %11.3f  %10s  %20s  %9s  %9s  %21s%n",
+          n,
+          e.utilisation(),
+          Options.sla(e),
+          Options.interval(e),
+          Options.miss(e),
+          Options.method(e),
+          Options.sla(t));
     }
+    out.println();
+    out.println(
+        "engine: the duplicates share one arrival stream and waits are distributions (docs/model.md, \"The engine\");");
+    out.println(
+        "  its interval holds its Monte-Carlo error and, for a sample file, the sample's size.");
+    out.println(
+        "thesis baseline: mean waits subtracted from tau, duplicates independent (the thesis's formula).");
     if (tradeoff) {
       printTradeOff(out, serviceTime, tau);
     }
