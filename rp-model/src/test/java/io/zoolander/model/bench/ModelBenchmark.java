@@ -76,6 +76,14 @@ public final class ModelBenchmark {
         "engine planner fewestNodes(0.999) within 32 nodes, rate 500/s",
         3,
         () -> enginePlanner.fewestNodes(0.999, 500, 32).map(Planner.Plan::sla).orElse(0.0));
+    report(
+        "engine planner maxArrivalRate(0.999) within 32 nodes",
+        3,
+        () ->
+            enginePlanner
+                .maxArrivalRate(0.999, 32)
+                .map(Planner.Plan::arrivalRatePerSec)
+                .orElse(0.0));
   }
 
   private static void report(String name, int iterations, DoubleSupplier work) {

@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
@@ -108,6 +110,38 @@ class ZoolanderCommandTest {
     assertThat(r.out())
         .contains(
             "best with at most 8 nodes:", "fewest nodes for SLA 0.9999:", "highest arrival rate");
+  }
+
+  @Test
+  void planGivesAUsefulAnswerForAHeavyTailAndSaysWhyTheBestWins() {
+    // The thesis baseline scores every strategy 0 here (its mean wait exceeds tau).
+    CliRun r = run("plan", "--example", "--rate", "500", "--nodes", "8", "--target-sla", "0.999");
+    assertThat(r.exit()).isZero();
+    assertThat(r.err()).isEmpty();
+    Matcher best =
+        Pattern.compile("best with at most 8 nodes: mix\\(r=2 x d=4\\) at 500\\.0/s: SLA ([0-9.]+)")
+            .matcher(r.out());
+    assertThat(best.find()).as(r.out()).isTrue();
+    assertThat(Double.parseDouble(best.group(1))).isGreaterThan(0.99);
+    assertThat(r.out())
+        .contains(
+            "beats the best RP, RP(d=8)",
+            "utilisation 0.750 against 0.375",
+            "beats the best throughput, throughput(r=8)",
+            "one copy against 4")
+        .doesNotContain("none within");
+    // RP, throughput and mixes are listed, each beside the thesis baseline's 0.
+    for (String kind : List.of("RP", "throughput", "mix")) {
+      assertThat(
+              r.out()
+                  .lines()
+                  .filter(
+                      l ->
+                          l.matches(
+                              "  " + kind + "\\(.*\\)\\s+" + kind + "\\s+\\d+\\s.*0\\.000000")))
+          .as(kind)
+          .isNotEmpty();
+    }
   }
 
   @Test
