@@ -1,8 +1,10 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.model.ExchangeableDependence;
 import io.zoolander.model.LatencyDistribution;
 import io.zoolander.model.LatencyDistributions;
 import io.zoolander.model.Planner;
+import io.zoolander.model.SlaEngine;
 import io.zoolander.model.SlaEstimate;
 import io.zoolander.model.Strategy;
 import java.io.PrintWriter;
@@ -76,9 +78,14 @@ final class PlanCommand implements Callable<Integer> {
       throw new CliException("--nodes must be >= 1, was " + nodes);
     }
     Double target = targetSla == null ? null : Options.probability(targetSla, "--target-sla");
+    PairedSamples pairs = inputs.pairedSamples();
+    SlaEngine.Builder template = SlaEngine.builder();
+    if (pairs != null) {
+      template.dependence(ExchangeableDependence.estimate(pairs.rowsMs()));
+    }
     Planner engine =
         Planner.builder()
-            .engine()
+            .engine(template)
             .serviceTime(serviceTime)
             .networkDelay(LatencyDistributions.constant(networkMs))
             .tauMs(tau)
@@ -99,6 +106,11 @@ final class PlanCommand implements Callable<Integer> {
     out.println(
         "predicted by the engine (shared arrival stream, waits as distributions); the thesis baseline"
             + " beside it");
+    if (pairs != null) {
+      out.printf(
+          "duplicates' dependence fitted from %d paired accesses of %d duplicates%n",
+          pairs.rows(), pairs.columns());
+    }
     if (nodes != null) {
       printBudget(out, engine, thesis, nodes);
     }

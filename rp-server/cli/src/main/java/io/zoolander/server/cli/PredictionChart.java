@@ -1,7 +1,5 @@
 package io.zoolander.server.cli;
 
-import io.zoolander.model.LatencyDistribution;
-import io.zoolander.model.LatencyDistributions;
 import io.zoolander.model.MissCurve;
 import io.zoolander.model.SlaEngine;
 import io.zoolander.model.SlaEstimate;
@@ -36,10 +34,15 @@ final class PredictionChart {
 
   private PredictionChart() {}
 
+  /**
+   * @param engine the engine's configuration but for the strategy (set per duplicate count)
+   * @param serviceP999Ms the service time's p99.9: the bounds run to it or to twice tau
+   * @param ratePerSec the arrival rate, for the title
+   */
   static Path write(
-      LatencyDistribution service,
+      SlaEngine.Builder engine,
+      double serviceP999Ms,
       double ratePerSec,
-      double networkMs,
       List<Integer> duplicates,
       double tauMs,
       Path file) {
@@ -58,12 +61,7 @@ final class PredictionChart {
     chart.getStyler().setYAxisLogarithmic(true);
     chart.getStyler().setYAxisMin(FLOOR);
     chart.getStyler().setYAxisMax(1.0);
-    double hi = Math.max(2 * tauMs, service.quantile(0.999));
-    SlaEngine.Builder engine =
-        SlaEngine.builder()
-            .serviceTime(service)
-            .networkDelay(LatencyDistributions.constant(networkMs))
-            .arrivalRatePerSec(ratePerSec);
+    double hi = Math.max(2 * tauMs, serviceP999Ms);
     int index = 0;
     for (int n : duplicates) {
       MissCurve curve =
