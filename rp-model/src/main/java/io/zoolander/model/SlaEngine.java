@@ -603,19 +603,20 @@ public final class SlaEngine {
       return null;
     }
     int t = taus.length;
-    EngineLaw[] main = {
-      readSamples
-          ? BinnedLaw.of((EngineLaw.Empirical) readLaw, serviceMax, BOOTSTRAP_GRID)
-          : readLaw,
-      writeSamples
-          ? (writeLaw == readLaw
-              ? null
-              : BinnedLaw.of((EngineLaw.Empirical) writeLaw, serviceMax, BOOTSTRAP_GRID))
-          : writeLaw
-    };
-    if (main[1] == null) {
-      main[1] = main[0];
-    }
+    // One law for both classes is binned (and resampled) once, whichever class uses it.
+    boolean shared = writeLaw == readLaw;
+    boolean readBinned = readSamples || (shared && writeSamples);
+    EngineLaw[] main = new EngineLaw[2];
+    main[0] =
+        readBinned
+            ? BinnedLaw.of((EngineLaw.Empirical) readLaw, serviceMax, BOOTSTRAP_GRID)
+            : readLaw;
+    main[1] =
+        shared
+            ? main[0]
+            : writeSamples
+                ? BinnedLaw.of((EngineLaw.Empirical) writeLaw, serviceMax, BOOTSTRAP_GRID)
+                : writeLaw;
     PollaczekKhinchine pk0 = new PollaczekKhinchine(main, rates, serviceMax, BOOTSTRAP_GRID);
     double[][] single0 = singleMiss(pk0, taus);
     double[][] fixed0 = result == null ? null : fixedWaits(main, taus, sim, result, sim.combiners);
@@ -625,11 +626,11 @@ public final class SlaEngine {
     int combinedNodes = Math.max(sim == null ? 0 : sim.duplicates, strategy.nodes());
     for (int b = 0; b < bootstrapReplicates; b++) {
       EngineLaw[] replicate = main.clone();
-      if (readSamples) {
+      if (readBinned) {
         replicate[0] = ((BinnedLaw) main[0]).replicate(rng);
       }
       if (writeSamples) {
-        replicate[1] = main[1] == main[0] ? replicate[0] : ((BinnedLaw) main[1]).replicate(rng);
+        replicate[1] = shared ? replicate[0] : ((BinnedLaw) main[1]).replicate(rng);
       }
       PollaczekKhinchine pkb = new PollaczekKhinchine(replicate, rates, serviceMax, BOOTSTRAP_GRID);
       double[][] singleB = singleMiss(pkb, taus);

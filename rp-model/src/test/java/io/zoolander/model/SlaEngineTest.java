@@ -188,6 +188,28 @@ class SlaEngineTest {
   }
 
   @Test
+  void writesFromSamplesCarryTheSamplesSpread() {
+    // Regression: with one law for reads and writes and only writes in the mix (the repeater's
+    // predictor), the law was neither binned nor resampled, and the interval was a point.
+    LatencyDistribution s = LatencyDistributions.logNormalWithMean(1, 1);
+    Well19937c rng = new Well19937c(9);
+    double[] samples = new double[2_000];
+    for (int i = 0; i < samples.length; i++) {
+      samples[i] = s.sample(rng);
+    }
+    for (int n : new int[] {1, 2}) {
+      SlaEstimate writes =
+          engine(EmpiricalLatency.of(samples), 100)
+              .strategy(Strategy.predictability(n))
+              .writeFraction(1)
+              .build()
+              .predict(s.quantile(0.9));
+      assertThat(writes.samplingRelativeError()).as("N=%d", n).isBetween(0.02, 0.5);
+      assertThat(writes.high() - writes.low()).as("N=%d", n).isPositive();
+    }
+  }
+
+  @Test
   void pairedSamplesGiveTheDependenceAnIntervalThatReflectsTheirCount() {
     // 10% of accesses hit a slowdown that makes each duplicate late (10 ms, tau 5 ms) with
     // probability 0.709, the others are late alone with probability 0.03: P(all 4 late) = 0.1 *
