@@ -662,7 +662,7 @@ public final class Repeater implements AutoCloseable {
               batchingController);
       if (admission != null) {
         AdmissionController controller =
-            new AdmissionController(admission, sources.size(), ticker, registry);
+            AdmissionController.withModelThread(admission, sources.size(), ticker, registry);
         controller.meters().forEach(meters::register);
         core.admission(controller);
       }

@@ -292,6 +292,9 @@ public final class RepeaterCore implements AutoCloseable {
     }
     sequencer.close();
     meters.close();
+    if (admission != null) {
+      admission.close();
+    }
     runtime.stopListening(true);
     if (runtime.loop() != null) {
       List<Future<?>> drains = new ArrayList<>();
