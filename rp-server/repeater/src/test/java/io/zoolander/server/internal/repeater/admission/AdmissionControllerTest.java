@@ -107,7 +107,8 @@ class AdmissionControllerTest {
     assertThat(end.limiting()).isTrue();
     // Settled: over the last 10 s the limit stays near the sustainable rate (95% within 20 ms:
     // 850/s for M/M/1, the
-    // engine says the same, exactly), most periods within 10% of its mean, and no collapse (the
+    // engine, exact for M/M/1, says about the same from the samples), most periods within 10% of
+    // its mean, and no collapse (the
     // sawtooth
     // of a plain integral
     // on this plant dips to half its mean).
