@@ -73,6 +73,10 @@ public final class Planner {
 
   private final SlaModel model;
   private final SlaEngine.Builder engine; // null: use model
+  // The engine's last evaluateAll (guarded by this).
+  private List<Plan> lastPlans;
+  private int lastNodes;
+  private double lastRate;
   private final LatencyDistribution serviceTime;
   private final LatencyDistribution networkDelay;
   private final double tauMs;
@@ -133,10 +137,31 @@ public final class Planner {
         strategy, arrivalRatePerSec, model.predict(replicaSet(strategy, arrivalRatePerSec), tauMs));
   }
 
-  /** Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates. */
+  /**
+   * Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates (an
+   * unmodifiable list). With the engine the last answer is kept: {@link #best} and {@link
+   * #fewestNodes} asked about the same nodes and rate (as {@code zoolander plan} does) simulate
+   * once.
+   */
   public List<Plan> evaluateAll(int nodes, double arrivalRatePerSec) {
     checkPositive(nodes, "nodes");
     checkNonNegative(arrivalRatePerSec, "arrivalRatePerSec");
+    if (engine == null) {
+      return List.copyOf(evaluateEach(nodes, arrivalRatePerSec));
+    }
+    synchronized (this) {
+      if (lastPlans == null
+          || lastNodes != nodes
+          || Double.compare(lastRate, arrivalRatePerSec) != 0) {
+        lastPlans = List.copyOf(evaluateEach(nodes, arrivalRatePerSec));
+        lastNodes = nodes;
+        lastRate = arrivalRatePerSec;
+      }
+      return lastPlans;
+    }
+  }
+
+  private List<Plan> evaluateEach(int nodes, double arrivalRatePerSec) {
     List<Plan> plans = new ArrayList<>();
     for (int r = 1; r <= nodes; r++) {
       if (engine != null) {
