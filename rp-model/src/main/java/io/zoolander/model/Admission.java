@@ -11,6 +11,12 @@ import static io.zoolander.model.internal.Preconditions.checkPositive;
  * to expect, and the highest arrival rate that keeps the target. The repeater uses it to shed
  * writes; the client to choose its degree of concurrency.
  *
+ * <p>Two predictors: by default the thesis baseline ({@link ThesisModel}, or any {@link SlaModel}
+ * given to {@link Builder#model}); or, with {@link Builder#engine()}, the {@link SlaEngine}: every
+ * access (a write) applied by every duplicate and done at the first reply, the duplicates sharing
+ * one Poisson arrival stream, waits as distributions. The engine's highest admissible rate is a
+ * bisection of short simulations (exact for one duplicate) to {@value #RATE_TOLERANCE} of the rate.
+ *
  * <p>Stateless and thread-safe: the caller supplies fresh measurements for every decision.
  */
 public final class Admission {
@@ -30,7 +36,14 @@ public final class Admission {
     }
   }
 
+  /** The engine's capacity search stops when its bracket is this narrow, relative to its top. */
+  static final double RATE_TOLERANCE = 0.01;
+
+  /** Simulated accesses per step of the engine's capacity search. */
+  private static final long QUICK_ACCESSES = 20_000;
+
   private final SlaModel model;
+  private final SlaEngine.Builder engine; // null: use model
   private final double targetSla;
   private final double tauMs;
   private final int duplicates;
@@ -38,11 +51,13 @@ public final class Admission {
 
   private Admission(
       SlaModel model,
+      SlaEngine.Builder engine,
       double targetSla,
       double tauMs,
       int duplicates,
       LatencyDistribution networkDelay) {
     this.model = model;
+    this.engine = engine;
     this.targetSla = targetSla;
     this.tauMs = tauMs;
     this.duplicates = duplicates;
@@ -71,6 +86,9 @@ public final class Admission {
   public Decision decide(LatencyDistribution liveServiceTime, double recentArrivalRatePerSec) {
     checkNotNull(liveServiceTime, "liveServiceTime");
     checkNonNegative(recentArrivalRatePerSec, "recentArrivalRatePerSec");
+    if (engine != null) {
+      return engineDecision(liveServiceTime, recentArrivalRatePerSec);
+    }
     Deployment deployment =
         Deployment.builder()
             .networkDelay(networkDelay)
@@ -82,9 +100,65 @@ public final class Admission {
     return new Decision(expected.meets(targetSla), expected, max);
   }
 
+  /** Whether this admission predicts with the {@link SlaEngine} (else the thesis baseline). */
+  public boolean usesEngine() {
+    return engine != null;
+  }
+
+  private Decision engineDecision(LatencyDistribution live, double rate) {
+    SlaEngine.Builder writes =
+        engine
+            .copy()
+            .strategy(Strategy.predictability(duplicates))
+            .serviceTime(live)
+            .networkDelay(networkDelay)
+            .writeFraction(1)
+            .prepare();
+    SlaEstimate expected = writes.copy().arrivalRatePerSec(rate).build().predict(tauMs);
+    SlaEngine.Builder quick = writes.copy().accesses(QUICK_ACCESSES).bootstrapReplicates(0);
+    double max = 0;
+    if (meets(quick, 0)) {
+      double lo = expected.meets(targetSla) ? rate : 0;
+      double hi = 1000 / live.meanMs(); // every node serves every write: utilisation 1
+      while (hi - lo > RATE_TOLERANCE * hi) {
+        double mid = (lo + hi) / 2;
+        if (meets(quick, mid)) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+      max = lo;
+    }
+    // Each duplicate's own on-time probability: one node of the same queue (exact).
+    double single =
+        duplicates == 1
+            ? expected.sla()
+            : quick
+                .copy()
+                .strategy(Strategy.predictability(1))
+                .arrivalRatePerSec(rate)
+                .build()
+                .predict(tauMs)
+                .sla();
+    double[] onTime = new double[duplicates];
+    java.util.Arrays.fill(onTime, single);
+    SlaPrediction prediction =
+        expected.isStable()
+            ? new SlaPrediction(
+                SlaPrediction.Status.STABLE, expected.sla(), tauMs, expected.utilisation(), onTime)
+            : SlaPrediction.unstable(tauMs, expected.utilisation(), duplicates);
+    return new Decision(expected.meets(targetSla), prediction, max);
+  }
+
+  private boolean meets(SlaEngine.Builder quick, double rate) {
+    return quick.copy().arrivalRatePerSec(rate).build().predict(tauMs).meets(targetSla);
+  }
+
   /** Builds an {@link Admission}. */
   public static final class Builder {
     private SlaModel model = ThesisModel.create();
+    private SlaEngine.Builder engine;
     private double targetSla = Double.NaN;
     private double tauMs = Double.NaN;
     private int duplicates = 1;
@@ -92,9 +166,25 @@ public final class Admission {
 
     private Builder() {}
 
-    /** The predictor; the thesis model with M/G/1 queueing by default. */
+    /** The predictor; the thesis model with M/G/1 queueing by default. Turns the engine off. */
     public Builder model(SlaModel model) {
       this.model = checkNotNull(model, "model");
+      this.engine = null;
+      return this;
+    }
+
+    /** Predict with the {@link SlaEngine} (default settings) instead of the thesis baseline. */
+    public Builder engine() {
+      return engine(SlaEngine.builder());
+    }
+
+    /**
+     * Predict with the {@link SlaEngine} configured like {@code template} (seed, dependence,
+     * bootstrap replicates; the admission sets the strategy, service time, network delay, write mix
+     * and rate).
+     */
+    public Builder engine(SlaEngine.Builder template) {
+      this.engine = checkNotNull(template, "template").copy();
       return this;
     }
 
@@ -132,7 +222,7 @@ public final class Admission {
       if (Double.isNaN(tauMs)) {
         throw new IllegalStateException("tauMs must be set");
       }
-      return new Admission(model, targetSla, tauMs, duplicates, networkDelay);
+      return new Admission(model, engine, targetSla, tauMs, duplicates, networkDelay);
     }
   }
 }

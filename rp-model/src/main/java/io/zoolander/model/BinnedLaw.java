@@ -1,5 +1,6 @@
 package io.zoolander.model;
 
+import io.zoolander.model.internal.Numeric;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import org.apache.commons.math3.random.RandomGenerator;
@@ -79,26 +80,9 @@ final class BinnedLaw extends EngineLaw {
   BinnedLaw replicate(SplittableRandom rng) {
     double[] w = new double[weight.length];
     for (int i = 0; i < w.length; i++) {
-      w[i] = poisson(weight[i], rng);
+      w[i] = Numeric.poisson(weight[i], rng);
     }
     return new BinnedLaw(edges, w, binMean);
-  }
-
-  private static double poisson(double mean, SplittableRandom rng) {
-    if (mean <= 0) {
-      return 0;
-    }
-    if (mean > 30) {
-      return Math.max(0, Math.rint(mean + Math.sqrt(mean) * rng.nextGaussian()));
-    }
-    double limit = Math.exp(-mean);
-    double p = rng.nextDouble();
-    int k = 0;
-    while (p > limit) {
-      p *= rng.nextDouble();
-      k++;
-    }
-    return k;
   }
 
   private int bin(double x) {

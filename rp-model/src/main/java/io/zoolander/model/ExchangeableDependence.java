@@ -5,6 +5,7 @@ import static io.zoolander.model.internal.Preconditions.checkPairedSamples;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
 import java.util.Arrays;
+import java.util.SplittableRandom;
 
 /**
  * Partially dependent duplicates, described by how many of them are late together. Where {@link
@@ -164,12 +165,28 @@ public final class ExchangeableDependence implements AnomalyDependence {
 
   /** Step correlations {@code r_1..r_{n-1}} (index 0 unused) at a bound. */
   double[] steps(double boundMs, int n) {
+    return sortedOrderStatistics == null ? fixedSteps(n) : steps(lateCountAt(boundMs), n);
+  }
+
+  /**
+   * As {@link #steps(double, int)}, from a Poisson-bootstrap replicate of the paired samples' late
+   * counts at the bound ({@link LateCount#replicate}): the spread of the dependence due to the
+   * number of paired samples. The fixed steps when this dependence does not come from samples.
+   */
+  double[] replicateSteps(double boundMs, int n, SplittableRandom rng) {
+    return sortedOrderStatistics == null
+        ? fixedSteps(n)
+        : steps(lateCountAt(boundMs).replicate(rng), n);
+  }
+
+  private double[] fixedSteps(int n) {
     double[] steps = new double[Math.max(n, 1)];
-    if (sortedOrderStatistics == null) {
-      Arrays.fill(steps, fixedCorrelation);
-      return steps;
-    }
-    LateCount count = lateCountAt(boundMs);
+    Arrays.fill(steps, fixedCorrelation);
+    return steps;
+  }
+
+  private double[] steps(LateCount count, int n) {
+    double[] steps = new double[Math.max(n, 1)];
     if (estimator == Estimator.BETA_BINOMIAL) {
       Arrays.fill(steps, count.betaBinomial().correlation());
       return steps;

@@ -4,7 +4,9 @@ import static io.zoolander.model.internal.Preconditions.checkNotNull;
 import static io.zoolander.model.internal.Preconditions.checkPositive;
 import static io.zoolander.model.internal.Preconditions.checkProbability;
 
+import io.zoolander.model.internal.Numeric;
 import java.util.Arrays;
+import java.util.SplittableRandom;
 
 /**
  * How many of {@code M} duplicates were late together: the distribution of {@code K}, the number of
@@ -72,6 +74,21 @@ public final class LateCount {
       throw new IllegalArgumentException("countsByLate must count at least one access");
     }
     return new LateCount(countsByLate.clone(), total);
+  }
+
+  /**
+   * A Poisson-bootstrap replicate of these counts: each access weighted by a Poisson(1) draw, so
+   * the count of accesses with {@code k} late duplicates becomes a Poisson draw with that count as
+   * its mean. These counts when the draws leave no access.
+   */
+  LateCount replicate(SplittableRandom rng) {
+    long[] drawn = new long[counts.length];
+    long total = 0;
+    for (int k = 0; k < counts.length; k++) {
+      drawn[k] = (long) Numeric.poisson(counts[k], rng);
+      total += drawn[k];
+    }
+    return total == 0 ? this : new LateCount(drawn, total);
   }
 
   /** {@code M}, the number of duplicates measured per access. */

@@ -59,8 +59,24 @@ public final class Planner {
           .thenComparing(p -> -p.strategy().nodes())
           .thenComparing(p -> -p.strategy().replicaSets());
 
+  /** Simulated accesses per step of the engine's goodput search. */
+  private static final long QUICK_ACCESSES = 20_000;
+
+  /** Bisection steps of the goodput search at most. */
+  private static final int MAX_BISECTIONS = 16;
+
+  /** The goodput search stops when its bracket is this narrow, relative to its top. */
+  private static final double RATE_TOLERANCE = 1e-3;
+
+  /** Relative rate step back when the full run misses the target the short runs met. */
+  private static final double STEP_BACK = 0.01;
+
   private final SlaModel model;
   private final SlaEngine.Builder engine; // null: use model
+  // The engine's last evaluateAll (guarded by this).
+  private List<Plan> lastPlans;
+  private int lastNodes;
+  private double lastRate;
   private final LatencyDistribution serviceTime;
   private final LatencyDistribution networkDelay;
   private final double tauMs;
@@ -121,10 +137,31 @@ public final class Planner {
         strategy, arrivalRatePerSec, model.predict(replicaSet(strategy, arrivalRatePerSec), tauMs));
   }
 
-  /** Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates. */
+  /**
+   * Every strategy with at most {@code nodes} nodes, in order of replica sets then duplicates (an
+   * unmodifiable list). With the engine the last answer is kept: {@link #best} and {@link
+   * #fewestNodes} asked about the same nodes and rate (as {@code zoolander plan} does) simulate
+   * once.
+   */
   public List<Plan> evaluateAll(int nodes, double arrivalRatePerSec) {
     checkPositive(nodes, "nodes");
     checkNonNegative(arrivalRatePerSec, "arrivalRatePerSec");
+    if (engine == null) {
+      return List.copyOf(evaluateEach(nodes, arrivalRatePerSec));
+    }
+    synchronized (this) {
+      if (lastPlans == null
+          || lastNodes != nodes
+          || Double.compare(lastRate, arrivalRatePerSec) != 0) {
+        lastPlans = List.copyOf(evaluateEach(nodes, arrivalRatePerSec));
+        lastNodes = nodes;
+        lastRate = arrivalRatePerSec;
+      }
+      return lastPlans;
+    }
+  }
+
+  private List<Plan> evaluateEach(int nodes, double arrivalRatePerSec) {
     List<Plan> plans = new ArrayList<>();
     for (int r = 1; r <= nodes; r++) {
       if (engine != null) {
@@ -205,14 +242,15 @@ public final class Planner {
   public Optional<Plan> maxArrivalRate(double targetSla, int nodes) {
     checkOpenProbability(targetSla, "targetSla");
     checkPositive(nodes, "nodes");
+    if (engine != null) {
+      return engineMaxArrivalRate(targetSla, nodes);
+    }
     Plan best = null;
     for (int r = 1; r <= nodes; r++) {
       for (int d = 1; r * d <= nodes; d++) {
         Strategy strategy = new Strategy(r, d);
         double perSet =
-            engine != null
-                ? engineMaxSetRate(d, targetSla)
-                : Capacity.maxArrivalRatePerSec(model, replicaSet(strategy, 0), tauMs, targetSla);
+            Capacity.maxArrivalRatePerSec(model, replicaSet(strategy, 0), tauMs, targetSla);
         if (perSet > 0 && (best == null || perSet * r > best.arrivalRatePerSec())) {
           best = evaluate(strategy, perSet * r);
         }
@@ -222,27 +260,63 @@ public final class Planner {
   }
 
   /**
-   * Bisection on one set's rate with the engine (16 steps of 20 000 simulated accesses); 0 if not
-   * even an idle set meets it.
+   * {@link #maxArrivalRate} with the engine. The goodput of {@code r} sets of {@code d} duplicates
+   * is {@code r} times the highest rate one set of {@code d} sustains, which depends on {@code d}
+   * only and does not fall as {@code d} grows (more copies of the same arrivals). So only the
+   * strategies with the most sets for their {@code d} and the most duplicates for their {@code r}
+   * can win ({@code (r, nodes / r)} with {@code r = nodes / d}: about {@code 2 sqrt(nodes)} of
+   * them); they are searched from the most sets down, each bisection (short simulations) starting
+   * from what the previous one found, and skipped when even a saturated set could not beat the best
+   * so far.
    */
-  private double engineMaxSetRate(int d, double targetSla) {
-    SlaEngine.Builder quick = engine.copy().accesses(20_000);
-    double[] idle = SlaEngine.missByDuplicates(quick, 0, d, tauMs);
-    if (idle == null || 1 - idle[d - 1] < targetSla) {
-      return 0;
-    }
-    double lo = 0;
-    double hi = 1000 / serviceTime.meanMs();
-    for (int i = 0; i < 16; i++) {
-      double mid = (lo + hi) / 2;
-      double[] miss = SlaEngine.missByDuplicates(quick, mid, d, tauMs);
-      if (miss != null && 1 - miss[d - 1] >= targetSla) {
-        lo = mid;
-      } else {
-        hi = mid;
+  private Optional<Plan> engineMaxArrivalRate(double targetSla, int nodes) {
+    SlaEngine.Builder quick = engine.copy().accesses(QUICK_ACCESSES);
+    double saturation = 1000 / serviceTime.meanMs();
+    Strategy best = null;
+    double bestRate = 0;
+    double floor = 0; // a set rate the previous (fewer) duplicates sustained
+    for (int r = nodes; r >= 1; r--) {
+      int d = nodes / r;
+      if (nodes / d != r || r * saturation <= bestRate) {
+        continue;
+      }
+      double lo = Math.max(floor, bestRate / r);
+      boolean feasible =
+          lo == floor ? floor > 0 || meets(quick, 0, d, targetSla) : meets(quick, lo, d, targetSla);
+      if (!feasible) {
+        continue;
+      }
+      double hi = saturation;
+      for (int i = 0; i < MAX_BISECTIONS && hi - lo > RATE_TOLERANCE * hi; i++) {
+        double mid = (lo + hi) / 2;
+        if (meets(quick, mid, d, targetSla)) {
+          lo = mid;
+        } else {
+          hi = mid;
+        }
+      }
+      floor = lo;
+      if (lo > 0 && lo * r > bestRate) {
+        best = new Strategy(r, d);
+        bestRate = lo * r;
       }
     }
-    return lo;
+    if (best == null) {
+      return Optional.empty();
+    }
+    // The short runs and the full one differ by their Monte-Carlo error: step back until the plan
+    // reported (the full run) meets the target too.
+    Plan plan = evaluate(best, bestRate);
+    for (int i = 0; i < MAX_BISECTIONS && !plan.prediction().meets(targetSla); i++) {
+      plan = evaluate(best, plan.arrivalRatePerSec() * (1 - STEP_BACK));
+    }
+    return plan.prediction().meets(targetSla) ? Optional.of(plan) : Optional.empty();
+  }
+
+  /** Whether one set of {@code d} duplicates at {@code setRatePerSec} meets the target. */
+  private boolean meets(SlaEngine.Builder quick, double setRatePerSec, int d, double targetSla) {
+    double[] miss = SlaEngine.missByDuplicates(quick, setRatePerSec, d, tauMs);
+    return miss != null && 1 - miss[d - 1] >= targetSla;
   }
 
   private Deployment replicaSet(Strategy strategy, double arrivalRatePerSec) {

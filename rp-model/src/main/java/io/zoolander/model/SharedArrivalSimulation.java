@@ -400,6 +400,13 @@ final class SharedArrivalSimulation {
 
   /** The chance that all {@code k} nodes are late when each is late with {@code v} and idle. */
   double idleAllLate(int ti, double v, int k) {
+    return idleAllLate(combiners, ti, v, k);
+  }
+
+  /**
+   * As {@link #idleAllLate(int, double, int)}, combined by {@code combiners} (null: independent).
+   */
+  static double idleAllLate(Combiner[] combiners, int ti, double v, int k) {
     if (combiners == null) {
       return Math.pow(v, k);
     }

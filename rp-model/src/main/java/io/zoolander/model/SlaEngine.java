@@ -382,10 +382,16 @@ public final class SlaEngine {
       if (c >= 0) {
         f = factors[c][b][i];
       } else {
-        double m = (1 - writeFraction) * miss[0][i] + writeFraction * miss[1][i];
-        double mb =
-            (1 - writeFraction) * miss[0][i] * factors[0][b][i]
-                + writeFraction * miss[1][i] * factors[1][b][i];
+        // Only the classes that occur: the other's miss may be undefined (no access simulated).
+        double[] share = {1 - writeFraction, writeFraction};
+        double m = 0;
+        double mb = 0;
+        for (int k = 0; k < 2; k++) {
+          if (share[k] > 0) {
+            m += share[k] * miss[k][i];
+            mb += share[k] * miss[k][i] * factors[k][b][i];
+          }
+        }
         f = m > 0 ? mb / m : 1;
       }
       if (f > 0 && Double.isFinite(f)) {
@@ -508,6 +514,15 @@ public final class SlaEngine {
   }
 
   private SharedArrivalSimulation.Combiner[] combiners(double[] taus, int maxNodes) {
+    return combiners(taus, maxNodes, null);
+  }
+
+  /**
+   * How the duplicates' late probabilities combine at each bound; with {@code replicate} (not null)
+   * the dependence's steps come from a bootstrap replicate of its paired samples.
+   */
+  private SharedArrivalSimulation.Combiner[] combiners(
+      double[] taus, int maxNodes, SplittableRandom replicate) {
     if (dependence instanceof AnomalyDependence.Independent) {
       return null;
     }
@@ -516,7 +531,10 @@ public final class SlaEngine {
     for (int i = 0; i < taus.length; i++) {
       double bound = taus[i] - meanNet;
       if (dependence instanceof ExchangeableDependence e) {
-        double[] steps = e.steps(bound, maxNodes);
+        double[] steps =
+            replicate == null
+                ? e.steps(bound, maxNodes)
+                : e.replicateSteps(bound, maxNodes, replicate);
         out[i] =
             (late, k) -> {
               double[] sorted = Arrays.copyOf(late, k);
@@ -564,7 +582,9 @@ public final class SlaEngine {
 
   /**
    * Bootstrap factors {@code [class][replicate][tau]}: each replicate's miss ratio over the
-   * estimate's, or null when no law comes from samples.
+   * estimate's, or null when neither a service law nor the dependence comes from samples. A
+   * dependence fitted from paired samples ({@link ExchangeableDependence}) is resampled too, its
+   * late counts at each bound drawn as the Poisson bootstrap of the paired accesses.
    */
   private double[][][] bootstrap(
       double[] taus,
@@ -574,39 +594,52 @@ public final class SlaEngine {
       SharedArrivalSimulation.Result result) {
     boolean readSamples = readLaw instanceof EngineLaw.Empirical && writeFraction < 1;
     boolean writeSamples = writeLaw instanceof EngineLaw.Empirical && writeFraction > 0;
-    if (bootstrapReplicates == 0 || !(readSamples || writeSamples)) {
+    boolean pairedSamples =
+        result != null
+            && sim.combiners != null
+            && dependence instanceof ExchangeableDependence e
+            && e.measuredDuplicates() > 0;
+    if (bootstrapReplicates == 0 || !(readSamples || writeSamples || pairedSamples)) {
       return null;
     }
     int t = taus.length;
-    EngineLaw[] main = {
-      readSamples
-          ? BinnedLaw.of((EngineLaw.Empirical) readLaw, serviceMax, BOOTSTRAP_GRID)
-          : readLaw,
-      writeSamples
-          ? (writeLaw == readLaw
-              ? null
-              : BinnedLaw.of((EngineLaw.Empirical) writeLaw, serviceMax, BOOTSTRAP_GRID))
-          : writeLaw
-    };
-    if (main[1] == null) {
-      main[1] = main[0];
-    }
+    // One law for both classes is binned (and resampled) once, whichever class uses it.
+    boolean shared = writeLaw == readLaw;
+    boolean readBinned = readSamples || (shared && writeSamples);
+    EngineLaw[] main = new EngineLaw[2];
+    main[0] =
+        readBinned
+            ? BinnedLaw.of((EngineLaw.Empirical) readLaw, serviceMax, BOOTSTRAP_GRID)
+            : readLaw;
+    main[1] =
+        shared
+            ? main[0]
+            : writeSamples
+                ? BinnedLaw.of((EngineLaw.Empirical) writeLaw, serviceMax, BOOTSTRAP_GRID)
+                : writeLaw;
     PollaczekKhinchine pk0 = new PollaczekKhinchine(main, rates, serviceMax, BOOTSTRAP_GRID);
     double[][] single0 = singleMiss(pk0, taus);
-    double[][] fixed0 = result == null ? null : fixedWaits(main, taus, sim, result);
+    double[][] fixed0 = result == null ? null : fixedWaits(main, taus, sim, result, sim.combiners);
     double[][][] factors = new double[2][bootstrapReplicates][t];
     SplittableRandom rng = new SplittableRandom(seed ^ 0xB00751L);
+    SplittableRandom pairedRng = new SplittableRandom(seed ^ 0x9A1BEDL);
+    int combinedNodes = Math.max(sim == null ? 0 : sim.duplicates, strategy.nodes());
     for (int b = 0; b < bootstrapReplicates; b++) {
       EngineLaw[] replicate = main.clone();
-      if (readSamples) {
+      if (readBinned) {
         replicate[0] = ((BinnedLaw) main[0]).replicate(rng);
       }
       if (writeSamples) {
-        replicate[1] = main[1] == main[0] ? replicate[0] : ((BinnedLaw) main[1]).replicate(rng);
+        replicate[1] = shared ? replicate[0] : ((BinnedLaw) main[1]).replicate(rng);
       }
       PollaczekKhinchine pkb = new PollaczekKhinchine(replicate, rates, serviceMax, BOOTSTRAP_GRID);
       double[][] singleB = singleMiss(pkb, taus);
-      double[][] fixedB = result == null ? null : fixedWaits(replicate, taus, sim, result);
+      SharedArrivalSimulation.Combiner[] combinersB =
+          pairedSamples
+              ? combiners(taus, combinedNodes, pairedRng)
+              : sim == null ? null : sim.combiners;
+      double[][] fixedB =
+          result == null ? null : fixedWaits(replicate, taus, sim, result, combinersB);
       for (int c = 0; c < 2; c++) {
         for (int i = 0; i < t; i++) {
           double queue = ratio(singleB[c][i], single0[c][i]);
@@ -647,7 +680,8 @@ public final class SlaEngine {
       EngineLaw[] laws,
       double[] taus,
       SharedArrivalSimulation sim,
-      SharedArrivalSimulation.Result r) {
+      SharedArrivalSimulation.Result r,
+      SharedArrivalSimulation.Combiner[] combiners) {
     int t = taus.length;
     double[][] out = new double[4][t];
     int grid = BOOTSTRAP_GRID * 2;
@@ -669,7 +703,7 @@ public final class SlaEngine {
       double[] means = new double[k];
       for (int i = 0; i < t; i++) {
         double v0 = survival(laws[c], taus[i]);
-        double all = idleShare * sim.idleAllLate(i, v0, k);
+        double all = idleShare * SharedArrivalSimulation.idleAllLate(combiners, i, v0, k);
         double one = idleShare * v0;
         if (!kept.isEmpty()) {
           double sumAll = 0;
@@ -686,9 +720,9 @@ public final class SlaEngine {
               sumAll += means[k - 1];
             } else {
               sumAll +=
-                  sim.combiners == null
+                  combiners == null
                       ? product(late, waits.length)
-                      : sim.combiners[i].allLate(late, waits.length);
+                      : combiners[i].allLate(late, waits.length);
             }
           }
           all += (1 - idleShare) * sumAll / kept.size();

@@ -166,6 +166,85 @@ class SlaEngineTest {
   }
 
   @Test
+  void aSimulatedReadsOnlyPredictionCarriesTheSamplesSpread() {
+    // Regression: where reads do not go to every duplicate (or a dependence is given) the reads
+    // and writes are simulated as classes, and the mix's interval summed the write class's
+    // undefined miss ratio (no write simulated): every bootstrap replicate was dropped and only
+    // the Monte-Carlo error was left.
+    LatencyDistribution s = LatencyDistributions.logNormalWithMean(1, 1);
+    Well19937c rng = new Well19937c(7);
+    double[] samples = new double[2_000];
+    for (int i = 0; i < samples.length; i++) {
+      samples[i] = s.sample(rng);
+    }
+    SlaEstimate two =
+        engine(EmpiricalLatency.of(samples), 100)
+            .strategy(Strategy.predictability(3))
+            .readConcurrency(2)
+            .build()
+            .predict(s.quantile(0.9));
+    assertThat(two.method()).isEqualTo(SlaEstimate.Method.SIMULATED);
+    assertThat(two.samplingRelativeError()).isBetween(0.02, 0.5);
+  }
+
+  @Test
+  void writesFromSamplesCarryTheSamplesSpread() {
+    // Regression: with one law for reads and writes and only writes in the mix (the repeater's
+    // predictor), the law was neither binned nor resampled, and the interval was a point.
+    LatencyDistribution s = LatencyDistributions.logNormalWithMean(1, 1);
+    Well19937c rng = new Well19937c(9);
+    double[] samples = new double[2_000];
+    for (int i = 0; i < samples.length; i++) {
+      samples[i] = s.sample(rng);
+    }
+    for (int n : new int[] {1, 2}) {
+      SlaEstimate writes =
+          engine(EmpiricalLatency.of(samples), 100)
+              .strategy(Strategy.predictability(n))
+              .writeFraction(1)
+              .build()
+              .predict(s.quantile(0.9));
+      assertThat(writes.samplingRelativeError()).as("N=%d", n).isBetween(0.02, 0.5);
+      assertThat(writes.high() - writes.low()).as("N=%d", n).isPositive();
+    }
+  }
+
+  @Test
+  void pairedSamplesGiveTheDependenceAnIntervalThatReflectsTheirCount() {
+    // 10% of accesses hit a slowdown that makes each duplicate late (10 ms, tau 5 ms) with
+    // probability 0.709, the others are late alone with probability 0.03: P(all 4 late) = 0.1 *
+    // 0.709^4 + 0.9 * 0.03^4 exactly. The service law is parametric (no sampling error of its
+    // own), so the interval is the paired samples'.
+    double late = 0.1 * 0.709 + 0.9 * 0.03;
+    Well19937c rng = new Well19937c(23);
+    double[][] paired = new double[50_000][4];
+    for (double[] row : paired) {
+      double p = rng.nextDouble() < 0.1 ? 0.709 : 0.03;
+      for (int i = 0; i < row.length; i++) {
+        row[i] = rng.nextDouble() < p ? 10 : 1;
+      }
+    }
+    LatencyDistribution service =
+        LatencyDistributions.anomalyMixture(
+            LatencyDistributions.constant(1), LatencyDistributions.constant(10), late);
+    SlaEngine.Builder four = engine(service, 0).strategy(Strategy.predictability(4));
+    SlaEstimate fromAll = four.pairedSamplesMs(paired).build().predict(5);
+    SlaEstimate fromFew =
+        four.pairedSamplesMs(java.util.Arrays.copyOf(paired, 2_000)).build().predict(5);
+    double exact = 0.1 * Math.pow(0.709, 4) + 0.9 * Math.pow(0.03, 4);
+    assertThat(fromAll.missRatio()).isCloseTo(exact, within(0.002));
+    assertThat(fromAll.missLow()).isLessThan(exact);
+    assertThat(fromAll.missHigh()).isGreaterThan(exact);
+    // 25 times fewer accesses: about 5 times the relative spread.
+    assertThat(fromAll.samplingRelativeError()).isBetween(0.01, 0.1);
+    assertThat(fromFew.samplingRelativeError()).isGreaterThan(3 * fromAll.samplingRelativeError());
+    // Independent duplicates and a parametric law: no sampling error at all.
+    assertThat(engine(service, 0).strategy(Strategy.predictability(4)).build().predict(5))
+        .extracting(SlaEstimate::samplingRelativeError)
+        .isEqualTo(0.0);
+  }
+
+  @Test
   void readsAndWritesArePredictedSeparately() {
     LatencyDistribution reads = LatencyDistributions.logNormalWithMean(0.4, 1);
     LatencyDistribution writes = LatencyDistributions.logNormalWithMean(1.0, 2);

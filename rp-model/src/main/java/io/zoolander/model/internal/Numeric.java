@@ -1,10 +1,32 @@
 package io.zoolander.model.internal;
 
+import java.util.SplittableRandom;
 import java.util.function.DoubleUnaryOperator;
 
 /** Numeric helpers. Internal: not part of the public API. */
 public final class Numeric {
   private Numeric() {}
+
+  /**
+   * A draw from a Poisson law with {@code mean} (a normal approximation, rounded, above 30): the
+   * Poisson bootstrap's weight of a group of {@code mean} samples.
+   */
+  public static double poisson(double mean, SplittableRandom rng) {
+    if (mean <= 0) {
+      return 0;
+    }
+    if (mean > 30) {
+      return Math.max(0, Math.rint(mean + Math.sqrt(mean) * rng.nextGaussian()));
+    }
+    double limit = Math.exp(-mean);
+    double p = rng.nextDouble();
+    int k = 0;
+    while (p > limit) {
+      p *= rng.nextDouble();
+      k++;
+    }
+    return k;
+  }
 
   /**
    * Smallest x in {@code [lo, hi]} (to within {@code 1e-12} relative) with {@code cdf(x) >= p}, for

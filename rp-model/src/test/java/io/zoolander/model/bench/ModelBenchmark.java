@@ -10,6 +10,7 @@ import io.zoolander.model.Strategy;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.model.TradeOff;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 import org.apache.commons.math3.random.Well19937c;
 
 /**
@@ -67,15 +68,27 @@ public final class ModelBenchmark {
             () -> engine.predict(body).sla());
       }
     }
-    Planner enginePlanner = Planner.builder().engine().serviceTime(empirical).tauMs(tau).build();
+    // A new planner per call: a planner keeps its last evaluateAll, which would be measured
+    // instead.
+    Supplier<Planner> enginePlanner =
+        () -> Planner.builder().engine().serviceTime(empirical).tauMs(tau).build();
     report(
         "engine planner best() over all strategies for 32 nodes, rate 500/s",
         3,
-        () -> enginePlanner.best(32, 500).sla());
+        () -> enginePlanner.get().best(32, 500).sla());
     report(
         "engine planner fewestNodes(0.999) within 32 nodes, rate 500/s",
         3,
-        () -> enginePlanner.fewestNodes(0.999, 500, 32).map(Planner.Plan::sla).orElse(0.0));
+        () -> enginePlanner.get().fewestNodes(0.999, 500, 32).map(Planner.Plan::sla).orElse(0.0));
+    report(
+        "engine planner maxArrivalRate(0.999) within 32 nodes",
+        3,
+        () ->
+            enginePlanner
+                .get()
+                .maxArrivalRate(0.999, 32)
+                .map(Planner.Plan::arrivalRatePerSec)
+                .orElse(0.0));
   }
 
   private static void report(String name, int iterations, DoubleSupplier work) {

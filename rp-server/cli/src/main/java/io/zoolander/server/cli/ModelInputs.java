@@ -42,6 +42,11 @@ final class ModelInputs {
     return Options.nonNegative(networkMs, "--network-ms");
   }
 
+  /** The paired per-duplicate samples; null unless {@code --paired-samples} was given. */
+  PairedSamples pairedSamples() {
+    return service.pairedSamples();
+  }
+
   String describe() {
     return service.describe();
   }

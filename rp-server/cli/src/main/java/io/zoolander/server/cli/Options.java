@@ -1,6 +1,8 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.model.SlaPrediction;
+import java.util.Locale;
 
 /** Shared checks and formatting of the model commands. */
 final class Options {
@@ -22,5 +24,24 @@ final class Options {
 
   static String sla(SlaPrediction p) {
     return p.isStable() ? String.format("%.6f", p.sla()) : "unstable";
+  }
+
+  static String sla(SlaEstimate e) {
+    return e.isStable() ? String.format("%.6f", e.sla()) : "unstable";
+  }
+
+  /** The estimate's interval of the SLA, {@code low..high}; "-" when unstable. */
+  static String interval(SlaEstimate e) {
+    return e.isStable() ? String.format("%.6f..%.6f", e.low(), e.high()) : "-";
+  }
+
+  /** The miss ratio {@code 1 - SLA} in scientific notation; "-" when unstable. */
+  static String miss(SlaEstimate e) {
+    return e.isStable() ? String.format("%.2e", e.missRatio()) : "-";
+  }
+
+  /** How the engine computed it, in lower case: exact, simulated, unstable. */
+  static String method(SlaEstimate e) {
+    return e.method().name().toLowerCase(Locale.ROOT);
   }
 }

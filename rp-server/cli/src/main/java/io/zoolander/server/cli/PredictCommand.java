@@ -1,16 +1,21 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.model.Deployment;
-import io.zoolander.model.DistributionModel;
+import io.zoolander.model.ExchangeableDependence;
+import io.zoolander.model.LateCount;
 import io.zoolander.model.LatencyDistribution;
 import io.zoolander.model.LatencyDistributions;
 import io.zoolander.model.QueueingModel;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.model.SlaPrediction;
+import io.zoolander.model.Strategy;
 import io.zoolander.model.ThesisModel;
 import io.zoolander.model.TradeOff;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -32,14 +37,15 @@ final class PredictCommand implements Callable<Integer> {
       names = "--rate",
       paramLabel = "PER_SEC",
       description =
-          "Arrivals per second every duplicate serves (default: 5%% utilisation of one duplicate).")
+          "Arrivals per second every duplicate serves (default: 5%% utilisation of one duplicate;"
+              + " with --paired-samples 0, the samples' own load).")
   Double arrivalRatePerSec;
 
   @Option(
       names = "--duplicates",
       split = ",",
-      defaultValue = "1,2,4,8",
-      description = "Duplicate counts to predict (default: ${DEFAULT-VALUE}).")
+      description =
+          "Duplicate counts to predict (default: 1,2,4,8; with --paired-samples 1 up to twice its columns).")
   List<Integer> duplicates;
 
   @Option(
@@ -66,13 +72,15 @@ final class PredictCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     LatencyDistribution serviceTime = inputs.serviceTime();
+    PairedSamples pairs = inputs.pairedSamples();
     double tau = inputs.tauMs();
     double networkMs = inputs.networkMs();
     double rate =
         arrivalRatePerSec != null
             ? Options.nonNegative(arrivalRatePerSec, "--rate")
-            : 0.05 * 1000 / serviceTime.meanMs();
-    for (int n : duplicates) {
+            : pairs != null ? 0 : 0.05 * 1000 / serviceTime.meanMs();
+    List<Integer> counts = duplicates != null ? duplicates : defaultCounts(pairs);
+    for (int n : counts) {
       if (n < 1) {
         throw new CliException("--duplicates must be >= 1, was " + n);
       }
@@ -85,13 +93,36 @@ final class PredictCommand implements Callable<Integer> {
         serviceTime.quantile(0.99),
         serviceTime.quantile(0.999),
         Math.sqrt(serviceTime.scv()));
-    out.printf("tau %.3f ms, %.1f arrivals/s, network %.3f ms%n%n", tau, rate, networkMs);
+    out.printf("tau %.3f ms, %.1f arrivals/s, network %.3f ms%n", tau, rate, networkMs);
+    SlaEngine.Builder engine =
+        SlaEngine.builder()
+            .serviceTime(serviceTime)
+            .networkDelay(LatencyDistributions.constant(networkMs))
+            .arrivalRatePerSec(rate);
+    LateCount lateCount = null;
+    if (pairs != null) {
+      ExchangeableDependence dependence = ExchangeableDependence.estimate(pairs.rowsMs());
+      engine.dependence(dependence);
+      lateCount = dependence.lateCountAt(tau - networkMs);
+      printDependence(
+          out, pairs, dependence, lateCount, tau - networkMs, arrivalRatePerSec != null);
+    }
+    out.println();
     ThesisModel thesis = ThesisModel.builder().queueing(queueing).build();
-    DistributionModel distribution = DistributionModel.create();
+    String format =
+        "%10s  %11s  %10s  %20s  %9s  %9s  %21s" + (pairs != null ? "  %12s%n" : "%s%n");
     out.printf(
-        "%10s  %11s  %18s  %18s%n",
-        "duplicates", "utilisation", "thesis (" + queueing + ")", "distribution");
-    for (int n : duplicates) {
+        format,
+        "duplicates",
+        "utilisation",
+        "engine",
+        "95% interval",
+        "miss",
+        "method",
+        "thesis baseline (" + queueing + ")",
+        pairs != null ? "measured" : "");
+    for (int n : counts) {
+      SlaEstimate e = engine.strategy(Strategy.predictability(n)).build().predict(tau);
       Deployment deployment =
           Deployment.builder()
               .networkDelay(LatencyDistributions.constant(networkMs))
@@ -99,9 +130,40 @@ final class PredictCommand implements Callable<Integer> {
               .arrivalRatePerSec(rate)
               .build();
       SlaPrediction t = thesis.predict(deployment, tau);
-      SlaPrediction d = distribution.predict(deployment, tau);
+      String measured = "";
+      if (lateCount != null) {
+        measured =
+            n <= lateCount.duplicates()
+                ? String.format("%.6f", 1 - lateCount.allLate(n))
+                : "extrapolated";
+      }
       out.printf(
-          "%10d  %11.3f  %18s  %18s%n", n, t.maxUtilisation(), Options.sla(t), Options.sla(d));
+          format,
+          n,
+          String.format("%.3f", e.utilisation()),
+          Options.sla(e),
+          Options.interval(e),
+          Options.miss(e),
+          Options.method(e),
+          Options.sla(t),
+          measured);
+    }
+    out.println();
+    out.println(
+        "engine: the duplicates share one arrival stream and waits are distributions (docs/model.md, \"The engine\");");
+    out.println(
+        pairs != null
+            ? "  its interval holds its Monte-Carlo error and the number of samples and of paired accesses."
+            : "  its interval holds its Monte-Carlo error and, for a sample file, the sample's size.");
+    out.println(
+        "thesis baseline: mean waits subtracted from tau, duplicates independent (the thesis's formula).");
+    if (lateCount != null) {
+      out.printf(
+          "measured: the share of the paired accesses on which not all of n given duplicates were late"
+              + " (n <= %d, the columns measured);%n"
+              + "  beyond, the engine extrapolates: each further duplicate keeps the last measured step"
+              + " of the dependence.%n",
+          lateCount.duplicates());
     }
     if (tradeoff) {
       printTradeOff(out, serviceTime, tau);
@@ -114,11 +176,42 @@ final class PredictCommand implements Callable<Integer> {
       }
       out.println(
           "chart written to "
-              + PredictionChart.write(serviceTime, rate, networkMs, duplicates, tau, chart)
+              + PredictionChart.write(engine, serviceTime.quantile(0.999), rate, counts, tau, chart)
                   .toAbsolutePath());
     }
     out.flush();
     return 0;
+  }
+
+  /** 1, 2, 4, 8; with paired samples of {@code M} columns, 1 up to {@code 2 M}. */
+  private static List<Integer> defaultCounts(PairedSamples pairs) {
+    if (pairs == null) {
+      return List.of(1, 2, 4, 8);
+    }
+    return IntStream.rangeClosed(1, 2 * pairs.columns()).boxed().toList();
+  }
+
+  private static void printDependence(
+      PrintWriter out,
+      PairedSamples pairs,
+      ExchangeableDependence dependence,
+      LateCount count,
+      double boundMs,
+      boolean rateGiven) {
+    int m = pairs.columns();
+    double late = count.meanLate();
+    out.printf(
+        "paired samples: %d accesses x %d duplicates (%s)%n",
+        pairs.rows(), m, String.join(", ", pairs.columnNames()));
+    out.printf(
+        "  at the service bound %.3f ms: one duplicate late %.4f; all %d late %.3g measured (%.3g if"
+            + " independent); correlation %.3f%n",
+        boundMs, late, m, count.allLate(m), Math.pow(late, m), dependence.correlationAt(boundMs));
+    if (!rateGiven) {
+      out.println(
+          "  no queueing added (rate 0): the samples are response times at the load they were measured"
+              + " under; --rate adds queueing as if they were service times");
+    }
   }
 
   private static void printTradeOff(PrintWriter out, LatencyDistribution serviceTime, double tau) {

@@ -29,22 +29,52 @@ final class ServiceTimeOptions {
     Path samples;
 
     @Option(
+        names = "--paired-samples",
+        paramLabel = "FILE",
+        description =
+            "Paired per-duplicate latencies: a CSV with one row per access and one column per duplicate (ms),"
+                + " an optional header row; the service time pools the columns and the duplicates'"
+                + " dependence is fitted from the rows.")
+    Path pairedSamples;
+
+    @Option(
         names = "--example",
         description =
             "Use the thesis-like ZooKeeper write distribution (1 ms normal body, 0.5%% anomalies of ~100 ms).")
     boolean example;
   }
 
+  private PairedSamples paired;
+
   LatencyDistribution serviceTime() {
     if (!(unitsPerMs > 0)) {
       throw new CliException("--units-per-ms must be > 0, was " + unitsPerMs);
     }
-    return source.example
-        ? TradeOff.thesisLikeWrites()
-        : LatencySamples.read(source.samples, unitsPerMs);
+    if (source.example) {
+      return TradeOff.thesisLikeWrites();
+    }
+    PairedSamples pairs = pairedSamples();
+    return pairs != null ? pairs.pooled() : LatencySamples.read(source.samples, unitsPerMs);
+  }
+
+  /** The paired samples, read once; null unless {@code --paired-samples} was given. */
+  PairedSamples pairedSamples() {
+    if (paired == null && source.pairedSamples != null) {
+      paired = PairedSamples.read(source.pairedSamples);
+    }
+    return paired;
   }
 
   String describe() {
-    return source.example ? "example (thesis-like ZooKeeper writes)" : source.samples.toString();
+    if (source.example) {
+      return "example (thesis-like ZooKeeper writes)";
+    }
+    if (source.pairedSamples != null) {
+      PairedSamples pairs = pairedSamples();
+      return String.format(
+          "%s, %d columns pooled (%d paired accesses)",
+          source.pairedSamples, pairs.columns(), pairs.rows());
+    }
+    return String.valueOf(source.samples);
   }
 }

@@ -2,6 +2,7 @@ package io.zoolander.server.cli;
 
 import static io.zoolander.server.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginFactory;
@@ -10,7 +11,13 @@ import java.lang.reflect.Field;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramLogWriter;
 import org.junit.jupiter.api.Test;
@@ -35,8 +42,21 @@ class ZoolanderCommandTest {
     assertThat(r.exit()).isZero();
     assertThat(Files.size(chart)).isPositive();
     assertThat(r.out()).contains("chart written to");
-    assertThat(r.out()).contains("duplicates", "thesis (MG1)", "distribution", "RP@5%");
+    assertThat(r.out())
+        .contains("duplicates", "engine", "95% interval", "thesis baseline (MG1)", "RP@5%");
     assertThat(r.out().lines().filter(l -> l.matches("\\s+[124]\\s+0\\.050.*"))).hasSize(3);
+    List<PredictRow> rows = PredictRow.parse(r.out());
+    assertThat(rows).extracting(PredictRow::duplicates).containsExactly(1, 2, 4);
+    for (PredictRow row : rows) {
+      assertThat(row.low()).isLessThanOrEqualTo(row.sla());
+      assertThat(row.high()).isGreaterThanOrEqualTo(row.sla());
+    }
+    // One duplicate is exact (Pollaczek-Khinchine); more are simulated over the shared arrivals.
+    assertThat(rows.get(0).method()).isEqualTo("exact");
+    assertThat(rows.get(1).method()).isEqualTo("simulated");
+    // The heavy tail makes the thesis baseline's mean wait eat most of tau: the engine does not.
+    assertThat(rows.get(0).sla()).isGreaterThan(rows.get(0).thesis() + 0.1);
+    assertThat(rows.get(2).sla()).isGreaterThan(rows.get(1).sla());
     assertThat(r.err()).isEmpty();
   }
 
@@ -60,8 +80,15 @@ class ZoolanderCommandTest {
             "--duplicates",
             "1,2");
     assertThat(r.exit()).isZero();
-    // 1% of the samples exceed 2 ms: one idle-ish duplicate predicts about 0.99, two about 0.9999.
     assertThat(r.out()).contains("tau 2.000 ms, 100.0 arrivals/s");
+    // 1% of the samples are 20 ms: at 10% utilisation an access often waits behind one, so one
+    // duplicate misses about 3% (the thesis baseline, which subtracts the mean wait, says 1%).
+    List<PredictRow> rows = PredictRow.parse(r.out());
+    assertThat(rows.get(0).sla()).isBetween(0.95, 0.98);
+    assertThat(rows.get(0).thesis()).isBetween(0.989, 0.991);
+    assertThat(rows.get(1).sla()).isBetween(0.995, 0.9995);
+    // 1000 samples: the interval is the sample's, not a point.
+    assertThat(rows.get(0).high() - rows.get(0).low()).isGreaterThan(0.002);
   }
 
   @Test
@@ -88,6 +115,154 @@ class ZoolanderCommandTest {
     assertThat(r.out())
         .contains(
             "best with at most 8 nodes:", "fewest nodes for SLA 0.9999:", "highest arrival rate");
+  }
+
+  @Test
+  void planGivesAUsefulAnswerForAHeavyTailAndSaysWhyTheBestWins() {
+    // The thesis baseline scores every strategy 0 here (its mean wait exceeds tau).
+    CliRun r = run("plan", "--example", "--rate", "500", "--nodes", "8", "--target-sla", "0.999");
+    assertThat(r.exit()).isZero();
+    assertThat(r.err()).isEmpty();
+    Matcher best =
+        Pattern.compile("best with at most 8 nodes: mix\\(r=2 x d=4\\) at 500\\.0/s: SLA ([0-9.]+)")
+            .matcher(r.out());
+    assertThat(best.find()).as(r.out()).isTrue();
+    assertThat(Double.parseDouble(best.group(1))).isGreaterThan(0.99);
+    assertThat(r.out())
+        .contains(
+            "beats the best RP, RP(d=8)",
+            "utilisation 0.750 against 0.375",
+            "beats the best throughput, throughput(r=8)",
+            "one copy against 4")
+        .doesNotContain("none within");
+    // RP, throughput and mixes are listed, each beside the thesis baseline's 0.
+    for (String kind : List.of("RP", "throughput", "mix")) {
+      assertThat(
+              r.out()
+                  .lines()
+                  .filter(
+                      l ->
+                          l.matches(
+                              "  " + kind + "\\(.*\\)\\s+" + kind + "\\s+\\d+\\s.*0\\.000000")))
+          .as(kind)
+          .isNotEmpty();
+    }
+  }
+
+  /**
+   * Paired latencies of 4 duplicates: 10% of accesses hit a slowdown that makes each duplicate late
+   * (10 ms more) with probability 0.709, the others are late alone with probability 0.03.
+   */
+  private Path pairedCsv(int rows) throws IOException {
+    SplittableRandom rng = new SplittableRandom(3);
+    StringBuilder csv =
+        new StringBuilder("# reply latencies per duplicate, ms\ndup1,dup2,dup3,dup4\n");
+    for (int i = 0; i < rows; i++) {
+      double p = rng.nextDouble() < 0.1 ? 0.709 : 0.03;
+      for (int d = 0; d < 4; d++) {
+        double ms = 0.5 + rng.nextDouble() + (rng.nextDouble() < p ? 10 : 0);
+        csv.append(d == 0 ? "" : ",").append(String.format(Locale.ROOT, "%.3f", ms));
+      }
+      csv.append('\n');
+    }
+    Path file = dir.resolve("paired.csv");
+    Files.writeString(file, csv);
+    return file;
+  }
+
+  @Test
+  void predictFromPairedSamplesFitsTheDependenceAndSaysWhereItExtrapolates() throws IOException {
+    Path file = pairedCsv(20_000);
+    CliRun r = run("predict", "--paired-samples", file.toString(), "--tau-ms", "5");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains(
+            "20000 paired accesses",
+            "paired samples: 20000 accesses x 4 duplicates (dup1, dup2, dup3, dup4)",
+            "0.0 arrivals/s",
+            "no queueing added");
+    // N = 1 up to twice the 4 measured columns; beyond 4 the table says it extrapolates.
+    List<String> rows = r.out().lines().filter(l -> l.matches("\\s+\\d+\\s+0\\.000\\s.*")).toList();
+    assertThat(rows).hasSize(8);
+    for (int n = 1; n <= 8; n++) {
+      String row = rows.get(n - 1);
+      String[] cells = row.strip().split("\\s+");
+      assertThat(cells[0]).isEqualTo(String.valueOf(n));
+      double sla = Double.parseDouble(cells[2]);
+      String[] interval = cells[3].split("\\.\\.");
+      double low = Double.parseDouble(interval[0]);
+      double high = Double.parseDouble(interval[1]);
+      assertThat(low).as(row).isLessThanOrEqualTo(sla);
+      assertThat(high).as(row).isGreaterThanOrEqualTo(sla);
+      if (n <= 4) {
+        // Within the measured columns the engine reproduces the measured share, and the interval
+        // reflects 20,000 accesses (about 500 with all 4 late).
+        assertThat(Double.parseDouble(cells[7])).as(row).isCloseTo(sla, within(1e-4));
+      } else {
+        assertThat(cells[7]).as(row).isEqualTo("extrapolated");
+      }
+      if (n >= 2) {
+        // Far from independence: the thesis baseline multiplies the lone miss ratios.
+        assertThat(high - low).as(row).isGreaterThan(1e-3);
+        assertThat(Double.parseDouble(cells[6])).as(row).isGreaterThan(high);
+      }
+    }
+    // Exactly: P(all 4 late) = 0.1 * 0.709^4 + 0.9 * 0.03^4 = 0.0253.
+    String four = rows.get(3).strip().split("\\s+")[3];
+    assertThat(Double.parseDouble(four.split("\\.\\.")[0])).isLessThan(1 - 0.0253 + 0.002);
+    assertThat(Double.parseDouble(four.split("\\.\\.")[1])).isGreaterThan(1 - 0.0253 - 0.002);
+  }
+
+  @Test
+  void planTakesTheDependenceFromPairedSamples() throws IOException {
+    Path file = pairedCsv(5_000);
+    CliRun r =
+        run(
+            "plan",
+            "--paired-samples",
+            file.toString(),
+            "--tau-ms",
+            "5",
+            "--rate",
+            "100",
+            "--nodes",
+            "4");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("duplicates' dependence fitted from 5000 paired accesses of 4 duplicates")
+        .contains("best with at most 4 nodes:");
+  }
+
+  @Test
+  void malformedPairedSamplesNameTheLineAndColumn() throws IOException {
+    String header = "a,b,c\n";
+    Map<String, String> cases = new LinkedHashMap<>();
+    cases.put(header + "1,2,3\n1,2\n", "line 3: 2 columns, expected 3 as on line 1");
+    cases.put("1,2,3\n\n1,2,3,4\n", "line 3: 4 columns, expected 3 as on line 1");
+    cases.put(header + "1,2,3\n1,x,3\n", "line 3, column 2: not a latency in ms: 'x'");
+    cases.put(
+        header + "1,2,-3\n", "line 2, column 3: a latency must be a finite number >= 0, was -3");
+    cases.put(
+        header + "1,2,NaN\n", "line 2, column 3: a latency must be a finite number >= 0, was NaN");
+    cases.put(header + "1,,3\n", "line 2, column 2: empty");
+    cases.put("# one duplicate\n1\n2\n", "line 2: one column; give one column per duplicate");
+    cases.put(header + "# nothing measured\n", "holds no rows of latencies");
+    int i = 0;
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      Path file = dir.resolve("bad" + i++ + ".csv");
+      Files.writeString(file, c.getKey());
+      CliRun r = run("predict", "--paired-samples", file.toString());
+      assertThat(r.exit()).as(c.getKey()).isEqualTo(1);
+      assertThat(r.err().strip()).as(c.getKey()).startsWith("zoolander: ").contains(c.getValue());
+      assertThat(r.err().lines()).as(c.getKey()).hasSize(1);
+    }
+    CliRun missing = run("predict", "--paired-samples", dir.resolve("nope.csv").toString());
+    assertThat(missing.err().strip())
+        .matches("zoolander: paired-samples file .*nope.csv does not exist");
+    CliRun both =
+        run("predict", "--paired-samples", dir.resolve("bad0.csv").toString(), "--example");
+    assertThat(both.exit()).isEqualTo(2);
+    assertThat(both.err()).contains("--paired-samples", "--example").doesNotContain("Exception");
   }
 
   @Test

@@ -316,6 +316,9 @@ public final class Repeater implements AutoCloseable {
     private MBeanServer mbeanServer;
     private double slaTauMs = RepeaterSettings.DEFAULT_SLA_TAU_MS;
     private AdmissionSettings admission;
+    private Ticker ticker = Ticker.system();
+    private Duration predictorSampleMaxAge =
+        Duration.ofMillis(RepeaterMeters.DEFAULT_SAMPLE_MAX_AGE_MS);
 
     private Builder() {}
 
@@ -603,6 +606,31 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * How long an ACK latency stays an input of the SLA predictor (default {@value
+     * RepeaterMeters#DEFAULT_SAMPLE_MAX_AGE_MS} ms): older samples are left out, so a burst long
+     * past does not speak for an idle deployment, and the predictor answers NaN when none is left.
+     *
+     * @throws IllegalArgumentException unless positive
+     */
+    public Builder predictorSampleMaxAge(Duration maxAge) {
+      Objects.requireNonNull(maxAge, "predictorSampleMaxAge must not be null");
+      if (maxAge.isNegative() || maxAge.isZero()) {
+        throw new IllegalArgumentException("predictorSampleMaxAge must be positive, was " + maxAge);
+      }
+      this.predictorSampleMaxAge = maxAge;
+      return this;
+    }
+
+    /**
+     * The clock the predictor ages its samples by and admission control measures its periods with
+     * (default {@link Ticker#system()}); tests inject one to move time without sleeping.
+     */
+    public Builder ticker(Ticker ticker) {
+      this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+      return this;
+    }
+
+    /**
      * Whether a duplicate that comes back needing writes the log no longer holds (brought back
      * empty or stale, or cut off too long), or whose plugin reports it is fenced, rejoins by state
      * transfer by itself, as {@link Repeater#rejoin} does (default {@value
@@ -659,7 +687,7 @@ public final class Repeater implements AutoCloseable {
               autoRejoin,
               logCapacityBytes);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
-      RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs);
+      RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs, ticker, predictorSampleMaxAge);
       BatchingController batchingController =
           new BatchingController(batching, System::nanoTime, registry);
       batchingController.meters().forEach(meters::register);
@@ -673,7 +701,7 @@ public final class Repeater implements AutoCloseable {
               batchingController);
       if (admission != null) {
         AdmissionController controller =
-            new AdmissionController(admission, sources.size(), Ticker.system(), registry);
+            AdmissionController.withModelThread(admission, sources.size(), ticker, registry);
         controller.meters().forEach(meters::register);
         core.admission(controller);
       }

@@ -8,9 +8,9 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
-import io.zoolander.model.Deployment;
-import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.Strategy;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
@@ -146,13 +146,13 @@ class JmxConsoleTest {
             (Double)
                 jmx.invoke(
                     p, "predictSla", new Object[] {2, 100.0}, new String[] {"int", "double"});
-        assertThat(two).isCloseTo(model(tau, 100, s1, s2), within(1e-12)).isBetween(0.0, 1.0);
+        assertThat(two).isCloseTo(model(tau, 100, 2, s1, s2), within(1e-12)).isBetween(0.0, 1.0);
         double three =
             (Double)
                 jmx.invoke(
                     p, "predictSla", new Object[] {3, 100.0}, new String[] {"int", "double"});
         assertThat(three)
-            .isCloseTo(model(tau, 100, s1, s2, s1), within(1e-12))
+            .isCloseTo(model(tau, 100, 3, s1, s2), within(1e-12))
             .isGreaterThanOrEqualTo(two);
         double tight =
             (Double)
@@ -162,7 +162,7 @@ class JmxConsoleTest {
                     new Object[] {2, 100.0, 0.01},
                     new String[] {"int", "double", "double"});
         assertThat(tight)
-            .isCloseTo(model(0.01, 100, s1, s2), within(1e-12))
+            .isCloseTo(model(0.01, 100, 2, s1, s2), within(1e-12))
             .isLessThanOrEqualTo(two);
         assertThatThrownBy(
                 () ->
@@ -172,7 +172,13 @@ class JmxConsoleTest {
             .cause()
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("duplicates");
-        assertThat((Double) jmx.getAttribute(p, "PredictedSla")).isBetween(0.0, 1.0);
+        double predicted = (Double) jmx.getAttribute(p, "PredictedSla");
+        assertThat(predicted).isBetween(0.0, 1.0);
+        assertThat((Double) jmx.getAttribute(p, "PredictedSlaLow")).isLessThanOrEqualTo(predicted);
+        assertThat((Double) jmx.getAttribute(p, "PredictedSlaHigh"))
+            .isGreaterThanOrEqualTo(predicted);
+        assertThat((Integer) jmx.getAttribute(p, "SamplesUsed")).isEqualTo(s1.length + s2.length);
+        assertThat((Long) jmx.getAttribute(p, "SampleMaxAgeMs")).isEqualTo(60_000L);
         assertThat(jmx.getMBeanInfo(p).getOperations())
             .anySatisfy(
                 op -> {
@@ -372,12 +378,17 @@ class JmxConsoleTest {
         .isEmpty();
   }
 
-  private static double model(double tauMs, double rate, double[]... samples) {
-    Deployment.Builder d = Deployment.builder().arrivalRatePerSec(rate);
-    for (double[] s : samples) {
-      d.duplicate(EmpiricalLatency.of(s));
-    }
-    return DistributionModel.create().predict(d.build(), tauMs).sla();
+  /** The engine's SLA of {@code duplicates} alike duplicates whose samples are pooled. */
+  private static double model(double tauMs, double rate, int duplicates, double[]... samples) {
+    return SlaEngine.builder()
+        .strategy(Strategy.predictability(duplicates))
+        .serviceTime(
+            EmpiricalLatency.of(Arrays.stream(samples).flatMapToDouble(Arrays::stream).toArray()))
+        .writeFraction(1)
+        .arrivalRatePerSec(rate)
+        .build()
+        .predict(tauMs)
+        .sla();
   }
 
   private static Object pluginState(MBeanServerConnection jmx, int duplicateId) {

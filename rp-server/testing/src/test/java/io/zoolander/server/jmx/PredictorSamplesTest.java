@@ -15,7 +15,12 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -23,7 +28,9 @@ import org.junit.jupiter.api.Timeout;
  * The predictor's service-time samples hold no queueing: only a write sent while its duplicate owed
  * no ACK is a sample, while the ACK-latency timer times every probe. One in-process duplicate whose
  * plugin stalls every write {@value #STALL_MS} ms; a write sent while another is being applied
- * waits for it, and must not become a sample.
+ * waits for it, and must not become a sample. And they age out: with the repeater's clock injected,
+ * a minute without writes leaves the predictor without samples (it says so, and answers NaN) until
+ * the next write.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class PredictorSamplesTest {
@@ -88,6 +95,84 @@ class PredictorSamplesTest {
         assertThat(Arrays.stream(samples).max().orElseThrow()).isLessThan(1.5 * STALL_MS);
       }
     }
+  }
+
+  // BanJNDI: the point of the test is a JMX client connecting by URL to the local connector it
+  // started, as an operator's console does.
+  @SuppressWarnings("BanJNDI")
+  @Test
+  void samplesAgeOutAndThePredictorSaysHowManyItUsed() throws Exception {
+    MBeanServer platform = ManagementFactory.getPlatformMBeanServer();
+    AtomicLong now = new AtomicLong();
+    try (EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(1)
+                .serverMode(ServerMode.IN_PROCESS)
+                .startRepeater(false)
+                .start();
+        JmxConsole console = JmxConsole.builder().port(0).build().start()) {
+      cluster.startRepeater(
+          b ->
+              b.mbeanServer(platform)
+                  .ticker(now::get)
+                  .predictorSampleMaxAge(Duration.ofSeconds(60)));
+      try (JMXConnector connector = JMXConnectorFactory.connect(console.serviceUrl());
+          ZoolanderClient client = cluster.clientBuilder().build()) {
+        MBeanServerConnection jmx = connector.getMBeanServerConnection();
+        ObjectName p = ZoolanderJmx.PREDICTOR;
+        assertThat((Long) jmx.getAttribute(p, "SampleMaxAgeMs")).isEqualTo(60_000L);
+        for (int i = 0; i < 5; i++) {
+          client.create("/age-" + i, new byte[] {1}).get(30, TimeUnit.SECONDS);
+        }
+        Await.await(
+            WAIT,
+            "ACK latencies sampled",
+            () -> samplesUsed(jmx) > 0,
+            () -> "samples used " + samplesUsed(jmx));
+        int used = samplesUsed(jmx);
+        double sla = (Double) jmx.getAttribute(p, "PredictedSla");
+        assertThat(sla).isBetween(0.0, 1.0);
+        assertThat((Double) jmx.getAttribute(p, "PredictedSlaLow")).isLessThanOrEqualTo(sla);
+        assertThat((Double) jmx.getAttribute(p, "PredictedSlaHigh")).isGreaterThanOrEqualTo(sla);
+        assertThat(serviceTimeSamples(jmx)).hasSize(used);
+
+        // No write for a minute (of the injected clock): the samples no longer speak for the
+        // present.
+        now.addAndGet(TimeUnit.SECONDS.toNanos(61));
+        assertThat(samplesUsed(jmx)).isZero();
+        assertThat(serviceTimeSamples(jmx)).isEmpty();
+        assertThat((Double) jmx.getAttribute(p, "PredictedSla")).isNaN();
+        assertThat((Double) jmx.getAttribute(p, "PredictedSlaLow")).isNaN();
+        assertThat(
+                (Double)
+                    jmx.invoke(
+                        p, "predictSla", new Object[] {2, 10.0}, new String[] {"int", "double"}))
+            .isNaN();
+
+        // A new write to the idle duplicate is a fresh sample.
+        client.create("/age-fresh", new byte[] {1}).get(30, TimeUnit.SECONDS);
+        Await.await(
+            WAIT,
+            "the fresh write sampled",
+            () -> samplesUsed(jmx) == 1,
+            () -> "samples used " + samplesUsed(jmx));
+        assertThat((Double) jmx.getAttribute(p, "PredictedSla")).isBetween(0.0, 1.0);
+      }
+    }
+  }
+
+  private static int samplesUsed(MBeanServerConnection jmx) {
+    try {
+      return (Integer) jmx.getAttribute(ZoolanderJmx.PREDICTOR, "SamplesUsed");
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static double[] serviceTimeSamples(MBeanServerConnection jmx) throws Exception {
+    return (double[])
+        jmx.invoke(
+            ZoolanderJmx.PREDICTOR, "serviceTimeSamplesMs", new Object[] {1}, new String[] {"int"});
   }
 
   private static double[] samples(MBeanServer platform) throws Exception {

@@ -1,8 +1,6 @@
 package io.zoolander.server.demo;
 
-import io.zoolander.model.Deployment;
-import io.zoolander.model.SlaModel;
-import io.zoolander.model.ThesisModel;
+import io.zoolander.model.SlaEstimate;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
@@ -18,10 +16,12 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws the demo as a PNG: for each duplicate count, the fraction of accesses that miss a bound, as
- * the bound varies, observed (solid) and predicted by the thesis model (dashed). RP works where the
- * curves for more duplicates fall below those for fewer.
+ * the bound varies, observed (solid) and predicted by the engine (dashed), with the prediction's
+ * 95% band (thin dashed). RP works where the curves for more duplicates fall below those for fewer.
  */
 public final class DemoChart {
+  private static final double FLOOR = 1e-4;
+
   private DemoChart() {}
 
   /** Writes the chart to {@code file} (PNG) and returns the path written. */
@@ -38,11 +38,8 @@ public final class DemoChart {
             .yAxisTitle("fraction of accesses slower than the bound")
             .build();
     chart.getStyler().setYAxisLogarithmic(true);
-    chart.getStyler().setYAxisMin(1e-4);
+    chart.getStyler().setYAxisMin(FLOOR);
     chart.getStyler().setYAxisMax(1.0);
-    double lo = outcome.oneDuplicate().quantile(0.25);
-    double hi = Math.max(outcome.tauMs() * 2, outcome.oneDuplicate().quantile(0.995));
-    SlaModel thesis = ThesisModel.create();
     Color[] palette = {
       new Color(0xD62728),
       new Color(0x1F77B4),
@@ -57,30 +54,44 @@ public final class DemoChart {
       List<Double> x = new ArrayList<>();
       List<Double> observed = new ArrayList<>();
       List<Double> predicted = new ArrayList<>();
-      Deployment deployment = Deployment.homogeneous(row.duplicates(), outcome.oneDuplicate(), 0);
-      for (int i = 0; i <= 60; i++) {
-        double bound = lo + (hi - lo) * i / 60;
-        x.add(bound);
-        observed.add(Math.max(1e-4, missRatio(row.latency(), bound)));
-        predicted.add(Math.max(1e-4, 1 - thesis.predict(deployment, bound).sla()));
+      List<Double> low = new ArrayList<>();
+      List<Double> high = new ArrayList<>();
+      for (SlaEstimate e : row.curve().all()) {
+        x.add(e.tauMs());
+        observed.add(Math.max(FLOOR, missRatio(row.latency(), e.tauMs())));
+        predicted.add(Math.max(FLOOR, e.missRatio()));
+        low.add(Math.max(FLOOR, e.missLow()));
+        high.add(Math.max(FLOOR, e.missHigh()));
       }
       XYSeries o = chart.addSeries(row.duplicates() + " dup observed", x, observed);
       o.setMarker(SeriesMarkers.NONE);
       o.setLineColor(color);
       XYSeries p = chart.addSeries(row.duplicates() + " dup predicted", x, predicted);
       p.setMarker(SeriesMarkers.NONE);
-      p.setLineStyle(
-          new BasicStroke(
-              2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+      p.setLineStyle(dashed(2f));
       p.setLineColor(color);
+      for (List<Double> edge : List.of(low, high)) {
+        XYSeries band =
+            chart.addSeries(
+                row.duplicates() + " dup predicted " + (edge == low ? "low" : "high"), x, edge);
+        band.setMarker(SeriesMarkers.NONE);
+        band.setLineStyle(dashed(0.8f));
+        band.setLineColor(color);
+        band.setShowInLegend(false);
+      }
     }
     XYSeries tau =
-        chart.addSeries("tau", List.of(outcome.tauMs(), outcome.tauMs()), List.of(1e-4, 1.0));
+        chart.addSeries("tau", List.of(outcome.tauMs(), outcome.tauMs()), List.of(FLOOR, 1.0));
     tau.setMarker(SeriesMarkers.NONE);
     tau.setLineColor(Color.GRAY);
     BitmapEncoder.saveBitmap(chart, file.toString(), BitmapEncoder.BitmapFormat.PNG);
     String name = file.toString();
     return Path.of(name.endsWith(".png") ? name : name + ".png");
+  }
+
+  private static BasicStroke dashed(float width) {
+    return new BasicStroke(
+        width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
   }
 
   private static double missRatio(Histogram h, double boundMs) {

@@ -3,6 +3,7 @@ package io.zoolander.server.tools;
 import io.zoolander.server.cli.CliException;
 import io.zoolander.server.demo.Demo;
 import io.zoolander.server.demo.DemoChart;
+import io.zoolander.server.demo.DemoJson;
 import io.zoolander.server.demo.DemoSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import picocli.CommandLine.Spec;
     description = {
       "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, a repeater), measure one",
       "duplicate's latency, run an open-loop read/write workload against 1, 2, 4... duplicates, and print the",
-      "observed SLA beside the thesis model's and the correlation-aware model's predictions, with a PNG chart.",
-      "Anomalies (GC-pause-like extra delays) are injected on the server side so the effect is visible on loopback."
+      "observed SLA beside the engine's prediction (with its 95% interval) and the thesis baseline, with a PNG chart.",
+      "Anomalies (GC-pause-like extra delays) are injected on the server side so the effect is visible on loopback.",
+      "Prints a progress bar and the table; its log goes to zoolander-demo.log."
     })
 final class DemoCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
@@ -122,6 +124,13 @@ final class DemoCommand implements Callable<Integer> {
   String chart;
 
   @Option(
+      names = "--json",
+      paramLabel = "FILE",
+      description =
+          "Also write the table as JSON: tauMs and one row per duplicate count (observed, predicted, low, high, thesis).")
+  Path json;
+
+  @Option(
       names = "--fsync",
       description = "Let ZooKeeper fsync its log (slower, closer to production).")
   boolean fsync;
@@ -164,6 +173,13 @@ final class DemoCommand implements Callable<Integer> {
     if (settings.chart() != null) {
       Path written = DemoChart.write(outcome, settings.chart());
       out.println("chart written to " + written.toAbsolutePath());
+    }
+    if (json != null) {
+      out.println("JSON written to " + DemoJson.write(outcome, json).toAbsolutePath());
+    }
+    String log = System.getProperty(ZoolanderTools.LOG_FILE_PROPERTY);
+    if (log != null && !log.startsWith("System.")) {
+      out.println("log written to " + Path.of(log).toAbsolutePath());
     }
     out.flush();
     return 0;

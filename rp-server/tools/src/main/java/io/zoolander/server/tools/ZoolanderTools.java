@@ -12,6 +12,12 @@ import picocli.CommandLine;
  */
 public final class ZoolanderTools {
 
+  /** slf4j-simple's log file: the demo writes its log there, not among its progress and table. */
+  static final String LOG_FILE_PROPERTY = "org.slf4j.simpleLogger.logFile";
+
+  /** Where {@code demo} logs unless {@code -Dorg.slf4j.simpleLogger.logFile} says otherwise. */
+  static final String DEMO_LOG = "zoolander-demo.log";
+
   private ZoolanderTools() {}
 
   public static void main(String[] args) {
@@ -20,6 +26,9 @@ public final class ZoolanderTools {
       // The standard ZooKeeper client's INFO lines (sessions opened, closed) would bury the
       // progress and the table.
       ZoolanderCommand.setIfAbsent("org.slf4j.simpleLogger.log.org.apache.zookeeper", "warn");
+    }
+    if (args.length > 0 && args[0].equals("demo")) {
+      ZoolanderCommand.setIfAbsent(LOG_FILE_PROPERTY, DEMO_LOG);
     }
     // The platform's default charset, as PrintWriter(OutputStream, boolean) uses: console output.
     Charset console = Charset.defaultCharset();

@@ -53,17 +53,38 @@ class DemoTest {
     for (Demo.Row row : outcome.rows()) {
       assertThat(row.observed()).isBetween(0.0, 1.0);
       assertThat(row.thesis()).isBetween(0.0, 1.0);
-      assertThat(row.correlated()).isBetween(0.0, 1.0);
+      assertThat(row.predicted()).isBetween(0.0, 1.0);
+      assertThat(row.low()).isLessThanOrEqualTo(row.predicted());
+      assertThat(row.high()).isGreaterThanOrEqualTo(row.predicted());
+      // A few hundred accesses measured: the interval is not a point.
+      assertThat(row.high() - row.low()).isPositive();
+      assertThat(row.curve().all()).hasSize(Demo.CURVE_POINTS);
       assertThat(row.latency().getTotalCount()).isPositive();
     }
     // The thesis prediction for one duplicate at its own p90 is 0.9 by construction, more
     // duplicates predict more.
     assertThat(outcome.rows().get(0).thesis()).isBetween(0.89, 0.91);
     assertThat(outcome.rows().get(1).thesis()).isGreaterThan(outcome.rows().get(0).thesis());
+    // One duplicate at its own p90: the engine (no queueing added to the measured CDF) agrees.
+    assertThat(outcome.rows().get(0).predicted()).isBetween(0.89, 0.91);
+    assertThat(outcome.rows().get(1).predicted()).isGreaterThan(outcome.rows().get(0).predicted());
+    // The output is the progress bar and the table, no log lines.
     assertThat(text.toString())
-        .contains("duplicates", "observed", "thesis", "correlated", "p99.9 ms");
+        .contains("duplicates", "observed", "predicted", "95% interval", "thesis", "p99.9 ms")
+        .contains("] 100% done")
+        .doesNotContain("[demo]");
     Path chart = DemoChart.write(outcome, dir.resolve("demo.png"));
     assertThat(Files.size(chart)).isPositive();
+    String json = Files.readString(DemoJson.write(outcome, dir.resolve("demo.json")));
+    assertThat(json)
+        .startsWith("{\n  \"tauMs\": ")
+        .contains("\"rows\": [", "{\"duplicates\": 1, \"observed\": ", "{\"duplicates\": 2, ")
+        .contains("\"predicted\": ", "\"low\": ", "\"high\": ");
+    // Every value but the rows is a plain number.
+    assertThat(
+            json.replace("\"rows\": [", "")
+                .replaceAll("\"[a-zA-Z]+\": -?[0-9.]+(e[-+][0-9]+)?", ""))
+        .doesNotContain(":");
   }
 
   @Test

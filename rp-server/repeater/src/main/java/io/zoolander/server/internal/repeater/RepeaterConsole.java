@@ -1,6 +1,6 @@
 package io.zoolander.server.internal.repeater;
 
-import io.zoolander.model.SlaPrediction;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.server.internal.jmx.RegisteredMBean;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.jmx.AdmissionMXBean;
@@ -205,8 +205,36 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     }
 
     @Override
+    public int getSamplesUsed() {
+      return core.predictorSamples();
+    }
+
+    @Override
+    public long getSampleMaxAgeMs() {
+      return core.predictorSampleMaxAgeMs();
+    }
+
+    @Override
     public double getPredictedSla() {
-      return predictSla(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec());
+      SlaEstimate e = now();
+      return e == null ? Double.NaN : e.sla();
+    }
+
+    @Override
+    public double getPredictedSlaLow() {
+      SlaEstimate e = now();
+      return e == null ? Double.NaN : e.low();
+    }
+
+    @Override
+    public double getPredictedSlaHigh() {
+      SlaEstimate e = now();
+      return e == null ? Double.NaN : e.high();
+    }
+
+    /** For the live duplicates at the measured rate (one engine run for the three attributes). */
+    private SlaEstimate now() {
+      return core.predict(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec(), tauMs);
     }
 
     @Override
@@ -219,7 +247,7 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
       if (!(tauMs >= 0) || Double.isInfinite(tauMs)) {
         throw new IllegalArgumentException("tauMs must be finite and >= 0, was " + tauMs);
       }
-      SlaPrediction p = core.predict(duplicates, arrivalRatePerSec, tauMs);
+      SlaEstimate p = core.predict(duplicates, arrivalRatePerSec, tauMs);
       return p == null ? Double.NaN : p.sla();
     }
 

@@ -3,7 +3,7 @@ package io.zoolander.server.internal.repeater;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
-import io.zoolander.model.SlaPrediction;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
@@ -74,6 +74,7 @@ public final class RepeaterCore implements AutoCloseable {
   private final ClientFlow clients;
   private final Sequencer sequencer;
   private final Transfers transfers;
+  private final SlaWhatIf whatIf = new SlaWhatIf();
   private final Object lifecycle = new Object();
 
   private boolean started;
@@ -296,6 +297,9 @@ public final class RepeaterCore implements AutoCloseable {
     }
     sequencer.close();
     meters.close();
+    if (admission != null) {
+      admission.close();
+    }
     runtime.stopListening(true);
     if (runtime.loop() != null) {
       List<Future<?>> drains = new ArrayList<>();
@@ -458,19 +462,33 @@ public final class RepeaterCore implements AutoCloseable {
 
   /**
    * The ACK latencies (ms) the predictor holds for duplicate {@code duplicateId}, oldest first: of
-   * writes sent while it owed no ACK ({@link RepeaterMeters.Duplicate}).
+   * writes sent while it owed no ACK ({@link RepeaterMeters.Duplicate}), no older than {@link
+   * #predictorSampleMaxAgeMs()}.
    */
   public double[] serviceTimeSamplesMs(int duplicateId) {
     return links.samplesMs(duplicateId);
   }
 
   /**
-   * The SLA at {@code tauMs} rp-model predicts for {@code duplicates} duplicates at {@code
-   * arrivalRatePerSec}, from the ACK latencies of the duplicates that are not fenced ({@link
-   * SlaWhatIf}); null before any was measured.
+   * The SLA at {@code tauMs} the engine predicts for {@code duplicates} duplicates at {@code
+   * arrivalRatePerSec}, with its interval, from the ACK latencies of the duplicates that are not
+   * fenced, no older than the maximum age ({@link SlaWhatIf}); null while there are none.
    */
-  public SlaPrediction predict(int duplicates, double arrivalRatePerSec, double tauMs) {
-    return SlaWhatIf.predict(links.liveSamplesMs(), duplicates, arrivalRatePerSec, tauMs);
+  public SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs) {
+    return whatIf.predict(links.liveSamplesMs(), duplicates, arrivalRatePerSec, tauMs);
+  }
+
+  /**
+   * How many ACK latencies the predictions use now: those of the duplicates that are not fenced, no
+   * older than {@link #predictorSampleMaxAgeMs()}.
+   */
+  public int predictorSamples() {
+    return SlaWhatIf.pooled(links.liveSamplesMs()).length;
+  }
+
+  /** How long an ACK latency stays the predictor's input, in ms. */
+  public long predictorSampleMaxAgeMs() {
+    return meters.sampleMaxAgeMs();
   }
 
   public List<DuplicateView> duplicates() {

@@ -6,10 +6,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.zoolander.model.SlaPrediction;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.server.jmx.MeterNames;
+import io.zoolander.wire.Ticker;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +29,12 @@ public final class RepeaterMeters implements AutoCloseable {
   /** Latencies each duplicate keeps for the predictor. */
   public static final int SERVICE_TIME_WINDOW_SAMPLES = 2_048;
 
+  /**
+   * How long a latency sample speaks for the present by default: older ones are left out of the
+   * predictor's input.
+   */
+  public static final long DEFAULT_SAMPLE_MAX_AGE_MS = 60_000;
+
   /** The span the arrival rate is measured over. */
   public static final long ARRIVAL_RATE_WINDOW_MS = 10_000;
 
@@ -34,6 +43,8 @@ public final class RepeaterMeters implements AutoCloseable {
 
   private final MeterRegistry registry;
   private final double slaTauMs;
+  private final Ticker ticker;
+  private final long sampleMaxAgeNanos;
   private final List<Meter> registered = new CopyOnWriteArrayList<>();
   private final ArrivalRate arrivalRate =
       new ArrivalRate(TimeUnit.MILLISECONDS.toNanos(ARRIVAL_RATE_WINDOW_MS), ARRIVAL_RATE_SAMPLES);
@@ -46,7 +57,7 @@ public final class RepeaterMeters implements AutoCloseable {
    * writes, which the model adds itself at the rate it is asked about; a probe sent to a busy
    * duplicate would count that queueing twice).
    */
-  static final class Duplicate {
+  final class Duplicate {
     private final Timer ackLatency;
     private final LatencyWindow samples = new LatencyWindow(SERVICE_TIME_WINDOW_SAMPLES);
 
@@ -61,12 +72,13 @@ public final class RepeaterMeters implements AutoCloseable {
     void ackLatency(long nanos, boolean fromIdle) {
       ackLatency.record(nanos, TimeUnit.NANOSECONDS);
       if (fromIdle) {
-        samples.record(nanos);
+        samples.record(nanos, ticker.nanoTime());
       }
     }
 
+    /** The predictor's samples (ms, oldest first) not older than the maximum age. */
     double[] samplesMs() {
-      return samples.samplesMs();
+      return samples.samplesMs(ticker.nanoTime(), sampleMaxAgeNanos);
     }
   }
 
@@ -75,8 +87,24 @@ public final class RepeaterMeters implements AutoCloseable {
    * @param slaTauMs the bound of the predicted-SLA gauge and the predictor's default
    */
   public RepeaterMeters(MeterRegistry registry, double slaTauMs) {
+    this(registry, slaTauMs, Ticker.system(), Duration.ofMillis(DEFAULT_SAMPLE_MAX_AGE_MS));
+  }
+
+  /**
+   * @param registry where the meters go
+   * @param slaTauMs the bound of the predicted-SLA gauge and the predictor's default
+   * @param ticker the clock the predictor's samples are aged by
+   * @param sampleMaxAge how long a latency sample stays the predictor's input
+   */
+  public RepeaterMeters(
+      MeterRegistry registry, double slaTauMs, Ticker ticker, Duration sampleMaxAge) {
     this.registry = registry;
     this.slaTauMs = slaTauMs;
+    this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+    if (sampleMaxAge.isNegative() || sampleMaxAge.isZero()) {
+      throw new IllegalArgumentException("sampleMaxAge must be positive, was " + sampleMaxAge);
+    }
+    this.sampleMaxAgeNanos = sampleMaxAge.toNanos();
     tlsFailures =
         register(
             Counter.builder(MeterNames.REPEATER_SECURITY_FAILURES)
@@ -184,9 +212,14 @@ public final class RepeaterMeters implements AutoCloseable {
   }
 
   private double predictedSla(RepeaterCore core) {
-    SlaPrediction p =
+    SlaEstimate p =
         core.predict(Math.max(1, core.liveDuplicates()), arrivalRate.perSecond(), slaTauMs);
     return p == null ? Double.NaN : p.sla();
+  }
+
+  /** How long a latency sample stays the predictor's input, in ms. */
+  long sampleMaxAgeMs() {
+    return TimeUnit.NANOSECONDS.toMillis(sampleMaxAgeNanos);
   }
 
   /**

@@ -1,30 +1,44 @@
 package io.zoolander.server.internal.repeater;
 
-import io.zoolander.model.Deployment;
-import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
-import io.zoolander.model.SlaPrediction;
-import java.util.ArrayList;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.SlaEstimate;
+import io.zoolander.model.Strategy;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * The repeater's question to rp-model: the SLA at tau of {@code d} duplicates at an arrival rate,
- * from the live per-duplicate service-time samples. Duplicate {@code i} of the what-if deployment
- * takes the samples of the {@code i mod n}-th measured duplicate (so {@code d <= n} uses the first
- * {@code d} measured ones, and more duplicates than run reuse them in turn). The samples are the
+ * The repeater's question to rp-model: the SLA at tau of {@code d} duplicates at a write rate, with
+ * its interval, from the live per-duplicate service-time samples. The {@link SlaEngine} takes the
+ * duplicates as alike, so the samples of every measured duplicate are pooled into one service time;
+ * every write is applied by every duplicate and completes on the first reply. The samples are the
  * repeater's ACK latencies of writes sent while the duplicate owed no ACK, which include the
- * network both ways (the network delay is 0) but no queueing, which the model adds. {@link
- * DistributionModel} (Poisson arrivals). Internal.
+ * network both ways (the network delay is 0) but no queueing, which the engine adds at the rate
+ * asked about, with the duplicates' shared arrival stream. The last answer is kept: the same
+ * question on the same samples (a gauge and the MBean read together) costs one prediction.
+ * Internal; thread-safe.
  */
 final class SlaWhatIf {
-  private SlaWhatIf() {}
+  private double[] lastSamples;
+  private int lastDuplicates;
+  private double lastRate;
+  private double lastTau;
+  private SlaEstimate lastAnswer;
 
   /**
-   * @param samplesMs per measured duplicate, its samples in ms; duplicates without samples are left
-   *     out
+   * Every sample of {@code samplesMs} pooled, in the order given.
+   *
+   * @param samplesMs per measured duplicate, its samples in ms
+   */
+  static double[] pooled(List<double[]> samplesMs) {
+    return samplesMs.stream().flatMapToDouble(Arrays::stream).toArray();
+  }
+
+  /**
+   * @param samplesMs per measured duplicate, its samples in ms; duplicates without samples add none
    * @return the prediction, or null when no duplicate has samples
    */
-  static SlaPrediction predict(
+  synchronized SlaEstimate predict(
       List<double[]> samplesMs, int duplicates, double arrivalRatePerSec, double tauMs) {
     if (duplicates < 1) {
       throw new IllegalArgumentException("duplicates must be >= 1, was " + duplicates);
@@ -33,19 +47,30 @@ final class SlaWhatIf {
       throw new IllegalArgumentException(
           "arrivalRatePerSec must be finite and >= 0, was " + arrivalRatePerSec);
     }
-    List<EmpiricalLatency> measured = new ArrayList<>();
-    for (double[] s : samplesMs) {
-      if (s.length > 0) {
-        measured.add(EmpiricalLatency.of(s));
-      }
-    }
-    if (measured.isEmpty()) {
+    double[] pooled = pooled(samplesMs);
+    if (pooled.length == 0) {
       return null;
     }
-    Deployment.Builder deployment = Deployment.builder().arrivalRatePerSec(arrivalRatePerSec);
-    for (int i = 0; i < duplicates; i++) {
-      deployment.duplicate(measured.get(i % measured.size()));
+    if (lastAnswer != null
+        && duplicates == lastDuplicates
+        && Double.compare(arrivalRatePerSec, lastRate) == 0
+        && Double.compare(tauMs, lastTau) == 0
+        && Arrays.equals(pooled, lastSamples)) {
+      return lastAnswer;
     }
-    return DistributionModel.create().predict(deployment.build(), tauMs);
+    SlaEstimate answer =
+        SlaEngine.builder()
+            .strategy(Strategy.predictability(duplicates))
+            .serviceTime(EmpiricalLatency.of(pooled))
+            .writeFraction(1)
+            .arrivalRatePerSec(arrivalRatePerSec)
+            .build()
+            .predict(tauMs);
+    lastSamples = pooled;
+    lastDuplicates = duplicates;
+    lastRate = arrivalRatePerSec;
+    lastTau = tauMs;
+    lastAnswer = answer;
+    return answer;
   }
 }

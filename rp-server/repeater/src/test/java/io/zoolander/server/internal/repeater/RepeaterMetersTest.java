@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.zoolander.model.Deployment;
-import io.zoolander.model.DistributionModel;
 import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.model.SlaEngine;
+import io.zoolander.model.SlaEstimate;
+import io.zoolander.model.Strategy;
 import io.zoolander.server.jmx.MeterNames;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -44,13 +46,50 @@ class RepeaterMetersTest {
   @Test
   void latencyWindowKeepsTheLastSamplesOldestFirstInMilliseconds() {
     LatencyWindow window = new LatencyWindow(3);
-    assertThat(window.samplesMs()).isEmpty();
-    window.record(1_000_000);
-    window.record(2_500_000);
-    assertThat(window.samplesMs()).containsExactly(1.0, 2.5);
-    window.record(3_000_000);
-    window.record(4_000_000);
-    assertThat(window.samplesMs()).containsExactly(2.5, 3.0, 4.0);
+    long forever = Long.MAX_VALUE;
+    assertThat(window.samplesMs(0, forever)).isEmpty();
+    window.record(1_000_000, 0);
+    window.record(2_500_000, 0);
+    assertThat(window.samplesMs(0, forever)).containsExactly(1.0, 2.5);
+    window.record(3_000_000, 0);
+    window.record(4_000_000, 0);
+    assertThat(window.samplesMs(0, forever)).containsExactly(2.5, 3.0, 4.0);
+  }
+
+  @Test
+  void latencyWindowLeavesOutSamplesOlderThanTheMaximumAge() {
+    LatencyWindow window = new LatencyWindow(4);
+    window.record(1_000_000, 0);
+    window.record(2_000_000, 10 * SECOND);
+    window.record(3_000_000, 20 * SECOND);
+    assertThat(window.samplesMs(20 * SECOND, 15 * SECOND)).containsExactly(2.0, 3.0);
+    assertThat(window.samplesMs(20 * SECOND, 10 * SECOND))
+        .as("exactly the age")
+        .containsExactly(2.0, 3.0);
+    assertThat(window.samplesMs(31 * SECOND, 10 * SECOND)).isEmpty();
+    window.record(4_000_000, 31 * SECOND);
+    window.record(5_000_000, 32 * SECOND); // the ring wraps: the first slot is reused
+    assertThat(window.samplesMs(32 * SECOND, 10 * SECOND)).containsExactly(4.0, 5.0);
+  }
+
+  @Test
+  void theDuplicatesSamplesAgeOutByTheInjectedTicker() {
+    long[] now = {0};
+    RepeaterMeters meters =
+        new RepeaterMeters(new SimpleMeterRegistry(), 5, () -> now[0], Duration.ofSeconds(60));
+    RepeaterMeters.Duplicate duplicate = meters.duplicate(1);
+    duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(40), true); // a burst
+    now[0] += 59 * SECOND;
+    assertThat(duplicate.samplesMs()).containsExactly(40.0);
+    now[0] += 2 * SECOND;
+    assertThat(duplicate.samplesMs()).as("a minute later the burst no longer counts").isEmpty();
+    duplicate.ackLatency(TimeUnit.MILLISECONDS.toNanos(1), true);
+    assertThat(duplicate.samplesMs()).containsExactly(1.0);
+    assertThat(meters.sampleMaxAgeMs()).isEqualTo(60_000);
+    assertThatThrownBy(
+            () -> new RepeaterMeters(new SimpleMeterRegistry(), 5, () -> 0, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sampleMaxAge");
   }
 
   @Test
@@ -65,31 +104,32 @@ class RepeaterMetersTest {
   }
 
   @Test
-  void whatIfUsesTheMeasuredDuplicatesInTurn() {
+  void whatIfAsksTheEngineWithThePooledSamples() {
     double[] fast = {0.2, 0.3, 0.4, 6.0};
     double[] slow = {0.5, 0.7, 9.0, 12.0};
-    assertThat(SlaWhatIf.predict(List.of(new double[0]), 2, 100, 5))
-        .as("nothing measured")
-        .isNull();
-    double three = SlaWhatIf.predict(List.of(fast, new double[0], slow), 3, 100, 5).sla();
-    double direct =
-        DistributionModel.create()
-            .predict(
-                Deployment.builder()
-                    .arrivalRatePerSec(100)
-                    .duplicate(EmpiricalLatency.of(fast))
-                    .duplicate(EmpiricalLatency.of(slow))
-                    .duplicate(EmpiricalLatency.of(fast))
-                    .build(),
-                5)
-            .sla();
-    assertThat(three).isCloseTo(direct, within(1e-12));
-    double one = SlaWhatIf.predict(List.of(fast, slow), 1, 100, 5).sla();
-    assertThat(one).isLessThan(three);
-    assertThatThrownBy(() -> SlaWhatIf.predict(List.of(fast), 0, 100, 5))
+    SlaWhatIf whatIf = new SlaWhatIf();
+    assertThat(whatIf.predict(List.of(new double[0]), 2, 100, 5)).as("nothing measured").isNull();
+    SlaEstimate three = whatIf.predict(List.of(fast, new double[0], slow), 3, 100, 5);
+    SlaEstimate direct =
+        SlaEngine.builder()
+            .strategy(Strategy.predictability(3))
+            .serviceTime(EmpiricalLatency.of(0.2, 0.3, 0.4, 6.0, 0.5, 0.7, 9.0, 12.0))
+            .writeFraction(1)
+            .arrivalRatePerSec(100)
+            .build()
+            .predict(5);
+    assertThat(three.sla()).isCloseTo(direct.sla(), within(1e-12));
+    assertThat(three.low()).isCloseTo(direct.low(), within(1e-12)).isLessThan(three.sla());
+    assertThat(three.high()).isCloseTo(direct.high(), within(1e-12));
+    assertThat(whatIf.predict(List.of(fast, new double[0], slow), 3, 100, 5))
+        .as("the same question on the same samples: the kept answer")
+        .isSameAs(three);
+    SlaEstimate one = whatIf.predict(List.of(fast, slow), 1, 100, 5);
+    assertThat(one.sla()).isLessThan(three.sla());
+    assertThatThrownBy(() -> whatIf.predict(List.of(fast), 0, 100, 5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("duplicates");
-    assertThatThrownBy(() -> SlaWhatIf.predict(List.of(fast), 1, Double.NaN, 5))
+    assertThatThrownBy(() -> whatIf.predict(List.of(fast), 1, Double.NaN, 5))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("arrivalRatePerSec");
   }

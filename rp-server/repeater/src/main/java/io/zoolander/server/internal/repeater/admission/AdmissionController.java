@@ -7,13 +7,19 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.model.Admission;
 import io.zoolander.model.EmpiricalLatency;
+import io.zoolander.model.SlaEngine;
 import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.AdmissionState;
 import io.zoolander.wire.Ticker;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -25,12 +31,19 @@ import org.HdrHistogram.Histogram;
  * ack, and schedules {@link #tick} every control period there); {@link #target} and {@link #state}
  * may be called from any thread.
  *
+ * <p>The model ({@link Admission} with the {@link io.zoolander.model.SlaEngine}: the live service
+ * times pooled, every write applied by every duplicate, the duplicates sharing the arrivals) takes
+ * milliseconds to tens of milliseconds, too long for the sequencer thread: {@link #withModelThread}
+ * runs it on a thread of its own, one question at a time, and each period uses the latest answer
+ * (from the period before, or older while a question is still being answered). The plain
+ * constructor runs it on the thread that calls {@link #tick} (tests, with an injected clock).
+ *
  * <p>Meters, in the registry given: counters {@code zoolander.repeater.admission.admitted} and
  * {@code .shed}; gauges {@code zoolander.repeater.admission.rate.limit} (writes per second,
  * +Infinity when not limiting), {@code .offered.rate}, {@code .predicted.sla} and {@code
  * .observed.sla}.
  */
-public final class AdmissionController {
+public final class AdmissionController implements AutoCloseable {
   /**
    * Sequencing times are kept for this many recent seqs (a power of two); older writes are not
    * sampled.
@@ -68,6 +81,17 @@ public final class AdmissionController {
   private volatile double tauMs;
   private volatile AdmissionState state;
 
+  /** What the model's runs are configured with: no bootstrap (the interval is not used here). */
+  private static final SlaEngine.Builder ENGINE = SlaEngine.builder().bootstrapReplicates(0);
+
+  private final Executor modelExecutor;
+  private final ExecutorService modelThread; // null: the caller's thread runs the model
+  private final AtomicBoolean modelRunning = new AtomicBoolean();
+  private volatile ModelAnswer model; // the latest answer; null before one or with too few samples
+
+  /** The model's answer to one period's question. */
+  private record ModelAnswer(double predictedSla, double maxRatePerSec) {}
+
   private final List<Meter> meters = new ArrayList<>();
   private final Counter admittedCounter;
   private final Counter shedCounter;
@@ -79,6 +103,33 @@ public final class AdmissionController {
    */
   public AdmissionController(
       AdmissionSettings settings, int duplicates, Ticker ticker, MeterRegistry registry) {
+    this(settings, duplicates, ticker, registry, null);
+  }
+
+  /**
+   * A controller whose model runs on a daemon thread of its own ({@code
+   * zoolander-admission-model}), stopped by {@link #close()}: the repeater's.
+   */
+  public static AdmissionController withModelThread(
+      AdmissionSettings settings, int duplicates, Ticker ticker, MeterRegistry registry) {
+    ExecutorService thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "zoolander-admission-model");
+              t.setDaemon(true);
+              return t;
+            });
+    return new AdmissionController(settings, duplicates, ticker, registry, thread);
+  }
+
+  private AdmissionController(
+      AdmissionSettings settings,
+      int duplicates,
+      Ticker ticker,
+      MeterRegistry registry,
+      ExecutorService modelThread) {
+    this.modelThread = modelThread;
+    this.modelExecutor = modelThread != null ? modelThread : Runnable::run;
     if (settings == null || ticker == null) {
       throw new NullPointerException(
           settings == null ? "settings must not be null" : "ticker must not be null");
@@ -303,8 +354,6 @@ public final class AdmissionController {
     long total = slaTotal.sum() + overdue;
     double observed = total == 0 ? Double.NaN : slaWithin.sum() / (double) total;
 
-    double predicted = Double.NaN;
-    double modelMax = Double.NaN;
     Histogram pooled = new Histogram(2);
     int sampled = 0;
     for (ServiceTimes d : duplicates) {
@@ -314,16 +363,13 @@ public final class AdmissionController {
       }
     }
     if (pooled.getTotalCount() >= settings.minServiceSamples()) {
-      Admission.Decision decision =
-          Admission.builder()
-              .targetSla(target)
-              .tauMs(tau)
-              .duplicates(sampled)
-              .build()
-              .decide(EmpiricalLatency.of(pooled, 1000), offeredRate);
-      predicted = decision.expected().sla();
-      modelMax = decision.maxArrivalRatePerSec();
+      ask(EmpiricalLatency.of(pooled, 1000), sampled, offeredRate, target, tau);
+    } else {
+      model = null;
     }
+    ModelAnswer answer = model;
+    double predicted = answer == null ? Double.NaN : answer.predictedSla();
+    double modelMax = answer == null ? Double.NaN : answer.maxRatePerSec();
     boolean observedMisses = !Double.isNaN(observed) && observed < target;
     boolean modelMisses = !Double.isNaN(predicted) && predicted < target;
     String why;
@@ -399,6 +445,46 @@ public final class AdmissionController {
             admittedTotal,
             shedTotal,
             why);
+  }
+
+  /**
+   * Asks the model this period's question, unless it is still answering an earlier one (then the
+   * latest answer stands until it is done).
+   */
+  private void ask(
+      EmpiricalLatency live, int sampled, double offeredRate, double target, double tau) {
+    if (!modelRunning.compareAndSet(false, true)) {
+      return;
+    }
+    Runnable question =
+        () -> {
+          try {
+            Admission.Decision decision =
+                Admission.builder()
+                    .engine(ENGINE)
+                    .targetSla(target)
+                    .tauMs(tau)
+                    .duplicates(sampled)
+                    .build()
+                    .decide(live, offeredRate);
+            model = new ModelAnswer(decision.expected().sla(), decision.maxArrivalRatePerSec());
+          } finally {
+            modelRunning.set(false);
+          }
+        };
+    try {
+      modelExecutor.execute(question);
+    } catch (RejectedExecutionException e) {
+      modelRunning.set(false); // closed: no more answers
+    }
+  }
+
+  /** Stops the model's thread, if this controller has one. */
+  @Override
+  public void close() {
+    if (modelThread != null) {
+      modelThread.shutdownNow();
+    }
   }
 
   /**

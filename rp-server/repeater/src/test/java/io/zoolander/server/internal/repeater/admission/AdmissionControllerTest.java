@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.AdmissionState;
+import io.zoolander.testsupport.Await;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +107,9 @@ class AdmissionControllerTest {
     assertThat(end.limiting()).isTrue();
     // Settled: over the last 10 s the limit stays near the sustainable rate (95% within 20 ms:
     // 850/s for M/M/1, the
-    // model says about 940/s), most periods within 10% of its mean, and no collapse (the sawtooth
+    // engine, exact for M/M/1, says about the same from the samples), most periods within 10% of
+    // its mean, and no collapse (the
+    // sawtooth
     // of a plain integral
     // on this plant dips to half its mean).
     List<AdmissionState> lastTenSeconds = states.subList(200, 300);
@@ -237,6 +241,25 @@ class AdmissionControllerTest {
         .isBetween(0.0, 1.0);
     assertThat(registry.get("zoolander.repeater.admission.observed.sla").gauge().value())
         .isBetween(0.0, 1.0);
+  }
+
+  @Test
+  void withItsOwnModelThreadEachPeriodUsesTheLatestAnswer() {
+    long[] now = {0};
+    try (AdmissionController controller =
+        AdmissionController.withModelThread(settings(), 1, () -> now[0], null)) {
+      Plant plant = new Plant(controller, now, 1_000);
+      // Enough service samples; each period asks the model on its thread and does not wait.
+      plant.run(20, 500, 20);
+      // Periods go on until an answer has come back: M/M/1 at half load keeps 20 ms for all but
+      // e^-10 of the writes.
+      Await.await(
+          Duration.ofSeconds(30),
+          "an answer of the model thread",
+          () -> !Double.isNaN(plant.run(1, 500, 20).get(0).predictedSla()));
+      assertThat(controller.state().predictedSla()).isGreaterThan(0.999);
+      assertThat(controller.state().limiting()).isFalse();
+    }
   }
 
   @Test
