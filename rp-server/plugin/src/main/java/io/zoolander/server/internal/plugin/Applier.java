@@ -276,7 +276,7 @@ final class Applier {
                 local,
                 znodes.dataRoot(),
                 session::isOwnOrPrevious,
-                reason -> execute(() -> fencing.fence(reason)));
+                reason -> execute(() -> fencing.fenceAndTellRepeaters(reason)));
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.plugin;
 
+import io.zoolander.wire.DuplicateState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -7,8 +8,8 @@ import org.slf4j.LoggerFactory;
  * Fences this duplicate: it applies no more writes and serves no reads (STATUS still answers,
  * saying FENCED) until a state transfer is installed ({@link TransferInstall}). A repeater's
  * ERROR(FENCED), a failed transfer, or bookkeeping znodes changed under the plugin fence it. A
- * transfer in progress is abandoned, held messages are forgotten, waiting reads refused, and the
- * repeaters connected told (STATUS FENCED). Not persisted. Owned by the applier thread (asserted).
+ * transfer in progress is abandoned, held messages are forgotten and waiting reads refused. Not
+ * persisted. Owned by the applier thread (asserted).
  */
 final class Fencing {
 
@@ -57,6 +58,19 @@ final class Fencing {
     gaps.clear(state.appliedSeq());
     state.publish();
     reads.refuseAllFenced();
-    tellRepeaters.run();
+  }
+
+  /**
+   * Fences the duplicate for a reason the repeaters cannot know of (a write to the data root by
+   * another session), and tells the repeaters connected at once (STATUS FENCED), so that one
+   * streaming to it starts a state transfer instead of streaming into a fenced duplicate.
+   */
+  void fenceAndTellRepeaters(String reason) {
+    assert owner.isCurrent() : ApplierThread.ONLY;
+    boolean wasFenced = state.mode() == DuplicateState.FENCED;
+    fence(reason);
+    if (!wasFenced) {
+      tellRepeaters.run();
+    }
   }
 }
