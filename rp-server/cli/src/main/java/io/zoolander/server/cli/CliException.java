@@ -8,9 +8,29 @@ public final class CliException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
   private final String hint;
+  private final boolean usage;
 
   public CliException(String message) {
     this(message, null);
+  }
+
+  private CliException(String message, String hint, boolean usage) {
+    super(message);
+    this.hint = hint;
+    this.usage = usage;
+  }
+
+  /**
+   * A bad command line (a missing option, a flag's value out of range), as opposed to a bad file or
+   * a failed start: the command exits 2 and points at its {@code --help}.
+   */
+  public static CliException usage(String message) {
+    return new CliException(message, null, true);
+  }
+
+  /** Whether it is a command-line usage error ({@link #usage}): exit status 2, not 1. */
+  public boolean isUsage() {
+    return usage;
   }
 
   /**
@@ -18,8 +38,7 @@ public final class CliException extends RuntimeException {
    *     for none
    */
   public CliException(String message, String hint) {
-    super(message);
-    this.hint = hint;
+    this(message, hint, false);
   }
 
   /**

@@ -60,7 +60,7 @@ final class JmxOptions {
     JmxConsole console = null;
     if (port != null) {
       if (port < 0 || port > 65535) {
-        throw new CliException("--jmx-port must be in 0..65535, was " + port);
+        throw CliException.usage("--jmx-port must be in 0..65535, was " + port);
       }
       try {
         console = JmxConsole.builder().host(host).port(port).build().start();

@@ -1,7 +1,7 @@
 package io.zoolander.server.cli;
 
 import io.zoolander.model.LatencyDistribution;
-import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -10,8 +10,9 @@ import picocli.CommandLine.Option;
  */
 final class ModelInputs {
 
-  @ArgGroup(exclusive = false, multiplicity = "1")
-  ServiceTimeOptions service;
+  // A mixin, not a group around the source's exclusive group: picocli 4.7 lists the options of a
+  // group nested in another twice in the help.
+  @Mixin ServiceTimeOptions service;
 
   @Option(
       names = "--tau-ms",

@@ -10,14 +10,14 @@ final class Options {
 
   static double nonNegative(double value, String option) {
     if (!(value >= 0) || Double.isInfinite(value)) {
-      throw new CliException(option + " must be a finite number >= 0, was " + value);
+      throw CliException.usage(option + " must be a finite number >= 0, was " + value);
     }
     return value;
   }
 
   static double probability(double value, String option) {
     if (!(value > 0 && value < 1)) {
-      throw new CliException(option + " must be in (0, 1), was " + value);
+      throw CliException.usage(option + " must be in (0, 1), was " + value);
     }
     return value;
   }

@@ -64,7 +64,7 @@ final class PlanCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (nodes == null && targetSla == null) {
-      throw new CliException("give --nodes, --target-sla or both");
+      throw CliException.usage("give --nodes, --target-sla or both");
     }
     PrintWriter out = spec.commandLine().getOut();
     LatencyDistribution serviceTime = inputs.serviceTime();
@@ -72,10 +72,10 @@ final class PlanCommand implements Callable<Integer> {
     double networkMs = inputs.networkMs();
     Options.nonNegative(arrivalRatePerSec, "--rate");
     if (maxNodes < 1) {
-      throw new CliException("--max-nodes must be >= 1, was " + maxNodes);
+      throw CliException.usage("--max-nodes must be >= 1, was " + maxNodes);
     }
     if (nodes != null && nodes < 1) {
-      throw new CliException("--nodes must be >= 1, was " + nodes);
+      throw CliException.usage("--nodes must be >= 1, was " + nodes);
     }
     Double target = targetSla == null ? null : Options.probability(targetSla, "--target-sla");
     PairedSamples pairs = inputs.pairedSamples();

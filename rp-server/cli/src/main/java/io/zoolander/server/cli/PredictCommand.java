@@ -82,7 +82,7 @@ final class PredictCommand implements Callable<Integer> {
     List<Integer> counts = duplicates != null ? duplicates : defaultCounts(pairs);
     for (int n : counts) {
       if (n < 1) {
-        throw new CliException("--duplicates must be >= 1, was " + n);
+        throw CliException.usage("--duplicates must be >= 1, was " + n);
       }
     }
     out.printf("service time: %s%n", inputs.describe());

@@ -13,12 +13,14 @@ import io.zoolander.server.settings.SettingException;
 import io.zoolander.server.settings.SettingSet;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import org.apache.zookeeper.server.DatadirCleanupManager;
 import org.apache.zookeeper.server.admin.AdminServer.AdminServerException;
@@ -159,6 +161,35 @@ final class ServerCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** ZooKeeper's port keys, which its own parser refuses without naming them. */
+  private static final List<String> PORT_KEYS =
+      List.of("clientPort", "secureClientPort", "admin.serverPort");
+
+  private static void checkPorts(Path file) {
+    Properties properties = new Properties();
+    try (Reader in = Files.newBufferedReader(file)) {
+      properties.load(in);
+    } catch (IOException | IllegalArgumentException e) {
+      return; // ZooKeeper's parser reports an unreadable file
+    }
+    for (String key : PORT_KEYS) {
+      String value = properties.getProperty(key);
+      if (value == null) {
+        continue;
+      }
+      int port;
+      try {
+        port = Integer.parseInt(value.trim());
+      } catch (NumberFormatException e) {
+        throw new CliException(
+            file + ": " + key + " must be a port in 1..65535, was '" + value.trim() + "'");
+      }
+      if (port < 1 || port > 65535) {
+        throw new CliException(file + ": " + key + " must be a port in 1..65535, was " + port);
+      }
+    }
+  }
+
   /**
    * Parses and checks a server's {@code zoo.cfg} as the server would, and the {@code zoolander.*}
    * settings, which the server itself reads only when it first leads.
@@ -170,6 +201,7 @@ final class ServerCommand implements Callable<Integer> {
       throw new CliException(
           "zoo.cfg " + file + (Files.exists(file) ? " is not a file" : " does not exist"));
     }
+    checkPorts(file);
     ZoolanderPeerConfig parsed = new ZoolanderPeerConfig();
     try {
       parsed.parse(file.toString());

@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
  */
 final class ServiceTimeOptions {
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
+  @ArgGroup(exclusive = true, multiplicity = "1", heading = "Service time, exactly one of:%n")
   Source source;
 
   @Option(
@@ -48,7 +48,7 @@ final class ServiceTimeOptions {
 
   LatencyDistribution serviceTime() {
     if (!(unitsPerMs > 0)) {
-      throw new CliException("--units-per-ms must be > 0, was " + unitsPerMs);
+      throw CliException.usage("--units-per-ms must be > 0, was " + unitsPerMs);
     }
     if (source.example) {
       return TradeOff.thesisLikeWrites();

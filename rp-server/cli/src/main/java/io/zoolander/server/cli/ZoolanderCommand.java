@@ -67,7 +67,8 @@ public final class ZoolanderCommand implements Runnable {
 
   /**
    * Runs {@code args} on {@code cli} (from {@link #commandLine(Object...)}) with the command's
-   * error handling: a usage error exits 2, a {@link CliException} or {@link
+   * error handling: a usage error (picocli's, or {@link CliException#usage}) prints one line and
+   * the {@code --help} hint and exits 2; another {@link CliException} or an {@link
    * IllegalArgumentException} prints one line and exits 1.
    */
   public static int execute(CommandLine cli, String[] args, PrintWriter out, PrintWriter err) {
@@ -88,6 +89,15 @@ public final class ZoolanderCommand implements Runnable {
         (ex, commandLine, parseResult) -> {
           if (ex instanceof CliException failure) {
             commandLine.getErr().println("zoolander: " + failure.line());
+            if (failure.isUsage()) {
+              commandLine
+                  .getErr()
+                  .println(
+                      "Try '"
+                          + commandLine.getCommandSpec().qualifiedName()
+                          + " --help' for more information.");
+              return 2;
+            }
             return 1;
           }
           if (ex instanceof IllegalArgumentException) {

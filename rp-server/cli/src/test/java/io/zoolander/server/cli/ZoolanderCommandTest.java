@@ -293,19 +293,24 @@ class ZoolanderCommandTest {
     assertThat(run("predict", "--samples", empty.toString()).err())
         .contains("holds no latency values");
 
+    // A flag's value out of range is a usage error: exit 2, the one line, then where help is.
     CliRun tau = run("predict", "--example", "--tau-ms", "-1");
-    assertThat(tau.exit()).isEqualTo(1);
+    assertThat(tau.exit()).isEqualTo(2);
     assertThat(tau.err().strip())
-        .isEqualTo("zoolander: --tau-ms must be a finite number >= 0, was -1.0");
+        .isEqualTo(
+            "zoolander: --tau-ms must be a finite number >= 0, was -1.0\n"
+                + "Try 'zoolander predict --help' for more information.");
 
     CliRun noSource = run("predict");
     assertThat(noSource.exit()).isEqualTo(2);
     assertThat(noSource.err()).contains("--samples", "--example").doesNotContain("Exception");
 
     CliRun planWithoutGoal = run("plan", "--example", "--rate", "10");
-    assertThat(planWithoutGoal.exit()).isEqualTo(1);
+    assertThat(planWithoutGoal.exit()).isEqualTo(2);
     assertThat(planWithoutGoal.err().strip())
-        .isEqualTo("zoolander: give --nodes, --target-sla or both");
+        .isEqualTo(
+            "zoolander: give --nodes, --target-sla or both\n"
+                + "Try 'zoolander plan --help' for more information.");
 
     assertThat(run("plan", "--example", "--rate", "10", "--target-sla", "1.5").err())
         .contains("--target-sla must be in (0, 1)");
@@ -394,6 +399,17 @@ class ZoolanderCommandTest {
     assertServerError(
         base + "\nstandaloneEnabled=false\nserver.1=127.0.0.1:x:38880\n" + plugin,
         "Address unresolved: 127.0.0.1:x");
+    // ZooKeeper's own message named no key ("port out of range:-2981").
+    assertServerError(
+        base.replace("clientPort=" + clientPort, "clientPort=-2981")
+            + "\n"
+            + quorum
+            + "\n"
+            + plugin,
+        "clientPort must be a port in 1..65535, was -2981");
+    assertServerError(
+        base.replace("clientPort=" + clientPort, "clientPort=two") + "\n" + quorum + "\n" + plugin,
+        "clientPort must be a port in 1..65535, was 'two'");
     assertServerError(
         base + "\n" + quorum,
         "zoolander.pluginFactory is missing: add zoolander.pluginFactory="
@@ -451,9 +467,11 @@ class ZoolanderCommandTest {
                 "zoolander.duplicateId=1")
             + "\n");
     CliRun outOfRange = run("server", "--config", cfg.toString(), "--jmx-port", "70000");
-    assertThat(outOfRange.exit()).isEqualTo(1);
+    assertThat(outOfRange.exit()).isEqualTo(2);
     assertThat(outOfRange.err())
-        .isEqualTo("zoolander: --jmx-port must be in 0..65535, was 70000\n");
+        .isEqualTo(
+            "zoolander: --jmx-port must be in 0..65535, was 70000\n"
+                + "Try 'zoolander server --help' for more information.\n");
     assertThat(outOfRange.out()).isEmpty();
     try (java.net.ServerSocket taken =
         new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {

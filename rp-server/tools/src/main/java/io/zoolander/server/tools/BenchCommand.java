@@ -29,6 +29,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     mixinStandardHelpOptions = true,
+    header =
+        "Measure plain ZooKeeper, replication for throughput, hedged reads and Zoolander on the same"
+            + " ensembles, with the same workload.",
     description = {
       "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, the repeater in its own JVM)"
           + " and measure on the same ensembles, with the same open-loop workload (Poisson arrivals, latency from the"
@@ -322,7 +325,7 @@ final class BenchCommand implements Callable<Integer> {
             + (plannedSlowness ? 1 : 0)
             + (writeSaturation ? 1 : 0)
         > 1) {
-      throw new CliException(
+      throw CliException.usage(
           "--admission, --batching, --planned-slowness and --write-saturation are separate"
               + " benchmarks: choose one");
     }
@@ -331,7 +334,7 @@ final class BenchCommand implements Callable<Integer> {
       try {
         saturation = writeSaturationSettings();
       } catch (IllegalArgumentException e) {
-        throw new CliException(e.getMessage());
+        throw CliException.usage(e.getMessage());
       }
       new WriteSaturationBench(saturation, console).run(command);
       return 0;
@@ -341,7 +344,7 @@ final class BenchCommand implements Callable<Integer> {
       try {
         admissionSettings = admissionSettings();
       } catch (IllegalArgumentException e) {
-        throw new CliException(e.getMessage());
+        throw CliException.usage(e.getMessage());
       }
       new AdmissionBench(admissionSettings, console).run(command);
       return 0;
@@ -356,7 +359,7 @@ final class BenchCommand implements Callable<Integer> {
     try {
       settings = settings();
     } catch (IllegalArgumentException | NullPointerException e) {
-      throw new CliException(e.getMessage());
+      throw CliException.usage(e.getMessage());
     }
     new Bench(settings, console).run(command);
     return 0;
@@ -438,7 +441,7 @@ final class BenchCommand implements Callable<Integer> {
               Duration.ofSeconds(seconds != null ? seconds : quick ? 1 : 5),
               Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
     } catch (IllegalArgumentException e) {
-      throw new CliException(e.getMessage());
+      throw CliException.usage(e.getMessage());
     }
     List<BatchingBench.Row> rows =
         bench.run(
@@ -461,7 +464,7 @@ final class BenchCommand implements Callable<Integer> {
               Duration.ofSeconds(seconds != null ? seconds : quick ? 2 : 20),
               Duration.ofSeconds(warmupSeconds != null ? warmupSeconds : quick ? 1 : 2));
     } catch (IllegalArgumentException e) {
-      throw new CliException(e.getMessage());
+      throw CliException.usage(e.getMessage());
     }
     List<PlannedSlownessBench.Row> rows =
         bench.run(

@@ -18,10 +18,14 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
+    // The command list shows the header: the description's first line alone stopped mid-sentence.
+    header =
+        "Show what replication for predictability buys: the observed SLA of 1, 2, 4... duplicates"
+            + " beside the model's prediction.",
     description = {
       "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, a repeater), measure one",
       "duplicate's latency, run an open-loop read/write workload against 1, 2, 4... duplicates, and print the",
-      "observed SLA beside the engine's prediction (with its 95% interval) and the thesis baseline, with a PNG chart.",
+      "observed SLA beside the engine's prediction (with its 95%% interval) and the thesis baseline, with a PNG chart.",
       "Anomalies (GC-pause-like extra delays) are injected on the server side so the effect is visible on loopback.",
       "Prints a progress bar and the table; its log goes to zoolander-demo.log."
     })
@@ -167,7 +171,7 @@ final class DemoCommand implements Callable<Integer> {
                   seed)
               .validate();
     } catch (IllegalArgumentException e) {
-      throw new CliException(e.getMessage());
+      throw CliException.usage(e.getMessage());
     }
     Demo.Outcome outcome = new Demo(settings, out).run();
     if (settings.chart() != null) {

@@ -110,19 +110,15 @@ class BenchScenariosTest {
 
   @Test
   void aBadRateIsOneLine() {
-    CliRun r = run("bench", "--batching", "--batching-rates", "0");
-    assertThat(r.exit()).isNotZero();
-    assertThat(r.err()).contains("rates must be positive");
+    assertThat(run("bench", "--batching", "--batching-rates", "0").usageError())
+        .contains("rates must be positive");
   }
 
   @Test
   void aBadPolicyOrRoundCountIsOneLine() {
-    CliRun policy = run("bench", "--batching", "--batching-policies", "none,soon");
-    assertThat(policy.exit()).isNotZero();
-    assertThat(policy.err())
+    assertThat(run("bench", "--batching", "--batching-policies", "none,soon").usageError())
         .contains("batching must be 'adaptive', 'none' or an interval in microseconds, not 'soon'");
-    CliRun rounds = run("bench", "--batching", "--batching-rounds", "0");
-    assertThat(rounds.exit()).isNotZero();
-    assertThat(rounds.err()).contains("rounds must be in 1..20, was 0");
+    assertThat(run("bench", "--batching", "--batching-rounds", "0").usageError())
+        .contains("rounds must be in 1..20, was 0");
   }
 }

@@ -1,0 +1,53 @@
+package io.zoolander.server.tools;
+
+import static io.zoolander.server.tools.CliRun.run;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The help of {@code zoolander} and of every subcommand: each option listed once, every description
+ * formatted (picocli warns about a bare {@code %}), and each command's summary in the command list
+ * a whole sentence.
+ */
+class HelpTest {
+  private static final String[] COMMANDS = {
+    "demo", "bench", "predict", "plan", "server", "repeater"
+  };
+  // An option's own line: "  -h, --help" or six spaces then "--name" (descriptions wrap deeper).
+  private static final Pattern OPTION_LINE = Pattern.compile("(?m)^(?:  -\\w, |      )(--[\\w-]+)");
+
+  @Test
+  void everySubcommandListsEachOptionOnceAndFormatsEveryDescription() {
+    for (String command : COMMANDS) {
+      CliRun r = run(command, "--help");
+      assertThat(r.exit()).as(command).isZero();
+      assertThat(r.out() + r.err()).as(command).doesNotContain("picocli WARN");
+      Map<String, Integer> listed = new HashMap<>();
+      Matcher m = OPTION_LINE.matcher(r.out());
+      while (m.find()) {
+        listed.merge(m.group(1), 1, Integer::sum);
+      }
+      assertThat(listed).as("options of %s", command).isNotEmpty();
+      listed.forEach(
+          (option, times) -> assertThat(times).as("%s %s listed", command, option).isEqualTo(1));
+    }
+  }
+
+  @Test
+  void theCommandListGivesEachCommandAWholeSentence() {
+    CliRun r = run("--help");
+    assertThat(r.exit()).isZero();
+    String list = r.out().substring(r.out().indexOf("Commands:"));
+    for (String command : COMMANDS) {
+      Matcher m =
+          Pattern.compile("(?s)\\n  " + command + "\\s+(.*?)(?=\\n  \\w|\\z)").matcher(list);
+      assertThat(m.find()).as(command).isTrue();
+      assertThat(m.group(1).strip()).as("summary of %s", command).endsWith(".");
+    }
+  }
+}
