@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Await;
+import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ErrorCode;
@@ -15,6 +16,8 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.internal.WriteChecks;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -128,9 +131,9 @@ class RepeaterTest {
     int clients = 3;
     CountDownLatch go = new CountDownLatch(1);
     List<Thread> senders = new ArrayList<>();
-    List<TestClient> testClients = new ArrayList<>();
+    List<Client> testClients = new ArrayList<>();
     for (int c = 0; c < clients; c++) {
-      TestClient client = client(100 + c);
+      Client client = client(100 + c);
       testClients.add(client);
       Thread sender =
           new Thread(
@@ -178,8 +181,8 @@ class RepeaterTest {
         "every duplicate acked " + total,
         () -> repeater.duplicates().stream().allMatch(d -> d.ackedSeq() == total),
         repeater::duplicates);
-    for (TestClient c : testClients) {
-      assertThat(c.errors).isEmpty();
+    for (Client c : testClients) {
+      assertThat(c.errors()).isEmpty();
     }
   }
 
@@ -190,7 +193,7 @@ class RepeaterTest {
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
     assertThat(repeater.duplicate(3).linkState()).isEqualTo(LinkState.WAITING_FOR_ENDPOINT);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 50);
     awaitReceived(p1, 50);
     awaitReceived(p2, 50);
@@ -211,7 +214,7 @@ class RepeaterTest {
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2);
-    TestClient client = client(7);
+    Client client = client(7);
     // 1 KiB writes sent in one flush arrive in few handoffs: their frames are encoded into runs
     // that outgrow their
     // first buffer and pass the 64 KiB run limit, while the log already holds slices of them.
@@ -221,9 +224,8 @@ class RepeaterTest {
       byte[] data = new byte[1024];
       Arrays.fill(data, (byte) r);
       writes.add(new Message.Write(7, r, List.of(Op.setData("/k" + r, data, -1))));
-      client.channel.write(writes.get(r));
     }
-    client.channel.flush();
+    client.peer().sendTogether(writes);
     List<Message.Sequenced> expected = new ArrayList<>();
     for (int r = 0; r < count; r++) {
       expected.add(Message.Sequenced.of(repeater.epoch(), r + 1, writes.get(r)));
@@ -237,7 +239,7 @@ class RepeaterTest {
     for (FakePlugin p : List.of(p1, p2, p3)) {
       assertThat(p.received).isEqualTo(expected);
     }
-    assertThat(client.errors).isEmpty();
+    assertThat(client.errors()).isEmpty();
   }
 
   @Test
@@ -248,7 +250,7 @@ class RepeaterTest {
     }
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 10);
     for (FakePlugin p : plugins) {
       awaitReceived(p, 10);
@@ -274,7 +276,7 @@ class RepeaterTest {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.logCapacity(8));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 20, 1, 2, 3);
 
     plugins[1].send(new Message.Retransmit(2, repeater.epoch(), 1, 2)); // trimmed long ago
@@ -304,7 +306,7 @@ class RepeaterTest {
     FakePlugin p2 = publishedPlugin(2, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> b.logCapacity(8));
     awaitStreaming(repeater, 1, 2);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 5, 1, 2);
 
     // Duplicate 3 was never connected: the log still holds everything for it.
@@ -350,13 +352,14 @@ class RepeaterTest {
     }
     Repeater repeater = startRepeater(b -> b.logCapacity(4));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeInOneFlush(
         client, 0, 6); // read and handed over at once: the pause on reading clients comes too late
-    Await.await(WAIT, "two refusals", () -> client.errors.size() == 2, client.errors::toString);
-    assertThat(client.errors)
+    Await.await(
+        WAIT, "two refusals", () -> client.errors().size() == 2, () -> client.errors().toString());
+    assertThat(client.errors())
         .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
-    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(4L, 5L);
+    assertThat(client.errors().stream().map(Message.Error::requestId)).containsExactly(4L, 5L);
     for (FakePlugin p : plugins) {
       awaitReceived(p, 4);
     }
@@ -372,7 +375,7 @@ class RepeaterTest {
       assertThat(p.receivedSeqs()).isEqualTo(range(1, 6));
     }
     assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
-    assertThat(client.errors).hasSize(2);
+    assertThat(client.errors()).hasSize(2);
   }
 
   @Test
@@ -381,20 +384,20 @@ class RepeaterTest {
     for (FakePlugin p : plugins) {
       p.autoAck = false;
     }
-    long frameBytes = WriteChecks.sequencedFrameBytes(TestClient.write(7, 10).ops());
+    long frameBytes = WriteChecks.sequencedFrameBytes(Client.write(7, 10).ops());
     // 1 KiB holds about 1024 / frameBytes writes (fewer than 40); the count bound, 64, is not hit.
     Repeater repeater = startRepeater(b -> b.logCapacity(64).logCapacityBytes(1024));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeInOneFlush(client, 0, 40);
     Await.await(
         WAIT,
         "every write sequenced or refused",
-        () -> repeater.nextSeq() - 1 + client.errors.size() == 40,
-        client.errors::toString);
+        () -> repeater.nextSeq() - 1 + client.errors().size() == 40,
+        () -> client.errors().toString());
     long sequenced = repeater.nextSeq() - 1;
-    assertThat(client.errors).isNotEmpty();
-    assertThat(client.errors)
+    assertThat(client.errors()).isNotEmpty();
+    assertThat(client.errors())
         .allMatch(e -> e.code() == ErrorCode.OVERLOADED && e.retryAfterMillis() > 0);
     assertThat(sequenced).isBetween(1024 / (frameBytes + 2) - 1, 1024 / (frameBytes - 2) + 1);
 
@@ -405,13 +408,13 @@ class RepeaterTest {
         "ack seen",
         () -> repeater.duplicate(1).ackedSeq() == sequenced,
         repeater::duplicates);
-    int refused = client.errors.size();
+    int refused = client.errors().size();
     writeAll(client, 40, 2);
     for (FakePlugin p : plugins) {
       awaitReceived(p, (int) sequenced + 2);
     }
     assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
-    assertThat(client.errors).hasSize(refused);
+    assertThat(client.errors()).hasSize(refused);
   }
 
   @Test
@@ -420,7 +423,7 @@ class RepeaterTest {
     plugins[2].stopReadingAfter = 3;
     Repeater repeater = startRepeater(b -> b.logCapacity(16));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     byte[] data = new byte[64 * 1024];
     int sent = 0;
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -445,7 +448,7 @@ class RepeaterTest {
         () -> !listener.fenced.isEmpty(),
         repeater::duplicates);
     assertThat(listener.fenced).singleElement().asString().startsWith("3: ").contains("evicted");
-    assertThat(client.errors).isEmpty();
+    assertThat(client.errors()).isEmpty();
     assertThat(sent).isGreaterThan(16);
     writePaced(repeater, client, sent, 4, 1, 2);
     assertThat(plugins[0].receivedSeqs()).isEqualTo(range(1, sent + 4));
@@ -460,7 +463,7 @@ class RepeaterTest {
     publishedPlugin(3, new FakePlugin.Durable());
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 10);
     awaitReceived(oldLeader, 10);
 
@@ -498,7 +501,7 @@ class RepeaterTest {
     assertThat(p1.hellos.get()).isEqualTo(2);
     assertThat(listener.changes.stream().filter(v -> v.id() == 1).map(DuplicateView::linkState))
         .contains(LinkState.BACKING_OFF);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 5, 1);
 
     p1.dropConnection();
@@ -527,7 +530,7 @@ class RepeaterTest {
         WAIT, "duplicate 1 fenced", () -> repeater.duplicate(1).fenced(), repeater::duplicates);
     assertThat(repeater.duplicate(1).fenceReason().orElseThrow()).contains("needs 41");
     awaitStreaming(repeater, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 1);
     awaitReceived(p2, 1);
     awaitReceived(p3, 1);
@@ -559,7 +562,7 @@ class RepeaterTest {
           .as("duplicate %d's epoch: nothing claimed", d)
           .isEqualTo(epoch);
     }
-    TestClient client = track(TestClient.connect(group, repeater.boundAddress(), 7));
+    Client client = track(Client.connect(repeater.boundAddress(), 7));
     writePaced(repeater, client, 0, 3, 1, 2, 3);
     assertThat(repeater.isDeposed()).isFalse();
   }
@@ -590,7 +593,7 @@ class RepeaterTest {
     Repeater repeater = startRepeater(b -> {});
     awaitStreaming(repeater, 1, 2, 3);
     plugins[0].refuseWithStaleEpoch = true;
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 1);
     Await.await(WAIT, "deposed", repeater::isDeposed, repeater::duplicates);
     Await.await(
@@ -602,10 +605,10 @@ class RepeaterTest {
         WAIT,
         "the client told STALE_EPOCH and disconnected",
         () ->
-            !client.channel.isActive()
-                && client.errors.stream().anyMatch(e -> e.code() == ErrorCode.STALE_EPOCH),
-        client.errors::toString);
-    assertThatThrownBy(() -> TestClient.connect(group, repeater.boundAddress(), 8))
+            !client.connected()
+                && client.errors().stream().anyMatch(e -> e.code() == ErrorCode.STALE_EPOCH),
+        () -> client.errors().toString());
+    assertThatThrownBy(() -> Client.connect(repeater.boundAddress(), 8))
         .hasMessageContaining("refused");
     assertThat(repeater.nextSeq()).isEqualTo(2);
     Await.await(
@@ -624,7 +627,7 @@ class RepeaterTest {
     plugins[0].autoAck = false; // applies, says nothing: as if the connection were dead on its side
     Repeater repeater = startRepeater(b -> b.pluginAckTimeout(Duration.ofMillis(300)));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 3);
     awaitReceived(plugins[0], 3);
     Await.await(
@@ -648,7 +651,7 @@ class RepeaterTest {
     plugins[2].applyUpTo = 4; // duplicate 3 falls behind
     Repeater old = startRepeater(b -> {});
     awaitStreaming(old, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writeAll(client, 0, 10);
     awaitReceived(plugins[0], 10);
     awaitReceived(plugins[1], 10);
@@ -692,7 +695,7 @@ class RepeaterTest {
                   original.ops()));
     }
     assertThat(repeater.duplicates()).noneMatch(DuplicateView::fenced);
-    TestClient next = client(8);
+    Client next = client(8);
     writeAll(next, 0, 1);
     for (FakePlugin p : plugins) {
       Await.await(WAIT, "seq 11 applied", () -> p.durable.appliedSeq.get() == 11, p::toString);
@@ -709,7 +712,7 @@ class RepeaterTest {
     Repeater repeater = startRepeater(b -> {}); // claims epoch 2 at 100
     assertThat(repeater.epoch()).isEqualTo(2);
     awaitStreaming(repeater, 1, 2);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 10, 1, 2); // 101..110 in epoch 2
     // Duplicate 3 comes back restored from a backup taken before the claim, after applying the
     // deposed epoch-1 repeater's orphan seqs 101..110 (no epoch-2 write, so still epoch 1).
@@ -780,25 +783,26 @@ class RepeaterTest {
   @Test
   void clientsMustSayHelloFirstAndWriteOnlyForThemselves() throws Exception {
     Repeater repeater = startRepeater(b -> {});
-    TestClient noHello = track(TestClient.raw(group, repeater.boundAddress()));
-    noHello.send(TestClient.write(5, 1));
+    Client noHello = track(Client.raw(repeater.boundAddress()));
+    noHello.send(Client.write(5, 1));
     awaitRejected(noHello);
 
-    TestClient badId = track(TestClient.raw(group, repeater.boundAddress()));
+    Client badId = track(Client.raw(repeater.boundAddress()));
     badId.send(Message.Hello.of(Role.CLIENT, "not-a-number"));
     awaitRejected(badId);
 
-    TestClient plugin = track(TestClient.raw(group, repeater.boundAddress()));
+    Client plugin = track(Client.raw(repeater.boundAddress()));
     plugin.send(Message.Hello.of(Role.PLUGIN, "1"));
     awaitRejected(plugin);
 
-    TestClient client = client(8);
-    client.send(TestClient.write(9, 1));
+    Client client = client(8);
+    client.send(Client.write(9, 1));
     client.send(new Message.Read(8, 2, ReadKind.GET_DATA, "/a", 0));
-    Await.await(WAIT, "two refusals", () -> client.errors.size() == 2, client.errors::toString);
-    assertThat(client.errors).allMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE);
-    assertThat(client.errors.stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
-    assertThat(client.channel.isActive()).isTrue();
+    Await.await(
+        WAIT, "two refusals", () -> client.errors().size() == 2, () -> client.errors().toString());
+    assertThat(client.errors()).allMatch(e -> e.code() == ErrorCode.UNEXPECTED_MESSAGE);
+    assertThat(client.errors().stream().map(Message.Error::requestId)).containsExactly(1L, 2L);
+    assertThat(client.connected()).isTrue();
     assertThat(repeater.nextSeq()).isEqualTo(1);
   }
 
@@ -811,7 +815,7 @@ class RepeaterTest {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.logCapacity(64));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 10, 1, 2, 3);
 
     repeater.fence(3);
@@ -867,7 +871,7 @@ class RepeaterTest {
     FakePlugin[] plugins = pluginsForAll();
     Repeater repeater = startRepeater(b -> b.logCapacity(8).autoRejoin(true));
     awaitStreaming(repeater, 1, 2, 3);
-    TestClient client = client(7);
+    Client client = client(7);
     writePaced(repeater, client, 0, 5, 1, 2, 3);
     plugins[1].dropConnection();
     plugins[1].close(); // duplicate 2 is down while the log moves on
@@ -920,15 +924,15 @@ class RepeaterTest {
   // -------------------------------------------------------------------------------------------
   // helpers
 
-  private void awaitRejected(TestClient c) {
+  private void awaitRejected(Client c) {
     Await.await(
         WAIT,
         "rejected with UNEXPECTED_MESSAGE and closed",
         () ->
-            !c.channel.isActive()
-                && c.errors.size() == 1
-                && c.errors.get(0).code() == ErrorCode.UNEXPECTED_MESSAGE,
-        c.errors::toString);
+            !c.connected()
+                && c.errors().size() == 1
+                && c.errors().get(0).code() == ErrorCode.UNEXPECTED_MESSAGE,
+        () -> c.errors().toString());
   }
 
   private static ZooKeeper connect(String connectString) throws Exception {
@@ -993,14 +997,14 @@ class RepeaterTest {
             base + "/state", state.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
   }
 
-  private TestClient client(long clientId) throws InterruptedException {
+  private Client client(long clientId) throws InterruptedException {
     Repeater repeater =
         (Repeater)
             closeables.stream()
                 .filter(c -> c instanceof Repeater)
                 .reduce((a, b) -> b)
                 .orElseThrow();
-    return track(TestClient.connect(group, repeater.boundAddress(), clientId));
+    return track(Client.connect(repeater.boundAddress(), clientId));
   }
 
   private <T extends AutoCloseable> T track(T closeable) {
@@ -1008,17 +1012,18 @@ class RepeaterTest {
     return closeable;
   }
 
-  private static void writeAll(TestClient client, int firstRequestId, int count) {
+  private static void writeAll(Client client, int firstRequestId, int count) {
     for (int r = firstRequestId; r < firstRequestId + count; r++) {
       client.write(r);
     }
   }
 
-  private static void writeInOneFlush(TestClient client, int firstRequestId, int count) {
+  private static void writeInOneFlush(Client client, int firstRequestId, int count) {
+    List<Message.Write> writes = new ArrayList<>();
     for (int r = firstRequestId; r < firstRequestId + count; r++) {
-      client.channel.write(TestClient.write(client.clientId, r));
+      writes.add(Client.write(client.clientId(), r));
     }
-    client.channel.flush();
+    client.peer().sendTogether(writes);
   }
 
   /**
@@ -1026,7 +1031,7 @@ class RepeaterTest {
    * OVERLOADED).
    */
   private static void writePaced(
-      Repeater repeater, TestClient client, int firstRequestId, int count, int... duplicateIds) {
+      Repeater repeater, Client client, int firstRequestId, int count, int... duplicateIds) {
     for (int r = firstRequestId; r < firstRequestId + count; r++) {
       long seq = repeater.nextSeq();
       client.write(r);
@@ -1058,5 +1063,60 @@ class RepeaterTest {
 
   private static List<Long> range(long from, long to) {
     return LongStream.rangeClosed(from, to).boxed().toList();
+  }
+
+  /**
+   * A client of the repeater in these tests: a scripted peer that said HELLO as a CLIENT with its
+   * id (none for a raw one). Writes are posted, not awaited, as a client pipelines them.
+   */
+  private record Client(ScriptedPeer peer, long clientId) implements AutoCloseable {
+
+    static Client connect(InetSocketAddress repeater, long clientId) throws InterruptedException {
+      Client c = raw(repeater, clientId);
+      c.peer.send(Message.Hello.of(Role.CLIENT, Long.toString(clientId)));
+      return c;
+    }
+
+    /** Connects without sending HELLO. */
+    static Client raw(InetSocketAddress repeater) throws InterruptedException {
+      return raw(repeater, 0);
+    }
+
+    private static Client raw(InetSocketAddress repeater, long clientId)
+        throws InterruptedException {
+      return new Client(
+          ScriptedPeer.connect(repeater.getHostString(), repeater.getPort()), clientId);
+    }
+
+    static Message.Write write(long clientId, long requestId) {
+      return new Message.Write(
+          clientId,
+          requestId,
+          List.of(
+              Op.setData(
+                  "/k", ("c" + clientId + "r" + requestId).getBytes(StandardCharsets.UTF_8), -1)));
+    }
+
+    void write(long requestId) {
+      peer.post(write(clientId, requestId));
+    }
+
+    void send(Message m) {
+      peer.post(m);
+    }
+
+    /** The ERRORs received so far, in order. */
+    List<Message.Error> errors() {
+      return peer.received(Message.Error.class);
+    }
+
+    boolean connected() {
+      return peer.isConnected();
+    }
+
+    @Override
+    public void close() {
+      peer.close();
+    }
   }
 }
