@@ -37,7 +37,14 @@ class ClientSdkIT {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = EmbeddedCluster.builder().duplicates(3).start();
+    // Duplicate 2 only logs a write behind Zoolander's back instead of fencing itself, so that the
+    // divergence the next test injects there reaches the client's own detection (ForeignWriteTest
+    // shows the default: fenced and repaired).
+    cluster =
+        EmbeddedCluster.builder()
+            .duplicates(3)
+            .duplicateProperty(2, "zoolander.plugin.fenceOnForeignWrite", "false")
+            .start();
   }
 
   @AfterAll

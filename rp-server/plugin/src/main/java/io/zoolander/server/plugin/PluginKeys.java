@@ -190,6 +190,15 @@ public final class PluginKeys {
                   + " request timeout: a retry that comes after its record is gone would be applied again.")
           .build();
 
+  public static final Setting<Boolean> FENCE_ON_FOREIGN_WRITE =
+      Setting.bool(ZoolanderPluginConfig.FENCE_ON_FOREIGN_WRITE_KEY)
+          .defaultValue(true)
+          .doc(
+              "Whether a write to the data root by any ZooKeeper session but the plugin's (a plain client writing"
+                  + " <base>/data) fences the duplicate, so that a state transfer repairs it; 'false' only logs and"
+                  + " counts it (zoolander.plugin.writes.foreign) and leaves the duplicates different.")
+          .build();
+
   /** The plugin's own entries, security aside, in the order the help lists them. */
   public static final List<Setting<?>> SETTINGS =
       List.of(
@@ -210,7 +219,8 @@ public final class PluginKeys {
           RECENT_WRITES_MESSAGES,
           MAX_BATCH_BYTES,
           PLANNED_SLOWNESS_MAX_MS,
-          CLIENT_RECORD_RETENTION_MS);
+          CLIENT_RECORD_RETENTION_MS,
+          FENCE_ON_FOREIGN_WRITE);
 
   /** Every entry the plugin reads: {@link #SETTINGS}, then {@link PluginSecurity#SETTINGS}. */
   public static final SettingSet ALL = all();

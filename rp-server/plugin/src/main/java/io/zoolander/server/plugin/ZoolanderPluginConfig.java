@@ -228,6 +228,30 @@ public record ZoolanderPluginConfig(
     return value;
   }
 
+  /** Key of whether a write to the data root by another session fences the duplicate. */
+  public static final String FENCE_ON_FOREIGN_WRITE_KEY = "zoolander.plugin.fenceOnForeignWrite";
+
+  /**
+   * Reads {@value #FENCE_ON_FOREIGN_WRITE_KEY} (its descriptor is {@link
+   * PluginKeys#FENCE_ON_FOREIGN_WRITE}).
+   *
+   * @throws IllegalArgumentException if it is not {@code true} or {@code false}
+   */
+  public static boolean fenceOnForeignWrite(Map<String, String> properties) {
+    try {
+      return PluginKeys.FENCE_ON_FOREIGN_WRITE.valueIn(trimmedValues(properties));
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(
+          "Invalid Zoolander plugin settings in zoo.cfg: " + e.getMessage(), e);
+    }
+  }
+
+  private static Map<String, String> trimmedValues(Map<String, String> properties) {
+    Map<String, String> trimmed = new java.util.HashMap<>();
+    properties.forEach((k, v) -> trimmed.put(k, v == null ? null : v.trim()));
+    return trimmed;
+  }
+
   /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */
   public static final long MAX_TIMEOUT_MS = 3_600_000;
 

@@ -118,7 +118,8 @@ final class Applier {
         PluginMeters.none(),
         null,
         null,
-        ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_DEFAULT);
+        ZoolanderPluginConfig.CLIENT_RECORD_RETENTION_MS_DEFAULT,
+        true);
   }
 
   /**
@@ -131,6 +132,8 @@ final class Applier {
    * @param digestAuth the plugin's ZooKeeper identity ({@code user:password}), or null
    * @param clientRecordRetentionMs how long a client must be gone before its record is deleted
    *     ({@link ClientExpiry})
+   * @param fenceOnForeignWrite whether a write to the data root by another session fences the
+   *     duplicate ({@link ForeignWrites})
    */
   Applier(
       ZoolanderPluginConfig config,
@@ -144,7 +147,8 @@ final class Applier {
       PluginMeters meters,
       LocalServer local,
       byte[] digestAuth,
-      long clientRecordRetentionMs) {
+      long clientRecordRetentionMs,
+      boolean fenceOnForeignWrite) {
     int id = config.duplicateId();
     Znodes znodes = config.znodes();
     this.duplicateId = id;
@@ -276,6 +280,7 @@ final class Applier {
                 local,
                 znodes.dataRoot(),
                 session::isOwnOrPrevious,
+                fenceOnForeignWrite,
                 reason -> execute(() -> fencing.fenceAndTellRepeaters(reason)));
   }
 

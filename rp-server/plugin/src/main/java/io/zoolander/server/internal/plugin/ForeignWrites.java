@@ -12,8 +12,9 @@ import org.slf4j.LoggerFactory;
  * Watches the data root of a leader for writes that did not come through the stream: only the
  * plugin's own session writes there, in seq order, so a write by any other session (a plain
  * ZooKeeper client, an operator's {@code zkCli.sh}) has made this duplicate differ from the others.
- * The first one fences the duplicate, so that it serves no more reads and is repaired by a state
- * transfer; each one is counted and logged.
+ * The first one fences the duplicate (unless {@code zoolander.plugin.fenceOnForeignWrite} is
+ * false), so that it serves no more reads and is repaired by a state transfer; each one is counted
+ * and logged.
  *
  * <p>Only a plugin hosted by a leader in-process can watch ({@link LocalServer#observeWrites}): the
  * leader applies every write of its ensemble, whichever server the writer was connected to. A write
@@ -27,11 +28,14 @@ final class ForeignWrites implements AutoCloseable {
   private final int duplicateId;
   private final LongPredicate ownSession;
   private final Consumer<String> fence;
+  private final boolean fences;
   private final LongAdder seen = new LongAdder();
   private final AutoCloseable registration;
 
   /**
    * @param ownSession whether a session is the plugin's (its current or previous own session)
+   * @param fences whether a foreign write fences the duplicate ({@code
+   *     zoolander.plugin.fenceOnForeignWrite}), or is only logged and counted
    * @param fence fences the duplicate for the reason given; called on a ZooKeeper thread, it must
    *     hand the work over
    */
@@ -40,10 +44,12 @@ final class ForeignWrites implements AutoCloseable {
       LocalServer server,
       String dataRoot,
       LongPredicate ownSession,
+      boolean fences,
       Consumer<String> fence) {
     this.duplicateId = duplicateId;
     this.ownSession = ownSession;
     this.fence = fence;
+    this.fences = fences;
     this.registration = server.observeWrites(dataRoot, this::onWrite);
   }
 
@@ -60,8 +66,15 @@ final class ForeignWrites implements AutoCloseable {
             + " by ZooKeeper session 0x"
             + Long.toHexString(write.sessionId())
             + " (only the plugin may write there; the duplicates now differ)";
-    LOG.error("Duplicate {}: {}", duplicateId, reason);
-    fence.accept(reason);
+    if (fences) {
+      LOG.error("Duplicate {}: {}", duplicateId, reason);
+      fence.accept(reason);
+    } else {
+      LOG.error(
+          "Duplicate {}: {}; not fenced (zoolander.plugin.fenceOnForeignWrite=false)",
+          duplicateId,
+          reason);
+    }
   }
 
   /** Writes by other sessions seen so far. Any thread. */

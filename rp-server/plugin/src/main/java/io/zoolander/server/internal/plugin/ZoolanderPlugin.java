@@ -124,7 +124,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             pluginMeters,
             inProcess ? ((LocalServerContext) context).localServer() : null,
             sec.zooKeeperAuth(),
-            ZoolanderPluginConfig.clientRecordRetentionMs(context.properties()));
+            ZoolanderPluginConfig.clientRecordRetentionMs(context.properties()),
+            ZoolanderPluginConfig.fenceOnForeignWrite(context.properties()));
     applier = app;
     pluginMeters.watchDataPath(app);
     pluginMeters.watchForeignWrites(app);
