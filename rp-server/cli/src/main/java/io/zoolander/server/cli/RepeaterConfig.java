@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.repeater.AdmissionKeys;
@@ -61,6 +62,8 @@ import java.util.stream.Collectors;
  *     written, validated; empty when off
  * @param admission admission control from the {@code admission.*} entries ({@link AdmissionKeys});
  *     null when off
+ * @param connectionLimits what the client port allows a connection ({@code handshakeTimeoutMs},
+ *     {@code frameIdleTimeoutMs}, {@code maxConnections})
  */
 record RepeaterConfig(
     String clientHost,
@@ -77,7 +80,8 @@ record RepeaterConfig(
     BatchingPolicy batching,
     boolean autoRejoin,
     Map<String, String> security,
-    AdmissionSettings admission) {
+    AdmissionSettings admission,
+    ConnectionLimits connectionLimits) {
 
   static final String ZOOKEEPER_USER = RepeaterKeys.ZOOKEEPER_USER.key();
   static final String ZOOKEEPER_PASSWORD_FILE = RepeaterKeys.ZOOKEEPER_PASSWORD_FILE.key();
@@ -156,6 +160,11 @@ record RepeaterConfig(
     Long fixedEpoch = p.get(RepeaterKeys.EPOCH);
     OptionalLong epoch = fixedEpoch == null ? OptionalLong.empty() : OptionalLong.of(fixedEpoch);
     int clientIoThreads = p.get(RepeaterKeys.CLIENT_IO_THREADS).intValue();
+    ConnectionLimits connectionLimits =
+        new ConnectionLimits(
+            p.get(RepeaterKeys.HANDSHAKE_TIMEOUT_MS),
+            p.get(RepeaterKeys.FRAME_IDLE_TIMEOUT_MS),
+            p.get(RepeaterKeys.MAX_CONNECTIONS).intValue());
     int juteMaxBuffer = p.get(RepeaterKeys.JUTE_MAX_BUFFER).intValue();
     BatchingPolicy batching = p.get(RepeaterKeys.BATCHING);
     boolean autoRejoin = p.get(RepeaterKeys.AUTO_REJOIN);
@@ -214,7 +223,8 @@ record RepeaterConfig(
         batching,
         autoRejoin,
         security,
-        admission);
+        admission,
+        connectionLimits);
   }
 
   /**
@@ -270,6 +280,10 @@ record RepeaterConfig(
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
             .clientIoThreads(clientIoThreads)
+            .clientConnectionLimits(
+                Duration.ofMillis(connectionLimits.handshakeTimeoutMs()),
+                Duration.ofMillis(connectionLimits.frameIdleTimeoutMs()),
+                connectionLimits.maxConnections())
             .juteMaxBuffer(juteMaxBuffer)
             .batching(batching)
             .autoRejoin(autoRejoin);

@@ -10,6 +10,7 @@ import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.security.PluginSecurity;
@@ -303,6 +304,7 @@ public final class Repeater implements AutoCloseable {
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
@@ -517,6 +519,31 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * What the client port allows a connection (defaults: {@value
+     * ConnectionLimits#DEFAULT_HANDSHAKE_TIMEOUT_MS} ms, {@value
+     * ConnectionLimits#DEFAULT_FRAME_IDLE_TIMEOUT_MS} ms, {@value
+     * ConnectionLimits#DEFAULT_MAX_CONNECTIONS} connections).
+     *
+     * @param handshakeTimeout a connection that has not finished HELLO (and AUTH) this long after
+     *     it was accepted is refused and closed
+     * @param frameIdleTimeout a connection that sent part of a frame and then nothing this long is
+     *     refused and closed (a quiet client with no partial frame never is)
+     * @param maxConnections most client connections open at once; more are refused with OVERLOADED
+     * @throws IllegalArgumentException if a value is out of bounds ({@link
+     *     RepeaterKeys#HANDSHAKE_TIMEOUT_MS}, {@link RepeaterKeys#FRAME_IDLE_TIMEOUT_MS}, {@link
+     *     RepeaterKeys#MAX_CONNECTIONS})
+     */
+    public Builder clientConnectionLimits(
+        Duration handshakeTimeout, Duration frameIdleTimeout, int maxConnections) {
+      Objects.requireNonNull(handshakeTimeout, "handshakeTimeout must not be null");
+      Objects.requireNonNull(frameIdleTimeout, "frameIdleTimeout must not be null");
+      this.connectionLimits =
+          new ConnectionLimits(
+              handshakeTimeout.toMillis(), frameIdleTimeout.toMillis(), maxConnections);
+      return this;
+    }
+
+    /**
      * The duplicates' {@code jute.maxbuffer} (default {@value
      * RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's default): a write too large for
      * one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.
@@ -671,6 +698,7 @@ public final class Repeater implements AutoCloseable {
               new LinkSecurity(tls, access, credential),
               meters,
               batchingController);
+      core.connectionLimits(connectionLimits);
       if (admission != null) {
         AdmissionController controller =
             new AdmissionController(admission, sources.size(), Ticker.system(), registry);

@@ -2,6 +2,7 @@ package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.zoolander.server.internal.security.ConnectionGuard;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.AccessControl;
@@ -205,6 +206,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
       peers.addRepeater(ctx.channel());
     }
     role = hello.role();
+    ConnectionGuard.handshakeDone(ctx.channel());
     Snapshot s = status.get();
     LOG.info(
         "Duplicate {}: {} '{}' connected from {} (repeater epoch {}, appliedSeq {}, {})",

@@ -5,6 +5,7 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.zoolander.model.SlaPrediction;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
@@ -83,6 +84,9 @@ public final class RepeaterCore implements AutoCloseable {
   /** Sheds WRITEs above the admitted rate; null when admission control is off. Set before start. */
   private AdmissionController admission;
 
+  /** What the client port allows a connection. Set before start. */
+  private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
+
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
     this(config, sources, listener, LinkSecurity.NONE);
   }
@@ -143,6 +147,19 @@ public final class RepeaterCore implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets what the client port allows a connection (before {@link #start()}; default {@link
+   * ConnectionLimits#DEFAULTS}).
+   */
+  public void connectionLimits(ConnectionLimits limits) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("connection limits must be set before start");
+      }
+      this.connectionLimits = java.util.Objects.requireNonNull(limits, "limits");
+    }
+  }
+
   /** The admission controller, null when admission control is off. */
   public AdmissionController admission() {
     return admission;
@@ -191,6 +208,7 @@ public final class RepeaterCore implements AutoCloseable {
         config.clientHost(),
         config.clientPort(),
         config.clientIoThreads(),
+        connectionLimits,
         () ->
             new ClientHandler(
                 sequencer, clients, new ServerAuth(security.access(), meters::authFailure)));
