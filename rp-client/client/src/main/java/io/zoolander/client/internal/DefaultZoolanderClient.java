@@ -536,6 +536,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
+    if (error.code() == ErrorCode.INVALID_OP && from != repeater) {
+      onWriteNeverApplied(from, w, error);
+      return;
+    }
     if (refusesTheRequest(error.code())) {
       failWrite(
           w,
@@ -578,6 +582,34 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
               error.code(),
               error.message());
     }
+  }
+
+  /**
+   * A plugin refused an attempt with INVALID_OP: the repeater checked the ops before sequencing
+   * them, so this is the plugins' answer to a request id at or below the highest they applied for
+   * this client that they know was never applied (an attempt resent under its id after a shed or a
+   * lost attempt, once a later write was applied). Every duplicate answers the same and any other
+   * attempt under that id will be refused too, so the write was applied nowhere and never will be
+   * under it: send it again at once under a new id (as if every attempt so far had been shed, so a
+   * later shed gives it a new id again).
+   */
+  private void onWriteNeverApplied(PeerLink from, PendingWrite w, Message.Error error) {
+    LOG.debug(
+        "{}: write {} was never applied and cannot be under its id ({}); sending it again under a"
+            + " new id",
+        from.name(),
+        w.write.requestId(),
+        error.message());
+    w.attempts = w.shed;
+    newRequestId(w);
+    sendWrite(w);
+  }
+
+  /** Gives a pending write a new, highest request id (for an attempt known never applied). */
+  private void newRequestId(PendingWrite w) {
+    writes.remove(w.write.requestId());
+    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+    writes.put(w.write.requestId(), w);
   }
 
   /**
@@ -631,11 +663,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 return;
               }
               if (w.shed == w.attempts) {
-                writes.remove(w.write.requestId());
-                w.write =
-                    new Message.Write(
-                        w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
-                writes.put(w.write.requestId(), w);
+                newRequestId(w);
               }
               sendWrite(w);
             },
