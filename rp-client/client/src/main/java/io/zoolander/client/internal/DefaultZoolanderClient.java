@@ -20,6 +20,7 @@ import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.wire.ClientRecord;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -111,7 +112,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             this::onMessage,
             this::onState,
             settings.tls(),
-            settings.credential());
+            settings.credential(),
+            Credential.REPEATER);
   }
 
   private static <V> Map<Long, V> lru() {
@@ -139,7 +141,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 client::onMessage,
                 client::onState,
                 settings.tls(),
-                settings.credential());
+                settings.credential(),
+                Credential.ANY_DUPLICATE);
         client.plugins.add(link);
         DuplicateTarget target = settings.duplicates().get(i);
         if (target.endpoint() != null) {
@@ -151,8 +154,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 target.connectString(),
                 settings.znodes(),
                 settings.sessionTimeoutMs(),
-                endpoint ->
-                    link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null)));
+                endpoint -> {
+                  endpoint.ifPresent(e -> link.expectServer(Credential.duplicate(e.duplicateId())));
+                  link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null));
+                });
         client.watchers.add(watcher);
         watcher.start();
       }

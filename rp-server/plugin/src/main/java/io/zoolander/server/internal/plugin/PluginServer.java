@@ -19,6 +19,7 @@ import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.WirePipeline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -119,7 +120,10 @@ final class PluginServer implements AutoCloseable {
                                   status,
                                   applier,
                                   peers,
-                                  new ServerAuth(security.access(), meters::authFailure)));
+                                  new ServerAuth(
+                                      security.access(),
+                                      Credential.duplicate(duplicateId),
+                                      meters::authFailure)));
                     }
                   })
               .bind(host, port)

@@ -12,6 +12,7 @@ import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.Takeover;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -211,7 +212,9 @@ public final class RepeaterCore implements AutoCloseable {
         connectionLimits,
         () ->
             new ClientHandler(
-                sequencer, clients, new ServerAuth(security.access(), meters::authFailure)));
+                sequencer,
+                clients,
+                new ServerAuth(security.access(), Credential.REPEATER, meters::authFailure)));
 
     EpochClaim claim = new EpochClaim(config, sources, runtime, security);
     EpochClaim.Claimed claimed = claim.claim(deadline);
