@@ -64,6 +64,7 @@ import java.util.stream.Collectors;
  *     null when off
  * @param connectionLimits what the client port allows a connection ({@code handshakeTimeoutMs},
  *     {@code frameIdleTimeoutMs}, {@code maxConnections})
+ * @param epochCheckMs how often the state znodes are read for a newer epoch, 0 for never
  */
 record RepeaterConfig(
     String clientHost,
@@ -81,7 +82,8 @@ record RepeaterConfig(
     boolean autoRejoin,
     Map<String, String> security,
     AdmissionSettings admission,
-    ConnectionLimits connectionLimits) {
+    ConnectionLimits connectionLimits,
+    long epochCheckMs) {
 
   static final String ZOOKEEPER_USER = RepeaterKeys.ZOOKEEPER_USER.key();
   static final String ZOOKEEPER_PASSWORD_FILE = RepeaterKeys.ZOOKEEPER_PASSWORD_FILE.key();
@@ -168,6 +170,7 @@ record RepeaterConfig(
     int juteMaxBuffer = p.get(RepeaterKeys.JUTE_MAX_BUFFER).intValue();
     BatchingPolicy batching = p.get(RepeaterKeys.BATCHING);
     boolean autoRejoin = p.get(RepeaterKeys.AUTO_REJOIN);
+    long epochCheckMs = p.get(RepeaterKeys.EPOCH_CHECK_MS);
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (RepeaterKeys.DUPLICATE.matches(e.getKey())) {
@@ -224,7 +227,8 @@ record RepeaterConfig(
         autoRejoin,
         security,
         admission,
-        connectionLimits);
+        connectionLimits,
+        epochCheckMs);
   }
 
   /**
@@ -286,7 +290,8 @@ record RepeaterConfig(
                 connectionLimits.maxConnections())
             .juteMaxBuffer(juteMaxBuffer)
             .batching(batching)
-            .autoRejoin(autoRejoin);
+            .autoRejoin(autoRejoin)
+            .epochCheckInterval(Duration.ofMillis(epochCheckMs));
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     if (admission != null) {

@@ -69,6 +69,7 @@ class RepeaterConfigTest {
         handshakeTimeoutMs=5000
         frameIdleTimeoutMs=7000
         maxConnections=64
+        epochCheckMs=250
         """);
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c)
@@ -95,7 +96,8 @@ class RepeaterConfigTest {
                 false,
                 Map.of(),
                 null,
-                new ConnectionLimits(5_000, 7_000, 64)));
+                new ConnectionLimits(5_000, 7_000, 64),
+                250));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -124,7 +126,7 @@ class RepeaterConfigTest {
     {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin,"
+          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
           + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
           + " them))"
     },

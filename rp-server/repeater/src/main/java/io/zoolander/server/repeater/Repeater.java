@@ -305,6 +305,7 @@ public final class Repeater implements AutoCloseable {
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
     private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
+    private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
@@ -544,6 +545,28 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * How often the repeater reads every duplicate's state znode it can reach and deposes itself if
+     * one holds a newer epoch (default {@value RepeaterSettings#DEFAULT_EPOCH_CHECK_MILLIS} ms;
+     * {@link Duration#ZERO} turns it off): a repeater cut off from the plugins but not from
+     * ZooKeeper then tells its clients STALE_EPOCH, so they move to the next repeater, instead of
+     * letting their writes time out.
+     *
+     * @throws IllegalArgumentException if negative or over an hour
+     */
+    public Builder epochCheckInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval must not be null");
+      if (interval.isNegative() || interval.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
+        throw new IllegalArgumentException(
+            "epochCheckInterval must be 0 to "
+                + RepeaterKeys.MAX_TIMEOUT_MS
+                + " ms, was "
+                + interval);
+      }
+      this.epochCheckMillis = interval.toMillis();
+      return this;
+    }
+
+    /**
      * The duplicates' {@code jute.maxbuffer} (default {@value
      * RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's default): a write too large for
      * one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.
@@ -699,6 +722,7 @@ public final class Repeater implements AutoCloseable {
               meters,
               batchingController);
       core.connectionLimits(connectionLimits);
+      core.epochCheckMillis(epochCheckMillis);
       if (admission != null) {
         AdmissionController controller =
             new AdmissionController(admission, sources.size(), Ticker.system(), registry);

@@ -98,6 +98,17 @@ public final class RepeaterKeys {
                   + " this bound, not logCapacity, decides how far a duplicate may fall behind.")
           .build();
 
+  public static final Setting<Long> EPOCH_CHECK_MS =
+      Setting.integer("epochCheckMs")
+          .defaultValue(RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS)
+          .range(0L, MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "How often (ms) the repeater reads every duplicate's state znode it can reach and deposes itself if"
+                  + " one holds a newer epoch: a repeater cut off from the plugins but not from ZooKeeper then tells"
+                  + " its clients STALE_EPOCH instead of letting their writes time out. 0 turns it off.")
+          .build();
+
   public static final Setting<Long> HANDSHAKE_TIMEOUT_MS =
       Setting.integer("handshakeTimeoutMs")
           .defaultValue(ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS)
@@ -275,7 +286,8 @@ public final class RepeaterKeys {
                 MAX_CONNECTIONS,
                 JUTE_MAX_BUFFER,
                 BATCHING,
-                AUTO_REJOIN));
+                AUTO_REJOIN,
+                EPOCH_CHECK_MS));
     all.addAll(AdmissionKeys.ALL);
     all.addAll(SECURITY);
     return SettingSet.of("", all);

@@ -85,6 +85,12 @@ public final class RepeaterCore implements AutoCloseable {
   /** Sheds WRITEs above the admitted rate; null when admission control is off. Set before start. */
   private AdmissionController admission;
 
+  /** How often the state znodes are read for a newer epoch, 0 for never. Set before start. */
+  private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
+
+  /** Reads the state znodes for a newer epoch; null when off or not started. */
+  private volatile EpochWatch epochWatch;
+
   /** What the client port allows a connection. Set before start. */
   private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
 
@@ -158,6 +164,20 @@ public final class RepeaterCore implements AutoCloseable {
         throw new IllegalStateException("connection limits must be set before start");
       }
       this.connectionLimits = java.util.Objects.requireNonNull(limits, "limits");
+    }
+  }
+
+  /**
+   * How often (ms) the repeater reads every duplicate's state znode it can reach and deposes itself
+   * if one holds a newer epoch (before {@link #start()}; 0: never). Default {@link
+   * RepeaterSettings#DEFAULT_EPOCH_CHECK_MILLIS}.
+   */
+  public void epochCheckMillis(long millis) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("the epoch check must be set before start");
+      }
+      this.epochCheckMillis = millis;
     }
   }
 
@@ -254,6 +274,12 @@ public final class RepeaterCore implements AutoCloseable {
 
     scheduleHousekeeping();
     followPlugins();
+    if (epochCheckMillis > 0) {
+      EpochWatch watch =
+          new EpochWatch(sources, sequencer::epoch, epochCheckMillis, runtime, links);
+      epochWatch = watch;
+      watch.start();
+    }
     runtime.acceptClients();
     LOG.info("repeater listening for clients on {}", runtime.boundAddress());
   }
@@ -328,6 +354,10 @@ public final class RepeaterCore implements AutoCloseable {
         drained.awaitUninterruptibly(
             Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
+    }
+    EpochWatch watch = epochWatch;
+    if (watch != null) {
+      watch.close();
     }
     closeSources();
     if (runtime.loop() != null) {
