@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.jmx.JmxMeterRegistry;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.testsupport.ProjectRoot;
 import java.lang.management.ManagementFactory;
@@ -31,7 +31,7 @@ class MeterMBeansDocumentedTest {
     String operations =
         Files.readString(ProjectRoot.find().resolve("docs/operations.md"), StandardCharsets.UTF_8);
     AtomicLong value = new AtomicLong(3);
-    JmxMeterRegistry registry = ZoolanderJmx.newMeterRegistry();
+    MeterRegistry registry = ZoolanderJmx.newMeterRegistry();
     try {
       Counter.builder("zoolander.test.counter").register(registry).increment();
       Timer.builder("zoolander.test.timer").register(registry).record(Duration.ofMillis(1));
