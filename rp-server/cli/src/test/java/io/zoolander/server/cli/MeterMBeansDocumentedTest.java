@@ -1,4 +1,4 @@
-package io.zoolander.server.tools;
+package io.zoolander.server.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
