@@ -158,7 +158,8 @@ class ClientBehaviourTest {
     // sends an ERROR refusing the oldest write in the same buffer: the client fails that write
     // on its I/O thread, where the application's callback issues a new write, queued on the
     // I/O thread just before the link becomes ready.
-    Message.Challenge challenge = new Message.Challenge(new byte[WireSettings.NONCE_BYTES]);
+    Message.Challenge challenge =
+        new Message.Challenge(new byte[WireSettings.NONCE_BYTES], Credential.REPEATER);
     repeater.on(Message.Hello.class, (peer, hello) -> peer.post(challenge));
     try (ZoolanderClient client =
         builder()

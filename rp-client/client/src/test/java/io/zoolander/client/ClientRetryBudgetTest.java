@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.internal.DefaultZoolanderClient;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -104,6 +105,69 @@ class ClientRetryBudgetTest {
             .isGreaterThanOrEqualTo(hintMs << (i - 1));
       }
       assertThat(meters.counter("zoolander.client.write.shed").count()).isEqualTo(3);
+    }
+  }
+
+  /**
+   * Issue 19, item 9c. A write whose first attempt got no answer (lost with an old repeater, say)
+   * is resent under its id, so that it is applied at most once; that resend is shed, and so is sent
+   * again under the same id, since the first attempt may have been sequenced. Meanwhile a later
+   * write is applied: the plugins then take the old id for a retry, know it was never applied and
+   * refuse it with INVALID_OP. That does not make the write invalid: it was applied nowhere and
+   * never can be under that id, so the client sends it again under a new one.
+   */
+  @Test
+  void aShedResendThatThePluginsKnowWasNeverAppliedGoesAgainUnderANewId() throws Exception {
+    List<Message.Write> sentA = new CopyOnWriteArrayList<>();
+    List<Message.Write> sentB = new CopyOnWriteArrayList<>();
+    repeater.on(
+        Message.Write.class,
+        (p, m) -> {
+          Message.Write w = m;
+          if (w.ops().get(0).path().equals("/b")) { // a later write, sequenced and applied
+            sentB.add(w);
+            one.post(
+                new Message.Reply(
+                    w.clientId(), w.requestId(), 7, 1, List.of(new OpResult.Created("/b"))));
+            return;
+          }
+          sentA.add(w);
+          if (sentA.size() == 2) { // the resend after no reply: shed
+            p.send(new Message.Error(ErrorCode.OVERLOADED, w.requestId(), 300, "admission"));
+          } else if (sentA.size() == 3) { // again under the same id, after /b was applied
+            one.post(
+                Message.Error.forRequest(
+                    ErrorCode.INVALID_OP,
+                    w.requestId(),
+                    "request "
+                        + w.requestId()
+                        + " arrived after request "
+                        + sentB.get(0).requestId()
+                        + " was applied: not applied (send it again under a new request id)"));
+          } else if (sentA.size() >= 4) {
+            one.post(
+                new Message.Reply(
+                    w.clientId(), w.requestId(), 8, 1, List.of(new OpResult.Created("/a"))));
+          }
+          // the first attempt is never answered: lost with an old repeater, say
+        });
+    try (ZoolanderClient client =
+        builder()
+            .writeRetryDelay(Duration.ofMillis(200))
+            .requestTimeout(Duration.ofSeconds(20))
+            .build()) {
+      CompletableFuture<WriteResult> first = client.create("/a", new byte[0]);
+      Await.await(
+          Duration.ofSeconds(10), "the first write is resent and shed", () -> sentA.size() >= 2);
+      WriteResult later = client.create("/b", new byte[0]).get(10, TimeUnit.SECONDS);
+      assertThat(later.seq()).isEqualTo(7);
+
+      WriteResult result = first.get(20, TimeUnit.SECONDS);
+      assertThat(result.seq()).isEqualTo(8);
+      assertThat(sentA).hasSize(4);
+      assertThat(sentA.get(1).requestId()).isEqualTo(sentA.get(0).requestId());
+      assertThat(sentA.get(2).requestId()).isEqualTo(sentA.get(0).requestId());
+      assertThat(sentA.get(3).requestId()).isGreaterThan(sentB.get(0).requestId());
     }
   }
 

@@ -2,6 +2,7 @@ package io.zoolander.testsupport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -278,6 +279,19 @@ public final class ScriptedPeer implements AutoCloseable {
     Channel c = connection;
     if (c != null) {
       c.writeAndFlush(message);
+    }
+  }
+
+  /**
+   * Writes {@code bytes} as they are, past the wire pipeline's encoders (plaintext connections
+   * only), and waits until they are written: e.g. part of a frame.
+   */
+  public void sendRaw(byte[] bytes) {
+    Channel c = current();
+    ChannelFuture written =
+        c.pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(bytes));
+    if (!written.awaitUninterruptibly(bound().toMillis()) || !written.isSuccess()) {
+      throw new AssertionError("raw bytes not written", written.cause());
     }
   }
 

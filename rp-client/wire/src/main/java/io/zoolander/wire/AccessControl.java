@@ -70,18 +70,24 @@ public final class AccessControl {
     return allowed.getOrDefault(role, Set.of());
   }
 
-  /** A challenge with a fresh random nonce, for one connection. */
-  public Message.Challenge challenge() {
+  /**
+   * A challenge with a fresh random nonce, for one connection.
+   *
+   * @param server this server's name ({@link Credential#REPEATER} or {@link Credential#duplicate}),
+   *     which the proof must bind
+   */
+  public Message.Challenge challenge(String server) {
     byte[] nonce = new byte[WireSettings.NONCE_BYTES];
     RANDOM.nextBytes(nonce);
-    return new Message.Challenge(nonce);
+    return new Message.Challenge(nonce, server);
   }
 
   /**
    * Checks an AUTH.
    *
    * @param hello the peer's HELLO
-   * @param challenge the challenge this connection was sent
+   * @param challenge the challenge this connection was sent (naming this server: a proof made for
+   *     another server does not verify)
    * @param auth the peer's answer
    * @param certificatePrincipal the subject CN of the peer's verified TLS client certificate, if it
    *     presented one
@@ -113,6 +119,7 @@ public final class AccessControl {
               hello.role(),
               hello.id(),
               auth.principal(),
+              challenge.server(),
               challenge.nonce());
       if (!MessageDigest.isEqual(expected, auth.proof()) || secret == null) {
         return Decision.refused(

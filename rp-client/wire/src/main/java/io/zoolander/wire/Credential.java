@@ -27,7 +27,23 @@ public final class Credential {
   /** Longest accepted shared secret: 4 KiB. */
   public static final int MAX_SECRET_BYTES = 4096;
 
-  private static final byte[] LABEL = "zoolander-auth-v1".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] LABEL = "zoolander-auth-v2".getBytes(StandardCharsets.US_ASCII);
+
+  /** The repeater's name as a server, in its CHALLENGE. */
+  public static final String REPEATER = "repeater";
+
+  /**
+   * For a peer that does not know which duplicate's plugin it connects to (a fixed address): any
+   * duplicate's name is expected ({@link #answer(Role, String, String, Message.Challenge)}).
+   */
+  public static final String ANY_DUPLICATE = "duplicate-*";
+
+  private static final String DUPLICATE_PREFIX = "duplicate-";
+
+  /** The name of duplicate {@code duplicateId}'s plugin as a server, in its CHALLENGE. */
+  public static String duplicate(int duplicateId) {
+    return DUPLICATE_PREFIX + duplicateId;
+  }
 
   private final String principal;
   private final byte[] secret; // null: certificate
@@ -82,7 +98,38 @@ public final class Credential {
     return secret == null;
   }
 
-  /** The AUTH answering {@code challenge} for a peer that said {@code HELLO(role, helloId)}. */
+  /**
+   * The AUTH answering {@code challenge} for a peer that said {@code HELLO(role, helloId)} to the
+   * server {@code expectedServer}: {@link #REPEATER}, {@link #duplicate} or {@link #ANY_DUPLICATE}.
+   *
+   * @throws IllegalArgumentException if the challenge names another server: it was relayed from the
+   *     server the proof would be good for, and is not answered
+   */
+  public Message.Auth answer(
+      Role role, String helloId, String expectedServer, Message.Challenge challenge) {
+    Objects.requireNonNull(expectedServer, "expectedServer must not be null");
+    Objects.requireNonNull(challenge, "challenge must not be null");
+    String server = challenge.server();
+    boolean expected =
+        expectedServer.equals(ANY_DUPLICATE)
+            ? server.startsWith(DUPLICATE_PREFIX) && !server.equals(ANY_DUPLICATE)
+            : server.equals(expectedServer);
+    if (!expected) {
+      throw new IllegalArgumentException(
+          "the CHALLENGE names the server '"
+              + server
+              + "', not '"
+              + expectedServer
+              + "' this peer connected to: a challenge relayed from another server; not answered");
+    }
+    return answer(role, helloId, challenge);
+  }
+
+  /**
+   * The AUTH answering {@code challenge} for a peer that said {@code HELLO(role, helloId)}, for the
+   * server the challenge names, whichever it is: a peer should check it first ({@link #answer(Role,
+   * String, String, Message.Challenge)}).
+   */
   public Message.Auth answer(Role role, String helloId, Message.Challenge challenge) {
     Objects.requireNonNull(role, "role must not be null");
     Objects.requireNonNull(helloId, "helloId must not be null");
@@ -90,16 +137,20 @@ public final class Credential {
     if (secret == null) {
       return new Message.Auth("", new byte[0]);
     }
-    return new Message.Auth(principal, proof(secret, role, helloId, principal, challenge.nonce()));
+    return new Message.Auth(
+        principal, proof(secret, role, helloId, principal, challenge.server(), challenge.nonce()));
   }
 
   /**
-   * The proof of a shared-secret AUTH: {@code HMAC-SHA256(secret, "zoolander-auth-v1" 0 role id 0
-   * principal 0 nonce)}, where {@code role} is one byte (its wire code) and strings are UTF-8.
-   * Binding role, HELLO id and principal stops a proof from being replayed for another identity;
-   * the nonce, from being replayed on another connection.
+   * The proof of a shared-secret AUTH: {@code HMAC-SHA256(secret, "zoolander-auth-v2" 0 role id 0
+   * principal 0 server 0 nonce)}, where {@code role} is one byte (its wire code) and strings are
+   * UTF-8. Binding role, HELLO id and principal stops a proof from being replayed for another
+   * identity; the server's name, from being relayed to another server (a plugin's challenge passed
+   * on by the repeater, or the other way round); the nonce, from being replayed on another
+   * connection.
    */
-  static byte[] proof(byte[] secret, Role role, String helloId, String principal, byte[] nonce) {
+  static byte[] proof(
+      byte[] secret, Role role, String helloId, String principal, String server, byte[] nonce) {
     try {
       Mac mac = Mac.getInstance("HmacSHA256");
       mac.init(new SecretKeySpec(secret, "HmacSHA256"));
@@ -109,6 +160,8 @@ public final class Credential {
       mac.update(helloId.getBytes(StandardCharsets.UTF_8));
       mac.update((byte) 0);
       mac.update(principal.getBytes(StandardCharsets.UTF_8));
+      mac.update((byte) 0);
+      mac.update(server.getBytes(StandardCharsets.UTF_8));
       mac.update((byte) 0);
       mac.update(nonce);
       return mac.doFinal();

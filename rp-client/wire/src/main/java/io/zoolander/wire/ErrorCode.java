@@ -68,8 +68,9 @@ public enum ErrorCode {
   /**
    * The op will not be performed: not replicated (an ephemeral, container or TTL create mode, or an
    * unknown mode flag), an invalid field (a version below -1, a WRITE without ops), or it touches
-   * Zoolander's own znodes (an application path at or under the base path). Also a retried request
-   * id a plugin knows was never applied.
+   * Zoolander's own znodes (an application path at or under the base path). Also, from a plugin, a
+   * retried request id it knows was never applied (and never will be under that id): the SDK then
+   * sends the write again under a new id.
    */
   INVALID_OP(104, false),
   /** The receiver sheds load; retry after {@link Message.Error#retryAfterMillis()}. */

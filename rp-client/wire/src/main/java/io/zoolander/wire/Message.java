@@ -318,11 +318,15 @@ public sealed interface Message {
    * AccessControl}); a server without it never sends one.
    *
    * @param nonce {@link WireSettings#NONCE_BYTES} random bytes, fresh for every connection
+   * @param server the challenging server's name ({@link Credential#REPEATER}, {@link
+   *     Credential#duplicate}), 1 to {@link WireSettings#MAX_ID_BYTES} UTF-8 bytes: the proof binds
+   *     it, and the peer answers only a server it meant to connect to, so that a proof cannot be
+   *     relayed to another server
    */
   // The array is handed over without copying (a frame's bytes, decoded once); equals, hashCode and
   // toString are overridden below to use the array's content.
   @SuppressWarnings("ArrayRecordComponent")
-  record Challenge(byte[] nonce) implements Message {
+  record Challenge(byte[] nonce, String server) implements Message {
     /**
      * @throws IllegalArgumentException if a field is invalid; the message names it
      */
@@ -332,21 +336,25 @@ public sealed interface Message {
         throw new IllegalArgumentException(
             "nonce: must be " + WireSettings.NONCE_BYTES + " bytes, was " + nonce.length);
       }
+      utf8(server, "server", WireSettings.MAX_ID_BYTES);
+      if (server.isEmpty()) {
+        throw new IllegalArgumentException("server: must not be empty");
+      }
     }
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Challenge c && Arrays.equals(nonce, c.nonce);
+      return o instanceof Challenge c && Arrays.equals(nonce, c.nonce) && server.equals(c.server);
     }
 
     @Override
     public int hashCode() {
-      return Arrays.hashCode(nonce);
+      return 31 * Arrays.hashCode(nonce) + server.hashCode();
     }
 
     @Override
     public String toString() {
-      return "Challenge[nonce=" + describe(nonce) + "]";
+      return "Challenge[nonce=" + describe(nonce) + ", server=" + server + "]";
     }
   }
 

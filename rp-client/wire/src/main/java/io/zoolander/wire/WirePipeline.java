@@ -93,6 +93,27 @@ public final class WirePipeline {
     channel.closeFuture().addListener(f -> deadline.cancel(false));
   }
 
+  /**
+   * How many bytes of an incomplete frame the channel's frame decoder holds: the part of a frame
+   * the peer has sent so far. 0 without the wire pipeline. Call on the channel's event loop.
+   */
+  public static int bufferedFrameBytes(Channel channel) {
+    return channel.pipeline().get(FRAME_DECODER) instanceof FrameDecoder decoder
+        ? decoder.bufferedBytes()
+        : 0;
+  }
+
+  /** The frame decoder, which can tell how much of a frame it holds. */
+  private static final class FrameDecoder extends LengthFieldBasedFrameDecoder {
+    FrameDecoder(int maxFrameBytes, int lengthBytes) {
+      super(maxFrameBytes, 0, lengthBytes, 0, lengthBytes, true);
+    }
+
+    int bufferedBytes() {
+      return actualReadableBytes();
+    }
+  }
+
   /** Installs the protocol with {@link WireSettings#DEFAULT_MAX_FRAME_BYTES}. */
   public static ChannelPipeline install(ChannelPipeline pipeline) {
     return install(pipeline, WireSettings.DEFAULT_MAX_FRAME_BYTES);
@@ -118,9 +139,7 @@ public final class WirePipeline {
               + maxFrameBytes);
     }
     int lengthBytes = WireSettings.LENGTH_FIELD_BYTES;
-    pipeline.addLast(
-        FRAME_DECODER,
-        new LengthFieldBasedFrameDecoder(maxFrameBytes, 0, lengthBytes, 0, lengthBytes, true));
+    pipeline.addLast(FRAME_DECODER, new FrameDecoder(maxFrameBytes, lengthBytes));
     pipeline.addLast(FRAME_ENCODER, new LengthFieldPrepender(lengthBytes));
     pipeline.addLast(MESSAGE_ENCODER, new MessageEncoder(maxFrameBytes));
     pipeline.addLast(MESSAGE_DECODER, new MessageDecoder());

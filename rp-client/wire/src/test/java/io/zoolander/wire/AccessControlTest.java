@@ -23,7 +23,7 @@ class AccessControlTest {
 
   @Test
   void aProofMadeWithTheSharedSecretVerifies() {
-    Message.Challenge challenge = access.challenge();
+    Message.Challenge challenge = access.challenge(Credential.REPEATER);
     Message.Auth auth = Credential.secret("writer-1", SECRET).answer(Role.CLIENT, "17", challenge);
     AccessControl.Decision d = access.verify(HELLO, challenge, auth, Optional.empty());
     assertThat(d.ok()).isTrue();
@@ -32,7 +32,7 @@ class AccessControlTest {
 
   @Test
   void aProofDoesNotVerifyWithAnotherSecretNonceRoleOrId() {
-    Message.Challenge challenge = access.challenge();
+    Message.Challenge challenge = access.challenge(Credential.REPEATER);
     Credential wrong = Credential.secret("writer-1", "another-secret-0123456789".getBytes(UTF_8));
     assertThat(
             access
@@ -42,7 +42,8 @@ class AccessControlTest {
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
     Credential right = Credential.secret("writer-1", SECRET);
     Message.Auth replayed =
-        right.answer(Role.CLIENT, "17", access.challenge()); // another connection's nonce
+        right.answer(
+            Role.CLIENT, "17", access.challenge(Credential.REPEATER)); // another connection's nonce
     assertThat(access.verify(HELLO, challenge, replayed, Optional.empty()).error())
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
     Message.Auth otherId = right.answer(Role.CLIENT, "18", challenge);
@@ -54,8 +55,54 @@ class AccessControlTest {
   }
 
   @Test
+  void aProofIsBoundToTheServerItWasMadeForAndAPeerAnswersOnlyTheServerItDialled() {
+    Credential right = Credential.secret("writer-1", SECRET);
+    // A plugin's challenge, relayed to the repeater under the repeater's nonce: the proof names
+    // the plugin, and the repeater does not accept it.
+    Message.Challenge atRepeater = access.challenge(Credential.REPEATER);
+    Message.Challenge asIfFromPlugin =
+        new Message.Challenge(atRepeater.nonce(), Credential.duplicate(1));
+    Message.Auth madeForPlugin = right.answer(Role.CLIENT, "17", asIfFromPlugin);
+    assertThat(access.verify(HELLO, atRepeater, madeForPlugin, Optional.empty()).error())
+        .isEqualTo(ErrorCode.UNAUTHENTICATED);
+    Message.Challenge atTwo = access.challenge(Credential.duplicate(2));
+    Message.Auth madeForOne =
+        right.answer(
+            Role.CLIENT, "17", new Message.Challenge(atTwo.nonce(), Credential.duplicate(1)));
+    assertThat(access.verify(HELLO, atTwo, madeForOne, Optional.empty()).error())
+        .isEqualTo(ErrorCode.UNAUTHENTICATED);
+
+    // A peer answers only the server it connected to.
+    assertThatThrownBy(() -> right.answer(Role.CLIENT, "17", Credential.duplicate(1), atRepeater))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("relayed");
+    assertThatThrownBy(() -> right.answer(Role.CLIENT, "17", Credential.ANY_DUPLICATE, atRepeater))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> right.answer(Role.CLIENT, "17", Credential.duplicate(1), atTwo))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(
+            access
+                .verify(
+                    HELLO,
+                    atTwo,
+                    right.answer(Role.CLIENT, "17", Credential.ANY_DUPLICATE, atTwo),
+                    Optional.empty())
+                .ok())
+        .isTrue();
+    assertThat(
+            access
+                .verify(
+                    HELLO,
+                    atRepeater,
+                    right.answer(Role.CLIENT, "17", Credential.REPEATER, atRepeater),
+                    Optional.empty())
+                .ok())
+        .isTrue();
+  }
+
+  @Test
   void anUnknownPrincipalIsUnauthenticatedAndAKnownOneNotOnTheListUnauthorized() {
-    Message.Challenge challenge = access.challenge();
+    Message.Challenge challenge = access.challenge(Credential.REPEATER);
     Message.Auth unknown = Credential.secret("nobody", SECRET).answer(Role.CLIENT, "17", challenge);
     assertThat(access.verify(HELLO, challenge, unknown, Optional.empty()).error())
         .isEqualTo(ErrorCode.UNAUTHENTICATED);
@@ -69,7 +116,7 @@ class AccessControlTest {
 
   @Test
   void aCertificateAuthTakesThePrincipalFromTheVerifiedCertificate() {
-    Message.Challenge challenge = access.challenge();
+    Message.Challenge challenge = access.challenge(Credential.REPEATER);
     Message.Auth auth = Credential.certificate().answer(Role.CLIENT, "17", challenge);
     assertThat(auth.byCertificate()).isTrue();
     assertThat(access.verify(HELLO, challenge, auth, Optional.of("cert-writer")).principal())
@@ -85,7 +132,8 @@ class AccessControlTest {
     assertThat(access.requires(Role.CLIENT)).isTrue();
     assertThat(access.requires(Role.REPEATER)).isFalse();
     assertThat(AccessControl.none().isEnabled()).isFalse();
-    assertThat(access.challenge().nonce()).isNotEqualTo(access.challenge().nonce());
+    assertThat(access.challenge(Credential.REPEATER).nonce())
+        .isNotEqualTo(access.challenge(Credential.REPEATER).nonce());
   }
 
   @Test
@@ -96,7 +144,7 @@ class AccessControlTest {
             dir.resolve("secrets"), "# comment\n\nwriter-1=" + new String(SECRET, UTF_8) + "\n");
     AccessControl fromFile =
         AccessControl.builder().secretsFile(file).allow(Role.CLIENT, "writer-1").build();
-    Message.Challenge challenge = fromFile.challenge();
+    Message.Challenge challenge = fromFile.challenge(Credential.REPEATER);
     assertThat(
             fromFile
                 .verify(
@@ -136,7 +184,7 @@ class AccessControlTest {
     assertThatThrownBy(() -> Credential.secretFile("w", dir.resolve("none")))
         .hasMessageContaining("does not exist");
     Path withNewline = Files.writeString(dir.resolve("secret"), new String(SECRET, UTF_8) + "\r\n");
-    Message.Challenge c = access.challenge();
+    Message.Challenge c = access.challenge(Credential.REPEATER);
     assertThat(Credential.secretFile("writer-1", withNewline).answer(Role.CLIENT, "17", c))
         .isEqualTo(Credential.secret("writer-1", SECRET).answer(Role.CLIENT, "17", c));
     assertThat(Credential.secret("writer-1", SECRET).toString())
@@ -148,7 +196,8 @@ class AccessControlTest {
     assertThatThrownBy(() -> new Message.Auth("w", new byte[31])).hasMessageContaining("proof");
     assertThatThrownBy(() -> new Message.Auth("", new byte[32])).hasMessageContaining("proof");
     assertThatThrownBy(() -> new Message.Auth("w", new byte[0])).hasMessageContaining("proof");
-    assertThatThrownBy(() -> new Message.Challenge(new byte[16])).hasMessageContaining("nonce");
+    assertThatThrownBy(() -> new Message.Challenge(new byte[16], Credential.REPEATER))
+        .hasMessageContaining("nonce");
   }
 
   @Test

@@ -280,7 +280,7 @@ final class WireTestSupport {
             Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, DuplicateState.ACTIVE));
     m.add(new Message.PlannedSlowness(3, 0));
     m.add(new Message.PlannedSlowness(Integer.MAX_VALUE, WireSettings.MAX_PLANNED_SLOWNESS_MS));
-    m.add(new Message.Challenge(filled(WireSettings.NONCE_BYTES, 7)));
+    m.add(new Message.Challenge(filled(WireSettings.NONCE_BYTES, 7), "duplicate-3"));
     m.add(new Message.Auth("writer-1", filled(WireSettings.PROOF_BYTES, 9)));
     m.add(
         new Message.Auth(

@@ -20,6 +20,7 @@ import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.wire.ClientRecord;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -111,7 +112,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             this::onMessage,
             this::onState,
             settings.tls(),
-            settings.credential());
+            settings.credential(),
+            Credential.REPEATER);
   }
 
   private static <V> Map<Long, V> lru() {
@@ -139,7 +141,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 client::onMessage,
                 client::onState,
                 settings.tls(),
-                settings.credential());
+                settings.credential(),
+                Credential.ANY_DUPLICATE);
         client.plugins.add(link);
         DuplicateTarget target = settings.duplicates().get(i);
         if (target.endpoint() != null) {
@@ -151,8 +154,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 target.connectString(),
                 settings.znodes(),
                 settings.sessionTimeoutMs(),
-                endpoint ->
-                    link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null)));
+                endpoint -> {
+                  endpoint.ifPresent(e -> link.expectServer(Credential.duplicate(e.duplicateId())));
+                  link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null));
+                });
         client.watchers.add(watcher);
         watcher.start();
       }
@@ -536,6 +541,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   }
 
   private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
+    if (error.code() == ErrorCode.INVALID_OP && from != repeater) {
+      onWriteNeverApplied(from, w, error);
+      return;
+    }
     if (refusesTheRequest(error.code())) {
       failWrite(
           w,
@@ -578,6 +587,34 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
               error.code(),
               error.message());
     }
+  }
+
+  /**
+   * A plugin refused an attempt with INVALID_OP: the repeater checked the ops before sequencing
+   * them, so this is the plugins' answer to a request id at or below the highest they applied for
+   * this client that they know was never applied (an attempt resent under its id after a shed or a
+   * lost attempt, once a later write was applied). Every duplicate answers the same and any other
+   * attempt under that id will be refused too, so the write was applied nowhere and never will be
+   * under it: send it again at once under a new id (as if every attempt so far had been shed, so a
+   * later shed gives it a new id again).
+   */
+  private void onWriteNeverApplied(PeerLink from, PendingWrite w, Message.Error error) {
+    LOG.debug(
+        "{}: write {} was never applied and cannot be under its id ({}); sending it again under a"
+            + " new id",
+        from.name(),
+        w.write.requestId(),
+        error.message());
+    w.attempts = w.shed;
+    newRequestId(w);
+    sendWrite(w);
+  }
+
+  /** Gives a pending write a new, highest request id (for an attempt known never applied). */
+  private void newRequestId(PendingWrite w) {
+    writes.remove(w.write.requestId());
+    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
+    writes.put(w.write.requestId(), w);
   }
 
   /**
@@ -631,11 +668,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
                 return;
               }
               if (w.shed == w.attempts) {
-                writes.remove(w.write.requestId());
-                w.write =
-                    new Message.Write(
-                        w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
-                writes.put(w.write.requestId(), w);
+                newRequestId(w);
               }
               sendWrite(w);
             },

@@ -47,6 +47,10 @@ final class PeerLink {
   private boolean everReady;
   private ConnectionState state;
   private volatile int duplicateId = -1;
+
+  /** The server a CHALLENGE must name to be answered (see Credential#answer). */
+  private volatile String expectedServer;
+
   private final Object lock = new Object();
   private InetSocketAddress address;
   private List<InetSocketAddress> alternates = List.of();
@@ -62,6 +66,8 @@ final class PeerLink {
    *     the CHALLENGE
    * @param tls TLS for the connections, null for plaintext
    * @param credential answers a CHALLENGE, null for none
+   * @param expectedServer the server a CHALLENGE must name to be answered (see {@link
+   *     #expectServer})
    */
   PeerLink(
       String name,
@@ -72,7 +78,9 @@ final class PeerLink {
       BiConsumer<PeerLink, Message> inbound,
       BiConsumer<PeerLink, ConnectionState> states,
       TlsSettings tls,
-      Credential credential) {
+      Credential credential,
+      String expectedServer) {
+    this.expectedServer = expectedServer;
     this.tls = tls;
     this.credential = credential;
     this.name = name;
@@ -86,6 +94,15 @@ final class PeerLink {
 
   String name() {
     return name;
+  }
+
+  /**
+   * The server a CHALLENGE on this link must name for the link to answer it: {@link
+   * Credential#REPEATER}, {@link Credential#duplicate} when discovery says which duplicate the
+   * address is, {@link Credential#ANY_DUPLICATE} for a fixed address. Any thread.
+   */
+  void expectServer(String server) {
+    this.expectedServer = server;
   }
 
   /** Whether the peer has answered our HELLO on the current connection. */
@@ -302,9 +319,16 @@ final class PeerLink {
         if (credential == null) {
           LOG.warn("{}: the peer requires authentication, but this client has no credential", name);
         } else {
-          ctx.writeAndFlush(
-              credential.answer(Role.CLIENT, Long.toString(clientId), challenge),
-              ctx.voidPromise());
+          Message.Auth auth;
+          try {
+            auth =
+                credential.answer(Role.CLIENT, Long.toString(clientId), expectedServer, challenge);
+          } catch (IllegalArgumentException e) {
+            LOG.warn("{}: {}", name, e.getMessage());
+            ctx.close();
+            return;
+          }
+          ctx.writeAndFlush(auth, ctx.voidPromise());
           if (!awaitStatus) {
             markReady(ctx.channel());
           }

@@ -214,6 +214,7 @@ public final class Codec {
     } else if (m instanceof Message.Challenge c) {
       out.writeByte(CHALLENGE);
       writeBytes(out, c.nonce());
+      writeString(out, c.server());
     } else if (m instanceof Message.Auth a) {
       out.writeByte(AUTH);
       writeString(out, a.principal());
@@ -395,7 +396,9 @@ public final class Codec {
                 new Message.PlannedSlowness(
                     in.readInt("duplicateId"), in.readLong("maxDurationMs"));
             case CHALLENGE ->
-                new Message.Challenge(in.readBytes("nonce", WireSettings.NONCE_BYTES));
+                new Message.Challenge(
+                    in.readBytes("nonce", WireSettings.NONCE_BYTES),
+                    in.readString("server", WireSettings.MAX_ID_BYTES));
             case AUTH ->
                 new Message.Auth(
                     in.readString("principal", WireSettings.MAX_PRINCIPAL_BYTES),

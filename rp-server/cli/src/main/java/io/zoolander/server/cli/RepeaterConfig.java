@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.repeater.AdmissionKeys;
@@ -61,6 +62,9 @@ import java.util.stream.Collectors;
  *     written, validated; empty when off
  * @param admission admission control from the {@code admission.*} entries ({@link AdmissionKeys});
  *     null when off
+ * @param connectionLimits what the client port allows a connection ({@code handshakeTimeoutMs},
+ *     {@code frameIdleTimeoutMs}, {@code maxConnections})
+ * @param epochCheckMs how often the state znodes are read for a newer epoch, 0 for never
  */
 record RepeaterConfig(
     String clientHost,
@@ -77,7 +81,9 @@ record RepeaterConfig(
     BatchingPolicy batching,
     boolean autoRejoin,
     Map<String, String> security,
-    AdmissionSettings admission) {
+    AdmissionSettings admission,
+    ConnectionLimits connectionLimits,
+    long epochCheckMs) {
 
   static final String ZOOKEEPER_USER = RepeaterKeys.ZOOKEEPER_USER.key();
   static final String ZOOKEEPER_PASSWORD_FILE = RepeaterKeys.ZOOKEEPER_PASSWORD_FILE.key();
@@ -156,9 +162,15 @@ record RepeaterConfig(
     Long fixedEpoch = p.get(RepeaterKeys.EPOCH);
     OptionalLong epoch = fixedEpoch == null ? OptionalLong.empty() : OptionalLong.of(fixedEpoch);
     int clientIoThreads = p.get(RepeaterKeys.CLIENT_IO_THREADS).intValue();
+    ConnectionLimits connectionLimits =
+        new ConnectionLimits(
+            p.get(RepeaterKeys.HANDSHAKE_TIMEOUT_MS),
+            p.get(RepeaterKeys.FRAME_IDLE_TIMEOUT_MS),
+            p.get(RepeaterKeys.MAX_CONNECTIONS).intValue());
     int juteMaxBuffer = p.get(RepeaterKeys.JUTE_MAX_BUFFER).intValue();
     BatchingPolicy batching = p.get(RepeaterKeys.BATCHING);
     boolean autoRejoin = p.get(RepeaterKeys.AUTO_REJOIN);
+    long epochCheckMs = p.get(RepeaterKeys.EPOCH_CHECK_MS);
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
       if (RepeaterKeys.DUPLICATE.matches(e.getKey())) {
@@ -214,7 +226,9 @@ record RepeaterConfig(
         batching,
         autoRejoin,
         security,
-        admission);
+        admission,
+        connectionLimits,
+        epochCheckMs);
   }
 
   /**
@@ -270,9 +284,14 @@ record RepeaterConfig(
             .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
             .startTimeout(Duration.ofMillis(startTimeoutMs))
             .clientIoThreads(clientIoThreads)
+            .clientConnectionLimits(
+                Duration.ofMillis(connectionLimits.handshakeTimeoutMs()),
+                Duration.ofMillis(connectionLimits.frameIdleTimeoutMs()),
+                connectionLimits.maxConnections())
             .juteMaxBuffer(juteMaxBuffer)
             .batching(batching)
-            .autoRejoin(autoRejoin);
+            .autoRejoin(autoRejoin)
+            .epochCheckInterval(Duration.ofMillis(epochCheckMs));
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);
     if (admission != null) {

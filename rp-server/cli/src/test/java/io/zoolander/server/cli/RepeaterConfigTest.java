@@ -3,6 +3,7 @@ package io.zoolander.server.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.BatchingPolicy;
 import io.zoolander.server.repeater.RepeaterSettings;
@@ -65,6 +66,10 @@ class RepeaterConfigTest {
         juteMaxBuffer=4194304
         batching=1000
         autoRejoin=false
+        handshakeTimeoutMs=5000
+        frameIdleTimeoutMs=7000
+        maxConnections=64
+        epochCheckMs=250
         """);
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c)
@@ -90,7 +95,9 @@ class RepeaterConfigTest {
                 BatchingPolicy.fixed(1000),
                 false,
                 Map.of(),
-                null));
+                null,
+                new ConnectionLimits(5_000, 7_000, 64),
+                250));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -119,7 +126,7 @@ class RepeaterConfigTest {
     {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, juteMaxBuffer, batching, autoRejoin,"
+          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
           + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
           + " them))"
     },

@@ -3,6 +3,7 @@ package io.zoolander.server.plugin;
 import static io.zoolander.server.plugin.ZoolanderPluginConfig.MAX_MESSAGES;
 import static io.zoolander.server.plugin.ZoolanderPluginConfig.MAX_TIMEOUT_MS;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.server.settings.Setting;
 import io.zoolander.server.settings.SettingSet;
@@ -199,6 +200,39 @@ public final class PluginKeys {
                   + " counts it (zoolander.plugin.writes.foreign) and leaves the duplicates different.")
           .build();
 
+  public static final Setting<Long> HANDSHAKE_TIMEOUT_MS =
+      Setting.integer(ZoolanderPluginConfig.HANDSHAKE_TIMEOUT_MS_KEY)
+          .defaultValue(ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A connection to the plugin that has not finished HELLO (and AUTH, when its role authenticates;"
+                  + " TLS included) this long (ms) after it was accepted is answered ERROR UNEXPECTED_MESSAGE and"
+                  + " closed.")
+          .build();
+
+  public static final Setting<Long> FRAME_IDLE_TIMEOUT_MS =
+      Setting.integer(ZoolanderPluginConfig.FRAME_IDLE_TIMEOUT_MS_KEY)
+          .defaultValue(ConnectionLimits.DEFAULT_FRAME_IDLE_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A connection whose peer sent part of a frame and then nothing for this long (ms; closed within"
+                  + " twice this) is answered ERROR MALFORMED_FRAME and closed. A quiet connection with no partial"
+                  + " frame is never closed: clients and repeaters with nothing to send send nothing.")
+          .build();
+
+  public static final Setting<Long> MAX_CONNECTIONS =
+      Setting.integer(ZoolanderPluginConfig.MAX_CONNECTIONS_KEY)
+          .defaultValue((long) ConnectionLimits.DEFAULT_MAX_CONNECTIONS)
+          .range(1L, (long) ConnectionLimits.MAX_MAX_CONNECTIONS)
+          .unit("connections")
+          .doc(
+              "Most connections open on the plugin's port at once (every client connects to every duplicate,"
+                  + " plus the repeater); more are answered ERROR OVERLOADED and closed. Each may hold one partial"
+                  + " frame (up to about 1 MiB) in the ZooKeeper leader's heap.")
+          .build();
+
   /** The plugin's own entries, security aside, in the order the help lists them. */
   public static final List<Setting<?>> SETTINGS =
       List.of(
@@ -220,7 +254,10 @@ public final class PluginKeys {
           MAX_BATCH_BYTES,
           PLANNED_SLOWNESS_MAX_MS,
           CLIENT_RECORD_RETENTION_MS,
-          FENCE_ON_FOREIGN_WRITE);
+          FENCE_ON_FOREIGN_WRITE,
+          HANDSHAKE_TIMEOUT_MS,
+          FRAME_IDLE_TIMEOUT_MS,
+          MAX_CONNECTIONS);
 
   /** Every entry the plugin reads: {@link #SETTINGS}, then {@link PluginSecurity#SETTINGS}. */
   public static final SettingSet ALL = all();

@@ -1,5 +1,6 @@
 package io.zoolander.server.plugin;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.settings.Setting;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
@@ -250,6 +251,34 @@ public record ZoolanderPluginConfig(
     Map<String, String> trimmed = new java.util.HashMap<>();
     properties.forEach((k, v) -> trimmed.put(k, v == null ? null : v.trim()));
     return trimmed;
+  }
+
+  /** Key of how long a new connection may take to finish HELLO (and AUTH). */
+  public static final String HANDSHAKE_TIMEOUT_MS_KEY = "zoolander.plugin.handshakeTimeoutMs";
+
+  /** Key of how long a connection may stall in the middle of a frame. */
+  public static final String FRAME_IDLE_TIMEOUT_MS_KEY = "zoolander.plugin.frameIdleTimeoutMs";
+
+  /** Key of the most connections open on the plugin's port at once. */
+  public static final String MAX_CONNECTIONS_KEY = "zoolander.plugin.maxConnections";
+
+  /**
+   * Reads {@value #HANDSHAKE_TIMEOUT_MS_KEY}, {@value #FRAME_IDLE_TIMEOUT_MS_KEY} and {@value
+   * #MAX_CONNECTIONS_KEY} (descriptors: {@link PluginKeys#HANDSHAKE_TIMEOUT_MS}, {@link
+   * PluginKeys#FRAME_IDLE_TIMEOUT_MS}, {@link PluginKeys#MAX_CONNECTIONS}).
+   *
+   * @throws IllegalArgumentException if one is not an integer in range
+   */
+  public static ConnectionLimits connectionLimits(Map<String, String> properties) {
+    List<String> errors = new ArrayList<>();
+    long handshakeTimeoutMs = parse(errors, properties, PluginKeys.HANDSHAKE_TIMEOUT_MS);
+    long frameIdleTimeoutMs = parse(errors, properties, PluginKeys.FRAME_IDLE_TIMEOUT_MS);
+    long maxConnections = parse(errors, properties, PluginKeys.MAX_CONNECTIONS);
+    if (!errors.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
+    }
+    return new ConnectionLimits(handshakeTimeoutMs, frameIdleTimeoutMs, (int) maxConnections);
   }
 
   /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */

@@ -10,6 +10,7 @@ import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.security.PluginSecurity;
@@ -303,6 +304,8 @@ public final class Repeater implements AutoCloseable {
     private long startTimeoutMillis = RepeaterSettings.DEFAULT_START_TIMEOUT_MILLIS;
     private OptionalLong epoch = OptionalLong.empty();
     private int clientIoThreads = RepeaterSettings.DEFAULT_CLIENT_IO_THREADS;
+    private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
+    private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
@@ -520,6 +523,53 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * What the client port allows a connection (defaults: {@value
+     * ConnectionLimits#DEFAULT_HANDSHAKE_TIMEOUT_MS} ms, {@value
+     * ConnectionLimits#DEFAULT_FRAME_IDLE_TIMEOUT_MS} ms, {@value
+     * ConnectionLimits#DEFAULT_MAX_CONNECTIONS} connections).
+     *
+     * @param handshakeTimeout a connection that has not finished HELLO (and AUTH) this long after
+     *     it was accepted is refused and closed
+     * @param frameIdleTimeout a connection that sent part of a frame and then nothing this long is
+     *     refused and closed (a quiet client with no partial frame never is)
+     * @param maxConnections most client connections open at once; more are refused with OVERLOADED
+     * @throws IllegalArgumentException if a value is out of bounds ({@link
+     *     RepeaterKeys#HANDSHAKE_TIMEOUT_MS}, {@link RepeaterKeys#FRAME_IDLE_TIMEOUT_MS}, {@link
+     *     RepeaterKeys#MAX_CONNECTIONS})
+     */
+    public Builder clientConnectionLimits(
+        Duration handshakeTimeout, Duration frameIdleTimeout, int maxConnections) {
+      Objects.requireNonNull(handshakeTimeout, "handshakeTimeout must not be null");
+      Objects.requireNonNull(frameIdleTimeout, "frameIdleTimeout must not be null");
+      this.connectionLimits =
+          new ConnectionLimits(
+              handshakeTimeout.toMillis(), frameIdleTimeout.toMillis(), maxConnections);
+      return this;
+    }
+
+    /**
+     * How often the repeater reads every duplicate's state znode it can reach and deposes itself if
+     * one holds a newer epoch (default {@value RepeaterSettings#DEFAULT_EPOCH_CHECK_MILLIS} ms;
+     * {@link Duration#ZERO} turns it off): a repeater cut off from the plugins but not from
+     * ZooKeeper then tells its clients STALE_EPOCH, so they move to the next repeater, instead of
+     * letting their writes time out.
+     *
+     * @throws IllegalArgumentException if negative or over an hour
+     */
+    public Builder epochCheckInterval(Duration interval) {
+      Objects.requireNonNull(interval, "interval must not be null");
+      if (interval.isNegative() || interval.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
+        throw new IllegalArgumentException(
+            "epochCheckInterval must be 0 to "
+                + RepeaterKeys.MAX_TIMEOUT_MS
+                + " ms, was "
+                + interval);
+      }
+      this.epochCheckMillis = interval.toMillis();
+      return this;
+    }
+
+    /**
      * The duplicates' {@code jute.maxbuffer} (default {@value
      * RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's default): a write too large for
      * one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.
@@ -699,6 +749,8 @@ public final class Repeater implements AutoCloseable {
               new LinkSecurity(tls, access, credential),
               meters,
               batchingController);
+      core.connectionLimits(connectionLimits);
+      core.epochCheckMillis(epochCheckMillis);
       if (admission != null) {
         AdmissionController controller =
             AdmissionController.withModelThread(admission, sources.size(), ticker, registry);

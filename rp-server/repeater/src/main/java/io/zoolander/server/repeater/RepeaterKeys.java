@@ -1,5 +1,6 @@
 package io.zoolander.server.repeater;
 
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.settings.Setting;
 import io.zoolander.server.settings.SettingException;
@@ -95,6 +96,49 @@ public final class RepeaterKeys {
           .doc(
               "Retransmission log capacity in bytes of encoded writes (512 MiB by default): with large values"
                   + " this bound, not logCapacity, decides how far a duplicate may fall behind.")
+          .build();
+
+  public static final Setting<Long> EPOCH_CHECK_MS =
+      Setting.integer("epochCheckMs")
+          .defaultValue(RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS)
+          .range(0L, MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "How often (ms) the repeater reads every duplicate's state znode it can reach and deposes itself if"
+                  + " one holds a newer epoch: a repeater cut off from the plugins but not from ZooKeeper then tells"
+                  + " its clients STALE_EPOCH instead of letting their writes time out. 0 turns it off.")
+          .build();
+
+  public static final Setting<Long> HANDSHAKE_TIMEOUT_MS =
+      Setting.integer("handshakeTimeoutMs")
+          .defaultValue(ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A client connection that has not finished HELLO (and AUTH, when clients authenticate; TLS"
+                  + " included) this long (ms) after it was accepted is answered ERROR UNEXPECTED_MESSAGE and"
+                  + " closed.")
+          .build();
+
+  public static final Setting<Long> FRAME_IDLE_TIMEOUT_MS =
+      Setting.integer("frameIdleTimeoutMs")
+          .defaultValue(ConnectionLimits.DEFAULT_FRAME_IDLE_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A client connection that sent part of a frame and then nothing for this long (ms; closed within"
+                  + " twice this) is answered ERROR MALFORMED_FRAME and closed. A quiet client with no partial"
+                  + " frame is never closed: a client with nothing to write sends nothing.")
+          .build();
+
+  public static final Setting<Long> MAX_CONNECTIONS =
+      Setting.integer("maxConnections")
+          .defaultValue((long) ConnectionLimits.DEFAULT_MAX_CONNECTIONS)
+          .range(1L, (long) ConnectionLimits.MAX_MAX_CONNECTIONS)
+          .unit("connections")
+          .doc(
+              "Most client connections open at once; more are answered ERROR OVERLOADED and closed. Each may"
+                  + " hold one partial frame (up to about 1 MiB) in the repeater's heap.")
           .build();
 
   public static final Setting<Long> SESSION_TIMEOUT_MS =
@@ -237,9 +281,13 @@ public final class RepeaterKeys {
                 START_TIMEOUT_MS,
                 EPOCH,
                 CLIENT_IO_THREADS,
+                HANDSHAKE_TIMEOUT_MS,
+                FRAME_IDLE_TIMEOUT_MS,
+                MAX_CONNECTIONS,
                 JUTE_MAX_BUFFER,
                 BATCHING,
-                AUTO_REJOIN));
+                AUTO_REJOIN,
+                EPOCH_CHECK_MS));
     all.addAll(AdmissionKeys.ALL);
     all.addAll(SECURITY);
     return SettingSet.of("", all);

@@ -38,6 +38,13 @@ public final class RepeaterSettings {
    */
   public static final long DEFAULT_LOG_CAPACITY_BYTES = 512L << 20;
 
+  /**
+   * Default period of the epoch check (ms): how often a repeater reads every duplicate's state
+   * znode it can reach and deposes itself if one holds a newer epoch, so that a repeater cut off
+   * from the plugins but not from ZooKeeper learns it was replaced; 0 turns it off.
+   */
+  public static final long DEFAULT_EPOCH_CHECK_MILLIS = 1_000;
+
   /** Smallest log capacity accepted, in bytes (one write is held whatever its size). */
   public static final long MIN_LOG_CAPACITY_BYTES = 1L << 10;
 

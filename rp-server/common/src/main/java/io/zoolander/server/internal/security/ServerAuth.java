@@ -3,6 +3,7 @@ package io.zoolander.server.internal.security;
 import io.netty.channel.Channel;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.ClientIds;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
@@ -19,20 +20,28 @@ import java.util.Optional;
  */
 public final class ServerAuth {
   private final AccessControl access;
+  private final String server;
   private final Runnable onFailure;
   private Message.Hello hello;
   private Message.Challenge challenge;
 
-  public ServerAuth(AccessControl access) {
-    this(access, () -> {});
+  /**
+   * @param server this server's name in its challenges ({@link Credential#REPEATER} or {@link
+   *     Credential#duplicate}): a proof made for another server does not verify here
+   */
+  public ServerAuth(AccessControl access, String server) {
+    this(access, server, () -> {});
   }
 
   /**
+   * @param server this server's name in its challenges ({@link Credential#REPEATER} or {@link
+   *     Credential#duplicate}): a proof made for another server does not verify here
    * @param onFailure runs once for every handshake that ends refused (it feeds a security-failures
    *     meter)
    */
-  public ServerAuth(AccessControl access, Runnable onFailure) {
+  public ServerAuth(AccessControl access, String server, Runnable onFailure) {
     this.access = access;
+    this.server = server;
     this.onFailure = onFailure;
   }
 
@@ -46,7 +55,7 @@ public final class ServerAuth {
       return null;
     }
     this.hello = hello;
-    this.challenge = access.challenge();
+    this.challenge = access.challenge(server);
     return challenge;
   }
 

@@ -21,16 +21,18 @@ class ServerAuthTest {
 
   @Test
   void anOpenRoleIsNotChallenged() {
-    ServerAuth auth = new ServerAuth(ACCESS);
+    ServerAuth auth = new ServerAuth(ACCESS, Credential.REPEATER);
     assertThat(auth.begin(Message.Hello.of(Role.CLIENT, "1"))).isNull();
     assertThat(auth.awaiting()).isFalse();
-    assertThat(new ServerAuth(AccessControl.none()).begin(Message.Hello.of(Role.REPEATER, "r")))
+    assertThat(
+            new ServerAuth(AccessControl.none(), Credential.REPEATER)
+                .begin(Message.Hello.of(Role.REPEATER, "r")))
         .isNull();
   }
 
   @Test
   void aChallengedRoleMustAnswerWithAnAuthThatVerifies() {
-    ServerAuth auth = new ServerAuth(ACCESS);
+    ServerAuth auth = new ServerAuth(ACCESS, Credential.REPEATER);
     Message.Hello hello = Message.Hello.of(Role.REPEATER, "repeater");
     Message.Challenge challenge = auth.begin(hello);
     assertThat(challenge).isNotNull();
@@ -56,7 +58,7 @@ class ServerAuthTest {
     long victim = ClientIds.random("writer-1");
     String victimId = Long.toString(victim);
 
-    ServerAuth own = new ServerAuth(clients);
+    ServerAuth own = new ServerAuth(clients, Credential.REPEATER);
     Message.Challenge c1 = own.begin(Message.Hello.of(Role.CLIENT, victimId));
     AccessControl.Decision ok =
         own.finish(
@@ -67,7 +69,7 @@ class ServerAuthTest {
 
     // mallory proves she is mallory, but says HELLO with writer-1's client id: refused.
     int[] failures = new int[1];
-    ServerAuth stolen = new ServerAuth(clients, () -> failures[0]++);
+    ServerAuth stolen = new ServerAuth(clients, Credential.REPEATER, () -> failures[0]++);
     Message.Challenge c2 = stolen.begin(Message.Hello.of(Role.CLIENT, victimId));
     AccessControl.Decision refused =
         stolen.finish(
@@ -79,7 +81,7 @@ class ServerAuthTest {
     assertThat(failures[0]).isEqualTo(1);
 
     // An id without the principal's tag (the SDK's random ids before binding) is refused too.
-    ServerAuth plain = new ServerAuth(clients);
+    ServerAuth plain = new ServerAuth(clients, Credential.REPEATER);
     String untagged = Long.toString(ClientIds.of("writer-1", 5) ^ (1L << 62));
     Message.Challenge c3 = plain.begin(Message.Hello.of(Role.CLIENT, untagged));
     assertThat(
@@ -93,7 +95,7 @@ class ServerAuthTest {
 
   @Test
   void anythingButAuthAfterTheChallengeIsUnauthenticated() {
-    ServerAuth auth = new ServerAuth(ACCESS);
+    ServerAuth auth = new ServerAuth(ACCESS, Credential.REPEATER);
     auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
     AccessControl.Decision d =
         auth.finish(
@@ -106,7 +108,7 @@ class ServerAuthTest {
 
   @Test
   void aCertificateAuthOnAChannelWithoutTlsIsUnauthenticated() {
-    ServerAuth auth = new ServerAuth(ACCESS);
+    ServerAuth auth = new ServerAuth(ACCESS, Credential.REPEATER);
     Message.Challenge challenge = auth.begin(Message.Hello.of(Role.REPEATER, "repeater"));
     AccessControl.Decision d =
         auth.finish(

@@ -2,9 +2,11 @@ package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.zoolander.server.internal.security.ConnectionGuard;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.AccessControl;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Role;
@@ -54,7 +56,12 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
   private final List<Message.Sequenced> received = new ArrayList<>();
 
   ConnectionHandler(int duplicateId, Supplier<Snapshot> status, Applier applier, Peers peers) {
-    this(duplicateId, status, applier, peers, new ServerAuth(AccessControl.none()));
+    this(
+        duplicateId,
+        status,
+        applier,
+        peers,
+        new ServerAuth(AccessControl.none(), Credential.duplicate(duplicateId)));
   }
 
   ConnectionHandler(
@@ -205,6 +212,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
       peers.addRepeater(ctx.channel());
     }
     role = hello.role();
+    ConnectionGuard.handshakeDone(ctx.channel());
     Snapshot s = status.get();
     LOG.info(
         "Duplicate {}: {} '{}' connected from {} (repeater epoch {}, appliedSeq {}, {})",

@@ -13,10 +13,13 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.internal.security.ConnectionGuard;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.WirePipeline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -58,12 +61,22 @@ final class PluginServer implements AutoCloseable {
       Peers peers)
       throws IOException, InterruptedException {
     return start(
-        host, port, duplicateId, status, applier, peers, LinkSecurity.NONE, PluginMeters.none());
+        host,
+        port,
+        duplicateId,
+        status,
+        applier,
+        peers,
+        LinkSecurity.NONE,
+        PluginMeters.none(),
+        ConnectionLimits.DEFAULTS);
   }
 
   /**
    * As {@link #start(String, int, int, Supplier, Applier, Peers)}, with TLS and access control;
-   * refused TLS handshakes and authentications are counted in {@code meters}.
+   * refused TLS handshakes and authentications are counted in {@code meters}. Every connection is
+   * held to {@code limits} by a {@link ConnectionGuard}: this port is inside the ZooKeeper leader's
+   * JVM.
    */
   static PluginServer start(
       String host,
@@ -73,13 +86,16 @@ final class PluginServer implements AutoCloseable {
       Applier applier,
       Peers peers,
       LinkSecurity security,
-      PluginMeters meters)
+      PluginMeters meters,
+      ConnectionLimits limits)
       throws IOException, InterruptedException {
     EventLoopGroup group =
         new NioEventLoopGroup(
             1, new DefaultThreadFactory("zoolander-plugin-io-" + duplicateId, true));
     ChannelGroup channels =
         new DefaultChannelGroup("zoolander-plugin-" + duplicateId, GlobalEventExecutor.INSTANCE);
+    ConnectionGuard.Port guarded =
+        new ConnectionGuard.Port("the plugin's port of duplicate " + duplicateId, limits);
     try {
       ChannelFuture bound =
           new ServerBootstrap()
@@ -95,6 +111,7 @@ final class PluginServer implements AutoCloseable {
                         security.tls().addServerHandler(ch.pipeline());
                         ch.pipeline().addLast(new HandshakeFailures(meters::tlsFailure));
                       }
+                      ch.pipeline().addLast(ConnectionGuard.NAME, guarded.newGuard());
                       WirePipeline.install(ch.pipeline());
                       ch.pipeline()
                           .addLast(
@@ -103,7 +120,10 @@ final class PluginServer implements AutoCloseable {
                                   status,
                                   applier,
                                   peers,
-                                  new ServerAuth(security.access(), meters::authFailure)));
+                                  new ServerAuth(
+                                      security.access(),
+                                      Credential.duplicate(duplicateId),
+                                      meters::authFailure)));
                     }
                   })
               .bind(host, port)

@@ -6,8 +6,10 @@ import io.zoolander.wire.WireSettings;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -58,8 +60,22 @@ final class StateTransfer {
    */
   static final int MULTI_MAX_BYTES = 512 * 1024;
 
-  /** The name of the child created and deleted to raise a parent's child version. */
+  /**
+   * The name of the child created and deleted to raise a parent's child version, unless the parent
+   * has a child of that name in the snapshot: then the first of {@code PAD_CHILD-1}, {@code
+   * PAD_CHILD-2}... it has not ({@link #padName}). While the install runs the tree is exactly the
+   * snapshot (nothing else is applied), so the padding can never meet an application's node.
+   */
   static final String PAD_CHILD = "zoolander-transfer-pad";
+
+  /** A child name of the parent that none of {@code children} (its children's names) has. */
+  static String padName(Set<String> children) {
+    String name = PAD_CHILD;
+    for (int i = 1; children.contains(name); i++) {
+      name = PAD_CHILD + "-" + i;
+    }
+    return name;
+  }
 
   private static final byte[] EMPTY = new byte[0];
 
@@ -345,11 +361,14 @@ final class StateTransfer {
       }
       // Checked before anything changes: each parent's children, and the padding its child version
       // needs.
-      Map<String, Integer> children = new HashMap<>();
+      Map<String, Set<String>> children = new HashMap<>();
       for (Message.TransferChunk.Node node : nodes) {
         String path = node.path();
         if (!path.equals(znodes.dataRoot()) && !path.startsWith(znodes.clients() + "/")) {
-          children.merge(path.substring(0, path.lastIndexOf('/')), 1, Integer::sum);
+          int slash = path.lastIndexOf('/');
+          children
+              .computeIfAbsent(path.substring(0, slash), p -> new HashSet<>())
+              .add(path.substring(slash + 1));
         }
       }
       Map<String, Integer> pads = new HashMap<>();
@@ -357,14 +376,15 @@ final class StateTransfer {
         if (node.path().startsWith(znodes.clients() + "/")) {
           continue;
         }
-        int excess = node.cversion() - children.getOrDefault(node.path(), 0);
+        int childCount = children.getOrDefault(node.path(), Set.of()).size();
+        int excess = node.cversion() - childCount;
         if (excess < 0 || excess % 2 != 0) {
           throw new IllegalArgumentException(
               node.path()
                   + " has child version "
                   + node.cversion()
                   + " with "
-                  + children.getOrDefault(node.path(), 0)
+                  + childCount
                   + " children: not creates plus deletes of children");
         }
         pads.put(node.path(), excess / 2);
@@ -414,7 +434,8 @@ final class StateTransfer {
       }
       // Raise child versions: each create and each delete of a child counts one.
       for (Map.Entry<String, Integer> padding : pads.entrySet()) {
-        String pad = padding.getKey() + "/" + PAD_CHILD;
+        String parent = padding.getKey();
+        String pad = parent + "/" + padName(children.getOrDefault(parent, Set.of()));
         for (int i = 0; i < padding.getValue(); i++) {
           batches.add(Op.create(pad, EMPTY, acl, CreateMode.PERSISTENT), 0);
           batches.add(Op.delete(pad, -1), 0);

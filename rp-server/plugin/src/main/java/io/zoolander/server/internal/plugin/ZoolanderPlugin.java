@@ -5,6 +5,7 @@ import io.zoolander.server.LeaderContext;
 import io.zoolander.server.LeaderPlugin;
 import io.zoolander.server.internal.jmx.RegisteredMBean;
 import io.zoolander.server.internal.leader.LocalServerContext;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.jmx.PluginMXBean;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.plugin.AnomalySettings;
@@ -74,6 +75,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
   @Override
   public void start(LeaderContext context) throws Exception {
     ZoolanderPluginConfig cfg = ZoolanderPluginConfig.from(context.properties());
+    ConnectionLimits limits = ZoolanderPluginConfig.connectionLimits(context.properties());
     config = cfg;
     PluginSecurity sec = PluginSecurity.from(context.properties());
     security = sec;
@@ -147,7 +149,8 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
             app,
             peers,
             sec.link(),
-            pluginMeters);
+            pluginMeters,
+            limits);
     server = srv;
     PluginEndpoint published =
         new PluginEndpoint(

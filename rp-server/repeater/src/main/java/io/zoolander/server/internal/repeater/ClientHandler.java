@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
+import io.zoolander.server.internal.security.ConnectionGuard;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.AccessControl;
@@ -133,6 +134,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
             return;
           }
           clientId = id;
+          ConnectionGuard.handshakeDone(channel);
           LOG.debug("client {} connected from {}", clientId, channel.remoteAddress());
           return;
         }
@@ -158,6 +160,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
     AccessControl.Decision decision = auth.finish(channel, m);
     if (decision.ok()) {
       clientId = Long.parseLong(auth.hello().id());
+      ConnectionGuard.handshakeDone(channel);
       LOG.debug(
           "client {} authenticated as '{}' from {}",
           clientId,

@@ -416,7 +416,16 @@ final class DuplicateLink {
       ch.close();
       return;
     }
-    ch.writeAndFlush(credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, c));
+    Message.Auth auth;
+    try {
+      auth =
+          credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, Credential.duplicate(id), c);
+    } catch (IllegalArgumentException e) {
+      LOG.error("duplicate {}: {}; retrying later", id, e.getMessage());
+      ch.close();
+      return;
+    }
+    ch.writeAndFlush(auth);
   }
 
   private void onStatus(Message.Status s) {

@@ -19,6 +19,8 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.zoolander.server.internal.security.ConnectionGuard;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.HandshakeFailures;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.repeater.RepeaterSettings;
@@ -154,12 +156,19 @@ final class NettyRuntime {
 
   /**
    * Starts the client I/O threads and listens for clients: each connection gets TLS if configured,
-   * the wire pipeline, then a handler from {@code clientHandler}.
+   * a {@link ConnectionGuard} enforcing {@code limits}, the wire pipeline, then a handler from
+   * {@code clientHandler}.
    *
    * @throws IOException if the address cannot be bound
    */
-  void listen(String host, int port, int ioThreads, Supplier<ChannelHandler> clientHandler)
+  void listen(
+      String host,
+      int port,
+      int ioThreads,
+      ConnectionLimits limits,
+      Supplier<ChannelHandler> clientHandler)
       throws IOException, InterruptedException {
+    ConnectionGuard.Port guarded = new ConnectionGuard.Port("the repeater's client port", limits);
     clientGroup =
         new NioEventLoopGroup(
             ioThreads, new DefaultThreadFactory("zoolander-repeater-clients", true));
@@ -178,6 +187,7 @@ final class NettyRuntime {
                       security.tls().addServerHandler(ch.pipeline());
                       ch.pipeline().addLast(new HandshakeFailures(meters::tlsFailure));
                     }
+                    ch.pipeline().addLast(ConnectionGuard.NAME, guarded.newGuard());
                     WirePipeline.install(ch.pipeline(), RepeaterSettings.MAX_FRAME_BYTES);
                     ch.pipeline().addLast(clientHandler.get());
                   }

@@ -234,7 +234,17 @@ final class Recovery {
                   "the plugin requires authentication, but this repeater has" + " no credential"));
           ctx.close();
         } else {
-          ctx.writeAndFlush(credential.answer(Role.REPEATER, RepeaterSettings.HELLO_ID, c));
+          try {
+            ctx.writeAndFlush(
+                credential.answer(
+                    Role.REPEATER,
+                    RepeaterSettings.HELLO_ID,
+                    Credential.duplicate(duplicateId),
+                    c));
+          } catch (IllegalArgumentException e) {
+            answer.completeExceptionally(new IOException(e.getMessage()));
+            ctx.close();
+          }
         }
       } else if (m instanceof Message.Sequenced s) {
         writes.add(s);

@@ -5,12 +5,14 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.Future;
 import io.zoolander.model.SlaEstimate;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.internal.security.ServerAuth;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.Takeover;
+import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -84,6 +86,15 @@ public final class RepeaterCore implements AutoCloseable {
   /** Sheds WRITEs above the admitted rate; null when admission control is off. Set before start. */
   private AdmissionController admission;
 
+  /** How often the state znodes are read for a newer epoch, 0 for never. Set before start. */
+  private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
+
+  /** Reads the state znodes for a newer epoch; null when off or not started. */
+  private volatile EpochWatch epochWatch;
+
+  /** What the client port allows a connection. Set before start. */
+  private ConnectionLimits connectionLimits = ConnectionLimits.DEFAULTS;
+
   public RepeaterCore(CoreConfig config, List<DuplicateSource> sources, RepeaterListener listener) {
     this(config, sources, listener, LinkSecurity.NONE);
   }
@@ -144,6 +155,33 @@ public final class RepeaterCore implements AutoCloseable {
     }
   }
 
+  /**
+   * Sets what the client port allows a connection (before {@link #start()}; default {@link
+   * ConnectionLimits#DEFAULTS}).
+   */
+  public void connectionLimits(ConnectionLimits limits) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("connection limits must be set before start");
+      }
+      this.connectionLimits = java.util.Objects.requireNonNull(limits, "limits");
+    }
+  }
+
+  /**
+   * How often (ms) the repeater reads every duplicate's state znode it can reach and deposes itself
+   * if one holds a newer epoch (before {@link #start()}; 0: never). Default {@link
+   * RepeaterSettings#DEFAULT_EPOCH_CHECK_MILLIS}.
+   */
+  public void epochCheckMillis(long millis) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("the epoch check must be set before start");
+      }
+      this.epochCheckMillis = millis;
+    }
+  }
+
   /** The admission controller, null when admission control is off. */
   public AdmissionController admission() {
     return admission;
@@ -192,9 +230,12 @@ public final class RepeaterCore implements AutoCloseable {
         config.clientHost(),
         config.clientPort(),
         config.clientIoThreads(),
+        connectionLimits,
         () ->
             new ClientHandler(
-                sequencer, clients, new ServerAuth(security.access(), meters::authFailure)));
+                sequencer,
+                clients,
+                new ServerAuth(security.access(), Credential.REPEATER, meters::authFailure)));
 
     EpochClaim claim = new EpochClaim(config, sources, runtime, security);
     EpochClaim.Claimed claimed = claim.claim(deadline);
@@ -234,6 +275,12 @@ public final class RepeaterCore implements AutoCloseable {
 
     scheduleHousekeeping();
     followPlugins();
+    if (epochCheckMillis > 0) {
+      EpochWatch watch =
+          new EpochWatch(sources, sequencer::epoch, epochCheckMillis, runtime, links);
+      epochWatch = watch;
+      watch.start();
+    }
     runtime.acceptClients();
     LOG.info("repeater listening for clients on {}", runtime.boundAddress());
   }
@@ -311,6 +358,10 @@ public final class RepeaterCore implements AutoCloseable {
         drained.awaitUninterruptibly(
             Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
+    }
+    EpochWatch watch = epochWatch;
+    if (watch != null) {
+      watch.close();
     }
     closeSources();
     if (runtime.loop() != null) {

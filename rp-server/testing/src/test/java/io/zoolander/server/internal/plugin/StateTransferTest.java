@@ -162,6 +162,34 @@ class StateTransferTest {
   }
 
   @Test
+  void anApplicationNodeNamedLikeThePaddingChildDoesNotBreakTheInstall() throws Exception {
+    // A parent whose child version needs padding, with an application child of the name the
+    // install used to pad with (and of the next names it might pick): the padding must not
+    // collide.
+    String root = ZNODES.dataRoot();
+    create(healthy, root + "/app", "");
+    create(healthy, root + "/app/gone", "");
+    healthy.delete(root + "/app/gone", -1); // the child version now needs a padding pair
+    for (String name :
+        List.of("zoolander-transfer-pad", "zoolander-transfer-pad-1", "zoolander-transfer-pad-2")) {
+      create(healthy, root + "/app/" + name, "the application's");
+    }
+    List<Message.TransferChunk> chunks =
+        StateTransfer.chunks(
+            12,
+            1,
+            StateTransfer.read(
+                healthy, ZNODES, new BookkeepingState(1, 4), StateTransfer.MAX_BYTES, TIMEOUT_MS));
+
+    install(chunks, new BookkeepingState(1, 4));
+
+    assertThat(TreeDigest.of(stale, ZNODES)).isEqualTo(TreeDigest.of(healthy, ZNODES));
+    assertThat(stale.getChildren(root + "/app", false))
+        .containsExactlyInAnyOrder(
+            "zoolander-transfer-pad", "zoolander-transfer-pad-1", "zoolander-transfer-pad-2");
+  }
+
+  @Test
   void anEmptyDuplicateReceivesALargeTreeInBoundedChunks() throws Exception {
     String root = ZNODES.dataRoot();
     byte[] value = new byte[10_000];

@@ -1,0 +1,139 @@
+package io.zoolander.server.internal.repeater;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zoolander.server.internal.security.ConnectionLimits;
+import io.zoolander.testsupport.ScriptedPeer;
+import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Message;
+import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.Role;
+import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.Znodes;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The repeater's client port bounds what a peer can hold: a handshake deadline, a deadline on a
+ * frame left half sent, and a cap on open connections (issue 19, item 9a). Over real sockets,
+ * against a repeater whose duplicate is static (no ZooKeeper).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ClientPortLimitsTest {
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+  }
+
+  @Test
+  void aConnectionThatNeverSaysHelloIsClosedAtTheHandshakeDeadline() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(300, 60_000, 100));
+    ScriptedPeer silent = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+
+    Message.Error error = silent.next(Message.Error.class);
+    assertThat(error.code()).isEqualTo(ErrorCode.UNEXPECTED_MESSAGE);
+    assertThat(error.message()).contains("handshakeTimeoutMs");
+    silent.expectClosed();
+  }
+
+  @Test
+  void aClientThatSaidHelloAndThenNothingStaysConnected() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(200, 200, 100));
+    ScriptedPeer idle = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    idle.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
+
+    idle.expectNothing(Duration.ofMillis(1_000)); // five deadlines: a quiet client is healthy
+    assertThat(idle.isConnected()).isTrue();
+  }
+
+  @Test
+  void aFrameLeftHalfSentIsDroppedAfterTheIdleTimeout() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 200, 100));
+    ScriptedPeer stalled = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    stalled.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
+    // A length prefix announcing 64 KiB, then 3 bytes of it, then nothing.
+    stalled.sendRaw(new byte[] {0, 1, 0, 0, 1, 2, 3});
+
+    Message.Error error = stalled.next(Message.Error.class);
+    assertThat(error.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+    assertThat(error.message()).contains("frameIdleTimeoutMs");
+    stalled.expectClosed();
+  }
+
+  @Test
+  void connectionsBeyondTheCapAreRefusedWithOverloaded() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 60_000, 2));
+    ScriptedPeer first = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    ScriptedPeer second = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    first.send(new Message.Hello(Role.CLIENT, "1", WireSettings.PROTOCOL_VERSION));
+    second.send(new Message.Hello(Role.CLIENT, "2", WireSettings.PROTOCOL_VERSION));
+
+    ScriptedPeer third = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    Message.Error error = third.next(Message.Error.class);
+    assertThat(error.code()).isEqualTo(ErrorCode.OVERLOADED);
+    assertThat(error.message()).contains("maxConnections");
+    third.expectClosed();
+    assertThat(first.isConnected()).isTrue();
+
+    first.close(); // a slot frees up, once the repeater has seen the close
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      ScriptedPeer fourth = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+      fourth.send(new Message.Hello(Role.CLIENT, "4", WireSettings.PROTOCOL_VERSION));
+      try {
+        fourth.expectNothing(Duration.ofMillis(200)); // a refusal comes at once
+        assertThat(fourth.isConnected()).isTrue();
+        break;
+      } catch (AssertionError refused) {
+        fourth.close(); // the close was not seen yet: try again
+      }
+      assertThat(System.nanoTime())
+          .as("a slot frees up when a connection closes")
+          .isLessThan(deadline);
+    }
+  }
+
+  private ScriptedPeer peer(ScriptedPeer peer) {
+    closeables.add(peer);
+    return peer;
+  }
+
+  private InetSocketAddress start(ConnectionLimits limits) throws Exception {
+    int unused;
+    try (ServerSocket s = new ServerSocket(0)) {
+      unused = s.getLocalPort(); // the duplicate's plugin is never reachable: not needed here
+    }
+    PluginEndpoint endpoint = new PluginEndpoint(1, 1, "127.0.0.1", unused);
+    CoreConfig config =
+        new CoreConfig(
+            "127.0.0.1",
+            0,
+            1_000,
+            10_000,
+            OptionalLong.empty(),
+            1,
+            Znodes.defaults(),
+            1 << 20,
+            10_000);
+    RepeaterCore core =
+        new RepeaterCore(
+            config, List.of(new StaticDuplicateSource(endpoint, new BookkeepingState(0, 0))), null);
+    core.connectionLimits(limits);
+    closeables.add(core);
+    core.start();
+    return core.boundAddress();
+  }
+}
