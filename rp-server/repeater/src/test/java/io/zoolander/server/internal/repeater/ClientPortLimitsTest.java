@@ -10,13 +10,11 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WireSettings;
-import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -117,17 +115,7 @@ class ClientPortLimitsTest {
       unused = s.getLocalPort(); // the duplicate's plugin is never reachable: not needed here
     }
     PluginEndpoint endpoint = new PluginEndpoint(1, 1, "127.0.0.1", unused);
-    CoreConfig config =
-        new CoreConfig(
-            "127.0.0.1",
-            0,
-            1_000,
-            10_000,
-            OptionalLong.empty(),
-            1,
-            Znodes.defaults(),
-            1 << 20,
-            10_000);
+    CoreConfig config = TestCoreConfigs.loopback();
     RepeaterCore core =
         new RepeaterCore(
             config, List.of(new StaticDuplicateSource(endpoint, new BookkeepingState(0, 0))), null);

@@ -11,12 +11,10 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WireSettings;
-import io.zoolander.wire.Znodes;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -106,17 +104,7 @@ class EpochCheckTest {
 
   private static RepeaterCore start(List<DuplicateSource> sources, RepeaterListener listener)
       throws Exception {
-    CoreConfig config =
-        new CoreConfig(
-            "127.0.0.1",
-            0,
-            1_000,
-            10_000,
-            OptionalLong.empty(),
-            1,
-            Znodes.defaults(),
-            1 << 20,
-            10_000);
+    CoreConfig config = TestCoreConfigs.loopback();
     RepeaterCore core = new RepeaterCore(config, sources, listener);
     core.epochCheckMillis(100);
     try {

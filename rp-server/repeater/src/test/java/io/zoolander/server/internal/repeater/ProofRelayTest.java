@@ -13,13 +13,11 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
-import io.zoolander.wire.Znodes;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -110,17 +108,7 @@ class ProofRelayTest {
 
   private static RepeaterCore startRepeater(AccessControl access) throws Exception {
     PluginEndpoint endpoint = new PluginEndpoint(1, 1, "127.0.0.1", unusedPort());
-    CoreConfig config =
-        new CoreConfig(
-            "127.0.0.1",
-            0,
-            1_000,
-            10_000,
-            OptionalLong.empty(),
-            1,
-            Znodes.defaults(),
-            1 << 20,
-            10_000);
+    CoreConfig config = TestCoreConfigs.loopback();
     RepeaterCore core =
         new RepeaterCore(
             config,
