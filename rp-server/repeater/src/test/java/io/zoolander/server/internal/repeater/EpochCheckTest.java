@@ -91,7 +91,11 @@ class EpochCheckTest {
       Message.Error error = client.nextOf(Message.Error.class);
       assertThat(error.code()).isEqualTo(ErrorCode.STALE_EPOCH);
       client.expectClosed();
-      Await.await(Duration.ofSeconds(10), "the old repeater is deposed", old::isDeposed);
+      // The listener hears of it just after the clients are told: wait for both.
+      Await.await(
+          Duration.ofSeconds(10),
+          "the old repeater is deposed and its listener told",
+          () -> old.isDeposed() && !deposed.isEmpty());
       assertThat(deposed).singleElement().asString().startsWith("2: ").contains("epoch 2");
     }
   }
