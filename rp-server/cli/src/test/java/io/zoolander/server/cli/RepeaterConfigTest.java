@@ -119,7 +119,7 @@ class RepeaterConfigTest {
     {"startTimeoutMs=10s", "startTimeoutMs: not an integer: '10s'"},
     {"epoch=0", "epoch: must be in 1..9223372036854775807, was 0"},
     {"epoch=99999999999999999999", "epoch: not an integer: '99999999999999999999'"},
-    {"clientIoThreads=65", "clientIoThreads: must be in 1..64, was 65"},
+    {"clientIoThreads=65", "clientIoThreads: must be in 0..64, was 65"},
     {"juteMaxBuffer=1024", "juteMaxBuffer: must be in 65536..2147483647, was 1024"},
     {"basePath=rp", "basePath: must be an absolute path like /zoolander, was 'rp'"},
     {"basePath=/rp/", "basePath: must be an absolute path like /zoolander, was '/rp/'"},

@@ -512,11 +512,13 @@ public final class Repeater implements AutoCloseable {
 
     /**
      * Threads reading client connections (default {@value
-     * RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 1 to 64.
+     * RepeaterSettings#DEFAULT_CLIENT_IO_THREADS}), 0 to 64. With 0 the sequencer loop reads the
+     * client connections itself: a write is sequenced without crossing to another thread (one
+     * thread wake-up less per write), and the sequencer thread also does the clients' decoding.
      */
     public Builder clientIoThreads(int threads) {
-      if (threads < 1 || threads > 64) {
-        throw new IllegalArgumentException("clientIoThreads must be in 1..64, was " + threads);
+      if (threads < 0 || threads > 64) {
+        throw new IllegalArgumentException("clientIoThreads must be in 0..64, was " + threads);
       }
       this.clientIoThreads = threads;
       return this;

@@ -175,13 +175,14 @@ public final class RepeaterKeys {
   public static final Setting<Long> CLIENT_IO_THREADS =
       Setting.integer("clientIoThreads")
           .defaultValue((long) RepeaterSettings.DEFAULT_CLIENT_IO_THREADS)
-          .range(1L, (long) MAX_CLIENT_IO_THREADS)
+          .range(0L, (long) MAX_CLIENT_IO_THREADS)
           .unit("threads")
           .doc(
-              "Threads reading client connections (1.."
+              "Threads reading client connections (0.."
                   + MAX_CLIENT_IO_THREADS
                   + "); sequencing runs on one more, "
-                  + "dedicated thread.")
+                  + "dedicated thread. 0: the sequencing thread reads the clients too, so a write is "
+                  + "sequenced without a hand-off between threads.")
           .build();
 
   public static final Setting<Long> JUTE_MAX_BUFFER =

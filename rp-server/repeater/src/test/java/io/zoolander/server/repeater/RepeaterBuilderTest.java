@@ -33,7 +33,8 @@ class RepeaterBuilderTest {
     assertThatThrownBy(() -> b.startTimeout(Duration.ofMillis(-1)))
         .hasMessageContaining("startTimeout");
     assertThatThrownBy(() -> b.epoch(0)).hasMessageContaining("epoch");
-    assertThatThrownBy(() -> b.clientIoThreads(0)).hasMessageContaining("clientIoThreads");
+    assertThatThrownBy(() -> b.clientIoThreads(-1)).hasMessageContaining("clientIoThreads");
+    assertThatThrownBy(() -> b.clientIoThreads(65)).hasMessageContaining("clientIoThreads");
     assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class);
   }
 

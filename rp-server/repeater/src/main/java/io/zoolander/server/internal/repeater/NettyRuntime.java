@@ -159,6 +159,7 @@ final class NettyRuntime {
    * a {@link ConnectionGuard} enforcing {@code limits}, the wire pipeline, then a handler from
    * {@code clientHandler}.
    *
+   * @param ioThreads client I/O threads; 0: the sequencer loop reads the clients itself
    * @throws IOException if the address cannot be bound
    */
   void listen(
@@ -169,13 +170,19 @@ final class NettyRuntime {
       Supplier<ChannelHandler> clientHandler)
       throws IOException, InterruptedException {
     ConnectionGuard.Port guarded = new ConnectionGuard.Port("the repeater's client port", limits);
-    clientGroup =
-        new NioEventLoopGroup(
-            ioThreads, new DefaultThreadFactory("zoolander-repeater-clients", true));
+    // 0 threads: the sequencer loop reads the clients too, so a WRITE's handoff to the sequencer is
+    // a task queued on the loop that read it rather than a wake-up of another thread.
+    EventLoopGroup clientLoops = sequencerGroup;
+    if (ioThreads > 0) {
+      clientGroup =
+          new NioEventLoopGroup(
+              ioThreads, new DefaultThreadFactory("zoolander-repeater-clients", true));
+      clientLoops = clientGroup;
+    }
     clients = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     ServerBootstrap server =
         new ServerBootstrap()
-            .group(clientGroup)
+            .group(clientLoops)
             .channel(NioServerSocketChannel.class)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
