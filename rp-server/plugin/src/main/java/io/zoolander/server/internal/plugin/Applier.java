@@ -322,12 +322,12 @@ final class Applier {
     return localMultis == null ? 0 : localMultis.submitted();
   }
 
-  /** Client reads answered on an event loop from the in-memory tree, without the applier. */
   /** Writes to the data root by sessions other than the plugin's, seen so far. Any thread. */
   long foreignWrites() {
     return foreignWrites == null ? 0 : foreignWrites.seen();
   }
 
+  /** Client reads answered on an event loop from the in-memory tree, without the applier. */
   long readsServedOnEventLoop() {
     return treeReads == null ? 0 : treeReads.servedOnEventLoop();
   }
