@@ -166,6 +166,7 @@ record RepeaterConfig(
         new ConnectionLimits(
             p.get(RepeaterKeys.HANDSHAKE_TIMEOUT_MS),
             p.get(RepeaterKeys.FRAME_IDLE_TIMEOUT_MS),
+            p.get(RepeaterKeys.FRAME_TIMEOUT_MS),
             p.get(RepeaterKeys.MAX_CONNECTIONS).intValue());
     int juteMaxBuffer = p.get(RepeaterKeys.JUTE_MAX_BUFFER).intValue();
     BatchingPolicy batching = p.get(RepeaterKeys.BATCHING);
@@ -287,6 +288,7 @@ record RepeaterConfig(
             .clientConnectionLimits(
                 Duration.ofMillis(connectionLimits.handshakeTimeoutMs()),
                 Duration.ofMillis(connectionLimits.frameIdleTimeoutMs()),
+                Duration.ofMillis(connectionLimits.frameTimeoutMs()),
                 connectionLimits.maxConnections())
             .juteMaxBuffer(juteMaxBuffer)
             .batching(batching)

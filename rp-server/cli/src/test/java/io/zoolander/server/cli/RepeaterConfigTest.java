@@ -68,6 +68,7 @@ class RepeaterConfigTest {
         autoRejoin=false
         handshakeTimeoutMs=5000
         frameIdleTimeoutMs=7000
+        frameTimeoutMs=9000
         maxConnections=64
         epochCheckMs=250
         """);
@@ -96,7 +97,7 @@ class RepeaterConfigTest {
                 false,
                 Map.of(),
                 null,
-                new ConnectionLimits(5_000, 7_000, 64),
+                new ConnectionLimits(5_000, 7_000, 9_000, 64),
                 250));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
@@ -126,7 +127,7 @@ class RepeaterConfigTest {
     {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
+          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
           + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
           + " them))"
     },

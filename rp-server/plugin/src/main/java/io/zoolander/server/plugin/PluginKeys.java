@@ -222,6 +222,17 @@ public final class PluginKeys {
                   + " frame is never closed: clients and repeaters with nothing to send send nothing.")
           .build();
 
+  public static final Setting<Long> FRAME_TIMEOUT_MS =
+      Setting.integer(ZoolanderPluginConfig.FRAME_TIMEOUT_MS_KEY)
+          .defaultValue(ConnectionLimits.DEFAULT_FRAME_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A connection whose peer has been sending one frame for longer than this (ms; closed within"
+                  + " frameIdleTimeoutMs more) is answered ERROR MALFORMED_FRAME and closed: a peer that"
+                  + " trickles a byte at a time may not hold a partial frame for ever.")
+          .build();
+
   public static final Setting<Long> MAX_CONNECTIONS =
       Setting.integer(ZoolanderPluginConfig.MAX_CONNECTIONS_KEY)
           .defaultValue((long) ConnectionLimits.DEFAULT_MAX_CONNECTIONS)
@@ -257,6 +268,7 @@ public final class PluginKeys {
           FENCE_ON_FOREIGN_WRITE,
           HANDSHAKE_TIMEOUT_MS,
           FRAME_IDLE_TIMEOUT_MS,
+          FRAME_TIMEOUT_MS,
           MAX_CONNECTIONS);
 
   /** Every entry the plugin reads: {@link #SETTINGS}, then {@link PluginSecurity#SETTINGS}. */

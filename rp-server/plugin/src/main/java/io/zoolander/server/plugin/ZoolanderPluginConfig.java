@@ -259,13 +259,17 @@ public record ZoolanderPluginConfig(
   /** Key of how long a connection may stall in the middle of a frame. */
   public static final String FRAME_IDLE_TIMEOUT_MS_KEY = "zoolander.plugin.frameIdleTimeoutMs";
 
+  /** Key of how long one frame may take to arrive whole. */
+  public static final String FRAME_TIMEOUT_MS_KEY = "zoolander.plugin.frameTimeoutMs";
+
   /** Key of the most connections open on the plugin's port at once. */
   public static final String MAX_CONNECTIONS_KEY = "zoolander.plugin.maxConnections";
 
   /**
-   * Reads {@value #HANDSHAKE_TIMEOUT_MS_KEY}, {@value #FRAME_IDLE_TIMEOUT_MS_KEY} and {@value
-   * #MAX_CONNECTIONS_KEY} (descriptors: {@link PluginKeys#HANDSHAKE_TIMEOUT_MS}, {@link
-   * PluginKeys#FRAME_IDLE_TIMEOUT_MS}, {@link PluginKeys#MAX_CONNECTIONS}).
+   * Reads {@value #HANDSHAKE_TIMEOUT_MS_KEY}, {@value #FRAME_IDLE_TIMEOUT_MS_KEY}, {@value
+   * #FRAME_TIMEOUT_MS_KEY} and {@value #MAX_CONNECTIONS_KEY} (descriptors: {@link
+   * PluginKeys#HANDSHAKE_TIMEOUT_MS}, {@link PluginKeys#FRAME_IDLE_TIMEOUT_MS}, {@link
+   * PluginKeys#FRAME_TIMEOUT_MS}, {@link PluginKeys#MAX_CONNECTIONS}).
    *
    * @throws IllegalArgumentException if one is not an integer in range
    */
@@ -273,12 +277,14 @@ public record ZoolanderPluginConfig(
     List<String> errors = new ArrayList<>();
     long handshakeTimeoutMs = parse(errors, properties, PluginKeys.HANDSHAKE_TIMEOUT_MS);
     long frameIdleTimeoutMs = parse(errors, properties, PluginKeys.FRAME_IDLE_TIMEOUT_MS);
+    long frameTimeoutMs = parse(errors, properties, PluginKeys.FRAME_TIMEOUT_MS);
     long maxConnections = parse(errors, properties, PluginKeys.MAX_CONNECTIONS);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
     }
-    return new ConnectionLimits(handshakeTimeoutMs, frameIdleTimeoutMs, (int) maxConnections);
+    return new ConnectionLimits(
+        handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, (int) maxConnections);
   }
 
   /** Largest accepted timeout, for every {@code ...Ms} setting: one hour. */

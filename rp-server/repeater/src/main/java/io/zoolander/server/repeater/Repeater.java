@@ -528,24 +528,35 @@ public final class Repeater implements AutoCloseable {
      * What the client port allows a connection (defaults: {@value
      * ConnectionLimits#DEFAULT_HANDSHAKE_TIMEOUT_MS} ms, {@value
      * ConnectionLimits#DEFAULT_FRAME_IDLE_TIMEOUT_MS} ms, {@value
+     * ConnectionLimits#DEFAULT_FRAME_TIMEOUT_MS} ms, {@value
      * ConnectionLimits#DEFAULT_MAX_CONNECTIONS} connections).
      *
      * @param handshakeTimeout a connection that has not finished HELLO (and AUTH) this long after
      *     it was accepted is refused and closed
      * @param frameIdleTimeout a connection that sent part of a frame and then nothing this long is
      *     refused and closed (a quiet client with no partial frame never is)
+     * @param frameTimeout a connection that has been sending one frame for longer than this is
+     *     refused and closed (a client trickling a byte at a time never stalls for {@code
+     *     frameIdleTimeout})
      * @param maxConnections most client connections open at once; more are refused with OVERLOADED
      * @throws IllegalArgumentException if a value is out of bounds ({@link
      *     RepeaterKeys#HANDSHAKE_TIMEOUT_MS}, {@link RepeaterKeys#FRAME_IDLE_TIMEOUT_MS}, {@link
-     *     RepeaterKeys#MAX_CONNECTIONS})
+     *     RepeaterKeys#FRAME_TIMEOUT_MS}, {@link RepeaterKeys#MAX_CONNECTIONS})
      */
     public Builder clientConnectionLimits(
-        Duration handshakeTimeout, Duration frameIdleTimeout, int maxConnections) {
+        Duration handshakeTimeout,
+        Duration frameIdleTimeout,
+        Duration frameTimeout,
+        int maxConnections) {
       Objects.requireNonNull(handshakeTimeout, "handshakeTimeout must not be null");
       Objects.requireNonNull(frameIdleTimeout, "frameIdleTimeout must not be null");
+      Objects.requireNonNull(frameTimeout, "frameTimeout must not be null");
       this.connectionLimits =
           new ConnectionLimits(
-              handshakeTimeout.toMillis(), frameIdleTimeout.toMillis(), maxConnections);
+              handshakeTimeout.toMillis(),
+              frameIdleTimeout.toMillis(),
+              frameTimeout.toMillis(),
+              maxConnections);
       return this;
     }
 

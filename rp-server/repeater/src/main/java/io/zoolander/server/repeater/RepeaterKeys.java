@@ -131,6 +131,17 @@ public final class RepeaterKeys {
                   + " frame is never closed: a client with nothing to write sends nothing.")
           .build();
 
+  public static final Setting<Long> FRAME_TIMEOUT_MS =
+      Setting.integer("frameTimeoutMs")
+          .defaultValue(ConnectionLimits.DEFAULT_FRAME_TIMEOUT_MS)
+          .range(ConnectionLimits.MIN_TIMEOUT_MS, ConnectionLimits.MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "A client connection that has been sending one frame for longer than this (ms; closed within"
+                  + " frameIdleTimeoutMs more) is answered ERROR MALFORMED_FRAME and closed: a client that"
+                  + " trickles a byte at a time may not hold a partial frame for ever.")
+          .build();
+
   public static final Setting<Long> MAX_CONNECTIONS =
       Setting.integer("maxConnections")
           .defaultValue((long) ConnectionLimits.DEFAULT_MAX_CONNECTIONS)
@@ -284,6 +295,7 @@ public final class RepeaterKeys {
                 CLIENT_IO_THREADS,
                 HANDSHAKE_TIMEOUT_MS,
                 FRAME_IDLE_TIMEOUT_MS,
+                FRAME_TIMEOUT_MS,
                 MAX_CONNECTIONS,
                 JUTE_MAX_BUFFER,
                 BATCHING,

@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.security;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -19,10 +20,12 @@ import org.slf4j.LoggerFactory;
  * has {@code maxConnections} open, refuses it with ERROR UNEXPECTED_MESSAGE when the application
  * has not called {@link #handshakeDone} within {@code handshakeTimeoutMs} of the accept, and with
  * ERROR MALFORMED_FRAME when the peer has sent part of a frame and then nothing for {@code
- * frameIdleTimeoutMs}. Every refusal closes as {@link WirePipeline#errorAndClose} does, and what
- * the peer still sends is discarded here. A connection with no partial frame is never closed for
- * being quiet, nor one the application has stopped reading (back-pressure). Confined to the
- * connection's event loop. Internal.
+ * frameIdleTimeoutMs}, or has been sending one frame for longer than {@code frameTimeoutMs} (a peer
+ * trickling a byte at a time never goes quiet for long, but may not pin a partial frame for ever).
+ * Every refusal closes as {@link WirePipeline#errorAndClose} does, and what the peer still sends is
+ * discarded here. A connection with no partial frame is never closed for being quiet, nor one the
+ * application has stopped reading (back-pressure). Confined to the connection's event loop.
+ * Internal.
  */
 public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionGuard.class);
@@ -64,9 +67,12 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
   private boolean counted;
   private boolean refused;
   private boolean handshakeDone;
-  private boolean readSinceCheck;
+  private long lastReadNanos = System.nanoTime();
+  private long frameStartNanos = NO_FRAME; // when the partial frame's first byte came
   private ScheduledFuture<?> handshakeDeadline;
   private ScheduledFuture<?> idleCheck;
+
+  private static final long NO_FRAME = Long.MIN_VALUE;
 
   private ConnectionGuard(Port port) {
     this.port = port;
@@ -106,13 +112,10 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
           ctx.executor()
               .schedule(
                   () -> handshakeExpired(ctx), limits.handshakeTimeoutMs(), TimeUnit.MILLISECONDS);
+      long checkMs = Math.min(limits.frameIdleTimeoutMs(), limits.frameTimeoutMs());
       idleCheck =
           ctx.executor()
-              .scheduleAtFixedRate(
-                  () -> checkIdle(ctx),
-                  limits.frameIdleTimeoutMs(),
-                  limits.frameIdleTimeoutMs(),
-                  TimeUnit.MILLISECONDS);
+              .scheduleAtFixedRate(() -> checkIdle(ctx), checkMs, checkMs, TimeUnit.MILLISECONDS);
     }
     super.channelActive(ctx);
   }
@@ -123,8 +126,21 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
       ReferenceCountUtil.release(msg); // read only so the peer's FIN is seen while ERROR lingers
       return;
     }
-    readSinceCheck = true;
-    ctx.fireChannelRead(msg);
+    lastReadNanos = System.nanoTime();
+    if (!(msg instanceof ByteBuf bytes)) {
+      ctx.fireChannelRead(msg);
+      return;
+    }
+    Channel channel = ctx.channel();
+    int before = WirePipeline.bufferedFrameBytes(channel);
+    int received = bytes.readableBytes();
+    ctx.fireChannelRead(msg); // the frame decoder takes what completes frames
+    int after = WirePipeline.bufferedFrameBytes(channel);
+    if (after == 0) {
+      frameStartNanos = NO_FRAME;
+    } else if (frameStartNanos == NO_FRAME || after < before + received) {
+      frameStartNanos = System.nanoTime(); // a new partial frame (any before it completed)
+    }
   }
 
   @Override
@@ -150,15 +166,24 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /** Runs every min(frameIdleTimeoutMs, frameTimeoutMs): closes a stalled or trickling frame. */
   private void checkIdle(ChannelHandlerContext ctx) {
     Channel channel = ctx.channel();
-    boolean active = readSinceCheck || !channel.config().isAutoRead();
-    readSinceCheck = false;
-    if (active || refused) {
+    int partial = WirePipeline.bufferedFrameBytes(channel);
+    if (refused || partial == 0) {
       return;
     }
-    int partial = WirePipeline.bufferedFrameBytes(channel);
-    if (partial > 0) {
+    long now = System.nanoTime();
+    if (!channel.config().isAutoRead()) {
+      // Back-pressure: the peer cannot finish while it is not read, so its clocks start again.
+      lastReadNanos = now;
+      frameStartNanos = now;
+      return;
+    }
+    long quietMs = TimeUnit.NANOSECONDS.toMillis(now - lastReadNanos);
+    long frameMs =
+        frameStartNanos == NO_FRAME ? 0 : TimeUnit.NANOSECONDS.toMillis(now - frameStartNanos);
+    if (quietMs >= port.limits.frameIdleTimeoutMs()) {
       refuse(
           ctx,
           ErrorCode.MALFORMED_FRAME,
@@ -167,6 +192,18 @@ public final class ConnectionGuard extends ChannelInboundHandlerAdapter {
               + " bytes of a frame, then nothing for "
               + port.limits.frameIdleTimeoutMs()
               + " ms (frameIdleTimeoutMs) on "
+              + port.name);
+    } else if (frameMs > port.limits.frameTimeoutMs()) {
+      refuse(
+          ctx,
+          ErrorCode.MALFORMED_FRAME,
+          "has been sending one frame for "
+              + frameMs
+              + " ms ("
+              + partial
+              + " bytes so far), longer than "
+              + port.limits.frameTimeoutMs()
+              + " ms (frameTimeoutMs) on "
               + port.name);
     }
   }

@@ -14,6 +14,8 @@ import io.zoolander.wire.WireSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,7 @@ class PluginServerLimitsTest {
 
   @Test
   void aConnectionThatNeverSaysHelloIsClosedAtTheHandshakeDeadline() throws Exception {
-    int port = start(new ConnectionLimits(300, 60_000, 100));
+    int port = start(new ConnectionLimits(300, 60_000, 60_000, 100));
     ScriptedPeer silent = peer(ScriptedPeer.connect("127.0.0.1", port));
 
     Message.Error error = silent.next(Message.Error.class);
@@ -49,7 +51,7 @@ class PluginServerLimitsTest {
 
   @Test
   void aHalfSentFrameIsDroppedButAQuietClientStays() throws Exception {
-    int port = start(new ConnectionLimits(200, 200, 100));
+    int port = start(new ConnectionLimits(200, 200, 60_000, 100));
     ScriptedPeer quiet = peer(ScriptedPeer.connect("127.0.0.1", port));
     quiet.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
     quiet.next(Message.Status.class);
@@ -66,8 +68,34 @@ class PluginServerLimitsTest {
   }
 
   @Test
+  void aPeerTricklingOneFrameIsDroppedAfterTheFrameTimeout() throws Exception {
+    int port = start(new ConnectionLimits(60_000, 200, 500, 100));
+    ScriptedPeer trickler = peer(ScriptedPeer.connect("127.0.0.1", port));
+    trickler.send(new Message.Hello(Role.CLIENT, "8", WireSettings.PROTOCOL_VERSION));
+    trickler.next(Message.Status.class);
+    trickler.sendRaw(new byte[] {0, 16, 0, 0}); // a length prefix announcing 1 MiB
+    // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
+    ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
+    closeables.add(sender::shutdownNow);
+    sender.scheduleAtFixedRate(
+        () -> {
+          if (trickler.isConnected()) {
+            trickler.sendRaw(new byte[] {1});
+          }
+        },
+        50,
+        50,
+        TimeUnit.MILLISECONDS);
+
+    Message.Error error = trickler.next(Message.Error.class);
+    assertThat(error.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+    assertThat(error.message()).contains("frameTimeoutMs");
+    trickler.expectClosed();
+  }
+
+  @Test
   void connectionsBeyondTheCapAreRefusedWithOverloaded() throws Exception {
-    int port = start(new ConnectionLimits(60_000, 60_000, 1));
+    int port = start(new ConnectionLimits(60_000, 60_000, 60_000, 1));
     ScriptedPeer first = peer(ScriptedPeer.connect("127.0.0.1", port));
     first.send(new Message.Hello(Role.CLIENT, "1", WireSettings.PROTOCOL_VERSION));
     first.next(Message.Status.class);

@@ -2,19 +2,27 @@ package io.zoolander.server.internal.repeater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.testsupport.ScriptedPeer;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.internal.Codec;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +46,7 @@ class ClientPortLimitsTest {
 
   @Test
   void aConnectionThatNeverSaysHelloIsClosedAtTheHandshakeDeadline() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(300, 60_000, 100));
+    InetSocketAddress port = start(new ConnectionLimits(300, 60_000, 60_000, 100));
     ScriptedPeer silent = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
 
     Message.Error error = silent.next(Message.Error.class);
@@ -49,7 +57,7 @@ class ClientPortLimitsTest {
 
   @Test
   void aClientThatSaidHelloAndThenNothingStaysConnected() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(200, 200, 100));
+    InetSocketAddress port = start(new ConnectionLimits(200, 200, 60_000, 100));
     ScriptedPeer idle = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     idle.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
 
@@ -59,7 +67,7 @@ class ClientPortLimitsTest {
 
   @Test
   void aFrameLeftHalfSentIsDroppedAfterTheIdleTimeout() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(60_000, 200, 100));
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 200, 60_000, 100));
     ScriptedPeer stalled = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     stalled.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
     // A length prefix announcing 64 KiB, then 3 bytes of it, then nothing.
@@ -72,8 +80,70 @@ class ClientPortLimitsTest {
   }
 
   @Test
+  void aClientTricklingOneFrameIsDroppedAfterTheFrameTimeout() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 200, 500, 100));
+    ScriptedPeer trickler = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    trickler.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
+    trickler.sendRaw(new byte[] {0, 1, 0, 0}); // a length prefix announcing 64 KiB
+    // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
+    ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
+    closeables.add(sender::shutdownNow);
+    sender.scheduleAtFixedRate(
+        () -> {
+          if (trickler.isConnected()) {
+            trickler.sendRaw(new byte[] {1});
+          }
+        },
+        50,
+        50,
+        TimeUnit.MILLISECONDS);
+
+    Message.Error error = trickler.next(Message.Error.class);
+    assertThat(error.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
+    assertThat(error.message()).contains("frameTimeoutMs");
+    trickler.expectClosed();
+  }
+
+  @Test
+  void aClientWhoseFramesKeepCompletingIsNeverTimedOut() throws Exception {
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 1_000, 300, 100));
+    ScriptedPeer steady = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
+    steady.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
+    // Every 100 ms the tail of one WRITE and the head of the next, for 2 s: the connection always
+    // holds part of a frame, for far longer than the 300 ms frame timeout, but each frame takes
+    // 100 ms.
+    byte[] frame = write(1);
+    int half = frame.length / 2;
+    steady.sendRaw(Arrays.copyOfRange(frame, 0, half));
+    for (int requestId = 2; requestId <= 21; requestId++) {
+      Thread.sleep(100);
+      byte[] next = write(requestId);
+      byte[] tailAndHead = new byte[frame.length];
+      System.arraycopy(frame, half, tailAndHead, 0, frame.length - half);
+      System.arraycopy(next, 0, tailAndHead, frame.length - half, half);
+      steady.sendRaw(tailAndHead);
+      frame = next;
+    }
+    steady.sendRaw(Arrays.copyOfRange(frame, half, frame.length));
+    steady.expectNothing(Duration.ofMillis(500));
+    assertThat(steady.isConnected()).isTrue();
+  }
+
+  /** A WRITE of client 7 as a frame: length prefix, then the encoded message. */
+  private static byte[] write(long requestId) {
+    ByteBuf body = Unpooled.buffer();
+    Codec.encode(
+        new Message.Write(7, requestId, List.of(Op.setData("/a", new byte[32], -1))), body);
+    ByteBuf framed = Unpooled.buffer().writeInt(body.readableBytes()).writeBytes(body);
+    byte[] bytes = ByteBufUtil.getBytes(framed);
+    body.release();
+    framed.release();
+    return bytes;
+  }
+
+  @Test
   void connectionsBeyondTheCapAreRefusedWithOverloaded() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(60_000, 60_000, 2));
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 60_000, 60_000, 2));
     ScriptedPeer first = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     ScriptedPeer second = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     first.send(new Message.Hello(Role.CLIENT, "1", WireSettings.PROTOCOL_VERSION));
