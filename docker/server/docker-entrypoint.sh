@@ -12,6 +12,11 @@ if [ ! -f "$cfg" ]; then
     exit 2
   fi
   my_id="${ZOO_MY_ID:-1}"
+  password_file="${ZOOLANDER_ZOOKEEPER_PASSWORD_FILE:-/run/secrets/zookeeper-password}"
+  if [ -n "${ZOOLANDER_ZOOKEEPER_USER:-}" ] && [ ! -r "$password_file" ]; then
+    echo "zoolander server: ZOOLANDER_ZOOKEEPER_USER is set but $password_file (ZOOLANDER_ZOOKEEPER_PASSWORD_FILE) is not a readable file" >&2
+    exit 2
+  fi
   {
     echo "dataDir=$ZOO_DATA_DIR"
     echo "dataLogDir=$ZOO_DATA_LOG_DIR"
@@ -42,6 +47,12 @@ if [ ! -f "$cfg" ]; then
       advertised="$HOSTNAME"
     fi
     if [ -n "$advertised" ]; then echo "zoolander.plugin.advertisedHost=$advertised"; fi
+    # The plugin's ZooKeeper identity: with it, only the plugins may write Zoolander's znodes (docs/operations.md,
+    # "ZooKeeper ACLs"), so a plain ZooKeeper client cannot make the duplicates differ.
+    if [ -n "${ZOOLANDER_ZOOKEEPER_USER:-}" ]; then
+      echo "zoolander.zookeeper.user=$ZOOLANDER_ZOOKEEPER_USER"
+      echo "zoolander.zookeeper.passwordFile=$password_file"
+    fi
     # Any other zoo.cfg entries, ZooKeeper's or zoolander.*: "key=value key=value".
     for entry in ${ZOO_CFG_EXTRA:-}; do echo "$entry"; done
   } >"$cfg"

@@ -83,6 +83,9 @@ public final class ZoolanderContainerCluster implements Startable {
                   .withClientPort(clientPorts[s - 1])
                   .withServers(serverLines.toString())
                   .withBasePath(config.znodes.basePath());
+          if (config.zooKeeperUser != null) {
+            server.withZooKeeperIdentity(config.zooKeeperUser, config.zooKeeperPassword);
+          }
           if (config.logConsumer != null) {
             server.withLogConsumer(config.logConsumer);
           }
@@ -97,6 +100,9 @@ public final class ZoolanderContainerCluster implements Startable {
       duplicates.forEach((id, servers) -> repeater.withDuplicate(id, connectString(servers)));
       if (config.repeaterJmx) {
         repeater.withJmxPort(Ports.next());
+      }
+      if (config.zooKeeperUser != null) {
+        repeater.withZooKeeperIdentity(config.zooKeeperUser, config.zooKeeperPassword);
       }
       if (config.logConsumer != null) {
         repeater.withLogConsumer(config.logConsumer);
@@ -256,6 +262,8 @@ public final class ZoolanderContainerCluster implements Startable {
     private Znodes znodes = Znodes.defaults();
     private boolean repeaterJmx;
     private Consumer<OutputFrame> logConsumer;
+    private String zooKeeperUser;
+    private String zooKeeperPassword;
 
     private Builder() {}
 
@@ -295,6 +303,22 @@ public final class ZoolanderContainerCluster implements Startable {
      */
     public Builder repeaterJmx(boolean repeaterJmx) {
       this.repeaterJmx = repeaterJmx;
+      return this;
+    }
+
+    /**
+     * The plugins' ZooKeeper identity (digest scheme), given to every server and the repeater (none
+     * unless set): the plugins then put an ACL on Zoolander's znodes, so that a plain ZooKeeper
+     * client may read them but not write them, as in a production deployment (docs/operations.md,
+     * "ZooKeeper ACLs").
+     *
+     * @throws IllegalArgumentException if {@code user} is empty or holds ':', or {@code password}
+     *     is empty
+     */
+    public Builder zooKeeperIdentity(String user, String password) {
+      ZooKeeperIdentity.check(user, password);
+      this.zooKeeperUser = user;
+      this.zooKeeperPassword = password;
       return this;
     }
 

@@ -87,6 +87,21 @@ public class ZoolanderRepeaterContainer extends GenericContainer<ZoolanderRepeat
     return withEnv("ZOOLANDER_BASE_PATH", basePath);
   }
 
+  /**
+   * The plugins' ZooKeeper identity, digest scheme ({@code ZOOLANDER_ZOOKEEPER_to claim its epoch
+   * in every duplicate's state znodeR} and a password file): with it the plugins put an ACL on
+   * Zoolander's znodes so that only they may write them (docs/operations.md, "ZooKeeper ACLs"), and
+   * the repeater uses it to claim its epoch in every duplicate's state znode. Give every server and
+   * the repeater the same one.
+   *
+   * @throws IllegalArgumentException if {@code user} is empty or holds ':', or {@code password} is
+   *     empty
+   */
+  public ZoolanderRepeaterContainer withZooKeeperIdentity(String user, String password) {
+    ZooKeeperIdentity.apply(this, user, password);
+    return self();
+  }
+
   @Override
   protected void configure() {
     if (duplicates.isEmpty()) {

@@ -105,6 +105,20 @@ public class ZoolanderServerContainer extends GenericContainer<ZoolanderServerCo
     return withEnv("ZOOLANDER_BASE_PATH", basePath);
   }
 
+  /**
+   * The plugins' ZooKeeper identity, digest scheme ({@code ZOOLANDER_ZOOKEEPER_to create and guard
+   * themR} and a password file): with it the plugins put an ACL on Zoolander's znodes so that only
+   * they may write them (docs/operations.md, "ZooKeeper ACLs"), and the plugin uses it to create
+   * and guard them. Give every server and the repeater the same one.
+   *
+   * @throws IllegalArgumentException if {@code user} is empty or holds ':', or {@code password} is
+   *     empty
+   */
+  public ZoolanderServerContainer withZooKeeperIdentity(String user, String password) {
+    ZooKeeperIdentity.apply(this, user, password);
+    return self();
+  }
+
   @Override
   protected void configure() {
     if (duplicateId == null) {

@@ -1,6 +1,7 @@
 package io.zoolander.testcontainers;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.github.dockerjava.api.exception.NotFoundException;
@@ -12,6 +13,7 @@ import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.cli.ZoolanderCommand;
 import io.zoolander.server.testing.TreeDigest;
 import io.zoolander.testsupport.Docker;
+import io.zoolander.wire.Znodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +25,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
@@ -30,6 +33,11 @@ import javax.management.MBeanServerConnection;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,8 +51,9 @@ import org.testcontainers.junit.jupiter.Testcontainers;
  * A 3-duplicate deployment (one-server duplicates, to keep the suite's cost modest;
  * docker/compose.yaml runs 3x3) in containers built from docker/ and this build's jar: first-reply
  * reads and sequenced writes through the SDK, a duplicate's container killed under writes with the
- * invariants holding, and the repeater's JMX console. Skips without a Docker engine (.ci/docker-up
- * starts one here).
+ * invariants holding, the repeater's JMX console, and the safe set-up (the plugins' ZooKeeper
+ * identity, so a plain ZooKeeper client cannot write Zoolander's znodes). Skips without a Docker
+ * engine (.ci/docker-up starts one here).
  */
 @Testcontainers(disabledWithoutDocker = true)
 @Docker
@@ -82,6 +91,7 @@ class ZoolanderContainerClusterTest {
             .duplicates(3)
             .serversPerDuplicate(1)
             .repeaterJmx(JMX_CONSOLE)
+            .zooKeeperIdentity("zoolander", "container-test-password") // the safe set-up
             .logConsumer(new Slf4jLogConsumer(LoggerFactory.getLogger("container")))
             .build();
     cluster.start();
@@ -141,6 +151,46 @@ class ZoolanderContainerClusterTest {
       // ensemble.
       Map<Integer, TreeDigest> digests = cluster.awaitConverged(lastSeq, CONVERGE_TIMEOUT);
       digests.values().forEach(d -> assertThat(d.entries()).containsKeys("/rw/n0", "/rw/n19"));
+    }
+  }
+
+  @Test
+  void aPlainZooKeeperClientMayReadZoolandersZnodesButNotWriteThem() throws Exception {
+    WriteResult written;
+    try (ZoolanderClient client = cluster.clientBuilder().build()) {
+      written = client.create("/guarded", bytes("by the plugins")).get(30, TimeUnit.SECONDS);
+    }
+    cluster.awaitConverged(written.seq(), CONVERGE_TIMEOUT);
+    Znodes znodes = Znodes.defaults();
+    String guarded = znodes.toZnode("/guarded");
+    CountDownLatch connected = new CountDownLatch(1);
+    ZooKeeper plain =
+        new ZooKeeper(
+            cluster.connectString(1),
+            10_000,
+            e -> {
+              if (e.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+              }
+            });
+    try {
+      assertThat(connected.await(30, TimeUnit.SECONDS)).as("connected").isTrue();
+      assertThat(new String(plain.getData(guarded, false, null), StandardCharsets.UTF_8))
+          .isEqualTo("by the plugins");
+      assertThatThrownBy(() -> plain.setData(guarded, bytes("behind its back"), -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(
+              () ->
+                  plain.create(
+                      znodes.dataRoot() + "/rogue",
+                      new byte[0],
+                      ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                      CreateMode.PERSISTENT))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+      assertThatThrownBy(() -> plain.setData(znodes.state(), new byte[1], -1))
+          .isInstanceOf(KeeperException.NoAuthException.class);
+    } finally {
+      plain.close();
     }
   }
 
