@@ -441,8 +441,10 @@ public sealed interface Message {
   /**
    * One bounded piece of a state transfer's snapshot: from the healthy plugin to the repeater,
    * which relays it to the plugin of the duplicate that rejoins. The chunks of one transfer carry
-   * the same header and consecutive {@code index}es from 0; the {@code last} one completes it.
-   * Parents come before their children.
+   * the same header and consecutive {@code index}es from 0 to {@code chunkCount - 1}; the {@link
+   * #last()} one completes it. Parents come before their children. The source builds the whole
+   * snapshot before it sends the first chunk, so every chunk knows how many there are: the repeater
+   * reports a transfer's progress and its remaining time from it.
    *
    * @param transferId the transfer ({@link TransferRequest#transferId()})
    * @param sourceDuplicateId the duplicate the snapshot was taken of
@@ -453,7 +455,7 @@ public sealed interface Message {
    *     ({@code >= appliedSeq}; the repeater sets it to its last sequenced seq when it relays the
    *     last chunk)
    * @param index the chunk's position in the transfer, from 0
-   * @param last whether this chunk completes the snapshot
+   * @param chunkCount how many chunks the transfer has ({@code > index})
    * @param nodes the znodes of this chunk
    */
   record TransferChunk(
@@ -463,7 +465,7 @@ public sealed interface Message {
       long appliedSeq,
       long catchUpToSeq,
       int index,
-      boolean last,
+      int chunkCount,
       List<Node> nodes)
       implements Message {
     /**
@@ -476,13 +478,19 @@ public sealed interface Message {
       atLeast(appliedSeq, 0, "appliedSeq");
       atLeast(catchUpToSeq, appliedSeq, "catchUpToSeq");
       atLeast(index, 0, "index");
+      atLeast(chunkCount, index + 1L, "chunkCount");
       nodes = list(nodes, "nodes", 0, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
+    }
+
+    /** Whether this chunk completes the snapshot: the one at {@code chunkCount - 1}. */
+    public boolean last() {
+      return index == chunkCount - 1;
     }
 
     /** The same chunk with another {@link #catchUpToSeq()}. */
     public TransferChunk withCatchUpToSeq(long seq) {
       return new TransferChunk(
-          transferId, sourceDuplicateId, epoch, appliedSeq, seq, index, last, nodes);
+          transferId, sourceDuplicateId, epoch, appliedSeq, seq, index, chunkCount, nodes);
     }
 
     /**

@@ -44,7 +44,7 @@
  * <tr><td>15</td><td>TRANSFER_REQUEST</td><td>long transferId, int targetDuplicateId</td><td>the repeater, to a
  *     healthy plugin (state transfer)</td></tr>
  * <tr><td>16</td><td>TRANSFER_CHUNK</td><td>long transferId, int sourceDuplicateId, long epoch, long appliedSeq, long
- *     catchUpToSeq, int index, byte last, int count, then per znode: string path, bytes data, int version, int
+ *     catchUpToSeq, int index, int chunkCount, int count, then per znode: string path, bytes data, int version, int
  *     cversion</td><td>the healthy plugin to the repeater, relayed to the plugin that rejoins</td></tr>
  * </table>
  *

@@ -288,7 +288,7 @@ final class WireTestSupport {
     m.add(new Message.Auth("", new byte[0]));
     m.add(new Message.TransferRequest(0, 0));
     m.add(new Message.TransferRequest(Long.MAX_VALUE, Integer.MAX_VALUE));
-    m.add(new Message.TransferChunk(1, 2, 3, 40, 40, 0, true, List.of()));
+    m.add(new Message.TransferChunk(1, 2, 3, 40, 40, 0, 1, List.of()));
     m.add(
         new Message.TransferChunk(
             Long.MAX_VALUE,
@@ -297,7 +297,7 @@ final class WireTestSupport {
             100,
             250,
             3,
-            false,
+            5,
             List.of(
                 new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 12),
                 new Message.TransferChunk.Node(

@@ -231,7 +231,7 @@ public final class Codec {
       out.writeLong(c.appliedSeq());
       out.writeLong(c.catchUpToSeq());
       out.writeInt(c.index());
-      out.writeByte(c.last() ? 1 : 0);
+      out.writeInt(c.chunkCount());
       out.writeInt(c.nodes().size());
       for (Message.TransferChunk.Node n : c.nodes()) {
         writeString(out, n.path());
@@ -443,10 +443,7 @@ public final class Codec {
     long appliedSeq = in.readLong("appliedSeq");
     long catchUpToSeq = in.readLong("catchUpToSeq");
     int index = in.readInt("index");
-    int last = in.readUnsignedByte("last");
-    if (last > 1) {
-      throw new IllegalArgumentException("last: must be 0 or 1, was " + last);
-    }
+    int chunkCount = in.readInt("chunkCount");
     int count =
         in.readCount("nodes", MIN_TRANSFER_NODE_BYTES, WireSettings.MAX_TRANSFER_NODES_PER_CHUNK);
     List<Message.TransferChunk.Node> nodes = new ArrayList<>(count);
@@ -459,7 +456,7 @@ public final class Codec {
               in.readInt("cversion")));
     }
     return new Message.TransferChunk(
-        transferId, source, epoch, appliedSeq, catchUpToSeq, index, last == 1, nodes);
+        transferId, source, epoch, appliedSeq, catchUpToSeq, index, chunkCount, nodes);
   }
 
   /**

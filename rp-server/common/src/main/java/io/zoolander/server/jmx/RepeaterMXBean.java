@@ -29,6 +29,14 @@ public interface RepeaterMXBean {
   List<DuplicateInfo> getDuplicates();
 
   /**
+   * The state transfers in progress, one line each: target and source, chunks relayed of how many,
+   * znodes and bytes so far, time spent and about how much is left (e.g. {@code state transfer 3 to
+   * duplicate 2 from duplicate 1: 12 of 30 chunks (40%), 12000 znodes, 3.1 MiB in 4.1 s, about 6.2
+   * s left}); empty when none runs.
+   */
+  List<String> getTransfers();
+
+  /**
    * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses
    * reads (clients ask another duplicate) until {@link #unfence} or {@link #rejoin}. Fencing a
    * fenced duplicate does nothing.
@@ -50,7 +58,8 @@ public interface RepeaterMXBean {
 
   /**
    * Starts a rejoin of duplicate {@code duplicateId} by state transfer and returns at once; watch
-   * its row in {@link #getDuplicates()} (or {@link #unfence} to wait for it).
+   * its progress in {@link #getTransfers()} and its row in {@link #getDuplicates()} (or {@link
+   * #unfence} to wait for it).
    *
    * @return that it started, in words
    */

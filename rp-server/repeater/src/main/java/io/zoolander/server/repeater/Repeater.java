@@ -237,6 +237,14 @@ public final class Repeater implements AutoCloseable {
     core.fence(duplicateId);
   }
 
+  /**
+   * The state transfers in progress ({@link #rejoin}, or automatic ones): chunks relayed of how
+   * many, and about how long the rest will take. Each is also logged once per tenth of its chunks.
+   */
+  public List<TransferProgress> transfers() {
+    return core.transfers();
+  }
+
   /** A snapshot of every duplicate, in configuration order. */
   public List<DuplicateView> duplicates() {
     return core.duplicates();

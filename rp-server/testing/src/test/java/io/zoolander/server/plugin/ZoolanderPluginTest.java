@@ -654,7 +654,7 @@ class ZoolanderPluginTest {
                 .toList();
 
         // The first chunk: from now on the target serves no reads.
-        toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 3, 0, false, moved.subList(0, 1)));
+        toTarget.send(new Message.TransferChunk(1, 1, 4, 3, 3, 0, 2, moved.subList(0, 1)));
         Await.await(
             ScriptedPeer.WAIT,
             "the target is installing",
@@ -667,7 +667,7 @@ class ZoolanderPluginTest {
         // The last: installed at seq 3, but reads wait until seq 4, which the repeater sequenced
         // meanwhile.
         toTarget.send(
-            new Message.TransferChunk(1, 1, 4, 3, 4, 1, true, moved.subList(1, moved.size())));
+            new Message.TransferChunk(1, 1, 4, 3, 4, 1, 2, moved.subList(1, moved.size())));
         assertThat(toTarget.nextOf(Message.Status.class))
             .isEqualTo(new Message.Status(2, 4, 3, DuplicateState.CATCHING_UP));
         assertThat(zk.exists(to.toZnode("/stale"), false)).isNull();

@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -81,6 +82,9 @@ final class FakePlugin implements AutoCloseable {
 
   /** Answer TRANSFER_REQUEST with ERROR(TRANSFER_TOO_LARGE) instead of a snapshot. */
   volatile boolean refuseTransfer;
+
+  /** When set, the last chunk of a snapshot goes only once this completes (a slow transfer). */
+  volatile CompletableFuture<Void> holdLastChunk;
 
   /** Stop reading the connection after this many SEQUENCED messages (a stalled duplicate). */
   volatile int stopReadingAfter = Integer.MAX_VALUE;
@@ -235,9 +239,10 @@ final class FakePlugin implements AutoCloseable {
                 seq,
                 seq,
                 0,
-                false,
+                2,
                 List.of(new Message.TransferChunk.Node("/zoolander/data", new byte[0], 0, 1))));
-        ctx.writeAndFlush(
+        ctx.flush();
+        Message.TransferChunk lastChunk =
             new Message.TransferChunk(
                 t.transferId(),
                 duplicateId,
@@ -245,10 +250,16 @@ final class FakePlugin implements AutoCloseable {
                 seq,
                 seq,
                 1,
-                true,
+                2,
                 List.of(
                     new Message.TransferChunk.Node(
-                        "/zoolander/data/a", new byte[] {1, 2, 3}, 4, 0))));
+                        "/zoolander/data/a", new byte[] {1, 2, 3}, 4, 0)));
+        CompletableFuture<Void> hold = holdLastChunk;
+        if (hold == null) {
+          ctx.writeAndFlush(lastChunk);
+        } else {
+          hold.thenRun(() -> ctx.writeAndFlush(lastChunk));
+        }
       } else if (m instanceof Message.TransferChunk c) {
         chunks.add(c);
         if (c.last()) { // installed: the duplicate is now at the snapshot's seq

@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -813,6 +814,42 @@ class RepeaterTest {
 
   // -------------------------------------------------------------------------------------------
   // state transfer
+
+  @Test
+  void aTransferInProgressReportsItsChunksAndIsGoneOnceDone() throws Exception {
+    FakePlugin[] plugins = pluginsForAll();
+    Repeater repeater = startRepeater(b -> b.logCapacity(64));
+    awaitStreaming(repeater, 1, 2, 3);
+    writePaced(repeater, client(7), 0, 5, 1, 2, 3);
+    assertThat(repeater.transfers()).isEmpty();
+
+    repeater.fence(3);
+    CompletableFuture<Void> release = new CompletableFuture<>();
+    plugins[0].holdLastChunk = release;
+    plugins[1].holdLastChunk = release;
+    CompletableFuture<Void> rejoined = repeater.rejoin(3);
+    Await.await(
+        WAIT,
+        "the first chunk relayed",
+        () -> repeater.transfers().stream().anyMatch(p -> p.chunksRelayed() == 1),
+        () -> repeater.transfers().toString());
+    TransferProgress progress = repeater.transfers().get(0);
+    assertThat(progress.targetDuplicateId()).isEqualTo(3);
+    assertThat(progress.sourceDuplicateId()).isIn(1, 2);
+    assertThat(progress.chunkCount()).isEqualTo(2);
+    assertThat(progress.znodes()).isEqualTo(1);
+    assertThat(progress.bytes()).isEqualTo("/zoolander/data".length());
+    assertThat(progress.fraction()).isEqualTo(0.5);
+    assertThat(progress.remaining()).as("one chunk gives no rate yet").isEmpty();
+    assertThat(progress.describe())
+        .startsWith("state transfer " + progress.transferId() + " to duplicate 3 from duplicate ")
+        .contains("1 of 2 chunks (50%)");
+    assertThat(rejoined).isNotDone();
+
+    release.complete(null);
+    rejoined.get(10, TimeUnit.SECONDS);
+    assertThat(repeater.transfers()).isEmpty();
+  }
 
   @Test
   void anOperatorFencesADuplicateAndRejoinsItByStateTransferFromTheMostAdvancedOne()

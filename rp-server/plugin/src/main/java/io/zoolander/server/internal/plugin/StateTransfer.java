@@ -242,7 +242,7 @@ final class StateTransfer {
               state.appliedSeq(),
               state.appliedSeq(),
               i,
-              i == groups.size() - 1,
+              groups.size(),
               groups.get(i)));
     }
     return chunks;
@@ -306,7 +306,9 @@ final class StateTransfer {
                 + transferId);
       }
       if (header != null
-          && (header.appliedSeq() != chunk.appliedSeq() || header.epoch() != chunk.epoch())) {
+          && (header.appliedSeq() != chunk.appliedSeq()
+              || header.epoch() != chunk.epoch()
+              || header.chunkCount() != chunk.chunkCount())) {
         throw new IllegalArgumentException("chunk " + chunk.index() + " is of another snapshot");
       }
       for (Message.TransferChunk.Node node : chunk.nodes()) {

@@ -9,6 +9,7 @@ import io.zoolander.server.jmx.PredictorMXBean;
 import io.zoolander.server.jmx.RepeaterMXBean;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.repeater.DuplicateView;
+import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.PluginEndpoint;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -115,6 +116,11 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
   @Override
   public boolean isDeposed() {
     return core.isDeposed();
+  }
+
+  @Override
+  public List<String> getTransfers() {
+    return core.transfers().stream().map(TransferProgress::describe).toList();
   }
 
   @Override

@@ -12,6 +12,7 @@ import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.Takeover;
+import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Message;
 import java.io.IOException;
@@ -540,6 +541,16 @@ public final class RepeaterCore implements AutoCloseable {
   /** How long an ACK latency stays the predictor's input, in ms. */
   public long predictorSampleMaxAgeMs() {
     return meters.sampleMaxAgeMs();
+  }
+
+  /** The state transfers in progress; empty when the repeater does not run. */
+  public List<TransferProgress> transfers() {
+    if (runtime.loop() == null) {
+      return List.of();
+    }
+    List<TransferProgress> progress = new ArrayList<>();
+    runtime.onLoopAndWait(() -> progress.addAll(transfers.progress(System.nanoTime())));
+    return progress;
   }
 
   public List<DuplicateView> duplicates() {

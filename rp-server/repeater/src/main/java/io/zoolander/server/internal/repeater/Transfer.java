@@ -36,6 +36,15 @@ final class Transfer {
   long bytes;
   int chunks;
 
+  /** Chunks in the snapshot, as its chunks say; 0 until the first arrives. */
+  int chunkCount;
+
+  long firstChunkNanos;
+  long lastChunkNanos;
+
+  /** The last tenth of the chunks reported in the log, so that progress is logged once a tenth. */
+  int loggedTenths;
+
   Transfer(
       long id,
       DuplicateLink source,

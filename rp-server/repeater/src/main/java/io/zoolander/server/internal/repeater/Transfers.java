@@ -2,7 +2,9 @@ package io.zoolander.server.internal.repeater;
 
 import io.zoolander.server.repeater.Rejoin;
 import io.zoolander.server.repeater.RepeaterSettings;
+import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.Message;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -150,14 +152,19 @@ final class Transfers {
     if (t == null || t.source != from) {
       return; // of a transfer that ended
     }
+    long now = System.nanoTime();
     if (chunk.index() == 0) {
       t.snapshotSeq = chunk.appliedSeq();
+      t.chunkCount = chunk.chunkCount();
+      t.firstChunkNanos = now;
     }
+    t.lastChunkNanos = now;
     t.chunks++;
     t.znodes += chunk.nodes().size();
     for (Message.TransferChunk.Node node : chunk.nodes()) {
       t.bytes += node.path().length() + node.data().length;
     }
+    logProgress(t, now);
     Message.TransferChunk out = chunk;
     if (chunk.last()) {
       t.relayedLast = true;
@@ -166,6 +173,40 @@ final class Transfers {
     if (!t.target.relay(out)) {
       t.target.transferFailed("the connection to its plugin was lost during the transfer");
     }
+  }
+
+  /** Logs a transfer's progress once per tenth of its chunks, with the time left. */
+  private static void logProgress(Transfer t, long now) {
+    int tenths = t.chunkCount == 0 ? 0 : (int) (10L * t.chunks / t.chunkCount);
+    if (tenths > t.loggedTenths && t.chunkCount >= 10) {
+      t.loggedTenths = tenths;
+      LOG.info("{}", progress(t, now).describe());
+    }
+  }
+
+  /** The transfers in progress, as of {@code nowNanos}. */
+  List<TransferProgress> progress(long nowNanos) {
+    assert runtime.inLoop() : "transfers are coordinated on the sequencer loop";
+    List<TransferProgress> all = new ArrayList<>(transfers.size());
+    for (Transfer t : transfers.values()) {
+      all.add(progress(t, nowNanos));
+    }
+    return all;
+  }
+
+  private static TransferProgress progress(Transfer t, long nowNanos) {
+    return TransferProgress.of(
+        t.id,
+        t.target.id(),
+        t.source.id(),
+        t.chunks,
+        t.chunkCount,
+        t.znodes,
+        t.bytes,
+        t.startNanos,
+        t.firstChunkNanos,
+        t.lastChunkNanos,
+        nowNanos);
   }
 
   /** An ERROR about a transfer (its request id) from its source or target: the transfer failed. */

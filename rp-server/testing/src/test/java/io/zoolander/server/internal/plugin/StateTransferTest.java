@@ -242,11 +242,11 @@ class StateTransferTest {
     Message.TransferChunk.Node rootNode = new Message.TransferChunk.Node(root, new byte[0], 0, 0);
     StateTransfer.Install install = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3);
     assertThatThrownBy(
-            () -> install.add(new Message.TransferChunk(3, 1, 1, 1, 1, 1, true, List.of(rootNode))))
+            () -> install.add(new Message.TransferChunk(3, 1, 1, 1, 1, 1, 2, List.of(rootNode))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("out of order");
     assertThatThrownBy(
-            () -> install.add(new Message.TransferChunk(4, 1, 1, 1, 1, 0, true, List.of(rootNode))))
+            () -> install.add(new Message.TransferChunk(4, 1, 1, 1, 1, 0, 1, List.of(rootNode))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("out of order");
     StateTransfer.Install other = new StateTransfer.Install(ZNODES, StateTransfer.MAX_BYTES, 3);
@@ -260,7 +260,7 @@ class StateTransferTest {
                         1,
                         1,
                         0,
-                        false,
+                        2,
                         List.of(
                             rootNode,
                             new Message.TransferChunk.Node(ZNODES.state(), new byte[0], 0, 0)))))
@@ -277,7 +277,7 @@ class StateTransferTest {
                         1,
                         1,
                         0,
-                        false,
+                        2,
                         List.of(new Message.TransferChunk.Node(root + "/a", new byte[0], 0, 0)))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("must start with the data root");
@@ -307,7 +307,7 @@ class StateTransferTest {
                     1,
                     1,
                     0,
-                    true,
+                    1,
                     List.of(new Message.TransferChunk.Node(root, new byte[0], 0, 1)))))
         .isTrue();
     assertThatThrownBy(
