@@ -90,7 +90,8 @@ public final class Bench {
         connectStrings.put(id, cluster.duplicate(id).connectString());
       }
       try (ChildRepeater repeater =
-              ChildRepeater.start(connectStrings, BASE_PATH, dir.resolve("logs"));
+              ChildRepeater.start(
+                  connectStrings, BASE_PATH, settings.repeaterSettings(), dir.resolve("logs"));
           Ensembles ensembles = Ensembles.connect(cluster, settings.sessions())) {
         say(
             "deployment up in %.1f s (repeater epoch %d at %s:%d)",

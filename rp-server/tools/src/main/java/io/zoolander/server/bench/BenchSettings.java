@@ -3,6 +3,7 @@ package io.zoolander.server.bench;
 import io.zoolander.server.plugin.AnomalySettings;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 
@@ -75,6 +76,7 @@ public final class BenchSettings {
   private final int heapSeconds;
   private final int heapSampleMs;
   private final boolean fsync;
+  private final Map<String, String> repeaterSettings;
   private final long seed;
   private final Path out;
 
@@ -107,6 +109,7 @@ public final class BenchSettings {
     heapSeconds = b.heapSeconds;
     heapSampleMs = b.heapSampleMs;
     fsync = b.fsync;
+    repeaterSettings = b.repeaterSettings;
     seed = b.seed;
     out = b.out;
   }
@@ -237,6 +240,11 @@ public final class BenchSettings {
     return fsync;
   }
 
+  /** Further entries of the child repeater's properties file ({@code --repeater-setting}). */
+  public Map<String, String> repeaterSettings() {
+    return repeaterSettings;
+  }
+
   public long seed() {
     return seed;
   }
@@ -250,6 +258,7 @@ public final class BenchSettings {
   public static final class Builder {
     private int duplicates = DEFAULT_DUPLICATES;
     private int serversPerDuplicate = 1;
+    private Map<String, String> repeaterSettings = Map.of();
     private List<Integer> rpCounts = DEFAULT_RP_COUNTS;
     private double ratePerSec = DEFAULT_RATE_PER_SEC;
     private double readFraction = DEFAULT_READ_FRACTION;
@@ -456,6 +465,18 @@ public final class BenchSettings {
 
     public Builder fsync(boolean fsync) {
       this.fsync = fsync;
+      return this;
+    }
+
+    /**
+     * Further entries of the child repeater's properties file, e.g. {@code clientIoThreads=0}.
+     *
+     * @throws IllegalArgumentException if a key is not a repeater setting or is one the bench sets
+     */
+    public Builder repeaterSettings(Map<String, String> settings) {
+      this.repeaterSettings =
+          ChildRepeater.checkSettings(
+              Objects.requireNonNull(settings, "repeaterSettings must not be null"));
       return this;
     }
 

@@ -3,6 +3,7 @@ package io.zoolander.server.bench;
 import io.zoolander.server.internal.testing.Ports;
 import io.zoolander.server.internal.testing.RepeaterChildMain;
 import io.zoolander.server.internal.testing.ThisClassPath;
+import io.zoolander.server.repeater.RepeaterKeys;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -55,11 +57,41 @@ final class ChildRepeater implements AutoCloseable {
   }
 
   /**
+   * Settings of repeater.properties the bench writes itself: {@link #checkSettings} refuses them.
+   */
+  private static final Set<String> BENCH_OWNED = Set.of("clientHost", "clientPort", "basePath");
+
+  /**
+   * Checks settings given for the repeater's properties file ({@code --repeater-setting}): each a
+   * key of {@link RepeaterKeys#ALL} that the bench does not set itself.
+   *
+   * @throws IllegalArgumentException naming the first bad key
+   */
+  static Map<String, String> checkSettings(Map<String, String> settings) {
+    for (String key : settings.keySet()) {
+      if (BENCH_OWNED.contains(key) || key.startsWith("duplicate.")) {
+        throw new IllegalArgumentException(
+            "repeater setting " + key + " is set by the bench itself and cannot be given");
+      }
+      if (!RepeaterKeys.ALL.isKnown(key)) {
+        throw new IllegalArgumentException(
+            "unknown repeater setting "
+                + key
+                + RepeaterKeys.ALL.nearestKey(key).map(k -> " (did you mean " + k + "?)").orElse("")
+                + "; `zoolander repeater --help` lists them");
+      }
+    }
+    return Map.copyOf(settings);
+  }
+
+  /**
    * Starts a repeater for {@code duplicates} (id to connect string) and waits until it serves.
    *
+   * @param settings further entries of its properties file ({@link #checkSettings})
    * @param dir where its properties file and its output go
    */
-  static ChildRepeater start(Map<Integer, String> duplicates, String basePath, Path dir)
+  static ChildRepeater start(
+      Map<Integer, String> duplicates, String basePath, Map<String, String> settings, Path dir)
       throws IOException, InterruptedException, TimeoutException {
     Files.createDirectories(dir);
     Path config = dir.resolve("repeater.properties");
@@ -68,6 +100,8 @@ final class ChildRepeater implements AutoCloseable {
     duplicates.forEach(
         (id, connect) ->
             props.append("duplicate.").append(id).append('=').append(connect).append('\n'));
+    checkSettings(settings)
+        .forEach((key, value) -> props.append(key).append('=').append(value).append('\n'));
     Files.writeString(config, props.toString(), StandardCharsets.UTF_8);
     int jmxPort = Ports.next();
     List<String> command = new ArrayList<>();

@@ -92,6 +92,7 @@ public final class WriteSaturationBench {
       int sessions,
       int loopbackSeconds,
       boolean fsync,
+      Map<String, String> repeaterSettings,
       Path out) {
     public static final List<Integer> DEFAULT_DUPLICATE_COUNTS = List.of(1, 2, 4);
     public static final int DEFAULT_OUTSTANDING = 64;
@@ -119,6 +120,7 @@ public final class WriteSaturationBench {
         check(n != null && n >= 1 && n <= 8, "every rp count must be in 1..8, was " + n);
       }
       duplicateCounts = List.copyOf(new TreeSet<>(duplicateCounts));
+      repeaterSettings = ChildRepeater.checkSettings(repeaterSettings);
       check(
           outstanding >= 1 && outstanding <= 10_000,
           "outstanding writes must be in 1..10000, was " + outstanding);
@@ -260,7 +262,11 @@ public final class WriteSaturationBench {
       }
       ZooKeeperEnsemble first = cluster.duplicate(cluster.duplicateIds().get(0));
       try (ChildRepeater repeater =
-              ChildRepeater.start(connectStrings, BASE_PATH, dir.resolve("logs-n" + n));
+              ChildRepeater.start(
+                  connectStrings,
+                  BASE_PATH,
+                  settings.repeaterSettings(),
+                  dir.resolve("logs-n" + n));
           PlainEnsemble plain = PlainEnsemble.connect(first.connectString(), settings.sessions())) {
         ZoolanderClientBuilder builder =
             ZoolanderClient.builder()

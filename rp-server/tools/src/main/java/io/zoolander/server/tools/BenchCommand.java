@@ -14,8 +14,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -255,6 +257,15 @@ final class BenchCommand implements Callable<Integer> {
   boolean fsync;
 
   @Option(
+      names = "--repeater-setting",
+      paramLabel = "KEY=VALUE",
+      description =
+          "An entry of the child repeater's repeater.properties, e.g. clientIoThreads=0 or"
+              + " batching=none (repeatable; `zoolander repeater --help` lists the keys). Main bench and"
+              + " --write-saturation.")
+  Map<String, String> repeaterSettings = new LinkedHashMap<>();
+
+  @Option(
       names = "--seed",
       description = "Seed of arrivals, keys and the read/write sequence (default: 1).")
   Long seed;
@@ -398,6 +409,7 @@ final class BenchCommand implements Callable<Integer> {
                 ? WriteSaturationBench.Settings.QUICK_LOOPBACK_SECONDS
                 : WriteSaturationBench.Settings.DEFAULT_LOOPBACK_SECONDS,
         fsync,
+        repeaterSettings,
         out);
   }
 
@@ -590,6 +602,6 @@ final class BenchCommand implements Callable<Integer> {
     if (out != null) {
       b.out(out);
     }
-    return b.fsync(fsync).build();
+    return b.fsync(fsync).repeaterSettings(repeaterSettings).build();
   }
 }

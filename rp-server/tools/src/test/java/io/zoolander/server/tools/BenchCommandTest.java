@@ -177,6 +177,13 @@ class BenchCommandTest {
         .contains("anomaly: probability must be in 0..1");
     assertThat(run("bench", "--balance", "zigzag").usageError())
         .contains("balance must be round-robin or random");
+    assertThat(run("bench", "--repeater-setting", "clientIoThread=0").usageError())
+        .contains("unknown repeater setting clientIoThread (did you mean clientIoThreads?)");
+    assertThat(run("bench", "--repeater-setting", "clientPort=7000").usageError())
+        .contains("repeater setting clientPort is set by the bench itself");
+    assertThat(
+            run("bench", "--write-saturation", "--repeater-setting", "duplicate.9=x").usageError())
+        .contains("repeater setting duplicate.9 is set by the bench itself");
     CliRun notANumber = run("bench", "--seconds", "ten");
     assertThat(notANumber.exit()).isEqualTo(2);
     assertThat(notANumber.err()).contains("--seconds");

@@ -36,9 +36,14 @@ class BenchWriteSaturationTest {
             "1",
             "--max-accesses",
             "2000",
+            "--repeater-setting",
+            "clientIoThreads=0",
             "--out",
             dir.toString());
     assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(Files.readString(dir.resolve("logs-n2").resolve("repeater.properties")))
+        .as("the repeater setting reaches the child repeater, which ran with it")
+        .contains("\nclientIoThreads=0\n");
     String table = Files.readString(dir.resolve("write-saturation.md"), StandardCharsets.UTF_8);
     assertThat(r.out()).contains("wrote " + dir.resolve("write-saturation.md").toAbsolutePath());
     String number = "[0-9]+(\\.[0-9]+)?";
