@@ -28,6 +28,7 @@ import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.internal.EndpointWatcher;
 import io.zoolander.wire.internal.WriteChecks;
+import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -415,6 +416,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     // increasing id order: the plugins' retry check (clientId, requestId) relies on it.
     w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
     writes.put(w.write.requestId(), w);
+    WriteTrace.mark(
+        WriteTrace.Stage.CLIENT_CALLED, w.write.clientId(), w.write.requestId(), w.startNanos);
+    WriteTrace.mark(WriteTrace.Stage.CLIENT_SENT, w.write.clientId(), w.write.requestId());
     w.deadline =
         loop.schedule(
             () ->
@@ -480,6 +484,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     advanceSeen(reply.seq());
     PendingWrite w = writes.remove(reply.requestId());
     if (w != null) {
+      WriteTrace.mark(WriteTrace.Stage.CLIENT_ANSWERED, reply.clientId(), reply.requestId());
       w.retry.cancel(false);
       w.deadline.cancel(false);
       w.first = new WriteResult(reply.seq(), reply.duplicateId(), reply.results());

@@ -6,6 +6,7 @@ import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.server.workload.OpenLoopLoad;
 import io.zoolander.wire.Op;
+import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
@@ -68,6 +69,13 @@ public final class Bench {
         settings.duplicates() == 1 ? "" : "s",
         settings.serversPerDuplicate(),
         settings.serversPerDuplicate() == 1 ? "" : "s");
+    // Tracing must be on before the first write; the children get it on their command line.
+    Path traceDir = dir.resolve("write-trace");
+    List<String> traceArgs = List.of();
+    if (settings.traceWrites()) {
+      System.setProperty(WriteTrace.DIRECTORY_PROPERTY, traceDir.toString());
+      traceArgs = List.of("-D" + WriteTrace.DIRECTORY_PROPERTY + "=" + traceDir);
+    }
     byte[] value = new byte[settings.valueBytes()];
     new SplittableRandom(settings.seed()).nextBytes(value);
     List<BenchResult.SystemResult> results = new ArrayList<>();
@@ -81,6 +89,7 @@ public final class Bench {
             .serversPerDuplicate(settings.serversPerDuplicate())
             .fsync(settings.fsync())
             .basePath(BASE_PATH)
+            .duplicateJvmArgs(traceArgs.toArray(String[]::new))
             .start()) {
       // The repeater runs in its own JVM, as in a deployment: its heap is measured apart and its
       // pauses are its own.
@@ -91,7 +100,11 @@ public final class Bench {
       }
       try (ChildRepeater repeater =
               ChildRepeater.start(
-                  connectStrings, BASE_PATH, settings.repeaterSettings(), dir.resolve("logs"));
+                  connectStrings,
+                  BASE_PATH,
+                  settings.repeaterSettings(),
+                  traceArgs,
+                  dir.resolve("logs"));
           Ensembles ensembles = Ensembles.connect(cluster, settings.sessions())) {
         say(
             "deployment up in %.1f s (repeater epoch %d at %s:%d)",
@@ -143,8 +156,24 @@ public final class Bench {
     }
     out.println();
     out.println(BenchReport.markdown(result, commandLine));
+    if (settings.traceWrites()) {
+      writeTraceReport(traceDir, dir.resolve("write-trace.md"));
+    }
     out.flush();
     return result;
+  }
+
+  /** Joins the write trace's records, prints the table and writes it to {@code file}. */
+  private void writeTraceReport(Path traceDir, Path file) throws InterruptedException {
+    Thread.sleep(200); // each process appends its records every 50 ms
+    try {
+      String table = WriteTraceReport.read(traceDir).markdown();
+      Files.writeString(file, table, StandardCharsets.UTF_8);
+      out.println(table);
+      say("wrote %s", file.toAbsolutePath());
+    } catch (IllegalArgumentException | IOException e) {
+      say("no write trace: %s", e.getMessage());
+    }
   }
 
   /**

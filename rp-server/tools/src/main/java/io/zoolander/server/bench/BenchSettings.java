@@ -77,6 +77,7 @@ public final class BenchSettings {
   private final int heapSampleMs;
   private final boolean fsync;
   private final Map<String, String> repeaterSettings;
+  private final boolean traceWrites;
   private final long seed;
   private final Path out;
 
@@ -110,6 +111,7 @@ public final class BenchSettings {
     heapSampleMs = b.heapSampleMs;
     fsync = b.fsync;
     repeaterSettings = b.repeaterSettings;
+    traceWrites = b.traceWrites;
     seed = b.seed;
     out = b.out;
   }
@@ -240,6 +242,15 @@ public final class BenchSettings {
     return fsync;
   }
 
+  /**
+   * Whether the client, the repeater and the plugins record when sampled writes pass each stage
+   * ({@code WriteTrace}); the bench then reports where a write's time goes ({@code
+   * --trace-writes}).
+   */
+  public boolean traceWrites() {
+    return traceWrites;
+  }
+
   /** Further entries of the child repeater's properties file ({@code --repeater-setting}). */
   public Map<String, String> repeaterSettings() {
     return repeaterSettings;
@@ -259,6 +270,7 @@ public final class BenchSettings {
     private int duplicates = DEFAULT_DUPLICATES;
     private int serversPerDuplicate = 1;
     private Map<String, String> repeaterSettings = Map.of();
+    private boolean traceWrites;
     private List<Integer> rpCounts = DEFAULT_RP_COUNTS;
     private double ratePerSec = DEFAULT_RATE_PER_SEC;
     private double readFraction = DEFAULT_READ_FRACTION;
@@ -465,6 +477,12 @@ public final class BenchSettings {
 
     public Builder fsync(boolean fsync) {
       this.fsync = fsync;
+      return this;
+    }
+
+    /** Whether to trace where sequenced writes spend their time ({@link #traceWrites()}). */
+    public Builder traceWrites(boolean traceWrites) {
+      this.traceWrites = traceWrites;
       return this;
     }
 

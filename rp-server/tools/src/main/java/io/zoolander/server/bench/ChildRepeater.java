@@ -88,10 +88,15 @@ final class ChildRepeater implements AutoCloseable {
    * Starts a repeater for {@code duplicates} (id to connect string) and waits until it serves.
    *
    * @param settings further entries of its properties file ({@link #checkSettings})
+   * @param jvmArgs further arguments of its JVM (after {@link #JVM_ARGS})
    * @param dir where its properties file and its output go
    */
   static ChildRepeater start(
-      Map<Integer, String> duplicates, String basePath, Map<String, String> settings, Path dir)
+      Map<Integer, String> duplicates,
+      String basePath,
+      Map<String, String> settings,
+      List<String> jvmArgs,
+      Path dir)
       throws IOException, InterruptedException, TimeoutException {
     Files.createDirectories(dir);
     Path config = dir.resolve("repeater.properties");
@@ -107,6 +112,7 @@ final class ChildRepeater implements AutoCloseable {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(JVM_ARGS);
+    command.addAll(jvmArgs);
     command.addAll(
         List.of(
             "-Dcom.sun.management.jmxremote.port=" + jmxPort,

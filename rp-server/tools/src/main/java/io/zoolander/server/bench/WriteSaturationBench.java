@@ -266,6 +266,7 @@ public final class WriteSaturationBench {
                   connectStrings,
                   BASE_PATH,
                   settings.repeaterSettings(),
+                  List.of(),
                   dir.resolve("logs-n" + n));
           PlainEnsemble plain = PlainEnsemble.connect(first.connectString(), settings.sessions())) {
         ZoolanderClientBuilder builder =

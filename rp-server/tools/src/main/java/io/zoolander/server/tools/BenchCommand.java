@@ -266,6 +266,14 @@ final class BenchCommand implements Callable<Integer> {
   Map<String, String> repeaterSettings = new LinkedHashMap<>();
 
   @Option(
+      names = "--trace-writes",
+      description =
+          "Also record, for every 8th write of the Zoolander systems, when it passes each stage (client,"
+              + " repeater, plugin, ZooKeeper multi) in every process, and report where a sequenced"
+              + " write's time goes: write-trace.md in --out. Main bench only.")
+  boolean traceWrites;
+
+  @Option(
       names = "--seed",
       description = "Seed of arrivals, keys and the read/write sequence (default: 1).")
   Long seed;
@@ -602,6 +610,6 @@ final class BenchCommand implements Callable<Integer> {
     if (out != null) {
       b.out(out);
     }
-    return b.fsync(fsync).repeaterSettings(repeaterSettings).build();
+    return b.fsync(fsync).repeaterSettings(repeaterSettings).traceWrites(traceWrites).build();
   }
 }

@@ -32,14 +32,18 @@ class InternalExportsTest {
   /** Internal package -> the modules (artifact ids) it is exported to. */
   static final Map<String, Set<String>> EXPORTS =
       Map.of(
-          "io.zoolander.wire.internal", Set.of("zoolander-client", "zoolander-repeater"),
-          "io.zoolander.server.internal.jmx", Set.of("zoolander-plugin", "zoolander-repeater"),
-          "io.zoolander.server.internal.zk", Set.of("zoolander-plugin", "zoolander-repeater"),
+          "io.zoolander.wire.internal",
+          Set.of("zoolander-client", "zoolander-repeater", "zoolander-plugin", "zoolander-tools"),
+          "io.zoolander.server.internal.jmx",
+          Set.of("zoolander-plugin", "zoolander-repeater"),
+          "io.zoolander.server.internal.zk",
+          Set.of("zoolander-plugin", "zoolander-repeater"),
           "io.zoolander.server.internal.security",
-              Set.of("zoolander-cli", "zoolander-plugin", "zoolander-repeater"),
-          "io.zoolander.server.internal.leader", Set.of("zoolander-cli", "zoolander-testing"),
+          Set.of("zoolander-cli", "zoolander-plugin", "zoolander-repeater"),
+          "io.zoolander.server.internal.leader",
+          Set.of("zoolander-cli", "zoolander-testing"),
           "io.zoolander.server.internal.testing",
-              Set.of("zoolander-tools", "zoolander-testcontainers"));
+          Set.of("zoolander-tools", "zoolander-testcontainers"));
 
   private static final Pattern INTERNAL_TYPE =
       Pattern.compile("\\b(io\\.zoolander(?:\\.\\w+)*\\.internal(?:\\.[a-z]\\w*)*)\\.[A-Z]\\w*");

@@ -8,6 +8,7 @@ import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Ticker;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -455,6 +456,7 @@ final class Applier {
         next = inbox.poll();
       }
       for (Message.Sequenced m : run) {
+        WriteTrace.mark(WriteTrace.Stage.APPLIER_TOOK, m.clientId(), m.requestId());
         expiry.touched(m.clientId());
       }
       writes.received(first.from(), run);

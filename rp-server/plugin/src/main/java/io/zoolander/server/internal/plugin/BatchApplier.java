@@ -8,6 +8,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -167,8 +168,10 @@ final class BatchApplier {
     List<org.apache.zookeeper.OpResult> done;
     try {
       long startNanos = System.nanoTime();
+      mark(WriteTrace.Stage.MULTI_SUBMITTED, run, startNanos);
       done = multis.multi(batch.multi());
       long multiNanos = System.nanoTime() - startNanos;
+      mark(WriteTrace.Stage.MULTI_DONE, run, startNanos + multiNanos);
       for (int i = 0; i < batch.writes().size(); i++) {
         meters.applied(multiNanos); // per write: the multi that applied it, as when applied alone
       }
@@ -217,6 +220,14 @@ final class BatchApplier {
       out.reply(run.get(i), run.get(i).seq(), results.get(i));
     }
     return run.size();
+  }
+
+  private static void mark(WriteTrace.Stage stage, List<Message.Sequenced> run, long nanos) {
+    if (WriteTrace.on()) {
+      for (Message.Sequenced write : run) {
+        WriteTrace.mark(stage, write.clientId(), write.requestId(), nanos);
+      }
+    }
   }
 
   /** The state after {@code run}: its last seq, in the newer of its epoch and the recorded one. */

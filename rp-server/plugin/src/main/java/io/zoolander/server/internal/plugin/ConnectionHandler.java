@@ -14,6 +14,7 @@ import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WirePipeline;
 import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -96,6 +97,7 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
       return;
     }
     if (message instanceof Message.Sequenced sequenced && role == Role.REPEATER) {
+      WriteTrace.mark(WriteTrace.Stage.PLUGIN_READ, sequenced.clientId(), sequenced.requestId());
       received.add(
           sequenced); // handed over at the end of this read, together: see channelReadComplete
       return;

@@ -3,6 +3,7 @@ package io.zoolander.server.internal.plugin;
 import io.netty.channel.Channel;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
+import io.zoolander.wire.internal.WriteTrace;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +74,7 @@ final class Outbound {
 
   /** REPLY to the client of {@code message}: it was applied as {@code seq} with {@code results}. */
   void reply(Message.Sequenced message, long seq, List<OpResult> results) {
+    WriteTrace.mark(WriteTrace.Stage.PLUGIN_REPLIED, message.clientId(), message.requestId());
     toClient(
         message.clientId(),
         new Message.Reply(message.clientId(), message.requestId(), seq, duplicateId, results));

@@ -7,6 +7,7 @@ import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -155,8 +156,13 @@ final class WriteApplier {
                 + " bytes as one ZooKeeper request");
       }
       long startNanos = System.nanoTime();
+      WriteTrace.mark(
+          WriteTrace.Stage.MULTI_SUBMITTED, message.clientId(), message.requestId(), startNanos);
       List<org.apache.zookeeper.OpResult> done = multis.multi(multi);
-      meters.applied(System.nanoTime() - startNanos);
+      long doneNanos = System.nanoTime();
+      WriteTrace.mark(
+          WriteTrace.Stage.MULTI_DONE, message.clientId(), message.requestId(), doneNanos);
+      meters.applied(doneNanos - startNanos);
       results = ZkOps.succeeded(znodes, done);
       epochs.advance(next, ZkOps.stateVersion(done));
       clients.updated(message.clientId(), record, ZkOps.clientVersion(done));

@@ -14,6 +14,7 @@ import io.zoolander.wire.Role;
 import io.zoolander.wire.TlsSettings;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
+import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -81,6 +82,7 @@ final class ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (m instanceof Message.Write w) {
+      WriteTrace.mark(WriteTrace.Stage.REPEATER_READ, w.clientId(), w.requestId());
       Message.Error refusal;
       if (w.clientId() != clientId) {
         refuse(

@@ -9,6 +9,7 @@ import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.internal.WriteChecks;
+import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -282,11 +283,16 @@ final class Sequencer {
   }
 
   /**
-   * Hands a client's WRITEs, in arrival order, to the sequencer loop (from a client I/O thread).
+   * Hands a client's WRITEs, in arrival order, to the sequencer loop (from a client I/O thread), or
+   * sequences them at once when the client is read on the sequencer loop itself.
    *
    * @return false if the sequencer no longer runs (the caller refuses them)
    */
   boolean submit(ClientHandler from, List<Message.Write> writes) {
+    if (runtime.inLoop()) {
+      sequence(from, writes); // a client read on the sequencer loop (clientIoThreads 0): no queue
+      return true;
+    }
     return runtime.execute(() -> sequence(from, writes));
   }
 
@@ -305,6 +311,7 @@ final class Sequencer {
 
   private void sequenceOne(ClientHandler from, Message.Write write) {
     long requestId = write.requestId();
+    WriteTrace.mark(WriteTrace.Stage.SEQUENCED, write.clientId(), requestId);
     switch (append(write)) {
       case SEQUENCED -> clients.sequenced(from, log.lastSeq() - highestAckedLive);
       case SHUTTING_DOWN ->
