@@ -16,6 +16,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
@@ -293,6 +294,26 @@ public final class ScriptedPeer implements AutoCloseable {
     if (!written.awaitUninterruptibly(bound().toMillis()) || !written.isSuccess()) {
       throw new AssertionError("raw bytes not written", written.cause());
     }
+  }
+
+  /**
+   * Sends one raw byte every {@code every} (past the encoders, as {@link #sendRaw}) while
+   * connected, until the returned handle is closed: a peer that trickles a frame so slowly that it
+   * is never quiet for long.
+   */
+  public AutoCloseable trickle(Duration every) {
+    ScheduledFuture<?> sending =
+        GROUP.scheduleAtFixedRate(
+            () -> {
+              Channel c = connection;
+              if (c != null && c.isActive()) {
+                c.pipeline().firstContext().writeAndFlush(Unpooled.wrappedBuffer(new byte[] {1}));
+              }
+            },
+            every.toNanos(),
+            every.toNanos(),
+            TimeUnit.NANOSECONDS);
+    return () -> sending.cancel(false);
   }
 
   /** Posts {@code message} after {@code delay} (not scaled: a delay, not a bound). */

@@ -14,8 +14,6 @@ import io.zoolander.wire.WireSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,17 +73,7 @@ class PluginServerLimitsTest {
     trickler.next(Message.Status.class);
     trickler.sendRaw(new byte[] {0, 16, 0, 0}); // a length prefix announcing 1 MiB
     // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
-    ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
-    closeables.add(sender::shutdownNow);
-    sender.scheduleAtFixedRate(
-        () -> {
-          if (trickler.isConnected()) {
-            trickler.sendRaw(new byte[] {1});
-          }
-        },
-        50,
-        50,
-        TimeUnit.MILLISECONDS);
+    closeables.add(trickler.trickle(Duration.ofMillis(50)));
 
     Message.Error error = trickler.next(Message.Error.class);
     assertThat(error.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);

@@ -21,8 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -86,17 +84,7 @@ class ClientPortLimitsTest {
     trickler.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
     trickler.sendRaw(new byte[] {0, 1, 0, 0}); // a length prefix announcing 64 KiB
     // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
-    ScheduledExecutorService sender = Executors.newSingleThreadScheduledExecutor();
-    closeables.add(sender::shutdownNow);
-    sender.scheduleAtFixedRate(
-        () -> {
-          if (trickler.isConnected()) {
-            trickler.sendRaw(new byte[] {1});
-          }
-        },
-        50,
-        50,
-        TimeUnit.MILLISECONDS);
+    closeables.add(trickler.trickle(Duration.ofMillis(50)));
 
     Message.Error error = trickler.next(Message.Error.class);
     assertThat(error.code()).isEqualTo(ErrorCode.MALFORMED_FRAME);
