@@ -227,6 +227,20 @@ public final class Demo {
             .mapToDouble(r -> Arrays.stream(r, 0, n).min().orElseThrow())
             .toArray();
     EmpiricalLatency observed = EmpiricalLatency.of(firstReplies);
+    say(
+        "%d duplicate%s: reads %d calibrating, %d observed (SLA %.4f); writes %d calibrating, %d"
+            + " observed (SLA %.4f); predicted %.4f +- %.4f, observed %.4f",
+        n,
+        n == 1 ? "" : "s",
+        run.reads().calibration().length,
+        run.reads().observation().length,
+        run.reads().observedSla(n, tau),
+        run.writes().calibration().length,
+        run.writes().observation().length,
+        run.writes().observedSla(n, tau),
+        atTau.sla(),
+        atTau.standardError(),
+        observed.cdf(tau));
     double lo = observed.quantile(0.25);
     double hi = Math.max(tau * 2, observed.quantile(0.995));
     return new Row(
