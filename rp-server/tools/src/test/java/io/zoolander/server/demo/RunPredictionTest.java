@@ -50,6 +50,16 @@ class RunPredictionTest {
   }
 
   @Test
+  void fewerDuplicatesThanColumnsAndTwiceTheColumnsArePredicted() {
+    // ModelValidationIT's use: the dependence fitted on every measured duplicate, N below it, and
+    // N = 8 from four measured columns.
+    InterleavedHalves four = InterleavedHalves.of(independent(20_000, 4, 3));
+    double tau = Math.log(10);
+    assertThat(RunPrediction.of(2, four, none()).at(tau).sla()).isCloseTo(0.99, within(0.003));
+    assertThat(RunPrediction.of(8, four, none()).at(tau).sla()).isCloseTo(1 - 1e-8, within(1e-3));
+  }
+
+  @Test
   void readsAndWritesArePredictedApartAndCombinedPerTheObservedMix() {
     // Reads within 1 ms, writes at 5 ms: at tau = 2 ms the run's SLA is its share of reads.
     double[][] reads = new double[300][];
