@@ -63,6 +63,42 @@ class SlaEngineTest {
   }
 
   @Test
+  void mh2OneIsExact() {
+    // M/H2/1: service Exp(mu1) with probability p1, Exp(mu2) otherwise (Cv^2 > 1). Its sojourn
+    // time's transform (1 - rho) s B(s) / (s - lambda + lambda B(s)) is rational: the sojourn
+    // time is a mixture of two exponentials whose rates r1, r2 solve
+    // r^2 - (mu1 + mu2 - lambda) r + mu1 mu2 - lambda (p2 mu1 + p1 mu2) = 0.
+    double p1 = 0.9;
+    double p2 = 1 - p1;
+    double mu1 = 1 / 0.4;
+    double mu2 = 1 / 6.4;
+    LatencyDistribution h2 =
+        LatencyDistributions.anomalyMixture(
+            LatencyDistributions.exponential(1 / mu1),
+            LatencyDistributions.exponential(1 / mu2),
+            p2);
+    for (double rho : new double[] {0.1, 0.5, 0.8}) {
+      double lambda = rho / h2.meanMs();
+      double b = mu1 + mu2 - lambda;
+      double c = mu1 * mu2 - lambda * (p2 * mu1 + p1 * mu2);
+      double r1 = (b - Math.sqrt(b * b - 4 * c)) / 2;
+      double r2 = (b + Math.sqrt(b * b - 4 * c)) / 2;
+      // Partial fractions of (1 - rho) ((p1 mu1 + p2 mu2) s + mu1 mu2) / ((s + r1)(s + r2)).
+      double k = (1 - rho) * (p1 * mu1 + p2 * mu2);
+      double m = (1 - rho) * mu1 * mu2;
+      double c1 = (m - k * r1) / (r2 - r1);
+      double c2 = (m - k * r2) / (r1 - r2);
+      SlaEngine e = engine(h2, lambda * 1000).build();
+      for (double tau : new double[] {0.2, 0.5, 1, 2, 5, 10, 20, 40}) {
+        double exact = 1 - (c1 / r1 * Math.exp(-r1 * tau) + c2 / r2 * Math.exp(-r2 * tau));
+        SlaEstimate p = e.predict(tau);
+        assertThat(p.method()).isEqualTo(SlaEstimate.Method.EXACT);
+        assertThat(p.sla()).as("rho %s tau %s", rho, tau).isCloseTo(exact, within(1e-4));
+      }
+    }
+  }
+
+  @Test
   void hyperexponentialOneDuplicateMatchesTheSimulator() {
     // The exact M/G/1 numerics on a law with Cv^2 > 1 (a mixture of two exponentials), against 2
     // million simulated accesses. At 50% load with Cv^2 = 5 the accesses are strongly correlated

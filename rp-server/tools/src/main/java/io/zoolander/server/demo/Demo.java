@@ -1,46 +1,46 @@
 package io.zoolander.server.demo;
 
 import io.zoolander.client.ReadPolicy;
-import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
-import io.zoolander.model.Deployment;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.model.ExchangeableDependence;
-import io.zoolander.model.MissCurve;
 import io.zoolander.model.SlaEngine;
-import io.zoolander.model.SlaEstimate;
-import io.zoolander.model.SlaModel;
-import io.zoolander.model.Strategy;
-import io.zoolander.model.ThesisModel;
 import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.workload.InterleavedHalves;
 import io.zoolander.server.workload.OpenLoopLoad;
+import io.zoolander.server.workload.PairedReplies;
 import io.zoolander.wire.Op;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Histogram;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The demo: starts an embedded deployment, measures one duplicate's latency distribution (and
- * paired samples across all duplicates), then runs the same open-loop workload against 1, 2, 4...
- * duplicates and sets what it observed beside what the engine ({@link SlaEngine}, with the
- * duplicates' dependence fitted from the paired samples) predicted from the measurement alone, with
- * its 95% interval, and the thesis baseline. Its output is a progress bar and the table; what it
- * does step by step goes to the log (slf4j, logger {@code io.zoolander.server.demo.Demo}).
+ * The demo: starts an embedded deployment, warms every JVM up, then runs the same open-loop
+ * workload against 1, 2, 4... duplicates and sets what it observed beside what the engine ({@link
+ * SlaEngine}) predicted, with the interval the observation should fall in, and the thesis baseline.
+ *
+ * <p>Every run calibrates itself: every duplicate replies to every access (reads go to all of
+ * them), so each access gives one latency per duplicate ({@link PairedReplies}); the even accesses
+ * calibrate the engine (one duplicate's latency, and how many duplicates are late together), the
+ * odd ones are observed ({@link InterleavedHalves}), reads and writes apart. The prediction for a
+ * row thus comes from the same minutes, on the same machine, as its observation. Its output is a
+ * progress bar and the table; what it does step by step goes to the log (slf4j, logger {@code
+ * io.zoolander.server.demo.Demo}).
  */
 public final class Demo {
   private static final Logger LOG = LoggerFactory.getLogger(Demo.class);
   private static final int KEYS = 16;
   private static final int WARMUP_PHASE_SECONDS = 5;
   private static final int PROGRESS_WIDTH = 40;
+  private static final Duration STRAGGLERS = Duration.ofSeconds(10);
 
   /** Bounds of each row's predicted miss curve (the chart's x axis). */
   static final int CURVE_POINTS = 61;
@@ -60,36 +60,60 @@ public final class Demo {
    *
    * @param duplicates the duplicate count
    * @param tauMs the bound
-   * @param observed fraction of the run's accesses within tau
-   * @param thesis the thesis baseline's SLA (independent duplicates, the measured CDF)
-   * @param predicted the engine's SLA at tau
-   * @param low low end of its 95% interval
-   * @param high high end of its 95% interval
-   * @param curve the engine's miss curve over the chart's bounds, with its band
-   * @param latency what the run measured
+   * @param accesses observed accesses (the run's odd half, reads and writes)
+   * @param observed fraction of them whose first reply came within tau
+   * @param thesis the thesis baseline's SLA (independent duplicates, the run's calibration)
+   * @param predicted the engine's SLA at tau, from the run's calibration half
+   * @param low low end of the 95% interval of the observation
+   * @param high high end of the 95% interval
+   * @param low999 low end of the 99.9% interval
+   * @param high999 high end of the 99.9% interval
+   * @param curve the prediction over the chart's bounds, with its band
+   * @param firstReplies the observed accesses' first-reply latencies (ms)
    */
   public record Row(
       int duplicates,
       double tauMs,
+      long accesses,
       double observed,
       double thesis,
       double predicted,
       double low,
       double high,
-      MissCurve curve,
-      Histogram latency) {}
+      double low999,
+      double high999,
+      List<RunPrediction.Band> curve,
+      EmpiricalLatency firstReplies) {
 
-  /** What the demo measured and predicted. */
-  public record Outcome(
-      EmpiricalLatency oneDuplicate, double correlationAtTau, double tauMs, List<Row> rows) {}
+    /** Whether the observation is inside the 95% interval. */
+    public boolean inside95() {
+      return observed >= low && observed <= high;
+    }
+
+    /** Whether the observation is inside the 99.9% interval. */
+    public boolean inside999() {
+      return observed >= low999 && observed <= high999;
+    }
+  }
+
+  /**
+   * What the demo measured and predicted.
+   *
+   * @param tauMs the bound
+   * @param correlationAtTau how alike the duplicates are late at tau (the largest run's)
+   * @param rows one per duplicate count
+   */
+  public record Outcome(double tauMs, double correlationAtTau, List<Row> rows) {}
+
+  /** One run's paired replies, reads and writes apart, split into halves. */
+  private record Run(int duplicates, InterleavedHalves reads, InterleavedHalves writes) {}
 
   public Outcome run() throws Exception {
     int warmupPhase =
         Math.max(settings.warmupSeconds(), Math.min(WARMUP_PHASE_SECONDS, settings.runSeconds()));
     plannedSeconds =
         warmupPhase
-            + settings.calibrationSeconds()
-            + (long) settings.counts().size() * settings.runSeconds();
+            + (long) settings.counts().size() * (settings.warmupSeconds() + settings.runSeconds());
     doneSeconds = 0;
     progress(0, "starting the deployment");
     long t0 = System.nanoTime();
@@ -120,102 +144,118 @@ public final class Demo {
         setup.writeAll(creates).get(60, TimeUnit.SECONDS);
       }
 
-      // 0. Warm up every JVM (JIT, connections) so the first measured phase is not the slowest for
-      // that reason.
+      // Warm up every JVM (JIT, connections) before anything is measured.
       say("warming up for %d s ...", warmupPhase);
       try (ZoolanderClient client =
           client(cluster, settings.duplicates()).readPolicy(ReadPolicy.all()).build()) {
-        load(client, warmupPhase, value, "warming up every JVM");
+        load(client, warmupPhase, value, "warming up every JVM", 0);
       }
 
-      // 1. Measure one duplicate: the workload through a client that knows only duplicate 1.
-      say(
-          "measuring one duplicate's latency for %d s at %.0f accesses/s (%.0f%% reads) ...",
-          settings.calibrationSeconds(), settings.ratePerSec(), settings.readFraction() * 100);
-      OpenLoopLoad.Result measured;
-      try (ZoolanderClient client = client(cluster, 1).build()) {
-        measured = load(client, settings.calibrationSeconds(), value, "measuring one duplicate");
-      }
-      EmpiricalLatency oneDuplicate = EmpiricalLatency.of(measured.histogram(), 1000);
-      double tau = Double.isNaN(settings.tauMs()) ? oneDuplicate.quantile(0.9) : settings.tauMs();
-      say(
-          "one duplicate: p50 %.3f ms, p90 %.3f ms, p99 %.3f ms over %d accesses; tau = %.3f ms",
-          oneDuplicate.quantile(0.5),
-          oneDuplicate.quantile(0.9),
-          oneDuplicate.quantile(0.99),
-          oneDuplicate.sampleCount(),
-          tau);
-
-      // 2. Observe: the same workload through clients that know only the first N duplicates. Every
-      // duplicate replies to every access (reads go to all of them too), so the largest run also
-      // yields paired samples (one access timed on every duplicate) for the dependence, as a
-      // production client gets them for free.
-      int largest = settings.counts().stream().mapToInt(Integer::intValue).max().orElseThrow();
-      Map<Long, double[]> paired = new ConcurrentHashMap<>();
-      List<OpenLoopLoad.Result> results = new ArrayList<>();
+      // Each run: the workload through a client that knows only the first N duplicates, every
+      // reply recorded; its own calibration (even accesses) and observation (odd accesses).
+      List<Run> runs = new ArrayList<>();
       for (int n : settings.counts()) {
         say("running %d s against %d duplicate%s ...", settings.runSeconds(), n, n == 1 ? "" : "s");
-        try (ZoolanderClient client = client(cluster, n).readPolicy(ReadPolicy.all()).build()) {
-          if (n == largest && n >= 2) {
-            // Reads and writes alike: both go to every duplicate, in the demo's mix.
-            client.addReplyListener(e -> record(paired, e, n));
-          }
-          OpenLoopLoad.Result result =
-              load(
-                  client,
-                  settings.runSeconds(),
-                  value,
-                  "running " + n + " duplicate" + (n == 1 ? "" : "s"));
-          results.add(result);
-          if (result.dropped() > 0 || result.failed() > 0) {
-            say("  (%d arrivals dropped, %d accesses failed)", result.dropped(), result.failed());
-          }
-        }
+        runs.add(observe(cluster, n, value));
       }
 
-      // 3. Predict from the measurement: the measured CDF already holds this load's queueing.
-      double[][] complete =
-          paired.values().stream()
-              .filter(row -> Arrays.stream(row).allMatch(v -> v >= 0))
+      // tau: one duplicate's p90 in the first run's calibration half, unless given.
+      Run first = runs.get(0);
+      double tau =
+          Double.isNaN(settings.tauMs())
+              ? EmpiricalLatency.of(firstColumn(first)).quantile(0.9)
+              : settings.tauMs();
+      say("tau = %.3f ms", tau);
+      Run largest = runs.stream().max(Comparator.comparingInt(Run::duplicates)).orElseThrow();
+      double[][] largestCalibration =
+          Stream.concat(
+                  Arrays.stream(largest.reads().calibration()),
+                  Arrays.stream(largest.writes().calibration()))
               .toArray(double[][]::new);
-      // How many duplicates are late together, from the paired samples; too few samples say nothing
-      // (independence).
-      ExchangeableDependence dependence =
-          complete.length >= 100
-              ? ExchangeableDependence.estimate(complete)
-              : ExchangeableDependence.withCorrelation(0);
-      SlaModel thesis = ThesisModel.create();
-      // The engine, from the same measurement: its CDF already holds this load's queueing (rate 0
-      // adds none), the dependence from the paired samples; intervals from both samples' sizes.
-      SlaEngine.Builder engine =
-          SlaEngine.builder().serviceTime(oneDuplicate).arrivalRatePerSec(0).dependence(dependence);
-      double lo = oneDuplicate.quantile(0.25);
-      double hi = Math.max(tau * 2, oneDuplicate.quantile(0.995));
+      double correlation =
+          largest.duplicates() >= 2 && largestCalibration.length >= 100
+              ? ExchangeableDependence.estimate(largestCalibration).correlationAt(tau)
+              : 0;
       List<Row> rows = new ArrayList<>();
-      for (int i = 0; i < settings.counts().size(); i++) {
-        int n = settings.counts().get(i);
-        OpenLoopLoad.Result result = results.get(i);
-        Deployment deployment = Deployment.homogeneous(n, oneDuplicate, 0);
-        SlaEngine predictor = engine.strategy(Strategy.predictability(n)).build();
-        SlaEstimate atTau = predictor.predict(tau);
-        rows.add(
-            new Row(
-                n,
-                tau,
-                result.slaAt((long) (tau * 1000)),
-                thesis.predict(deployment, tau).sla(),
-                atTau.sla(),
-                atTau.low(),
-                atTau.high(),
-                predictor.missCurve(lo, hi, CURVE_POINTS),
-                result.histogram()));
+      for (Run run : runs) {
+        rows.add(row(run, tau));
       }
-      Outcome outcome = new Outcome(oneDuplicate, dependence.correlationAt(tau), tau, rows);
+      Outcome outcome = new Outcome(tau, correlation, rows);
       progress(plannedSeconds, "done");
       out.println();
       printTable(outcome);
       return outcome;
     }
+  }
+
+  /** One run against the first {@code n} duplicates, every duplicate's reply to every access. */
+  private Run observe(EmbeddedCluster cluster, int n, byte[] value) throws InterruptedException {
+    String what = "running " + n + " duplicate" + (n == 1 ? "" : "s");
+    try (ZoolanderClient client = client(cluster, n).readPolicy(ReadPolicy.all()).build()) {
+      PairedReplies paired = new PairedReplies(n);
+      client.addReplyListener(paired::record);
+      // The new client's connections warm up; their replies are in before recording starts.
+      load(client, settings.warmupSeconds(), value, what, 0);
+      paired.awaitComplete(STRAGGLERS);
+      paired.clear();
+      OpenLoopLoad.Result result = load(client, settings.runSeconds(), value, what, 0);
+      if (result.dropped() > 0 || result.failed() > 0) {
+        say("  (%d arrivals dropped, %d accesses failed)", result.dropped(), result.failed());
+      }
+      if (!paired.awaitComplete(STRAGGLERS)) {
+        say("  %d accesses still lack a duplicate's reply: left out", paired.incomplete());
+      }
+      return new Run(
+          n, InterleavedHalves.of(paired.rows(false)), InterleavedHalves.of(paired.rows(true)));
+    }
+  }
+
+  private static double[] firstColumn(Run run) {
+    return Stream.concat(
+            Arrays.stream(run.reads().calibration()), Arrays.stream(run.writes().calibration()))
+        .mapToDouble(r -> r[0])
+        .toArray();
+  }
+
+  private static Row row(Run run, double tau) {
+    int n = run.duplicates();
+    RunPrediction prediction = RunPrediction.of(n, run.reads(), run.writes());
+    RunPrediction.Band atTau = prediction.at(tau);
+    double[] firstReplies =
+        Stream.concat(
+                Arrays.stream(run.reads().observation()), Arrays.stream(run.writes().observation()))
+            .mapToDouble(r -> Arrays.stream(r, 0, n).min().orElseThrow())
+            .toArray();
+    EmpiricalLatency observed = EmpiricalLatency.of(firstReplies);
+    say(
+        "%d duplicate%s: reads %d calibrating, %d observed (SLA %.4f); writes %d calibrating, %d"
+            + " observed (SLA %.4f); predicted %.4f +- %.4f, observed %.4f",
+        n,
+        n == 1 ? "" : "s",
+        run.reads().calibration().length,
+        run.reads().observation().length,
+        run.reads().observedSla(n, tau),
+        run.writes().calibration().length,
+        run.writes().observation().length,
+        run.writes().observedSla(n, tau),
+        atTau.sla(),
+        atTau.standardError(),
+        observed.cdf(tau));
+    double lo = observed.quantile(0.25);
+    double hi = Math.max(tau * 2, observed.quantile(0.995));
+    return new Row(
+        n,
+        tau,
+        firstReplies.length,
+        observed.cdf(tau),
+        prediction.thesis(tau),
+        atTau.sla(),
+        atTau.low(RunPrediction.Z95),
+        atTau.high(RunPrediction.Z95),
+        atTau.low(RunPrediction.Z999),
+        atTau.high(RunPrediction.Z999),
+        prediction.curve(lo, hi, CURVE_POINTS),
+        observed);
   }
 
   private ZoolanderClientBuilder client(EmbeddedCluster cluster, int duplicates) {
@@ -232,7 +272,8 @@ public final class Demo {
     return builder;
   }
 
-  private OpenLoopLoad.Result load(ZoolanderClient client, int seconds, byte[] value, String what)
+  private OpenLoopLoad.Result load(
+      ZoolanderClient client, int seconds, byte[] value, String what, int warmupSeconds)
       throws InterruptedException {
     double readFraction = settings.readFraction();
     long before = doneSeconds;
@@ -241,7 +282,7 @@ public final class Demo {
         OpenLoopLoad.builder()
             .ratePerSec(settings.ratePerSec())
             .duration(Duration.ofSeconds(seconds))
-            .warmup(Duration.ofSeconds(settings.warmupSeconds()))
+            .warmup(Duration.ofSeconds(warmupSeconds))
             .seed(settings.seed())
             .progress(elapsed -> progress(before + Math.min(elapsed, seconds), what))
             .build()
@@ -249,8 +290,7 @@ public final class Demo {
                 k -> {
                   String key = "/demo/key-" + (k % KEYS);
                   // A fixed, seed-independent read/write pattern: every run issues the same
-                  // sequence of
-                  // accesses.
+                  // sequence of accesses.
                   boolean read = ((k * 0x9E3779B97F4A7C15L) >>> 40) % 1000 < readFraction * 1000;
                   return read ? client.getData(key) : client.setData(key, value, -1);
                 });
@@ -273,55 +313,53 @@ public final class Demo {
     out.flush();
   }
 
-  private static void record(Map<Long, double[]> paired, ReplyEvent e, int duplicates) {
-    double[] row =
-        paired.computeIfAbsent(
-            e.requestId() * 2 + (e.write() ? 1 : 0),
-            id -> {
-              double[] fresh = new double[duplicates];
-              Arrays.fill(fresh, -1);
-              return fresh;
-            });
-    row[e.duplicateIndex()] = e.latencyNanos() / 1e6;
-  }
-
   private void printTable(Outcome o) {
     out.println();
     out.printf(
         "tau = %.3f ms (p90 of one duplicate unless --tau-ms); SLA = fraction of accesses within tau%n",
         o.tauMs());
     out.printf(
-        "%10s %10s %10s %21s %7s %10s %10s %10s %10s%n",
+        "%10s %9s %10s %10s %21s %7s %7s %10s %10s %10s %10s%n",
         "duplicates",
+        "accesses",
         "observed",
         "predicted",
         "95% interval",
-        "inside",
+        "in 95%",
+        "in 99.9",
         "thesis",
         "p50 ms",
         "p99 ms",
         "p99.9 ms");
     for (Row r : o.rows()) {
       out.printf(
-          "%10d %10.4f %10.4f %21s %7s %10.4f %10.3f %10.3f %10.3f%n",
+          "%10d %9d %10.4f %10.4f %21s %7s %7s %10.4f %10.3f %10.3f %10.3f%n",
           r.duplicates(),
+          r.accesses(),
           r.observed(),
           r.predicted(),
           String.format("%.4f..%.4f", r.low(), r.high()),
-          r.observed() >= r.low() && r.observed() <= r.high() ? "yes" : "no",
+          r.inside95() ? "yes" : "no",
+          r.inside999() ? "yes" : "no",
           r.thesis(),
-          r.latency().getValueAtPercentile(50) / 1e3,
-          r.latency().getValueAtPercentile(99) / 1e3,
-          r.latency().getValueAtPercentile(99.9) / 1e3);
+          r.firstReplies().quantile(0.5),
+          r.firstReplies().quantile(0.99),
+          r.firstReplies().quantile(0.999));
     }
     out.println(
-        "predicted: the engine from one duplicate's measured latency, with how many duplicates are late"
-            + " together fitted from paired samples (intra-class correlation "
-            + String.format("%.3f", o.correlationAtTau())
-            + " at tau);");
+        "Every run calibrates itself: every duplicate replies to every access; the even accesses are"
+            + " the engine's input");
     out.println(
-        "  its interval holds the number of samples and of paired accesses. thesis: the thesis"
-            + " baseline, independent duplicates, 1 - (1 - F(tau))^N.");
+        "  (one duplicate's latency and how many duplicates are late together, intra-class"
+            + " correlation "
+            + String.format("%.3f", o.correlationAtTau())
+            + " at tau in the largest run),");
+    out.println(
+        "  the odd ones are observed (first reply), reads and writes predicted apart and combined"
+            + " per the run's mix.");
+    out.println(
+        "  The interval holds the calibration's and the observation's sample sizes. thesis: the"
+            + " thesis baseline, independent duplicates, 1 - (1 - F(tau))^N.");
     out.flush();
   }
 

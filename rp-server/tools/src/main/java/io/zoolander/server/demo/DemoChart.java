@@ -1,13 +1,11 @@
 package io.zoolander.server.demo;
 
-import io.zoolander.model.SlaEstimate;
 import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.HdrHistogram.Histogram;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -56,12 +54,13 @@ public final class DemoChart {
       List<Double> predicted = new ArrayList<>();
       List<Double> low = new ArrayList<>();
       List<Double> high = new ArrayList<>();
-      for (SlaEstimate e : row.curve().all()) {
-        x.add(e.tauMs());
-        observed.add(Math.max(FLOOR, missRatio(row.latency(), e.tauMs())));
-        predicted.add(Math.max(FLOOR, e.missRatio()));
-        low.add(Math.max(FLOOR, e.missLow()));
-        high.add(Math.max(FLOOR, e.missHigh()));
+      for (RunPrediction.Band b : row.curve()) {
+        x.add(b.tauMs());
+        observed.add(Math.max(FLOOR, 1 - row.firstReplies().cdf(b.tauMs())));
+        predicted.add(Math.max(FLOOR, 1 - b.sla()));
+        // The band of the SLA, as misses: its high end is the fewest misses.
+        low.add(Math.max(FLOOR, 1 - b.high(RunPrediction.Z95)));
+        high.add(Math.max(FLOOR, 1 - b.low(RunPrediction.Z95)));
       }
       XYSeries o = chart.addSeries(row.duplicates() + " dup observed", x, observed);
       o.setMarker(SeriesMarkers.NONE);
@@ -92,12 +91,5 @@ public final class DemoChart {
   private static BasicStroke dashed(float width) {
     return new BasicStroke(
         width, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f);
-  }
-
-  private static double missRatio(Histogram h, double boundMs) {
-    long total = h.getTotalCount();
-    return total == 0
-        ? 0
-        : 1 - (double) h.getCountBetweenValues(0, (long) (boundMs * 1000)) / total;
   }
 }

@@ -8,9 +8,10 @@ import java.util.Locale;
 
 /**
  * The demo's table as JSON, for scripts and for {@code docs/validation.md}: {@code {"tauMs": ...,
- * "rows": [{"duplicates": 1, "observed": ..., "predicted": ..., "low": ..., "high": ..., "thesis":
- * ...}, ...]}} (the SLA at tau observed, the engine's prediction and its 95% interval, the thesis
- * baseline). A value that is not a number is written as {@code null}.
+ * "rows": [{"duplicates": 1, "accesses": ..., "observed": ..., "predicted": ..., "low": ...,
+ * "high": ..., "low999": ..., "high999": ..., "thesis": ...}, ...]}} (the observed accesses and
+ * their SLA at tau, the engine's prediction with the 95% and 99.9% intervals of the observation,
+ * the thesis baseline). A value that is not a number is written as {@code null}.
  */
 public final class DemoJson {
   private DemoJson() {}
@@ -26,6 +27,8 @@ public final class DemoJson {
       b.append(i == 0 ? "\n" : ",\n")
           .append("    {\"duplicates\": ")
           .append(r.duplicates())
+          .append(", \"accesses\": ")
+          .append(r.accesses())
           .append(", \"observed\": ")
           .append(number(r.observed()))
           .append(", \"predicted\": ")
@@ -34,6 +37,10 @@ public final class DemoJson {
           .append(number(r.low()))
           .append(", \"high\": ")
           .append(number(r.high()))
+          .append(", \"low999\": ")
+          .append(number(r.low999()))
+          .append(", \"high999\": ")
+          .append(number(r.high999()))
           .append(", \"thesis\": ")
           .append(number(r.thesis()))
           .append('}');

@@ -11,9 +11,9 @@ import java.util.List;
  * @param counts duplicate counts to compare, each in 1..duplicates
  * @param ratePerSec open-loop arrival rate of accesses
  * @param readFraction fraction of accesses that are reads (the rest are setData writes)
- * @param calibrationSeconds length of the measuring phase
- * @param runSeconds length of each compared run
- * @param warmupSeconds warm-up before every phase, not recorded
+ * @param runSeconds length of each compared run (its even accesses calibrate, its odd ones are
+ *     observed)
+ * @param warmupSeconds warm-up before every run, not recorded
  * @param tauMs the SLA bound, or NaN for the measured duplicate's p90
  * @param valueBytes size of the values written
  * @param anomalyProbability per-duplicate independent anomaly probability (0: injector off)
@@ -30,7 +30,6 @@ public record DemoSettings(
     List<Integer> counts,
     double ratePerSec,
     double readFraction,
-    int calibrationSeconds,
     int runSeconds,
     int warmupSeconds,
     double tauMs,
@@ -65,7 +64,6 @@ public record DemoSettings(
     check(
         readFraction >= 0 && readFraction <= 1,
         "read fraction must be in [0, 1], was " + readFraction);
-    check(calibrationSeconds >= 1, "calibration seconds must be >= 1, was " + calibrationSeconds);
     check(runSeconds >= 1, "run seconds must be >= 1, was " + runSeconds);
     check(warmupSeconds >= 0, "warm-up seconds must be >= 0, was " + warmupSeconds);
     check(Double.isNaN(tauMs) || tauMs > 0, "tau must be > 0 ms, was " + tauMs);

@@ -23,9 +23,11 @@ import picocli.CommandLine.Spec;
         "Show what replication for predictability buys: the observed SLA of 1, 2, 4... duplicates"
             + " beside the model's prediction.",
     description = {
-      "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, a repeater), measure one",
-      "duplicate's latency, run an open-loop read/write workload against 1, 2, 4... duplicates, and print the",
-      "observed SLA beside the engine's prediction (with its 95%% interval) and the thesis baseline, with a PNG chart.",
+      "Start an embedded deployment (ZooKeeper duplicates with the plugin in child JVMs, a repeater), warm it up,",
+      "run an open-loop read/write workload against 1, 2, 4... duplicates, and print the observed SLA beside the",
+      "engine's prediction (with the 95%% interval of the observation) and the thesis baseline, with a PNG chart.",
+      "Every run calibrates itself: every duplicate replies to every access; the even accesses are the engine's",
+      "input (reads and writes apart), the odd ones are observed.",
       "Anomalies (GC-pause-like extra delays) are injected on the server side so the effect is visible on loopback.",
       "Prints a progress bar and the table; its log goes to zoolander-demo.log."
     })
@@ -59,21 +61,17 @@ final class DemoCommand implements Callable<Integer> {
   double readFraction;
 
   @Option(
-      names = "--calibration-seconds",
-      defaultValue = "10",
-      description = "Seconds measuring one duplicate (default: ${DEFAULT-VALUE}).")
-  int calibrationSeconds;
-
-  @Option(
       names = "--seconds",
       defaultValue = "10",
-      description = "Seconds per compared count (default: ${DEFAULT-VALUE}).")
+      description =
+          "Seconds per compared count, half calibration, half observation (default:"
+              + " ${DEFAULT-VALUE}).")
   int runSeconds;
 
   @Option(
       names = "--warmup-seconds",
       defaultValue = "2",
-      description = "Warm-up per phase (default: ${DEFAULT-VALUE}).")
+      description = "Warm-up per run, not recorded (default: ${DEFAULT-VALUE}).")
   int warmupSeconds;
 
   @Option(
@@ -156,7 +154,6 @@ final class DemoCommand implements Callable<Integer> {
                   counts,
                   rate,
                   readFraction,
-                  calibrationSeconds,
                   runSeconds,
                   warmupSeconds,
                   tauMs == null ? Double.NaN : tauMs,

@@ -22,23 +22,7 @@ class DemoTest {
 
   private static DemoSettings settings(List<Integer> counts, Path chart) {
     return new DemoSettings(
-        2,
-        counts,
-        200,
-        0.8,
-        2,
-        2,
-        1,
-        Double.NaN,
-        64,
-        0.05,
-        5,
-        "exponential",
-        0,
-        5,
-        chart,
-        false,
-        7);
+        2, counts, 200, 0.8, 4, 1, Double.NaN, 64, 0.05, 5, "exponential", 0, 5, chart, false, 7);
   }
 
   @Test
@@ -51,15 +35,19 @@ class DemoTest {
     assertThat(outcome.tauMs()).isPositive();
     assertThat(outcome.correlationAtTau()).isBetween(0.0, 1.0);
     for (Demo.Row row : outcome.rows()) {
+      // 200/s for 4 s, half of it observed.
+      assertThat(row.accesses()).isBetween(100L, 800L);
+      assertThat(row.firstReplies().sampleCount()).isEqualTo(row.accesses());
       assertThat(row.observed()).isBetween(0.0, 1.0);
       assertThat(row.thesis()).isBetween(0.0, 1.0);
       assertThat(row.predicted()).isBetween(0.0, 1.0);
       assertThat(row.low()).isLessThanOrEqualTo(row.predicted());
       assertThat(row.high()).isGreaterThanOrEqualTo(row.predicted());
-      // A few hundred accesses measured: the interval is not a point.
+      // A few hundred accesses calibrate and a few hundred are observed: not a point.
       assertThat(row.high() - row.low()).isPositive();
-      assertThat(row.curve().all()).hasSize(Demo.CURVE_POINTS);
-      assertThat(row.latency().getTotalCount()).isPositive();
+      assertThat(row.low999()).isLessThanOrEqualTo(row.low());
+      assertThat(row.high999()).isGreaterThanOrEqualTo(row.high());
+      assertThat(row.curve()).hasSize(Demo.CURVE_POINTS);
     }
     // The thesis prediction for one duplicate at its own p90 is 0.9 by construction, more
     // duplicates predict more.
@@ -70,7 +58,16 @@ class DemoTest {
     assertThat(outcome.rows().get(1).predicted()).isGreaterThan(outcome.rows().get(0).predicted());
     // The output is the progress bar and the table, no log lines.
     assertThat(text.toString())
-        .contains("duplicates", "observed", "predicted", "95% interval", "thesis", "p99.9 ms")
+        .contains(
+            "duplicates",
+            "accesses",
+            "observed",
+            "predicted",
+            "95% interval",
+            "in 95%",
+            "in 99.9",
+            "thesis",
+            "p99.9 ms")
         .contains("] 100% done")
         .doesNotContain("[demo]");
     Path chart = DemoChart.write(outcome, dir.resolve("demo.png"));
@@ -78,12 +75,18 @@ class DemoTest {
     String json = Files.readString(DemoJson.write(outcome, dir.resolve("demo.json")));
     assertThat(json)
         .startsWith("{\n  \"tauMs\": ")
-        .contains("\"rows\": [", "{\"duplicates\": 1, \"observed\": ", "{\"duplicates\": 2, ")
-        .contains("\"predicted\": ", "\"low\": ", "\"high\": ");
+        .contains("\"rows\": [", "{\"duplicates\": 1, \"accesses\": ", "{\"duplicates\": 2, ")
+        .contains(
+            "\"observed\": ",
+            "\"predicted\": ",
+            "\"low\": ",
+            "\"high\": ",
+            "\"low999\": ",
+            "\"high999\": ");
     // Every value but the rows is a plain number.
     assertThat(
             json.replace("\"rows\": [", "")
-                .replaceAll("\"[a-zA-Z]+\": -?[0-9.]+(e[-+][0-9]+)?", ""))
+                .replaceAll("\"[a-zA-Z0-9]+\": -?[0-9.]+(e[-+][0-9]+)?", ""))
         .doesNotContain(":");
   }
 
@@ -99,7 +102,6 @@ class DemoTest {
                         List.of(1),
                         -5,
                         0.8,
-                        2,
                         2,
                         1,
                         Double.NaN,
@@ -121,7 +123,6 @@ class DemoTest {
                         List.of(1),
                         10,
                         0.8,
-                        2,
                         2,
                         1,
                         Double.NaN,
