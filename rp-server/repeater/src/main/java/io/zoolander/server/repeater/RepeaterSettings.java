@@ -202,6 +202,15 @@ public final class RepeaterSettings {
   public static final long CLAIM_RETRY_PAUSE_MAX_MILLIS = 100;
 
   /**
+   * How long (ms) a takeover still waits for the other duplicates once a majority has answered (its
+   * state read, its epoch claimed); those that do not answer by then are left out and rejoin by
+   * state transfer when they come back. Long enough for a live duplicate on a loaded host to
+   * answer, short enough to keep a takeover with a duplicate down within about a second of one with
+   * all of them up.
+   */
+  public static final long MISSING_DUPLICATE_GRACE_MILLIS = 1_000;
+
+  /**
    * At start, how long one duplicate's plugin has to send the writes it applied recently (for the
    * duplicates behind it), in milliseconds; the start timeout bounds it too. A plugin that does not
    * answer in time is skipped.

@@ -243,12 +243,17 @@ public final class RepeaterCore implements AutoCloseable {
     long claimedNanos = System.nanoTime();
     Map<Integer, Long> applied = new LinkedHashMap<>();
     long maxApplied = 0;
-    for (int i = 0; i < claimed.claims().size(); i++) {
-      long appliedSeq = claimed.claims().get(i).state().appliedSeq();
-      DuplicateLink link = links.all().get(i);
+    for (Map.Entry<Integer, DuplicateSource.Claim> claimOf : claimed.claims().entrySet()) {
+      long appliedSeq = claimOf.getValue().state().appliedSeq();
+      DuplicateLink link = links.all().get(claimOf.getKey());
       link.initialAck(appliedSeq);
       applied.put(link.id(), appliedSeq);
       maxApplied = Math.max(maxApplied, appliedSeq);
+    }
+    for (Map.Entry<Integer, String> left : claimed.leftOut().entrySet()) {
+      DuplicateLink link = links.all().get(left.getKey());
+      link.initialAck(maxApplied); // holds the log no lower than the others until it is back
+      link.leftOutOfClaim(left.getValue());
     }
     List<Message.Sequenced> recovered = claim.recover(claimed, applied, deadline);
     long firstSeq = sequencer.begin(maxApplied, recovered, admission);
@@ -262,7 +267,7 @@ public final class RepeaterCore implements AutoCloseable {
             TimeUnit.NANOSECONDS.toMillis(claimedNanos - startNanos),
             TimeUnit.NANOSECONDS.toMillis(doneNanos - claimedNanos));
     LOG.info(
-        "repeater epoch {}, next seq {}: claimed at every duplicate in {} ms (applied seqs {}); recovered {} writes"
+        "repeater epoch {}, next seq {}: claimed in {} ms (applied seqs {}); recovered {} writes"
             + " ({}..{}) for the duplicates behind in {} ms",
         claimed.epoch(),
         sequencer.nextSeq(),
