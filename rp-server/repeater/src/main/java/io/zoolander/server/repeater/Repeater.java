@@ -89,8 +89,9 @@ public final class Repeater implements AutoCloseable {
    * @throws IllegalStateException if already started or closed, if the configured epoch is not
    *     above every duplicate's (or another repeater claimed it first), or if a duplicate's state
    *     znode is not a bookkeeping record
-   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start
-   *     timeout (every duplicate must answer: a missed one could hold a higher epoch or seq)
+   * @throws TimeoutException if no majority of the duplicates' states can be read and claimed
+   *     within the start timeout (those that do not answer are left out and rejoin by state
+   *     transfer: see docs/repeater.md, "Start: taking over")
    * @throws IOException if a state cannot be read or the listener cannot be bound
    * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds
    *     another repeater's MBeans
@@ -324,6 +325,28 @@ public final class Repeater implements AutoCloseable {
         Duration.ofMillis(RepeaterMeters.DEFAULT_SAMPLE_MAX_AGE_MS);
 
     private Builder() {}
+
+    // What a Failover needs of the repeater it runs (same package: not public API).
+
+    Map<Integer, String> duplicateConnectStrings() {
+      return Map.copyOf(duplicates);
+    }
+
+    String basePathValue() {
+      return basePath;
+    }
+
+    String clientHostValue() {
+      return clientHost;
+    }
+
+    int sessionTimeoutMillisValue() {
+      return sessionTimeoutMillis;
+    }
+
+    byte[] zooKeeperAuthValue() {
+      return zooKeeperAuth == null ? null : zooKeeperAuth.clone();
+    }
 
     /**
      * TLS on the client listener and on the connections to plugins (default: plaintext). The

@@ -247,7 +247,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   }
 
   private String leftOutPath() {
-    return znodes.basePath() + "/leftOut";
+    return znodes.leftOut();
   }
 
   private BookkeepingState decode(byte[] data) {
