@@ -75,6 +75,7 @@ class RepeaterFailoverIT {
         load.longestAckGap(killed - TimeUnit.SECONDS.toNanos(1), stopped).toMillis(),
         load.acked(),
         load.reads());
+    System.out.print(takeoverLines(pair.standby));
   }
 
   @Test
@@ -97,7 +98,11 @@ class RepeaterFailoverIT {
     load.stop();
     long stopped = System.nanoTime();
 
-    assertThat(pair.standby.output()).contains("left out of the claim of epoch");
+    Await.await(
+        WAIT,
+        "duplicate 3 fenced for having been left out of the claim",
+        () -> pair.standby.output().contains("left out of the claim of epoch"),
+        pair.standby::output);
     assertInvariants(load, pair.standby);
     System.out.printf(
         "FAILOVER WITH DUPLICATE 3 DOWN: standby listening within %d ms of the kill (by its own"
@@ -106,6 +111,7 @@ class RepeaterFailoverIT {
         pair.standby.takeoverMillis(),
         load.longestAckGap(killed - TimeUnit.SECONDS.toNanos(1), stopped).toMillis(),
         load.acked());
+    System.out.print(takeoverLines(pair.standby));
   }
 
   private record Pair(RepeaterProcess active, RepeaterProcess standby) {}
@@ -147,13 +153,13 @@ class RepeaterFailoverIT {
    */
   private void assertInvariants(SteadyLoad load, RepeaterProcess current) throws Exception {
     assertThat(load.problems()).isEmpty();
-    cluster.awaitConverged(WAIT);
+    long lastSeq = 0;
+    for (int id : List.of(1, 2)) {
+      lastSeq = Math.max(lastSeq, appliedSeq(id));
+    }
+    cluster.awaitConverged(lastSeq, WAIT);
     for (int id : cluster.duplicateIds()) {
-      try (ZooKeeper zk =
-          ZooKeepers.connect(
-              cluster.duplicate(id).connectString(),
-              Duration.ofSeconds(30),
-              Duration.ofSeconds(30))) {
+      try (ZooKeeper zk = connect(id)) {
         assertThat(
                 BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null)).epoch())
             .as("duplicate %d's epoch", id)
@@ -167,6 +173,35 @@ class RepeaterFailoverIT {
         }
       }
     }
+  }
+
+  private long appliedSeq(int duplicate) throws Exception {
+    try (ZooKeeper zk = connect(duplicate)) {
+      return BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null))
+          .appliedSeq();
+    }
+  }
+
+  private ZooKeeper connect(int duplicate) throws Exception {
+    return ZooKeepers.connect(
+        cluster.duplicate(duplicate).connectString(),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(30));
+  }
+
+  /** The lines of a repeater's output about the takeover, for the test's report. */
+  private static String takeoverLines(RepeaterProcess repeater) {
+    return repeater
+        .output()
+        .lines()
+        .filter(
+            l ->
+                l.contains("failover:")
+                    || l.contains("claimed in")
+                    || l.contains("claiming epoch")
+                    || l.contains("fenced")
+                    || l.contains("rejoin"))
+        .collect(java.util.stream.Collectors.joining("\n  ", "  ", "\n"));
   }
 
   private <T extends AutoCloseable> T track(T closeable) {

@@ -146,27 +146,34 @@ public final class Failover implements AutoCloseable {
   public Repeater awaitActive() throws InterruptedException {
     long lostAt = System.nanoTime();
     String presumedDead = null;
+    long knownEpoch = 0;
+    boolean justLost = false;
     while (!closed) {
-      znodes.register(self);
-      Optional<ActiveRepeater> active = znodes.active();
-      String activeHeartbeat = active.map(Failover::heartbeatOf).orElse(null);
-      if (activeHeartbeat != null
-          && !activeHeartbeat.equals(presumedDead)
-          && !activeHeartbeat.equals(self)) {
-        ActiveRepeater watched = active.get();
-        LOG.info(
-            "failover: standby {}; active repeater epoch {} at {}:{}",
-            self,
-            watched.epoch(),
-            watched.clientHost(),
-            watched.clientPort());
-        String why = monitor.awaitLoss(watched.heartbeatHost(), watched.heartbeatPort());
-        lostAt = System.nanoTime();
-        presumedDead = activeHeartbeat;
-        LOG.warn("failover: active repeater epoch {} presumed dead: {}", watched.epoch(), why);
-        continue; // read the record again: a newer repeater may have taken over meanwhile
+      if (!justLost) {
+        // Not between a loss and the decision: these wait for a duplicate that is down.
+        znodes.register(self);
+        Optional<ActiveRepeater> active = znodes.active();
+        String activeHeartbeat = active.map(Failover::heartbeatOf).orElse(null);
+        knownEpoch = Math.max(knownEpoch, active.map(ActiveRepeater::epoch).orElse(0L));
+        if (activeHeartbeat != null
+            && !activeHeartbeat.equals(presumedDead)
+            && !activeHeartbeat.equals(self)) {
+          ActiveRepeater watched = active.get();
+          LOG.info(
+              "failover: standby {}; active repeater epoch {} at {}:{}",
+              self,
+              watched.epoch(),
+              watched.clientHost(),
+              watched.clientPort());
+          String why = monitor.awaitLoss(watched.heartbeatHost(), watched.heartbeatPort());
+          lostAt = System.nanoTime();
+          presumedDead = activeHeartbeat;
+          justLost = true;
+          LOG.warn("failover: active repeater epoch {} presumed dead: {}", watched.epoch(), why);
+          continue;
+        }
       }
-      long knownEpoch = active.map(ActiveRepeater::epoch).orElse(0L);
+      justLost = false;
       long pause =
           new CandidateOrder(znodes.candidates())
               .pauseMillis(self, presumedDead, settings.heartbeatTimeoutMillis());
