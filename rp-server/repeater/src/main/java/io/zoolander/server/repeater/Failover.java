@@ -205,20 +205,27 @@ public final class Failover implements AutoCloseable {
     takeoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lostAt);
     InetSocketAddress client = candidate.boundAddress();
     heartbeat.start(settings.heartbeatIntervalMillis(), () -> closed || candidate.isDeposed());
-    int published =
-        znodes.publish(
-            new ActiveRepeater(
-                candidate.epoch(),
-                advertisedHost,
-                client.getPort(),
-                advertisedHost,
-                heartbeat.port()));
     LOG.info(
         "failover: active as epoch {}, {} ms after the previous one was presumed dead (or this"
-            + " standby started); published in {} duplicates",
+            + " standby started)",
         candidate.epoch(),
-        takeoverMillis,
-        published);
+        takeoverMillis);
+    ActiveRepeater record =
+        new ActiveRepeater(
+            candidate.epoch(), advertisedHost, client.getPort(), advertisedHost, heartbeat.port());
+    // In the background: a duplicate that is down would hold the return for a call timeout, and
+    // clients that know the repeater's address need not wait for the record.
+    Thread publisher =
+        new Thread(
+            () ->
+                LOG.info(
+                    "failover: epoch {} published in {} of {} duplicates",
+                    record.epoch(),
+                    znodes.publish(record),
+                    repeater.duplicateConnectStrings().size()),
+            "zoolander-failover-publish");
+    publisher.setDaemon(true);
+    publisher.start();
     return Optional.of(candidate);
   }
 
