@@ -3,6 +3,7 @@ package io.zoolander.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zoolander.client.ZoolanderClient;
+import io.zoolander.client.ZoolanderClientBuilder;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.RepeaterProcess;
 import io.zoolander.testsupport.Await;
@@ -51,6 +52,11 @@ class RepeaterFailoverIT {
   @Test
   void theStandbyTakesOverByItselfWhenTheActiveRepeaterIsKilled() throws Exception {
     Pair pair = activeAndStandby();
+    // A client given no repeater address: it finds the active repeater's record in the duplicates.
+    ZoolanderClient discovering = discoveringClient();
+    assertThat(
+            discovering.create("/found-before", new byte[0]).get(60, TimeUnit.SECONDS).succeeded())
+        .isTrue();
     SteadyLoad load = load("/failover", pair);
     load.awaitAcked(1_000, WAIT);
 
@@ -64,6 +70,10 @@ class RepeaterFailoverIT {
     long stopped = System.nanoTime();
 
     assertThat(pair.standby.epoch()).isGreaterThan(pair.active.epoch());
+    // It knew only the dead repeater's address, from the record: it follows the new record.
+    assertThat(
+            discovering.create("/found-after", new byte[0]).get(60, TimeUnit.SECONDS).succeeded())
+        .isTrue();
     assertInvariants(load, pair.standby);
     System.out.printf(
         "FAILOVER (kill -9 of the active child-JVM repeater, standby elected automatically): standby"
@@ -128,6 +138,17 @@ class RepeaterFailoverIT {
         second::output);
     assertThat(second.output()).doesNotContain("repeater listening");
     return new Pair(first, second);
+  }
+
+  private ZoolanderClient discoveringClient() {
+    ZoolanderClientBuilder builder =
+        ZoolanderClient.builder()
+            .basePath(cluster.znodes().basePath())
+            .requestTimeout(Duration.ofSeconds(60));
+    for (int id : cluster.duplicateIds()) {
+      builder.duplicate(cluster.duplicate(id).connectString());
+    }
+    return track(builder.build());
   }
 
   private SteadyLoad load(String parent, Pair pair) throws Exception {

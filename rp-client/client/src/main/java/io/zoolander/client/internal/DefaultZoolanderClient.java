@@ -69,6 +69,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final PeerLink repeater;
+  private final RepeaterDiscovery discovery;
   private final List<PeerLink> plugins = new ArrayList<>();
   private final List<EndpointWatcher> watchers = new ArrayList<>();
   private final DuplicateRanking ranking;
@@ -114,6 +115,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.tls(),
             settings.credential(),
             Credential.REPEATER);
+    this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
   }
 
   private static <V> Map<Long, V> lru() {
@@ -130,6 +132,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     DefaultZoolanderClient client = new DefaultZoolanderClient(settings);
     try {
       client.repeater.targets(settings.repeaters());
+      client.discovery.start(settings);
       for (int i = 0; i < settings.duplicates().size(); i++) {
         PeerLink link =
             new PeerLink(
@@ -1199,6 +1202,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     closed = true;
+    discovery.close();
     for (EndpointWatcher w : watchers) {
       try {
         w.close();
