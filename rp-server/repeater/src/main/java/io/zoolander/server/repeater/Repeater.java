@@ -54,16 +54,18 @@ import org.apache.zookeeper.data.ACL;
  * }
  * }</pre>
  *
- * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping
- * state ({@code <base>/state}) and chooses the highest epoch found plus one (or the configured one,
- * which must be higher still); it <em>claims</em> that epoch at every duplicate, with a conditional
- * update of the state, so no two repeaters ever hold the same epoch and every plugin refuses the
- * older repeaters' writes from then on; the sequence continues after the highest applied seq. The
- * writes that the most advanced duplicates applied and others did not are recovered from the most
- * advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it).
- * Then the repeater follows each duplicate's plugin through its endpoint znode, connects, resumes
- * it from its applied seq and streams the live sequence. See the {@linkplain
- * io.zoolander.server.repeater package documentation} for back-pressure and fencing. Thread-safe.
+ * <p>{@link #start()} takes over from any earlier repeater. It reads the duplicates' bookkeeping
+ * state ({@code <base>/state}; a majority must answer) and chooses the highest epoch found plus one
+ * (or the configured one, which must be higher still); it <em>claims</em> that epoch at a majority
+ * of the duplicates, with a conditional update of the state, so no two repeaters ever hold the same
+ * epoch (two majorities share a duplicate) and every claimed plugin refuses the older repeaters'
+ * writes from then on; a duplicate left out is fenced when it comes back and rejoins by state
+ * transfer; the sequence continues after the highest applied seq of the claimed ones. The writes
+ * that the most advanced duplicates applied and others did not are recovered from the most advanced
+ * duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
+ * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from
+ * its applied seq and streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * package documentation} for back-pressure and fencing. Thread-safe.
  */
 public final class Repeater implements AutoCloseable {
   private final RepeaterCore core;

@@ -208,9 +208,10 @@ public final class RepeaterKeys {
           .range(1L, MAX_TIMEOUT_MS)
           .unit("ms")
           .doc(
-              "How long start-up waits to read every duplicate's bookkeeping state, in ms (1.."
+              "How long start-up waits to read and claim the duplicates' bookkeeping state, in ms (1.."
                   + MAX_TIMEOUT_MS
-                  + "). Every duplicate must answer: a missed one could hold a higher epoch or seq.")
+                  + "). A majority must answer; one that does not within a second of the majority is left out and"
+                  + " rejoins by state transfer.")
           .build();
 
   public static final Setting<Long> EPOCH =

@@ -58,8 +58,8 @@ public final class RepeaterSettings {
   public static final int DEFAULT_SESSION_TIMEOUT_MILLIS = 10_000;
 
   /**
-   * How long {@link Repeater#start()} waits for every duplicate's bookkeeping state, in
-   * milliseconds.
+   * How long {@link Repeater#start()} waits to read and claim a majority of the duplicates'
+   * bookkeeping states, in milliseconds.
    */
   public static final long DEFAULT_START_TIMEOUT_MILLIS = 30_000;
 
