@@ -47,6 +47,11 @@ public final class HeartbeatServer implements AutoCloseable {
     listener.bind(new InetSocketAddress(host, port));
   }
 
+  /** How many standbys are connected now. */
+  public int standbys() {
+    return standbys.size();
+  }
+
   /** The port it listens on. */
   public int port() {
     return listener.getLocalPort();
