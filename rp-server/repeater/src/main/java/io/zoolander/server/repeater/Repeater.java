@@ -84,7 +84,7 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed),
+   * Takes over (claims an epoch at a majority of the duplicates, recovers what the duplicates behind missed),
    * binds the client listener and starts following the plugins. Returns once clients can connect;
    * plugin connections come up in the background (see {@link #duplicates()}).
    *

@@ -176,7 +176,7 @@ final class EpochClaim {
         chosen = Math.max(claiming, e.heldEpoch()) + 1;
         if (System.nanoTime() - deadline > 0) {
           throw new TimeoutException(
-              "no epoch could be claimed at every duplicate within "
+              "no epoch could be claimed at a majority of the duplicates within "
                   + config.startTimeoutMillis()
                   + " ms: other repeaters keep starting");
         }
