@@ -84,9 +84,9 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Takes over (claims an epoch at a majority of the duplicates, recovers what the duplicates behind missed),
-   * binds the client listener and starts following the plugins. Returns once clients can connect;
-   * plugin connections come up in the background (see {@link #duplicates()}).
+   * Takes over (claims an epoch at a majority of the duplicates, recovers what the duplicates
+   * behind missed), binds the client listener and starts following the plugins. Returns once
+   * clients can connect; plugin connections come up in the background (see {@link #duplicates()}).
    *
    * @throws IllegalStateException if already started or closed, if the configured epoch is not
    *     above every duplicate's (or another repeater claimed it first), or if a duplicate's state

@@ -31,8 +31,8 @@ import org.slf4j.LoggerFactory;
  * plugin. This class starts and stops it and answers for it; the work is done by its parts:
  *
  * <ul>
- *   <li>{@link EpochClaim}: claims an epoch at a majority of the duplicates and recovers the writes some missed
- *       (on the starting thread);
+ *   <li>{@link EpochClaim}: claims an epoch at a majority of the duplicates and recovers the writes
+ *       some missed (on the starting thread);
  *   <li>{@link Sequencer}: the seq counter, the {@link RetransmissionLog}, the {@link FrameRun},
  *       flushes and trimming;
  *   <li>{@link ClientFlow}: the client connections ({@link ClientHandler}) and pausing them;
@@ -191,12 +191,12 @@ public final class RepeaterCore implements AutoCloseable {
   // lifecycle
 
   /**
-   * Takes over: reads the duplicates' states, claims an epoch above all of them at a majority (which
-   * fences every older repeater; the duplicates left out are fenced when they come back), recovers from the most advanced duplicates the writes
-   * others missed ({@link EpochClaim}), starts following the duplicates' plugins and accepts
-   * clients. The client listener is bound before the claim (and accepts nobody until the end), so
-   * that a repeater that cannot listen fails without deposing the running one. On failure
-   * everything started is closed again.
+   * Takes over: reads the duplicates' states, claims an epoch above all of them at a majority
+   * (which fences every older repeater; the duplicates left out are fenced when they come back),
+   * recovers from the most advanced duplicates the writes others missed ({@link EpochClaim}),
+   * starts following the duplicates' plugins and accepts clients. The client listener is bound
+   * before the claim (and accepts nobody until the end), so that a repeater that cannot listen
+   * fails without deposing the running one. On failure everything started is closed again.
    *
    * @throws IllegalStateException if already started, or the configured epoch is not above every
    *     duplicate's epoch or was claimed by another repeater first
