@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -114,6 +115,14 @@ class RepeaterFailoverIT {
         () -> pair.standby.output().contains("left out of the claim of epoch"),
         pair.standby::output);
     assertInvariants(load, pair.standby);
+    for (int id : List.of(1, 2)) {
+      try (ZooKeeper zk = connect(id)) {
+        Await.await(
+            WAIT,
+            "the record of duplicate 3 left out cleared at duplicate " + id + " once it rejoined",
+            () -> !recordsLeftOut(zk, 3));
+      }
+    }
     System.out.printf(
         "FAILOVER WITH DUPLICATE 3 DOWN: standby listening within %d ms of the kill (by its own"
             + " count %d ms); longest time without any acknowledgement %d ms; %d writes%n",
@@ -193,6 +202,17 @@ class RepeaterFailoverIT {
           assertThat(published.clientPort()).isEqualTo(current.address().getPort());
         }
       }
+    }
+  }
+
+  private boolean recordsLeftOut(ZooKeeper zk, int duplicate) {
+    try {
+      return zk.exists(cluster.znodes().leftOut() + "/" + duplicate, false) != null;
+    } catch (KeeperException e) {
+      return true; // not known yet: ask again
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
     }
   }
 

@@ -107,6 +107,26 @@ class TakeoverWithADuplicateDownTest {
   }
 
   @Test
+  void aDuplicateThatGotTheClaimLateIsStillDistrusted() throws Exception {
+    // The claim of epoch 2 reached duplicate 3 after the repeater had left it out: it holds epoch 2
+    // over writes 101..105 of the deposed repeater, which the others never applied; repeater 2
+    // died before rejoining it.
+    writeState(1, new BookkeepingState(2, 100));
+    writeState(2, new BookkeepingState(2, 100));
+    writeState(3, new BookkeepingState(2, 105));
+    recordLeftOut(1, 3, 2);
+    recordLeftOut(2, 3, 2);
+    publishedPlugin(1, new FakePlugin.Durable(2, 100));
+    publishedPlugin(2, new FakePlugin.Durable(2, 100));
+
+    Repeater repeater = repeater();
+    repeater.start();
+    assertThat(repeater.epoch()).isEqualTo(3);
+    assertThat(repeater.takeover().appliedSeqs()).containsOnlyKeys(1, 2);
+    assertThat(repeater.nextSeq()).as("not after duplicate 3's orphans").isEqualTo(101);
+  }
+
+  @Test
   void withoutAMajorityNoEpochIsClaimed() throws Exception {
     writeState(1, new BookkeepingState(1, 100));
     ensembles.get(1).stop(1);
@@ -155,6 +175,17 @@ class TakeoverWithADuplicateDownTest {
       zk.create(BASE, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
       zk.create(
           BASE + "/state", state.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    }
+  }
+
+  private void recordLeftOut(int at, int leftOut, long epoch) throws Exception {
+    try (ZooKeeper zk = connect(at)) {
+      zk.create(BASE + "/leftOut", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      zk.create(
+          BASE + "/leftOut/" + leftOut,
+          Long.toString(epoch).getBytes(StandardCharsets.US_ASCII),
+          ZooDefs.Ids.OPEN_ACL_UNSAFE,
+          CreateMode.PERSISTENT);
     }
   }
 

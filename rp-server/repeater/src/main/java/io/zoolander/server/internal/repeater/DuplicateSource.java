@@ -70,6 +70,16 @@ public interface DuplicateSource extends AutoCloseable {
   default void recordLeftOut(Set<Integer> duplicateIds, long epoch, long timeoutMillis)
       throws Exception {}
 
+  /**
+   * Forgets at this duplicate that {@code duplicateId} was left out of a claim, if the claim's
+   * epoch is at most {@code epoch}: it has rejoined by state transfer since, so its state is a
+   * healthy duplicate's.
+   *
+   * @param timeoutMillis bound on the whole update
+   * @throws Exception if it cannot be done in time
+   */
+  default void clearLeftOut(int duplicateId, long epoch, long timeoutMillis) throws Exception {}
+
   /** What a repeater learns at a duplicate where it claimed its epoch. */
   record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}
 

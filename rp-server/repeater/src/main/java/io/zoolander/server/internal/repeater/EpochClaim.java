@@ -117,7 +117,9 @@ final class EpochClaim {
         .forEach(
             (i, read) -> {
               Long leftOutAt = recordedLeftOut.get(sources.get(i).duplicateId());
-              if (leftOutAt != null && read.state().epoch() < leftOutAt) {
+              // At or below: a claim that arrived after the repeater had given up on it can give
+              // it that very epoch, over writes past the claimed seq. A rejoin clears the record.
+              if (leftOutAt != null && read.state().epoch() <= leftOutAt) {
                 leftOut.put(
                     i,
                     "left out of the claim of epoch "

@@ -137,7 +137,9 @@ public final class RepeaterCore implements AutoCloseable {
     this.clients = new ClientFlow(runtime, config.logCapacityMessages());
     this.links = new DuplicateLinks(this.sources, meters, runtime, security, notifier, clients);
     this.sequencer = new Sequencer(config, runtime, links.all(), batching, clients);
-    this.transfers = new Transfers(runtime, links.all(), sequencer, notifier, config.autoRejoin());
+    this.transfers =
+        new Transfers(
+            runtime, links.all(), sequencer, notifier, config.autoRejoin(), this::rejoined);
     links.wire(sequencer, transfers);
     meters.registerGauges(this, links.all());
   }
@@ -288,6 +290,38 @@ public final class RepeaterCore implements AutoCloseable {
     }
     runtime.acceptClients();
     LOG.info("repeater listening for clients on {}", runtime.boundAddress());
+  }
+
+  /**
+   * A duplicate rejoined by state transfer: it holds a healthy duplicate's tree now, so a record of
+   * it being left out of a claim must no longer make later repeaters distrust it. Cleared at every
+   * duplicate that answers, off the sequencer loop (ZooKeeper calls block); if this fails, the next
+   * repeater fences it once more, which is safe.
+   */
+  private void rejoined(int duplicateId) {
+    long epoch = sequencer.epoch();
+    Thread clearer =
+        new Thread(
+            () -> {
+              for (DuplicateSource source : sources) {
+                try {
+                  source.clearLeftOut(
+                      duplicateId, epoch, RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                } catch (Exception e) {
+                  LOG.warn(
+                      "duplicate {}: cannot clear the record of duplicate {} left out: {}",
+                      source.duplicateId(),
+                      duplicateId,
+                      e.toString());
+                }
+              }
+            },
+            "zoolander-repeater-left-out-" + duplicateId);
+    clearer.setDaemon(true);
+    clearer.start();
   }
 
   /** The periodic work on the sequencer loop: ACK timeouts, admission control, arrival rate. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,7 @@ final class Transfers {
   private final Sequencer sequencer;
   private final Notifier notifier;
   private final boolean autoRejoin;
+  private final IntConsumer rejoined;
 
   /** State transfers in progress, by id. */
   private final Map<Long, Transfer> transfers = new LinkedHashMap<>();
@@ -41,12 +43,14 @@ final class Transfers {
       List<DuplicateLink> links,
       Sequencer sequencer,
       Notifier notifier,
-      boolean autoRejoin) {
+      boolean autoRejoin,
+      IntConsumer rejoined) {
     this.runtime = runtime;
     this.links = links;
     this.sequencer = sequencer;
     this.notifier = notifier;
     this.autoRejoin = autoRejoin;
+    this.rejoined = rejoined;
   }
 
   /**
@@ -233,6 +237,7 @@ final class Transfers {
           t.chunks);
       notifier.complete(t.future, null);
       notifier.listener(l -> l.duplicateRejoined(rejoin));
+      rejoined.accept(t.target.id());
     } else {
       LOG.warn(
           "duplicate {}: state transfer {} from duplicate {} failed after {} ms: {}",

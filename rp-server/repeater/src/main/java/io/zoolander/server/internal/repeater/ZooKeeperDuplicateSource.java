@@ -246,6 +246,34 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
         });
   }
 
+  @Override
+  public void clearLeftOut(int leftOutId, long epoch, long timeoutMillis) throws Exception {
+    String path = leftOutPath() + "/" + leftOutId;
+    inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          while (true) {
+            try {
+              Stat stat = new Stat();
+              long held =
+                  Long.parseLong(
+                      new String(zk.getData(path, false, stat), StandardCharsets.US_ASCII));
+              if (held <= epoch) {
+                zk.delete(path, stat.getVersion());
+              }
+              return null;
+            } catch (KeeperException.NoNodeException e) {
+              return null; // nothing recorded (or cleared meanwhile)
+            } catch (KeeperException.BadVersionException e) {
+              // a newer claim recorded it meanwhile: read it again
+            } catch (KeeperException.NoAuthException e) {
+              throw notAllowed(e);
+            }
+          }
+        });
+  }
+
   private String leftOutPath() {
     return znodes.leftOut();
   }
