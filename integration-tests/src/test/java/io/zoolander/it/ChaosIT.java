@@ -13,15 +13,18 @@ import io.zoolander.server.testing.FaultProxy;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
 import io.zoolander.testsupport.Slow;
 import io.zoolander.testsupport.ZooKeepers;
+import io.zoolander.wire.BookkeepingState;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import org.apache.zookeeper.ZooKeeper;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A seeded schedule of faults, one at a time, under steady write and read load, then a check of the
@@ -35,8 +38,12 @@ import org.junit.jupiter.api.Timeout;
  * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code
  * chaos.durationSeconds} (default 20: the short version of the default suite; {@code -Pchaos} runs
  * 600), {@code chaos.seed} (a number, or {@code random}; printed, so that a run can be replayed
- * with {@code -Dchaos.seed=...}) and {@code chaos.serversOfFirst} (servers of duplicate 1: 1 by
- * default, to keep the short version light; 3 with {@code -Pchaos}).
+ * with {@code -Dchaos.seed=...}), {@code chaos.schedules} (how many schedules run back to back,
+ * with seeds {@code chaos.seed}, {@code chaos.seed + 1}...; 1 by default), {@code
+ * chaos.serversOfFirst} (servers of duplicate 1: 1 by default, to keep the short version light; 3
+ * with {@code -Pchaos}) and {@code chaos.failover} (true with {@code -Pchaos}: the repeaters are
+ * two child JVMs with automatic failover, and a repeater fault is a {@code kill -9} of the active
+ * one, which the standby replaces by itself; a new standby is then started).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @Slow
@@ -55,12 +62,19 @@ class ChaosIT {
     SLOW
   }
 
-  @Test
-  void aSeededScheduleOfFaultsKeepsTheHistoryAndConverges() throws Exception {
+  /** The seeds of the schedules to run back to back: {@code chaos.seed} and the next ones. */
+  static LongStream seeds() {
+    String seedProperty = System.getProperty("chaos.seed", "1");
+    long first = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
+    return LongStream.range(0, Integer.getInteger("chaos.schedules", 1)).map(i -> first + i);
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void aSeededScheduleOfFaultsKeepsTheHistoryAndConverges(long seed) throws Exception {
     long duration = Long.getLong("chaos.durationSeconds", 20);
     int serversOfFirst = Integer.getInteger("chaos.serversOfFirst", 1);
-    String seedProperty = System.getProperty("chaos.seed", "1");
-    long seed = seedProperty.equals("random") ? System.nanoTime() : Long.parseLong(seedProperty);
+    boolean failover = Boolean.getBoolean("chaos.failover");
     Random random = new Random(seed);
     System.out.println(
         "CHAOS seed "
@@ -69,7 +83,9 @@ class ChaosIT {
             + duration
             + " s, duplicate 1 of "
             + serversOfFirst
-            + " servers (replay with -Dchaos.seed="
+            + " servers"
+            + (failover ? ", repeaters with automatic failover in child JVMs" : "")
+            + " (replay with -Dchaos.seed="
             + seed
             + ")");
 
@@ -84,6 +100,7 @@ class ChaosIT {
             new InetSocketAddress("127.0.0.1", Ports.next()));
     List<String> events = new ArrayList<>();
     List<ZoolanderClient> clients = new ArrayList<>();
+    FailoverPair pair = null;
     try (FaultProxy link = FaultProxy.builder().target("127.0.0.1", pluginPort).start();
         EmbeddedCluster cluster =
             EmbeddedCluster.builder()
@@ -94,98 +111,134 @@ class ChaosIT {
                     2, ZoolanderPluginConfig.ADVERTISED_PORT_KEY, Integer.toString(link.port()))
                 .startRepeater(false)
                 .start()) {
-      int current = 0;
-      Repeater repeater = startRepeater(cluster, repeaters.get(current));
-      for (int i = 0; i < 3; i++) {
-        clients.add(
-            cluster
-                .clientBuilder(repeaters)
-                .requestTimeout(Duration.ofSeconds(90))
-                .writeRetryDelay(Duration.ofSeconds(1))
-                .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1))
-                .build());
-      }
-      SteadyLoad load =
-          new SteadyLoad("/chaos", clients, 8, 1_000_000, Duration.ofSeconds(duration + 120))
-              .start();
-      long start = System.nanoTime();
-      long end = start + TimeUnit.SECONDS.toNanos(duration);
-      ZooKeeperEnsemble first = cluster.duplicate(1);
-      while (System.nanoTime() < end) {
-        Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
-        long holdMillis = 500L + random.nextInt(2_500);
-        long ackedBefore = load.acked();
-        long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        switch (fault) {
-          case LEADER_KILL -> {
-            int leader = first.awaitLeader(WAIT);
-            first.kill(leader);
-            Thread.sleep(holdMillis);
-            first.restart(leader);
-          }
-          case REPEATER_KILL, REPEATER_SUPERSEDED -> {
-            if (fault == Fault.REPEATER_KILL) {
-              repeater.close();
+      try {
+        int current = 0;
+        Repeater repeater = null;
+        if (failover) {
+          pair = FailoverPair.start(cluster, WAIT);
+          repeaters = pair.addresses();
+        } else {
+          repeater = startRepeater(cluster, repeaters.get(current));
+        }
+        for (int i = 0; i < 3; i++) {
+          clients.add(
+              cluster
+                  .clientBuilder(repeaters)
+                  .requestTimeout(Duration.ofSeconds(90))
+                  .writeRetryDelay(Duration.ofSeconds(1))
+                  .readPolicy(i == 0 ? ReadPolicy.all() : ReadPolicy.fixed(1))
+                  .build());
+        }
+        SteadyLoad load =
+            new SteadyLoad("/chaos", clients, 8, 1_000_000, Duration.ofSeconds(duration + 120))
+                .start();
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(duration);
+        ZooKeeperEnsemble first = cluster.duplicate(1);
+        while (System.nanoTime() < end) {
+          Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+          long holdMillis = 500L + random.nextInt(2_500);
+          long ackedBefore = load.acked();
+          long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+          switch (fault) {
+            case LEADER_KILL -> {
+              int leader = first.awaitLeader(WAIT);
+              first.kill(leader);
+              Thread.sleep(holdMillis);
+              first.restart(leader);
             }
-            Thread.sleep(holdMillis / 4);
-            current = 1 - current;
-            Repeater old = repeater;
-            repeater = startRepeater(cluster, repeaters.get(current));
-            SteadyLoad.await(
-                "the old repeater deposed or closed",
-                () -> old.isDeposed() || fault == Fault.REPEATER_KILL,
-                WAIT);
-            old.close(); // frees its port for a later takeover
-          }
-          case DROP, RESET, HALF_OPEN, NETWORK_DELAY -> {
-            switch (fault) {
-              case DROP -> link.drop();
-              case RESET -> link.reset();
-              case HALF_OPEN -> link.halfOpen();
-              default -> link.delay(Duration.ofMillis(20 + random.nextInt(200)));
+            case REPEATER_KILL, REPEATER_SUPERSEDED -> {
+              if (pair != null) {
+                // kill -9; the standby takes over by itself (a supersession would be a manual
+                // start)
+                long tookMillis = pair.killActive();
+                events.add(String.format("%d ms FAILOVER took %d ms", at, tookMillis));
+                load.awaitAcked(load.acked() + 50, WAIT);
+                continue;
+              }
+              if (fault == Fault.REPEATER_KILL) {
+                repeater.close();
+              }
+              Thread.sleep(holdMillis / 4);
+              current = 1 - current;
+              Repeater old = repeater;
+              repeater = startRepeater(cluster, repeaters.get(current));
+              SteadyLoad.await(
+                  "the old repeater deposed or closed",
+                  () -> old.isDeposed() || fault == Fault.REPEATER_KILL,
+                  WAIT);
+              old.close(); // frees its port for a later takeover
             }
-            Thread.sleep(holdMillis);
-            link.pass();
+            case DROP, RESET, HALF_OPEN, NETWORK_DELAY -> {
+              switch (fault) {
+                case DROP -> link.drop();
+                case RESET -> link.reset();
+                case HALF_OPEN -> link.halfOpen();
+                default -> link.delay(Duration.ofMillis(20 + random.nextInt(200)));
+              }
+              Thread.sleep(holdMillis);
+              link.pass();
+            }
+            case SLOW -> {
+              cluster.injectAnomaly(
+                  3, "probability=1;delayMs=" + (2 + random.nextInt(8)) + ";applies=writes");
+              Thread.sleep(holdMillis);
+              cluster.clearAnomaly(3);
+            }
           }
-          case SLOW -> {
-            cluster.injectAnomaly(
-                3, "probability=1;delayMs=" + (2 + random.nextInt(8)) + ";applies=writes");
-            Thread.sleep(holdMillis);
-            cluster.clearAnomaly(3);
+          events.add(
+              String.format(
+                  "%d ms %s %d ms (+%d writes)",
+                  at, fault, holdMillis, load.acked() - ackedBefore));
+          // Some progress between faults, so that each one hits a moving system.
+          load.awaitAcked(load.acked() + 50, WAIT);
+        }
+        load.stop();
+        long stopped = System.nanoTime();
+        assertThat(load.problems()).as("history; faults: %s", events).isEmpty();
+        if (repeater != null) {
+          Repeater last = repeater;
+          assertThat(last.duplicates()).as("faults: %s", events).noneMatch(DuplicateView::fenced);
+          cluster.awaitConverged(last.nextSeq() - 1, WAIT);
+        } else {
+          // A fenced duplicate would not converge at the highest seq applied anywhere.
+          long lastSeq = 0;
+          for (int id : cluster.duplicateIds()) {
+            try (ZooKeeper zk = connect(cluster, id)) {
+              lastSeq =
+                  Math.max(
+                      lastSeq,
+                      BookkeepingState.decode(zk.getData(cluster.znodes().state(), false, null))
+                          .appliedSeq());
+            }
+          }
+          cluster.awaitConverged(lastSeq, WAIT);
+        }
+        for (int id : cluster.duplicateIds()) {
+          try (ZooKeeper zk = connect(cluster, id)) {
+            assertThat(load.problems(zk, cluster.znodes()))
+                .as("duplicate %d; faults: %s", id, events)
+                .isEmpty();
           }
         }
-        events.add(
-            String.format(
-                "%d ms %s %d ms (+%d writes)", at, fault, holdMillis, load.acked() - ackedBefore));
-        // Some progress between faults, so that each one hits a moving system.
-        load.awaitAcked(load.acked() + 50, WAIT);
-      }
-      load.stop();
-      long stopped = System.nanoTime();
-      Repeater last = repeater;
-      assertThat(load.problems()).as("history; faults: %s", events).isEmpty();
-      assertThat(last.duplicates()).as("faults: %s", events).noneMatch(DuplicateView::fenced);
-      cluster.awaitConverged(last.nextSeq() - 1, WAIT);
-      for (int id : cluster.duplicateIds()) {
-        try (ZooKeeper zk = connect(cluster, id)) {
-          assertThat(load.problems(zk, cluster.znodes()))
-              .as("duplicate %d; faults: %s", id, events)
-              .isEmpty();
+        System.out.printf(
+            "CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
+                + " longest time without a write acknowledged %d ms, longest read %d ms; history and convergence"
+                + " checked%n",
+            seed,
+            events.size(),
+            TimeUnit.NANOSECONDS.toSeconds(stopped - start),
+            String.join(", ", events),
+            load.acked(),
+            load.reads(),
+            load.readFailures(),
+            load.longestAckGap(start, stopped).toMillis(),
+            load.longestRead().toMillis());
+      } finally {
+        if (pair != null) {
+          pair.close(); // before the cluster, which deletes the directories
         }
       }
-      System.out.printf(
-          "CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
-              + " longest time without a write acknowledged %d ms, longest read %d ms; history and convergence"
-              + " checked%n",
-          seed,
-          events.size(),
-          TimeUnit.NANOSECONDS.toSeconds(stopped - start),
-          String.join(", ", events),
-          load.acked(),
-          load.reads(),
-          load.readFailures(),
-          load.longestAckGap(start, stopped).toMillis(),
-          load.longestRead().toMillis());
     } finally {
       clients.forEach(ZoolanderClient::close);
     }

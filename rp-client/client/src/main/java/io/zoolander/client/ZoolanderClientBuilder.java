@@ -68,8 +68,11 @@ public final class ZoolanderClientBuilder {
   ZoolanderClientBuilder() {}
 
   /**
-   * The repeater's address (required). Call it again to add standby repeaters: the client connects
-   * to the first and moves to the next whenever a connection fails or drops.
+   * The repeater's address. Call it again to add standby repeaters: the client connects to the
+   * first and moves to the next whenever a connection fails or drops. Required unless a duplicate
+   * is given by its connect string: the client also reads the active repeater's record there
+   * (published by repeaters running with automatic failover) and follows the newest one, ahead of
+   * these addresses.
    */
   public ZoolanderClientBuilder repeater(String host, int port) {
     Objects.requireNonNull(host, "repeater host must not be null");
@@ -250,8 +253,10 @@ public final class ZoolanderClientBuilder {
    *     reached in time
    */
   public ZoolanderClient build() {
-    if (repeaters.isEmpty()) {
-      throw new IllegalStateException("repeater must be set");
+    if (repeaters.isEmpty() && duplicates.stream().allMatch(d -> d.connectString() == null)) {
+      throw new IllegalStateException(
+          "repeater must be set, or a duplicate given by its connect string (where the active"
+              + " repeater is discovered)");
     }
     if (duplicates.isEmpty()) {
       throw new IllegalStateException(

@@ -100,9 +100,11 @@ class ZoolanderClientBuilderTest {
 
   @Test
   void buildNeedsARepeaterAndDuplicates() {
-    assertThatThrownBy(() -> ZoolanderClient.builder().duplicate("127.0.0.1:1").build())
+    // Without a repeater address, only a duplicate known by connect string can say where the
+    // active repeater is (discovery); a fixed plugin endpoint cannot.
+    assertThatThrownBy(() -> ZoolanderClient.builder().duplicateAt("127.0.0.1", 1).build())
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("repeater");
+        .hasMessageContaining("repeater must be set");
     assertThatThrownBy(() -> ZoolanderClient.builder().repeater("127.0.0.1", 1).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("duplicates");

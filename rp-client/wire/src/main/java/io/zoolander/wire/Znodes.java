@@ -80,6 +80,31 @@ public record Znodes(String basePath) {
     return basePath + "/transfer";
   }
 
+  /**
+   * The active repeater's {@link ActiveRepeater} record (persistent): written by each repeater that
+   * takes over with automatic failover, read and watched by standbys (to follow it) and by clients
+   * (to find it).
+   */
+  public String activeRepeater() {
+    return basePath + "/repeater";
+  }
+
+  /**
+   * The parent of the repeater candidates' ephemeral sequential znodes: the failover election's
+   * order.
+   */
+  public String repeaterCandidates() {
+    return basePath + "/repeaters";
+  }
+
+  /**
+   * The parent of the records of duplicates an epoch claim left out ({@code <base>/leftOut/<id>},
+   * holding the epoch in decimal): their state is not trusted until they rejoin by state transfer.
+   */
+  public String leftOut() {
+    return basePath + "/leftOut";
+  }
+
   /** The znode path of an application path ({@code "/"} is the data root itself). */
   public String toZnode(String applicationPath) {
     return applicationPath.equals("/") ? dataRoot() : dataRoot() + applicationPath;

@@ -70,6 +70,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final PeerLink repeater;
+  private final RepeaterDiscovery discovery;
   private final List<PeerLink> plugins = new ArrayList<>();
   private final List<EndpointWatcher> watchers = new ArrayList<>();
   private final DuplicateRanking ranking;
@@ -115,6 +116,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.tls(),
             settings.credential(),
             Credential.REPEATER);
+    this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
   }
 
   private static <V> Map<Long, V> lru() {
@@ -131,6 +133,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     DefaultZoolanderClient client = new DefaultZoolanderClient(settings);
     try {
       client.repeater.targets(settings.repeaters());
+      client.discovery.start(settings);
       for (int i = 0; i < settings.duplicates().size(); i++) {
         PeerLink link =
             new PeerLink(
@@ -1204,6 +1207,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     closed = true;
+    discovery.close();
     for (EndpointWatcher w : watchers) {
       try {
         w.close();

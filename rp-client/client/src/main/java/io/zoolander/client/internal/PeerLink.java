@@ -118,7 +118,7 @@ final class PeerLink {
     synchronized (lock) {
       alternates = List.copyOf(addresses);
     }
-    target(addresses.get(0));
+    target(addresses.isEmpty() ? null : addresses.get(0)); // none yet: discovery will say
   }
 
   /** Points the link at a new address (null: none, e.g. no active plugin) and connects there. */

@@ -1,5 +1,6 @@
 package io.zoolander.server.cli;
 
+import io.zoolander.server.repeater.Failover;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterKeys;
 import io.zoolander.server.repeater.RepeaterListener;
@@ -81,25 +82,56 @@ final class RepeaterCommand implements Callable<Integer> {
           }
         };
     JmxOptions.Running console = jmx.start(out);
-    Repeater repeater =
+    Repeater.Builder builder =
         settings.toBuilder()
             .listener(listener)
             .meterRegistry(console.meters)
-            .mbeanServer(ManagementFactory.getPlatformMBeanServer())
-            .build();
+            .mbeanServer(ManagementFactory.getPlatformMBeanServer());
+    Failover failover = null;
+    if (settings.failover() != null) {
+      try {
+        failover = Failover.of(builder, settings.failover());
+      } catch (IOException | IllegalArgumentException e) {
+        console.close();
+        throw new CliException("the repeater did not start: " + Help.oneLine(e));
+      }
+    }
+    AtomicReference<Repeater> running = new AtomicReference<>();
+    Failover standby = failover;
     Thread shutdownHook =
         new Thread(
             () -> {
-              repeater.close();
+              if (standby != null) {
+                standby.close();
+              }
+              Repeater r = running.get();
+              if (r != null) {
+                r.close();
+              }
               stopped.countDown();
             },
             "zoolander-repeater-shutdown");
     Runtime.getRuntime().addShutdownHook(shutdownHook);
     try {
-      try {
-        repeater.start();
-      } catch (IOException | TimeoutException | IllegalStateException e) {
-        throw new CliException("the repeater did not start: " + Help.oneLine(e));
+      Repeater repeater;
+      if (standby != null) {
+        out.printf(
+            "repeater standby, heartbeat %s: takes over when elected%n",
+            standby.heartbeatAddress());
+        out.flush();
+        repeater = standby.awaitActive();
+        running.set(repeater);
+        out.printf(
+            "failover: took over %d ms after the active repeater was presumed dead%n",
+            standby.takeoverMillis());
+      } else {
+        repeater = builder.build();
+        running.set(repeater);
+        try {
+          repeater.start();
+        } catch (IOException | TimeoutException | IllegalStateException e) {
+          throw new CliException("the repeater did not start: " + Help.oneLine(e));
+        }
       }
       InetSocketAddress address = repeater.boundAddress();
       out.printf(
@@ -117,7 +149,13 @@ final class RepeaterCommand implements Callable<Integer> {
       // Stopped by whoever runs this command in-process (tests): a normal stop, like SIGTERM.
       Thread.currentThread().interrupt();
     } finally {
-      repeater.close();
+      if (standby != null) {
+        standby.close();
+      }
+      Repeater r = running.get();
+      if (r != null) {
+        r.close();
+      }
       console.close();
       try {
         Runtime.getRuntime().removeShutdownHook(shutdownHook);
@@ -128,7 +166,7 @@ final class RepeaterCommand implements Callable<Integer> {
     String deposed = deposedBy.get();
     if (deposed != null) {
       throw new CliException(
-          "repeater epoch " + repeater.epoch() + " deposed by a newer repeater: " + deposed);
+          "repeater epoch " + running.get().epoch() + " deposed by a newer repeater: " + deposed);
     }
     out.println("repeater stopped");
     out.flush();

@@ -6,6 +6,7 @@ import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.repeater.AdmissionKeys;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.BatchingPolicy;
+import io.zoolander.server.repeater.FailoverSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterKeys;
 import io.zoolander.server.security.PluginSecurity;
@@ -65,6 +66,8 @@ import java.util.stream.Collectors;
  * @param connectionLimits what the client port allows a connection ({@code handshakeTimeoutMs},
  *     {@code frameIdleTimeoutMs}, {@code maxConnections})
  * @param epochCheckMs how often the state znodes are read for a newer epoch, 0 for never
+ * @param failover automatic failover from the {@code failover*} entries; null when off (the
+ *     repeater takes over at once)
  */
 record RepeaterConfig(
     String clientHost,
@@ -83,7 +86,10 @@ record RepeaterConfig(
     Map<String, String> security,
     AdmissionSettings admission,
     ConnectionLimits connectionLimits,
-    long epochCheckMs) {
+    long epochCheckMs,
+    FailoverSettings failover) {
+
+  private static final String FAILOVER_PREFIX = RepeaterKeys.FAILOVER.key() + ".";
 
   static final String ZOOKEEPER_USER = RepeaterKeys.ZOOKEEPER_USER.key();
   static final String ZOOKEEPER_PASSWORD_FILE = RepeaterKeys.ZOOKEEPER_PASSWORD_FILE.key();
@@ -212,6 +218,8 @@ record RepeaterConfig(
       throw new CliException(source + ": " + e.getMessage());
     }
     AdmissionSettings admission = p.admission();
+    FailoverSettings failoverSettings = p.failover(); // validated even when off: no silent typo
+    FailoverSettings failover = p.get(RepeaterKeys.FAILOVER) ? failoverSettings : null;
     return new RepeaterConfig(
         clientHost,
         clientPort,
@@ -229,7 +237,8 @@ record RepeaterConfig(
         security,
         admission,
         connectionLimits,
-        epochCheckMs);
+        epochCheckMs,
+        failover);
   }
 
   /**
@@ -323,10 +332,11 @@ record RepeaterConfig(
                     !k.startsWith("tls.")
                         && !k.startsWith("auth.")
                         && !k.startsWith("zookeeper.")
-                        && !k.startsWith(AdmissionKeys.PREFIX))
+                        && !k.startsWith(AdmissionKeys.PREFIX)
+                        && !k.startsWith(FAILOVER_PREFIX))
             .collect(Collectors.joining(", "))
-        + ", and the security keys tls.*, auth.*, zookeeper.* and the admission "
-        + "control keys admission.* (--help lists them)";
+        + ", and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.* and the"
+        + " admission control keys admission.* (--help lists them)";
   }
 
   private static String where(String source, int line) {
@@ -345,6 +355,41 @@ record RepeaterConfig(
         return setting.valueIn(values);
       } catch (SettingException e) {
         throw error(e.key(), e.problem());
+      }
+    }
+
+    /** The {@code failover.*} entries, validated. */
+    FailoverSettings failover() {
+      long interval = get(RepeaterKeys.FAILOVER_HEARTBEAT_INTERVAL_MS);
+      long timeout = get(RepeaterKeys.FAILOVER_HEARTBEAT_TIMEOUT_MS);
+      if (timeout < 2 * interval) {
+        String key =
+            lineOf.containsKey(RepeaterKeys.FAILOVER_HEARTBEAT_TIMEOUT_MS.key())
+                ? RepeaterKeys.FAILOVER_HEARTBEAT_TIMEOUT_MS.key()
+                : RepeaterKeys.FAILOVER_HEARTBEAT_INTERVAL_MS.key();
+        throw error(
+            key,
+            RepeaterKeys.FAILOVER_HEARTBEAT_TIMEOUT_MS.key()
+                + " must be at least twice "
+                + RepeaterKeys.FAILOVER_HEARTBEAT_INTERVAL_MS.key()
+                + " ("
+                + 2 * interval
+                + "), was "
+                + timeout);
+      }
+      FailoverSettings.Builder failover =
+          FailoverSettings.builder()
+              .heartbeatPort(get(RepeaterKeys.FAILOVER_HEARTBEAT_PORT).intValue())
+              .heartbeatIntervalMillis(interval)
+              .heartbeatTimeoutMillis(timeout);
+      String advertised = get(RepeaterKeys.FAILOVER_ADVERTISED_HOST);
+      if (advertised != null) {
+        failover.advertisedHost(advertised);
+      }
+      try {
+        return failover.build();
+      } catch (IllegalArgumentException e) {
+        throw error(RepeaterKeys.FAILOVER_ADVERTISED_HOST.key(), e.getMessage());
       }
     }
 

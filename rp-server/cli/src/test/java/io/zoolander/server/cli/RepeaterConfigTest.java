@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.BatchingPolicy;
+import io.zoolander.server.repeater.FailoverSettings;
 import io.zoolander.server.repeater.RepeaterSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -71,6 +72,11 @@ class RepeaterConfigTest {
         frameTimeoutMs=9000
         maxConnections=64
         epochCheckMs=250
+        failover=true
+        failover.advertisedHost=repeater-1.example
+        failover.heartbeatPort=7001
+        failover.heartbeatIntervalMs=50
+        failover.heartbeatTimeoutMs=400
         """);
     RepeaterConfig c = RepeaterConfig.read(file);
     assertThat(c)
@@ -98,7 +104,8 @@ class RepeaterConfigTest {
                 Map.of(),
                 null,
                 new ConnectionLimits(5_000, 7_000, 9_000, 64),
-                250));
+                250,
+                new FailoverSettings("repeater-1.example", 7001, 50, 400)));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -128,10 +135,21 @@ class RepeaterConfigTest {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
           + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
-          + " and the security keys tls.*, auth.*, zookeeper.* and the admission control keys admission.* (--help lists"
-          + " them))"
+          + " failover, and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.* and the admission"
+          + " control keys admission.* (--help lists them))"
     },
     {"autoRejoin=no", "autoRejoin: must be true or false, was 'no'"},
+    {"failover=on", "failover: must be true or false, was 'on'"},
+    {
+      "failover.heartbeatIntervalMs=1000",
+      "failover.heartbeatIntervalMs: failover.heartbeatTimeoutMs must be at least twice"
+          + " failover.heartbeatIntervalMs (2000), was 1000"
+    },
+    {"failover.heartbeatTimeoutMs=10", "failover.heartbeatTimeoutMs: must be in 20..60000, was 10"},
+    {
+      "failover.advertisedHost=a b",
+      "failover.advertisedHost: advertisedHost must be a host name or address, was 'a b'"
+    },
     {"admission.enabled=yes", "admission.enabled: must be true or false, was 'yes'"},
     {
       "admission.tauMs=5",

@@ -54,16 +54,18 @@ import org.apache.zookeeper.data.ACL;
  * }
  * }</pre>
  *
- * <p>{@link #start()} takes over from any earlier repeater. It reads every duplicate's bookkeeping
- * state ({@code <base>/state}) and chooses the highest epoch found plus one (or the configured one,
- * which must be higher still); it <em>claims</em> that epoch at every duplicate, with a conditional
- * update of the state, so no two repeaters ever hold the same epoch and every plugin refuses the
- * older repeaters' writes from then on; the sequence continues after the highest applied seq. The
- * writes that the most advanced duplicates applied and others did not are recovered from the most
- * advanced duplicates' plugins and streamed to the others again ({@link #takeover()} reports it).
- * Then the repeater follows each duplicate's plugin through its endpoint znode, connects, resumes
- * it from its applied seq and streams the live sequence. See the {@linkplain
- * io.zoolander.server.repeater package documentation} for back-pressure and fencing. Thread-safe.
+ * <p>{@link #start()} takes over from any earlier repeater. It reads the duplicates' bookkeeping
+ * state ({@code <base>/state}; a majority must answer) and chooses the highest epoch found plus one
+ * (or the configured one, which must be higher still); it <em>claims</em> that epoch at a majority
+ * of the duplicates, with a conditional update of the state, so no two repeaters ever hold the same
+ * epoch (two majorities share a duplicate) and every claimed plugin refuses the older repeaters'
+ * writes from then on; a duplicate left out is fenced when it comes back and rejoins by state
+ * transfer; the sequence continues after the highest applied seq of the claimed ones. The writes
+ * that the most advanced duplicates applied and others did not are recovered from the most advanced
+ * duplicates' plugins and streamed to the others again ({@link #takeover()} reports it). Then the
+ * repeater follows each duplicate's plugin through its endpoint znode, connects, resumes it from
+ * its applied seq and streams the live sequence. See the {@linkplain io.zoolander.server.repeater
+ * package documentation} for back-pressure and fencing. Thread-safe.
  */
 public final class Repeater implements AutoCloseable {
   private final RepeaterCore core;
@@ -82,15 +84,16 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Takes over (claims an epoch at every duplicate, recovers what the duplicates behind missed),
-   * binds the client listener and starts following the plugins. Returns once clients can connect;
-   * plugin connections come up in the background (see {@link #duplicates()}).
+   * Takes over (claims an epoch at a majority of the duplicates, recovers what the duplicates
+   * behind missed), binds the client listener and starts following the plugins. Returns once
+   * clients can connect; plugin connections come up in the background (see {@link #duplicates()}).
    *
    * @throws IllegalStateException if already started or closed, if the configured epoch is not
    *     above every duplicate's (or another repeater claimed it first), or if a duplicate's state
    *     znode is not a bookkeeping record
-   * @throws TimeoutException if some duplicate's state cannot be read and claimed within the start
-   *     timeout (every duplicate must answer: a missed one could hold a higher epoch or seq)
+   * @throws TimeoutException if no majority of the duplicates' states can be read and claimed
+   *     within the start timeout (those that do not answer are left out and rejoin by state
+   *     transfer: see docs/repeater.md, "Start: taking over")
    * @throws IOException if a state cannot be read or the listener cannot be bound
    * @throws IllegalStateException also if the {@linkplain Builder#mbeanServer MBean server} holds
    *     another repeater's MBeans
@@ -332,6 +335,28 @@ public final class Repeater implements AutoCloseable {
         Duration.ofMillis(RepeaterMeters.DEFAULT_SAMPLE_MAX_AGE_MS);
 
     private Builder() {}
+
+    // What a Failover needs of the repeater it runs (same package: not public API).
+
+    Map<Integer, String> duplicateConnectStrings() {
+      return Map.copyOf(duplicates);
+    }
+
+    String basePathValue() {
+      return basePath;
+    }
+
+    String clientHostValue() {
+      return clientHost;
+    }
+
+    int sessionTimeoutMillisValue() {
+      return sessionTimeoutMillis;
+    }
+
+    byte[] zooKeeperAuthValue() {
+      return zooKeeperAuth == null ? null : zooKeeperAuth.clone();
+    }
 
     /**
      * TLS on the client listener and on the connections to plugins (default: plaintext). The

@@ -109,6 +109,56 @@ public final class RepeaterKeys {
                   + " its clients STALE_EPOCH instead of letting their writes time out. 0 turns it off.")
           .build();
 
+  public static final Setting<Boolean> FAILOVER =
+      Setting.bool("failover")
+          .defaultValue(false)
+          .doc(
+              "Automatic failover: 'true' starts this repeater as a standby in the election (ephemeral sequential"
+                  + " candidate znodes in every duplicate); it takes over by itself when the active repeater's"
+                  + " heartbeat stops and it is first in line, and once active publishes its address for clients"
+                  + " and standbys. 'false' takes over at once, as a supervisor-started repeater does.")
+          .build();
+
+  public static final Setting<String> FAILOVER_ADVERTISED_HOST =
+      Setting.text("failover.advertisedHost")
+          .defaultText("(clientHost)")
+          .doc(
+              "With failover: the host clients and standbys reach this repeater at, published when it becomes"
+                  + " active; required when clientHost is a wildcard such as 0.0.0.0.")
+          .build();
+
+  public static final Setting<Long> FAILOVER_HEARTBEAT_PORT =
+      Setting.integer("failover.heartbeatPort")
+          .defaultValue(0L)
+          .range(0L, 65_535L)
+          .doc(
+              "With failover: the port of the heartbeat standbys watch (bound on clientHost); 0 picks a free one,"
+                  + " which is published.")
+          .build();
+
+  public static final Setting<Long> FAILOVER_HEARTBEAT_INTERVAL_MS =
+      Setting.integer("failover.heartbeatIntervalMs")
+          .defaultValue(FailoverSettings.DEFAULT_HEARTBEAT_INTERVAL_MILLIS)
+          .range(
+              FailoverSettings.MIN_HEARTBEAT_INTERVAL_MILLIS, FailoverSettings.MAX_HEARTBEAT_MILLIS)
+          .unit("ms")
+          .doc("With failover: how often (ms) the active repeater sends each standby a heartbeat.")
+          .build();
+
+  public static final Setting<Long> FAILOVER_HEARTBEAT_TIMEOUT_MS =
+      Setting.integer("failover.heartbeatTimeoutMs")
+          .defaultValue(FailoverSettings.DEFAULT_HEARTBEAT_TIMEOUT_MILLIS)
+          .range(
+              2 * FailoverSettings.MIN_HEARTBEAT_INTERVAL_MILLIS,
+              FailoverSettings.MAX_HEARTBEAT_MILLIS)
+          .unit("ms")
+          .doc(
+              "With failover: how long (ms) without a heartbeat makes a standby take the active repeater for"
+                  + " dead (a killed process's heartbeat connection closes at once; this bounds a dead host), and"
+                  + " how long each standby further down the candidate order waits for those ahead. At least"
+                  + " twice failover.heartbeatIntervalMs.")
+          .build();
+
   public static final Setting<Long> HANDSHAKE_TIMEOUT_MS =
       Setting.integer("handshakeTimeoutMs")
           .defaultValue(ConnectionLimits.DEFAULT_HANDSHAKE_TIMEOUT_MS)
@@ -169,9 +219,10 @@ public final class RepeaterKeys {
           .range(1L, MAX_TIMEOUT_MS)
           .unit("ms")
           .doc(
-              "How long start-up waits to read every duplicate's bookkeeping state, in ms (1.."
+              "How long start-up waits to read and claim the duplicates' bookkeeping state, in ms (1.."
                   + MAX_TIMEOUT_MS
-                  + "). Every duplicate must answer: a missed one could hold a higher epoch or seq.")
+                  + "). A majority must answer; one that does not within a second of the majority is left out and"
+                  + " rejoins by state transfer.")
           .build();
 
   public static final Setting<Long> EPOCH =
@@ -300,7 +351,12 @@ public final class RepeaterKeys {
                 JUTE_MAX_BUFFER,
                 BATCHING,
                 AUTO_REJOIN,
-                EPOCH_CHECK_MS));
+                EPOCH_CHECK_MS,
+                FAILOVER,
+                FAILOVER_ADVERTISED_HOST,
+                FAILOVER_HEARTBEAT_PORT,
+                FAILOVER_HEARTBEAT_INTERVAL_MS,
+                FAILOVER_HEARTBEAT_TIMEOUT_MS));
     all.addAll(AdmissionKeys.ALL);
     all.addAll(SECURITY);
     return SettingSet.of("", all);

@@ -58,8 +58,8 @@ public final class RepeaterSettings {
   public static final int DEFAULT_SESSION_TIMEOUT_MILLIS = 10_000;
 
   /**
-   * How long {@link Repeater#start()} waits for every duplicate's bookkeeping state, in
-   * milliseconds.
+   * How long {@link Repeater#start()} waits to read and claim a majority of the duplicates'
+   * bookkeeping states, in milliseconds.
    */
   public static final long DEFAULT_START_TIMEOUT_MILLIS = 30_000;
 
@@ -200,6 +200,15 @@ public final class RepeaterSettings {
    * epoch, in milliseconds.
    */
   public static final long CLAIM_RETRY_PAUSE_MAX_MILLIS = 100;
+
+  /**
+   * How long (ms) a takeover still waits for the other duplicates once a majority has answered (its
+   * state read, its epoch claimed); those that do not answer by then are left out and rejoin by
+   * state transfer when they come back. Long enough for a live duplicate on a loaded host to
+   * answer, short enough to keep a takeover with a duplicate down within about a second of one with
+   * all of them up.
+   */
+  public static final long MISSING_DUPLICATE_GRACE_MILLIS = 1_000;
 
   /**
    * At start, how long one duplicate's plugin has to send the writes it applied recently (for the

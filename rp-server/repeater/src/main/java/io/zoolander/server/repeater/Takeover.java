@@ -7,13 +7,14 @@ import java.util.TreeMap;
 /**
  * How a repeater took over when it started ({@link Repeater#takeover()}).
  *
- * @param epoch the epoch it claimed at every duplicate
- * @param appliedSeqs each duplicate's applied seq when the epoch was claimed there, by duplicate
- *     id: final, since no older repeater can get a write applied after the claim
+ * @param epoch the epoch it claimed at a majority of the duplicates
+ * @param appliedSeqs each claimed duplicate's applied seq when the epoch was claimed there (a
+ *     duplicate left out of the claim is absent), by duplicate id: final, since no older repeater
+ *     can get a write applied after the claim
  * @param recoveredFromSeq the first write recovered from the most advanced duplicates for the
  *     others; {@code recoveredToSeq + 1} when none was
  * @param recoveredToSeq the last write recovered: the highest applied seq
- * @param claimMillis how long reading every state and claiming the epoch took
+ * @param claimMillis how long reading the states and claiming the epoch took
  * @param recoveryMillis how long recovering the writes took
  */
 public record Takeover(

@@ -47,6 +47,8 @@ import java.util.stream.Stream;
 public final class RepeaterProcess implements AutoCloseable {
   private static final Pattern LISTENING =
       Pattern.compile("repeater listening on [^:]+:(\\d+), epoch (\\d+), next seq (\\d+)");
+  private static final Pattern STANDBY = Pattern.compile("repeater standby, heartbeat (\\S+):");
+  private static final Pattern TOOK_OVER = Pattern.compile("failover: took over (\\d+) ms");
   private static final long POLL_MILLIS = 20;
 
   private final Builder config;
@@ -64,7 +66,7 @@ public final class RepeaterProcess implements AutoCloseable {
     return new Builder();
   }
 
-  private void launch() throws IOException, InterruptedException, TimeoutException {
+  private void launch(boolean standby) throws IOException, InterruptedException, TimeoutException {
     Path properties = dir.resolve("repeater.properties");
     StringBuilder text =
         new StringBuilder()
@@ -81,6 +83,8 @@ public final class RepeaterProcess implements AutoCloseable {
             .append("startTimeoutMs=")
             .append(config.startTimeout.toMillis())
             .append('\n');
+    config.properties.forEach(
+        (key, value) -> text.append(key).append('=').append(value).append('\n'));
     config.duplicates.forEach(
         (id, connectString) ->
             text.append("duplicate.").append(id).append('=').append(connectString).append('\n'));
@@ -102,12 +106,29 @@ public final class RepeaterProcess implements AutoCloseable {
             .redirectInput(ProcessBuilder.Redirect.PIPE)
             .start();
     stdin = process.getOutputStream();
-    long deadline =
-        System.nanoTime() + config.startTimeout.toNanos() + TimeUnit.SECONDS.toNanos(30);
+    awaitLine(standby ? STANDBY : LISTENING, config.startTimeout.plusSeconds(30));
+  }
+
+  /**
+   * Waits until the child listens for clients (a standby: until it has taken over).
+   *
+   * @throws IOException if the child exits first (its output is quoted)
+   * @throws TimeoutException if it does not listen in time (it is then killed)
+   */
+  public void awaitListening(Duration timeout)
+      throws IOException, InterruptedException, TimeoutException {
+    awaitLine(LISTENING, timeout);
+  }
+
+  private void awaitLine(Pattern line, Duration timeout)
+      throws IOException, InterruptedException, TimeoutException {
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
-      Matcher m = LISTENING.matcher(output());
+      Matcher m = line.matcher(output());
       if (m.find()) {
-        epoch = Long.parseLong(m.group(2));
+        if (line == LISTENING) {
+          epoch = Long.parseLong(m.group(2));
+        }
         return;
       }
       if (!process.isAlive()) {
@@ -120,7 +141,7 @@ public final class RepeaterProcess implements AutoCloseable {
       if (System.nanoTime() - deadline > 0) {
         kill();
         throw new TimeoutException(
-            "the repeater did not listen within " + config.startTimeout + ":\n" + output());
+            "the repeater did not print '" + line + "' within " + timeout + ":\n" + output());
       }
       Thread.sleep(POLL_MILLIS);
     }
@@ -133,6 +154,23 @@ public final class RepeaterProcess implements AutoCloseable {
   @SuppressWarnings("AddressSelection")
   public InetSocketAddress address() {
     return new InetSocketAddress("127.0.0.1", config.clientPort);
+  }
+
+  /**
+   * As a standby ({@link Builder#startStandby()}): how long its takeover took by its own count,
+   * from the active repeater presumed dead to serving; -1 before it took over.
+   */
+  public long takeoverMillis() {
+    Matcher m = TOOK_OVER.matcher(output());
+    return m.find() ? Long.parseLong(m.group(1)) : -1;
+  }
+
+  /**
+   * As a standby ({@link Builder#startStandby()}): its heartbeat address, its election identity.
+   */
+  public String heartbeatAddress() {
+    Matcher m = STANDBY.matcher(output());
+    return m.find() ? m.group(1) : "";
   }
 
   /** The epoch it printed when it started. */
@@ -212,7 +250,20 @@ public final class RepeaterProcess implements AutoCloseable {
                 "-XX:TieredStopAtLevel=1",
                 "-Djava.net.preferIPv4Stack=true"));
 
+    private final Map<String, String> properties = new LinkedHashMap<>();
+
     private Builder() {}
+
+    /**
+     * Adds a line {@code key=value} to the child's {@code repeater.properties} (the repeater
+     * validates it), e.g. {@code failover.heartbeatTimeoutMs}.
+     */
+    public Builder property(String key, String value) {
+      Objects.requireNonNull(key, "key must not be null");
+      Objects.requireNonNull(value, "value must not be null");
+      properties.put(key, value);
+      return this;
+    }
 
     /** Adds a duplicate (as the repeater's {@code duplicate.<id>} setting). */
     public Builder duplicate(int duplicateId, String connectString) {
@@ -291,6 +342,25 @@ public final class RepeaterProcess implements AutoCloseable {
      * @throws TimeoutException if it does not listen in time
      */
     public RepeaterProcess start() throws IOException, InterruptedException, TimeoutException {
+      return start(false);
+    }
+
+    /**
+     * Starts the child with automatic failover on ({@code failover=true}) and waits until it is a
+     * standby; it takes over when elected ({@link RepeaterProcess#awaitListening}).
+     *
+     * @throws IllegalStateException if no duplicate is configured
+     * @throws IOException if the child cannot be started or exits first (its output is quoted)
+     * @throws TimeoutException if it does not become a standby in time
+     */
+    public RepeaterProcess startStandby()
+        throws IOException, InterruptedException, TimeoutException {
+      properties.put("failover", "true");
+      return start(true);
+    }
+
+    private RepeaterProcess start(boolean standby)
+        throws IOException, InterruptedException, TimeoutException {
       if (duplicates.isEmpty()) {
         throw new IllegalStateException("a repeater needs at least one duplicate");
       }
@@ -303,7 +373,7 @@ public final class RepeaterProcess implements AutoCloseable {
               : Files.createTempDirectory("zoolander-");
       RepeaterProcess repeater =
           new RepeaterProcess(this, Files.createTempDirectory(parent, "repeater-"));
-      repeater.launch();
+      repeater.launch(standby);
       return repeater;
     }
   }

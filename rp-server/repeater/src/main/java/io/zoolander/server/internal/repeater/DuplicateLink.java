@@ -77,6 +77,10 @@ final class DuplicateLink {
   private volatile LinkState state = LinkState.WAITING_FOR_ENDPOINT;
   private volatile long ackedSeq;
   private volatile boolean fenced;
+
+  /** Why the epoch claim left this duplicate out; null if it did not, or once fenced for it. */
+  private String leftOutOfClaim;
+
   private volatile String fenceReason;
   private final RepeaterMeters.Duplicate meters;
   // The ACK-latency probe: the last seq of one run sent and when; 0 while none is outstanding (seqs
@@ -151,6 +155,15 @@ final class DuplicateLink {
   boolean streaming() {
     assert onLoop() : ON_LOOP;
     return state == LinkState.STREAMING && channel != null;
+  }
+
+  /**
+   * The epoch claim left this duplicate out (see EpochClaim): its state is not trusted, so when its
+   * plugin first speaks it is fenced and rejoined by state transfer, whatever it reports. Before
+   * start.
+   */
+  void leftOutOfClaim(String reason) {
+    leftOutOfClaim = reason;
   }
 
   /** The duplicate's applied seq as read at start: it holds the log's trim until it acks more. */
@@ -461,6 +474,10 @@ final class DuplicateLink {
       fence("its plugin reports it is fenced", true);
       return;
     }
+    if (leftOutOfClaim != null) {
+      fence("left out of the claim of epoch " + host.epoch() + ": " + leftOutOfClaim, true);
+      return;
+    }
     if (fencedForOrphans(s.epoch(), s.appliedSeq())) {
       return;
     }
@@ -545,6 +562,7 @@ final class DuplicateLink {
   void beginRejoin(Transfer t) {
     assert onLoop() : ON_LOOP;
     transfer = t;
+    leftOutOfClaim = null; // the transfer replaces what it held
     fenced = false;
     fenceReason = null;
     connectAfresh();

@@ -2,7 +2,9 @@ package io.zoolander.server.internal.repeater;
 
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -42,6 +44,41 @@ public interface DuplicateSource extends AutoCloseable {
    * @throws Exception if it cannot be claimed in time, or the state is not a bookkeeping record
    */
   Claim claim(long epoch, long timeoutMillis) throws Exception;
+
+  /**
+   * The duplicates that epoch claims recorded at this duplicate as left out (see {@link
+   * #recordLeftOut}), read in the session {@link #readState} keeps: duplicate id to the highest
+   * epoch claimed without it. A duplicate whose own epoch is below that may hold a deposed
+   * repeater's writes at seqs the newer one sequenced again. Sources without ZooKeeper record
+   * nothing.
+   *
+   * @param timeoutMillis bound on the whole read
+   * @throws Exception if it cannot be read in time
+   */
+  default Map<Integer, Long> readLeftOut(long timeoutMillis) throws Exception {
+    return Map.of();
+  }
+
+  /**
+   * Records at this duplicate that the claim of {@code epoch} left {@code duplicateIds} out, so
+   * that every later repeater (whose majority shares a duplicate with this one's) distrusts their
+   * state until they rejoin by state transfer. Keeps a higher epoch already recorded.
+   *
+   * @param timeoutMillis bound on the whole update
+   * @throws Exception if it cannot be recorded in time
+   */
+  default void recordLeftOut(Set<Integer> duplicateIds, long epoch, long timeoutMillis)
+      throws Exception {}
+
+  /**
+   * Forgets at this duplicate that {@code duplicateId} was left out of a claim, if the claim's
+   * epoch is at most {@code epoch}: it has rejoined by state transfer since, so its state is a
+   * healthy duplicate's.
+   *
+   * @param timeoutMillis bound on the whole update
+   * @throws Exception if it cannot be done in time
+   */
+  default void clearLeftOut(int duplicateId, long epoch, long timeoutMillis) throws Exception {}
 
   /** What a repeater learns at a duplicate where it claimed its epoch. */
   record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}

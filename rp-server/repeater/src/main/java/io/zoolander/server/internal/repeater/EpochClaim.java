@@ -1,19 +1,20 @@
 package io.zoolander.server.internal.repeater;
 
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
+import io.zoolander.wire.Ticker;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The first two steps of taking over (see docs/repeater.md, "Start: taking over"): reads every
- * duplicate's state, claims an epoch above all of them at every duplicate (which fences every older
+ * The first two steps of taking over (see docs/repeater.md, "Start: taking over"): reads the
+ * duplicates' states, claims an epoch above all of them at a majority (which fences every older
  * repeater), then recovers from the most advanced duplicates' plugins the writes that others missed
  * ({@link Recovery}).
  *
@@ -33,16 +34,22 @@ final class EpochClaim {
   private static final Logger LOG = LoggerFactory.getLogger(EpochClaim.class);
 
   /**
-   * The epoch claimed at every duplicate.
+   * The epoch claimed at a majority of the duplicates.
    *
-   * @param claims each duplicate's claim (its state as read, its plugin endpoint), in source order
+   * @param claims by source index, each claimed duplicate's claim (its state as read, its plugin
+   *     endpoint)
+   * @param leftOut by source index, why each other duplicate was left out: unreachable, or recorded
+   *     as left out of an earlier claim it has not rejoined since. Its state is not trusted: it
+   *     must rejoin by state transfer.
    */
-  record Claimed(long epoch, List<DuplicateSource.Claim> claims) {}
+  record Claimed(
+      long epoch, Map<Integer, DuplicateSource.Claim> claims, Map<Integer, String> leftOut) {}
 
   private final CoreConfig config;
   private final List<DuplicateSource> sources;
   private final NettyRuntime runtime;
   private final LinkSecurity security;
+  private final QuorumCall quorum;
 
   /**
    * @param runtime whose plugin bootstrap the recovery connections use (started)
@@ -56,29 +63,76 @@ final class EpochClaim {
     this.sources = sources;
     this.runtime = runtime;
     this.security = security;
+    this.quorum =
+        new QuorumCall(
+            sources,
+            TimeUnit.MILLISECONDS.toNanos(RepeaterSettings.MISSING_DUPLICATE_GRACE_MILLIS),
+            Ticker.system());
   }
 
+  /** What one duplicate's read found: its state, and the duplicates it records as left out. */
+  private record Read(BookkeepingState state, Map<Integer, Long> leftOut) {}
+
   /**
-   * Reads every duplicate's state, chooses an epoch above all of them (or the configured one) and
-   * claims it at every duplicate. If another repeater claimed that epoch first somewhere, tries the
-   * next one (after a random pause, so two repeaters starting together do not keep colliding),
-   * unless the epoch is configured.
+   * Reads the duplicates' states (a majority must answer), chooses an epoch above all of them (or
+   * the configured one) and claims it at the duplicates whose state is trusted (a majority must
+   * accept it), then records at them the duplicates left out. If another repeater claimed that
+   * epoch first somewhere, tries the next one (after a random pause, so two repeaters starting
+   * together do not keep colliding), unless the epoch is configured.
+   *
+   * <p>A duplicate is left out when it does not answer in time (once a majority has, it gets {@link
+   * RepeaterSettings#MISSING_DUPLICATE_GRACE_MILLIS} more), or when some duplicate records it as
+   * left out of the claim of an epoch above its own: it may then hold writes of a deposed repeater
+   * at seqs a newer one sequenced again, so neither its applied seq nor its writes can be used.
    *
    * @throws IllegalStateException if the configured epoch is not above every duplicate's epoch or
    *     was claimed by another repeater first
-   * @throws TimeoutException if some duplicate's state cannot be read or claimed before {@code
-   *     deadline}
+   * @throws TimeoutException if no majority's state can be read or claimed before {@code deadline}
    */
   Claimed claim(long deadline) throws IOException, InterruptedException, TimeoutException {
-    List<BookkeepingState> states;
+    int needed = QuorumCall.majority(sources.size());
+    QuorumCall.Answers<Read> reads;
     try {
-      states =
-          onEveryDuplicate(
-              "read the state of", deadline, source -> source.readState(remainingMillis(deadline)));
+      reads =
+          quorum.call(
+              "read the state of",
+              allIndexes(),
+              needed,
+              deadline,
+              source -> {
+                BookkeepingState state = source.readState(remainingMillis(deadline));
+                return new Read(state, source.readLeftOut(remainingMillis(deadline)));
+              });
     } catch (EpochTakenException e) {
       throw new IllegalStateException(e); // reading claims nothing
     }
-    long maxEpoch = states.stream().mapToLong(BookkeepingState::epoch).max().orElse(0);
+    Map<Integer, String> leftOut = new TreeMap<>(reads.missing());
+    Map<Integer, Long> recordedLeftOut = new HashMap<>();
+    for (Read read : reads.answers().values()) {
+      read.leftOut().forEach((id, epoch) -> recordedLeftOut.merge(id, epoch, Math::max));
+    }
+    List<Integer> trusted = new ArrayList<>();
+    reads
+        .answers()
+        .forEach(
+            (i, read) -> {
+              Long leftOutAt = recordedLeftOut.get(sources.get(i).duplicateId());
+              // At or below: a claim that arrived after the repeater had given up on it can give
+              // it that very epoch, over writes past the claimed seq. A rejoin clears the record.
+              if (leftOutAt != null && read.state().epoch() <= leftOutAt) {
+                leftOut.put(
+                    i,
+                    "left out of the claim of epoch "
+                        + leftOutAt
+                        + " and not rejoined since (it holds epoch "
+                        + read.state().epoch()
+                        + ")");
+              } else {
+                trusted.add(i);
+              }
+            });
+    long maxEpoch =
+        reads.answers().values().stream().mapToLong(r -> r.state().epoch()).max().orElse(0);
     long chosen = config.fixedEpoch().orElse(maxEpoch + 1);
     if (chosen <= maxEpoch) {
       throw new IllegalStateException(
@@ -89,15 +143,32 @@ final class EpochClaim {
               + maxEpoch
               + ": a newer repeater has run; configure a higher epoch or none");
     }
+    if (trusted.size() < needed) {
+      throw new IOException(
+          "only "
+              + trusted.size()
+              + " of "
+              + sources.size()
+              + " duplicates can be trusted, a majority ("
+              + needed
+              + ") is needed: "
+              + quorum.describe(leftOut));
+    }
     while (true) {
       long claiming = chosen;
       try {
-        List<DuplicateSource.Claim> claims =
-            onEveryDuplicate(
+        QuorumCall.Answers<DuplicateSource.Claim> claims =
+            quorum.call(
                 "claim epoch " + claiming + " at",
+                trusted,
+                needed,
                 deadline,
                 source -> source.claim(claiming, remainingMillis(deadline)));
-        return new Claimed(claiming, claims);
+        leftOut.putAll(claims.missing());
+        if (!leftOut.isEmpty()) {
+          recordLeftOut(claiming, claims.answers().keySet(), leftOut, needed, deadline);
+        }
+        return new Claimed(claiming, claims.answers(), leftOut);
       } catch (EpochTakenException e) {
         if (config.fixedEpoch().isPresent()) {
           throw new IllegalStateException(
@@ -107,7 +178,7 @@ final class EpochClaim {
         chosen = Math.max(claiming, e.heldEpoch()) + 1;
         if (System.nanoTime() - deadline > 0) {
           throw new TimeoutException(
-              "no epoch could be claimed at every duplicate within "
+              "no epoch could be claimed at a majority of the duplicates within "
                   + config.startTimeoutMillis()
                   + " ms: other repeaters keep starting");
         }
@@ -116,6 +187,43 @@ final class EpochClaim {
                 + 1);
       }
     }
+  }
+
+  /**
+   * Records at the claimed duplicates (a majority must take it) that the claim of {@code epoch}
+   * left the others out: every later claim reads a majority, so it learns of it too.
+   */
+  private void recordLeftOut(
+      long epoch, Set<Integer> claimed, Map<Integer, String> leftOut, int needed, long deadline)
+      throws IOException, InterruptedException, TimeoutException {
+    Set<Integer> ids = new TreeSet<>();
+    leftOut.keySet().forEach(i -> ids.add(sources.get(i).duplicateId()));
+    LOG.warn(
+        "claiming epoch {} without {}: {}; they must rejoin by state transfer",
+        epoch,
+        ids.size() == 1 ? "duplicate " + ids.iterator().next() : "duplicates " + ids,
+        quorum.describe(leftOut));
+    try {
+      quorum.call(
+          "record the duplicates left out of epoch " + epoch + " at",
+          List.copyOf(claimed),
+          needed,
+          deadline,
+          source -> {
+            source.recordLeftOut(ids, epoch, remainingMillis(deadline));
+            return Boolean.TRUE;
+          });
+    } catch (EpochTakenException e) {
+      throw new IllegalStateException(e); // recording claims nothing
+    }
+  }
+
+  private List<Integer> allIndexes() {
+    List<Integer> all = new ArrayList<>();
+    for (int i = 0; i < sources.size(); i++) {
+      all.add(i);
+    }
+    return all;
   }
 
   /**
@@ -145,7 +253,11 @@ final class EpochClaim {
       if (sources.get(i).duplicateId() != duplicateId) {
         continue;
       }
-      Optional<PluginEndpoint> endpoint = claimed.claims().get(i).endpoint();
+      DuplicateSource.Claim claim = claimed.claims().get(i);
+      if (claim == null) {
+        return List.of(); // left out of the claim: its writes are not trusted
+      }
+      Optional<PluginEndpoint> endpoint = claim.endpoint();
       if (endpoint.isEmpty()) {
         LOG.warn(
             "duplicate {} publishes no plugin endpoint: cannot recover writes {}..{} from it",
@@ -176,71 +288,6 @@ final class EpochClaim {
       }
     }
     return List.of();
-  }
-
-  @FunctionalInterface
-  private interface SourceCall<T> {
-    T call(DuplicateSource source) throws Exception;
-  }
-
-  /**
-   * Runs {@code call} on every duplicate's source in parallel, before {@code deadline}; results in
-   * source order.
-   */
-  private <T> List<T> onEveryDuplicate(String what, long deadline, SourceCall<T> call)
-      throws IOException, InterruptedException, TimeoutException, EpochTakenException {
-    ExecutorService callers =
-        Executors.newFixedThreadPool(
-            sources.size(), new DefaultThreadFactory("zoolander-repeater-start", true));
-    try {
-      List<java.util.concurrent.Future<T>> futures = new ArrayList<>();
-      for (DuplicateSource source : sources) {
-        futures.add(callers.submit(() -> call.call(source)));
-      }
-      List<T> results = new ArrayList<>();
-      for (int i = 0; i < futures.size(); i++) {
-        DuplicateSource source = sources.get(i);
-        try {
-          results.add(
-              futures.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-        } catch (java.util.concurrent.TimeoutException e) {
-          throw new TimeoutException(
-              "could not "
-                  + what
-                  + " duplicate "
-                  + source.duplicateId()
-                  + " at "
-                  + source.connectString()
-                  + " within "
-                  + config.startTimeoutMillis()
-                  + " ms");
-        } catch (ExecutionException e) {
-          Throwable cause = e.getCause();
-          if (cause instanceof TimeoutException t) {
-            throw t;
-          }
-          if (cause instanceof EpochTakenException t) {
-            throw t;
-          }
-          if (cause instanceof IllegalStateException ise) {
-            throw ise;
-          }
-          throw new IOException(
-              "could not "
-                  + what
-                  + " duplicate "
-                  + source.duplicateId()
-                  + " at "
-                  + source.connectString()
-                  + ": "
-                  + cause,
-              cause);
-        }
-      }
-      return results;
-    } finally {
-      callers.shutdownNow();
-    }
   }
 
   private static long remainingMillis(long deadline) {

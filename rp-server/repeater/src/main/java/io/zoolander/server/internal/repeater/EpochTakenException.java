@@ -3,7 +3,7 @@ package io.zoolander.server.internal.repeater;
 /**
  * A repeater tried to claim an epoch at a duplicate that already holds that epoch or a higher one:
  * another repeater claimed it first. Two repeaters can therefore never hold the same epoch (each
- * claims at every duplicate).
+ * claims at a majority, and two majorities share a duplicate).
  */
 public final class EpochTakenException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * plugin. This class starts and stops it and answers for it; the work is done by its parts:
  *
  * <ul>
- *   <li>{@link EpochClaim}: claims an epoch at every duplicate and recovers the writes some missed
- *       (on the starting thread);
+ *   <li>{@link EpochClaim}: claims an epoch at a majority of the duplicates and recovers the writes
+ *       some missed (on the starting thread);
  *   <li>{@link Sequencer}: the seq counter, the {@link RetransmissionLog}, the {@link FrameRun},
  *       flushes and trimming;
  *   <li>{@link ClientFlow}: the client connections ({@link ClientHandler}) and pausing them;
@@ -138,7 +138,9 @@ public final class RepeaterCore implements AutoCloseable {
     this.clients = new ClientFlow(runtime, config.logCapacityMessages());
     this.links = new DuplicateLinks(this.sources, meters, runtime, security, notifier, clients);
     this.sequencer = new Sequencer(config, runtime, links.all(), batching, clients);
-    this.transfers = new Transfers(runtime, links.all(), sequencer, notifier, config.autoRejoin());
+    this.transfers =
+        new Transfers(
+            runtime, links.all(), sequencer, notifier, config.autoRejoin(), this::rejoined);
     links.wire(sequencer, transfers);
     meters.registerGauges(this, links.all());
   }
@@ -192,16 +194,16 @@ public final class RepeaterCore implements AutoCloseable {
   // lifecycle
 
   /**
-   * Takes over: reads every duplicate's state, claims an epoch above all of them at every duplicate
-   * (which fences every older repeater), recovers from the most advanced duplicates the writes
-   * others missed ({@link EpochClaim}), starts following the duplicates' plugins and accepts
-   * clients. The client listener is bound before the claim (and accepts nobody until the end), so
-   * that a repeater that cannot listen fails without deposing the running one. On failure
-   * everything started is closed again.
+   * Takes over: reads the duplicates' states, claims an epoch above all of them at a majority
+   * (which fences every older repeater; the duplicates left out are fenced when they come back),
+   * recovers from the most advanced duplicates the writes others missed ({@link EpochClaim}),
+   * starts following the duplicates' plugins and accepts clients. The client listener is bound
+   * before the claim (and accepts nobody until the end), so that a repeater that cannot listen
+   * fails without deposing the running one. On failure everything started is closed again.
    *
    * @throws IllegalStateException if already started, or the configured epoch is not above every
    *     duplicate's epoch or was claimed by another repeater first
-   * @throws TimeoutException if some duplicate's state cannot be read or claimed within the start
+   * @throws TimeoutException if no majority's states can be read or claimed within the start
    *     timeout
    * @throws IOException if a state cannot be read or the listener cannot be bound
    */
@@ -244,12 +246,17 @@ public final class RepeaterCore implements AutoCloseable {
     long claimedNanos = System.nanoTime();
     Map<Integer, Long> applied = new LinkedHashMap<>();
     long maxApplied = 0;
-    for (int i = 0; i < claimed.claims().size(); i++) {
-      long appliedSeq = claimed.claims().get(i).state().appliedSeq();
-      DuplicateLink link = links.all().get(i);
+    for (Map.Entry<Integer, DuplicateSource.Claim> claimOf : claimed.claims().entrySet()) {
+      long appliedSeq = claimOf.getValue().state().appliedSeq();
+      DuplicateLink link = links.all().get(claimOf.getKey());
       link.initialAck(appliedSeq);
       applied.put(link.id(), appliedSeq);
       maxApplied = Math.max(maxApplied, appliedSeq);
+    }
+    for (Map.Entry<Integer, String> left : claimed.leftOut().entrySet()) {
+      DuplicateLink link = links.all().get(left.getKey());
+      link.initialAck(maxApplied); // holds the log no lower than the others until it is back
+      link.leftOutOfClaim(left.getValue());
     }
     List<Message.Sequenced> recovered = claim.recover(claimed, applied, deadline);
     long firstSeq = sequencer.begin(maxApplied, recovered, admission);
@@ -263,7 +270,7 @@ public final class RepeaterCore implements AutoCloseable {
             TimeUnit.NANOSECONDS.toMillis(claimedNanos - startNanos),
             TimeUnit.NANOSECONDS.toMillis(doneNanos - claimedNanos));
     LOG.info(
-        "repeater epoch {}, next seq {}: claimed at every duplicate in {} ms (applied seqs {}); recovered {} writes"
+        "repeater epoch {}, next seq {}: claimed in {} ms (applied seqs {}); recovered {} writes"
             + " ({}..{}) for the duplicates behind in {} ms",
         claimed.epoch(),
         sequencer.nextSeq(),
@@ -284,6 +291,38 @@ public final class RepeaterCore implements AutoCloseable {
     }
     runtime.acceptClients();
     LOG.info("repeater listening for clients on {}", runtime.boundAddress());
+  }
+
+  /**
+   * A duplicate rejoined by state transfer: it holds a healthy duplicate's tree now, so a record of
+   * it being left out of a claim must no longer make later repeaters distrust it. Cleared at every
+   * duplicate that answers, off the sequencer loop (ZooKeeper calls block); if this fails, the next
+   * repeater fences it once more, which is safe.
+   */
+  private void rejoined(int duplicateId) {
+    long epoch = sequencer.epoch();
+    Thread clearer =
+        new Thread(
+            () -> {
+              for (DuplicateSource source : sources) {
+                try {
+                  source.clearLeftOut(
+                      duplicateId, epoch, RepeaterSettings.CLOSE_THREADS_TIMEOUT_MILLIS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                  return;
+                } catch (Exception e) {
+                  LOG.warn(
+                      "duplicate {}: cannot clear the record of duplicate {} left out: {}",
+                      source.duplicateId(),
+                      duplicateId,
+                      e.toString());
+                }
+              }
+            },
+            "zoolander-repeater-left-out-" + duplicateId);
+    clearer.setDaemon(true);
+    clearer.start();
   }
 
   /** The periodic work on the sequencer loop: ACK timeouts, admission control, arrival rate. */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,7 @@ final class Transfers {
   private final Sequencer sequencer;
   private final Notifier notifier;
   private final boolean autoRejoin;
+  private final IntConsumer rejoined;
 
   /** State transfers in progress, by id. */
   private final Map<Long, Transfer> transfers = new LinkedHashMap<>();
@@ -43,12 +45,14 @@ final class Transfers {
       List<DuplicateLink> links,
       Sequencer sequencer,
       Notifier notifier,
-      boolean autoRejoin) {
+      boolean autoRejoin,
+      IntConsumer rejoined) {
     this.runtime = runtime;
     this.links = links;
     this.sequencer = sequencer;
     this.notifier = notifier;
     this.autoRejoin = autoRejoin;
+    this.rejoined = rejoined;
   }
 
   /**
@@ -274,6 +278,7 @@ final class Transfers {
           t.chunks);
       notifier.complete(t.future, null);
       notifier.listener(l -> l.duplicateRejoined(rejoin));
+      rejoined.accept(t.target.id());
     } else {
       LOG.warn(
           "duplicate {}: state transfer {} from duplicate {} failed after {} ms: {}",

@@ -4,8 +4,12 @@ import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.EndpointWatcher;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,9 +22,13 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A duplicate whose state and endpoint live in its ZooKeeper ensemble, under {@link Znodes}. */
 public final class ZooKeeperDuplicateSource implements DuplicateSource {
+  private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperDuplicateSource.class);
+
   private final int duplicateId;
   private final String connectString;
   private final Znodes znodes;
@@ -162,6 +170,112 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             return new Claim(claimed, endpoint);
           }
         });
+  }
+
+  /** Reads {@code <base>/leftOut/<duplicate id>} (each holding an epoch in decimal). */
+  @Override
+  public Map<Integer, Long> readLeftOut(long timeoutMillis) throws Exception {
+    return inSession(
+        timeoutMillis,
+        true,
+        zk -> {
+          Map<Integer, Long> leftOut = new TreeMap<>();
+          List<String> children;
+          try {
+            children = zk.getChildren(leftOutPath(), false);
+          } catch (KeeperException.NoNodeException e) {
+            return leftOut;
+          }
+          for (String child : children) {
+            try {
+              leftOut.put(
+                  Integer.parseInt(child),
+                  Long.parseLong(
+                      new String(
+                          zk.getData(leftOutPath() + "/" + child, false, null),
+                          StandardCharsets.US_ASCII)));
+            } catch (KeeperException.NoNodeException | NumberFormatException e) {
+              LOG.warn("duplicate {}: ignoring {}/{}: {}", duplicateId, leftOutPath(), child, e);
+            }
+          }
+          return leftOut;
+        });
+  }
+
+  @Override
+  public void recordLeftOut(Set<Integer> duplicateIds, long epoch, long timeoutMillis)
+      throws Exception {
+    byte[] data = Long.toString(epoch).getBytes(StandardCharsets.US_ASCII);
+    inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          for (int id : duplicateIds) {
+            String path = leftOutPath() + "/" + id;
+            while (true) {
+              try {
+                Stat stat = new Stat();
+                long held =
+                    Long.parseLong(
+                        new String(zk.getData(path, false, stat), StandardCharsets.US_ASCII));
+                if (held < epoch) {
+                  zk.setData(path, data, stat.getVersion());
+                }
+                break;
+              } catch (KeeperException.NoNodeException e) {
+                try {
+                  createParents(zk, leftOutPath(), acl);
+                  try {
+                    zk.create(leftOutPath(), new byte[0], acl, CreateMode.PERSISTENT);
+                  } catch (KeeperException.NodeExistsException there) {
+                    // created by an earlier claim
+                  }
+                  zk.create(path, data, acl, CreateMode.PERSISTENT);
+                  break;
+                } catch (KeeperException.NodeExistsException raced) {
+                  // recorded meanwhile: read it again
+                }
+              } catch (KeeperException.BadVersionException e) {
+                // changed meanwhile: read it again
+              } catch (KeeperException.NoAuthException e) {
+                throw notAllowed(e);
+              }
+            }
+          }
+          return null;
+        });
+  }
+
+  @Override
+  public void clearLeftOut(int leftOutId, long epoch, long timeoutMillis) throws Exception {
+    String path = leftOutPath() + "/" + leftOutId;
+    inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          while (true) {
+            try {
+              Stat stat = new Stat();
+              long held =
+                  Long.parseLong(
+                      new String(zk.getData(path, false, stat), StandardCharsets.US_ASCII));
+              if (held <= epoch) {
+                zk.delete(path, stat.getVersion());
+              }
+              return null;
+            } catch (KeeperException.NoNodeException e) {
+              return null; // nothing recorded (or cleared meanwhile)
+            } catch (KeeperException.BadVersionException e) {
+              // a newer claim recorded it meanwhile: read it again
+            } catch (KeeperException.NoAuthException e) {
+              throw notAllowed(e);
+            }
+          }
+        });
+  }
+
+  private String leftOutPath() {
+    return znodes.leftOut();
   }
 
   private BookkeepingState decode(byte[] data) {
