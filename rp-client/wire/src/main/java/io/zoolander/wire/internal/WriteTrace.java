@@ -119,28 +119,43 @@ public final class WriteTrace {
     }
   }
 
-  private static void drainForever() {
-    Path file = DIRECTORY.resolve(ProcessHandle.current().pid() + ".trace");
-    try {
+  /**
+   * Appends this JVM's pending records to its file now, on the calling thread, rather than at the
+   * writer's next round: a report reads them next. Does nothing when tracing is off.
+   *
+   * @throws IOException if the file cannot be written
+   */
+  public static void flush() throws IOException {
+    if (ON) {
+      drain();
+    }
+  }
+
+  private static synchronized void drain() throws IOException {
+    StringBuilder lines = new StringBuilder();
+    String line;
+    while ((line = PENDING.poll()) != null) {
+      lines.append(line);
+    }
+    if (lines.length() > 0) {
       Files.createDirectories(DIRECTORY);
+      Files.writeString(
+          DIRECTORY.resolve(ProcessHandle.current().pid() + ".trace"),
+          lines,
+          StandardCharsets.UTF_8,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    }
+  }
+
+  private static void drainForever() {
+    try {
       while (true) {
-        StringBuilder lines = new StringBuilder();
-        String line;
-        while ((line = PENDING.poll()) != null) {
-          lines.append(line);
-        }
-        if (lines.length() > 0) {
-          Files.writeString(
-              file,
-              lines,
-              StandardCharsets.UTF_8,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.APPEND);
-        }
+        drain();
         Thread.sleep(50);
       }
     } catch (IOException e) {
-      System.err.println("zoolander: write trace stopped: cannot write " + file + ": " + e);
+      System.err.println("zoolander: write trace stopped: cannot write in " + DIRECTORY + ": " + e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

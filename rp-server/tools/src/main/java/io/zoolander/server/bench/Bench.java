@@ -163,10 +163,14 @@ public final class Bench {
     return result;
   }
 
-  /** Joins the write trace's records, prints the table and writes it to {@code file}. */
-  private void writeTraceReport(Path traceDir, Path file) throws InterruptedException {
-    Thread.sleep(200); // each process appends its records every 50 ms
+  /**
+   * Joins the write trace's records, prints the table and writes it to {@code file}. The children
+   * appended theirs while they ran (a write whose last records were still pending when they stopped
+   * is left out as not traced whole); this JVM's, the client's, are flushed first.
+   */
+  private void writeTraceReport(Path traceDir, Path file) {
     try {
+      WriteTrace.flush();
       String table = WriteTraceReport.read(traceDir).markdown();
       Files.writeString(file, table, StandardCharsets.UTF_8);
       out.println(table);
