@@ -43,8 +43,9 @@
  * that comes back needing writes the log no longer holds, asks to retransmit such writes, or whose
  * plugin reports itself fenced (also after an interrupted install); not for a slow duplicate
  * evicted from the full log (a transfer would not make it faster), one fenced by {@link
- * io.zoolander.server.repeater.Repeater#fence}, nor after a failed transfer: those wait for an
- * operator's rejoin.
+ * io.zoolander.server.repeater.Repeater#fence}: those wait for an operator's rejoin. An automatic
+ * rejoin that fails is tried again after 1 s, doubling up to 30 s, until one succeeds (not when the
+ * snapshot is too large; a rejoin the operator asked for is not retried).
  *
  * <p>Mechanism, and why: the repeater asks the <em>most advanced streaming</em> duplicate's plugin
  * (TRANSFER_REQUEST on the connection it already has, so no new link, port or credential is needed)

@@ -99,6 +99,65 @@ class ForeignWriteTest {
     }
   }
 
+  /**
+   * The foreign write fences duplicate 1 while duplicate 2 is down: the automatic rejoin has no
+   * source and fails. It is tried again until duplicate 2 is back, and then repairs duplicate 1
+   * (before the retry, duplicate 1 stayed fenced for good).
+   */
+  @Test
+  void anAutomaticRejoinWithoutASourceIsTriedAgainUntilOneIsBack() throws Exception {
+    List<String> failures = new CopyOnWriteArrayList<>();
+    List<Integer> rejoined = new CopyOnWriteArrayList<>();
+    RepeaterListener listener =
+        new RepeaterListener() {
+          @Override
+          public void rejoinFailed(int duplicateId, String reason) {
+            failures.add(duplicateId + ": " + reason);
+          }
+
+          @Override
+          public void duplicateRejoined(Rejoin rejoin) {
+            rejoined.add(rejoin.duplicateId());
+          }
+        };
+    try (EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(2)
+                .serverMode(ServerMode.IN_PROCESS)
+                .startRepeater(false)
+                .start();
+        ZoolanderClient client = startRepeaterAndConnect(cluster, listener)) {
+      client.create("/config", "v1".getBytes(UTF_8)).get(30, TimeUnit.SECONDS);
+      cluster.awaitConverged(WAIT);
+      cluster.killDuplicate(2);
+      try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+        plain.setData(
+            cluster.znodes().dataRoot() + "/config", "behind its back".getBytes(UTF_8), -1);
+      }
+      Await.await(
+          WAIT,
+          "duplicate 1's automatic rejoin failed for want of a source",
+          () -> failures.stream().anyMatch(f -> f.startsWith("1: ")),
+          () -> failures + " " + cluster.repeater().duplicates());
+      assertThat(rejoined).isEmpty();
+
+      cluster.duplicate(2).start();
+      Await.await(
+          WAIT,
+          "duplicate 1 rejoined from duplicate 2 once it was back",
+          () -> rejoined.contains(1) && !cluster.repeater().duplicate(1).fenced(),
+          () -> failures + " " + rejoined + " " + cluster.repeater().duplicates());
+      Map<Integer, TreeDigest> digests = cluster.awaitConverged(WAIT);
+      assertThat(new HashSet<>(digests.values())).hasSize(1);
+      try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+        assertThat(
+                new String(
+                    plain.getData(cluster.znodes().dataRoot() + "/config", false, null), UTF_8))
+            .isEqualTo("v1");
+      }
+    }
+  }
+
   private static ZoolanderClient startRepeaterAndConnect(
       EmbeddedCluster cluster, RepeaterListener listener) throws Exception {
     cluster.startRepeater(b -> b.listener(listener));

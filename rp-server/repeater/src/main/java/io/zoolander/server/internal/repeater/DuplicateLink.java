@@ -78,6 +78,9 @@ final class DuplicateLink {
   private volatile long ackedSeq;
   private volatile boolean fenced;
 
+  /** Fenced by the operator and not rejoined since: nothing rejoins it automatically. */
+  private boolean heldByOperator;
+
   /** Why the epoch claim left this duplicate out; null if it did not, or once fenced for it. */
   private String leftOutOfClaim;
 
@@ -136,6 +139,12 @@ final class DuplicateLink {
 
   long ackedSeq() {
     return ackedSeq;
+  }
+
+  /** Whether the operator fenced it and has not rejoined it since. Loop only. */
+  boolean heldByOperator() {
+    assert onLoop() : ON_LOOP;
+    return heldByOperator;
   }
 
   boolean fenced() {
@@ -562,6 +571,7 @@ final class DuplicateLink {
   void beginRejoin(Transfer t) {
     assert onLoop() : ON_LOOP;
     transfer = t;
+    heldByOperator = false;
     leftOutOfClaim = null; // the transfer replaces what it held
     fenced = false;
     fenceReason = null;
@@ -661,7 +671,9 @@ final class DuplicateLink {
    */
   void fenceByOperator() {
     assert onLoop() : ON_LOOP;
+    heldByOperator = true;
     if (transfer != null) {
+      transfer.retryable = false;
       transferFailed("fenced by the operator");
     } else {
       fence("fenced by the operator", false);

@@ -45,6 +45,12 @@ final class Transfer {
   /** The last tenth of the chunks reported in the log, so that progress is logged once a tenth. */
   int loggedTenths;
 
+  /**
+   * Whether an automatic transfer that fails may be tried again: not when the snapshot is too large
+   * (it would be again) nor when the operator fenced the target.
+   */
+  boolean retryable = true;
+
   Transfer(
       long id,
       DuplicateLink source,

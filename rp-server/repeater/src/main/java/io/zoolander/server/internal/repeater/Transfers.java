@@ -3,8 +3,10 @@ package io.zoolander.server.internal.repeater;
 import io.zoolander.server.repeater.Rejoin;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.TransferProgress;
+import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,11 +24,24 @@ import org.slf4j.LoggerFactory;
  * future and the listener. While a transfer runs, the log is not trimmed past its {@link
  * Transfer#holdSeq} ({@link Sequencer#trim}).
  *
+ * <p>An automatic rejoin that fails (no streaming source, the source or the target lost during the
+ * transfer, a timeout) is tried again after {@link #RETRY_FIRST_MILLIS}, doubling up to {@link
+ * #RETRY_MAX_MILLIS}, until one succeeds: without it a duplicate whose transfer met a second fault
+ * stayed fenced for good (found by {@code ChaosIT}, seed 3). Not when the snapshot is too large,
+ * nor for a duplicate the operator fenced, nor once the repeater stopped; a rejoin the operator
+ * asked for is not retried (the operator hears of its failure).
+ *
  * <p>Owned by the sequencer loop: every method runs there (asserted); the transfers in progress are
  * confined to it.
  */
 final class Transfers {
   private static final Logger LOG = LoggerFactory.getLogger(Transfers.class);
+
+  /** Pause before the first retry of a failed automatic rejoin. */
+  static final long RETRY_FIRST_MILLIS = 1_000;
+
+  /** Longest pause between two retries of a failed automatic rejoin. */
+  static final long RETRY_MAX_MILLIS = 30_000;
 
   private final NettyRuntime runtime;
   private final List<DuplicateLink> links;
@@ -37,6 +52,9 @@ final class Transfers {
 
   /** State transfers in progress, by id. */
   private final Map<Long, Transfer> transfers = new LinkedHashMap<>();
+
+  /** Automatic rejoins that failed in a row, by duplicate id; cleared by a rejoin. */
+  private final Map<Integer, Integer> failedAutomatic = new HashMap<>();
 
   private long nextTransferId = 1;
 
@@ -67,16 +85,39 @@ final class Transfers {
         "duplicate {}: rejoining it by state transfer in {} ms (automatic)",
         link.id(),
         RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS);
+    rejoinAfter(link, RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS);
+  }
+
+  private void rejoinAfter(DuplicateLink link, long delayMillis) {
     runtime
         .loop()
         .schedule(
             () -> {
-              if (link.fenced() && link.transfer() == null && !sequencer.stopped()) {
+              if (link.fenced()
+                  && link.transfer() == null
+                  && !link.heldByOperator()
+                  && !sequencer.stopped()) {
                 start(link, new CompletableFuture<>(), true);
               }
             },
-            RepeaterSettings.AUTO_REJOIN_DELAY_MILLIS,
+            delayMillis,
             TimeUnit.MILLISECONDS);
+  }
+
+  /** An automatic rejoin of {@code link} failed for {@code why}: try again after a backoff. */
+  private void retryLater(DuplicateLink link, String why) {
+    if (!autoRejoin || sequencer.stopped() || link.heldByOperator()) {
+      return;
+    }
+    int failures = failedAutomatic.merge(link.id(), 1, Integer::sum);
+    long delay = Math.min(RETRY_MAX_MILLIS, RETRY_FIRST_MILLIS << Math.min(failures - 1, 10));
+    LOG.info(
+        "duplicate {}: automatic rejoin failed ({} in a row: {}); trying again in {} ms",
+        link.id(),
+        failures,
+        why,
+        delay);
+    rejoinAfter(link, delay);
   }
 
   /**
@@ -119,6 +160,9 @@ final class Transfers {
       done.completeExceptionally(
           new IllegalStateException("duplicate " + target.id() + " cannot rejoin: " + why));
       notifier.listener(l -> l.rejoinFailed(target.id(), why));
+      if (automatic) {
+        retryLater(target, why);
+      }
       return;
     }
     Transfer t = new Transfer(nextTransferId++, source, target, done, automatic, source.ackedSeq());
@@ -225,6 +269,9 @@ final class Transfers {
           error.message());
       return;
     }
+    if (error.code() == ErrorCode.TRANSFER_TOO_LARGE) {
+      t.retryable = false;
+    }
     t.target.transferFailed(
         (from == t.source ? "the source duplicate " + from.id() : "its plugin")
             + " answered "
@@ -276,6 +323,7 @@ final class Transfers {
           t.znodes,
           t.bytes,
           t.chunks);
+      failedAutomatic.remove(t.target.id());
       notifier.complete(t.future, null);
       notifier.listener(l -> l.duplicateRejoined(rejoin));
       rejoined.accept(t.target.id());
@@ -292,6 +340,9 @@ final class Transfers {
           new IllegalStateException(
               "duplicate " + t.target.id() + ": state transfer failed: " + failure));
       notifier.listener(l -> l.rejoinFailed(t.target.id(), failure));
+      if (t.automatic && t.retryable) {
+        retryLater(t.target, failure);
+      }
     }
     if (sequencer.begun()) {
       sequencer.trim();
