@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,7 +35,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * server, the whole duplicate down and back with its data; with three, a leader change), the
  * repeater killed and replaced, a newer repeater started while the old one runs, duplicate 2 cut
  * off from the repeater (drop, reset, half-open) or slowed down by the network, duplicate 3 slowed
- * down by injected anomalies.
+ * down by injected anomalies, duplicate 3 lost (all its servers killed; every other time with its
+ * data, so that it comes back empty and rejoins by state transfer) and, at most once per schedule,
+ * a plain ZooKeeper client writing under duplicate 3's data root (which fences it until a state
+ * transfer repairs it).
  *
  * <p>System properties (set by Maven, see {@code integration-tests/pom.xml}): {@code
  * chaos.durationSeconds} (default 20: the short version of the default suite; {@code -Pchaos} runs
@@ -59,7 +64,9 @@ class ChaosIT {
     RESET,
     HALF_OPEN,
     NETWORK_DELAY,
-    SLOW
+    SLOW,
+    DUPLICATE_LOSS,
+    FOREIGN_WRITE
   }
 
   /** The seeds of the schedules to run back to back: {@code chaos.seed} and the next ones. */
@@ -135,8 +142,13 @@ class ChaosIT {
         long start = System.nanoTime();
         long end = start + TimeUnit.SECONDS.toNanos(duration);
         ZooKeeperEnsemble first = cluster.duplicate(1);
+        boolean wroteBehindItsBack = false;
+        boolean loseData = false;
         while (System.nanoTime() < end) {
           Fault fault = Fault.values()[random.nextInt(Fault.values().length)];
+          if (fault == Fault.FOREIGN_WRITE && wroteBehindItsBack) {
+            continue; // once per schedule: each one costs a state transfer
+          }
           long holdMillis = 500L + random.nextInt(2_500);
           long ackedBefore = load.acked();
           long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -152,7 +164,7 @@ class ChaosIT {
                 // kill -9; the standby takes over by itself (a supersession would be a manual
                 // start)
                 long tookMillis = pair.killActive();
-                events.add(String.format("%d ms FAILOVER took %d ms", at, tookMillis));
+                event(events, seed, String.format("%d ms FAILOVER took %d ms", at, tookMillis));
                 load.awaitAcked(load.acked() + 50, WAIT);
                 continue;
               }
@@ -185,8 +197,30 @@ class ChaosIT {
               Thread.sleep(holdMillis);
               cluster.clearAnomaly(3);
             }
+            case DUPLICATE_LOSS -> {
+              cluster.killDuplicate(3);
+              if (loseData) {
+                cluster.wipeDuplicate(3);
+                event(events, seed, String.format("%d ms duplicate 3's data wiped", at));
+              }
+              loseData = !loseData;
+              Thread.sleep(holdMillis);
+              cluster.duplicate(3).start();
+            }
+            case FOREIGN_WRITE -> {
+              wroteBehindItsBack = true;
+              try (ZooKeeper plain = connect(cluster, 3)) {
+                plain.create(
+                    cluster.znodes().dataRoot() + "/behind-its-back-" + seed,
+                    new byte[] {1},
+                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                    CreateMode.PERSISTENT);
+              }
+            }
           }
-          events.add(
+          event(
+              events,
+              seed,
               String.format(
                   "%d ms %s %d ms (+%d writes)",
                   at, fault, holdMillis, load.acked() - ackedBefore));
@@ -198,7 +232,11 @@ class ChaosIT {
         assertThat(load.problems()).as("history; faults: %s", events).isEmpty();
         if (repeater != null) {
           Repeater last = repeater;
-          assertThat(last.duplicates()).as("faults: %s", events).noneMatch(DuplicateView::fenced);
+          // A duplicate lost or written behind its back is fenced until its state transfer ends.
+          SteadyLoad.await(
+              "no duplicate fenced; faults: " + events,
+              () -> last.duplicates().stream().noneMatch(DuplicateView::fenced),
+              WAIT);
           cluster.awaitConverged(last.nextSeq() - 1, WAIT);
         } else {
           // A fenced duplicate would not converge at the highest seq applied anywhere.
@@ -242,6 +280,12 @@ class ChaosIT {
     } finally {
       clients.forEach(ZoolanderClient::close);
     }
+  }
+
+  /** Records a fault and prints it at once, so that a schedule that hangs shows how far it got. */
+  private static void event(List<String> events, long seed, String event) {
+    events.add(event);
+    System.out.println("CHAOS seed " + seed + ": " + event);
   }
 
   private static Repeater startRepeater(EmbeddedCluster cluster, InetSocketAddress address)

@@ -14,9 +14,6 @@ import io.zoolander.server.repeater.RepeaterListener;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ServerMode;
 import io.zoolander.server.testing.TreeDigest;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +22,6 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -182,7 +178,7 @@ class StateTransferIT {
     cluster.killDuplicate(id);
     long downAt = repeater.nextSeq() - 1;
     if (empty) {
-      wipe(id);
+      cluster.wipeDuplicate(id);
     }
     load.awaitAcked(load.acked() + 2L * LOG_CAPACITY, WAIT);
     long missed = repeater.nextSeq() - 1 - downAt;
@@ -234,26 +230,6 @@ class StateTransferIT {
       assertThat(read.duplicateId()).isEqualTo(id);
       assertThat(read.appliedSeq()).isGreaterThanOrEqualTo(seq);
       assertThat(read.data()).isEqualTo(data);
-    }
-  }
-
-  /**
-   * Empties a killed duplicate's ZooKeeper data (snapshots and transaction logs), keeping its epoch
-   * files: a server whose epoch went back would be refused by every ZooKeeper client that saw a
-   * newer zxid (the repeater's and the clients' endpoint watchers), which is a ZooKeeper matter,
-   * not a Zoolander one.
-   */
-  private void wipe(int id) throws IOException {
-    for (int server : cluster.duplicate(id).serverIds()) {
-      Path version2 = cluster.duplicate(id).dataDir(server).resolve("version-2");
-      try (Stream<Path> files = Files.list(version2)) {
-        for (Path file : files.toList()) {
-          String name = file.getFileName().toString();
-          if (name.startsWith("snapshot.") || name.startsWith("log.")) {
-            Files.delete(file);
-          }
-        }
-      }
     }
   }
 

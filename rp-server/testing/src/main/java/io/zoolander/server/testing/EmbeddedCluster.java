@@ -263,6 +263,38 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
+   * Empties the ZooKeeper data (snapshots and transaction logs) of duplicate {@code id}, whose
+   * servers must be down ({@link #killDuplicate}): started again, it comes back empty, as a
+   * duplicate lost with its disks would, and the repeater rejoins it by state transfer. The epoch
+   * files are kept: a server whose epoch went back would be refused by every ZooKeeper client that
+   * saw a newer zxid (the repeater's and the clients' endpoint watchers), which is a ZooKeeper
+   * matter, not a Zoolander one.
+   *
+   * @throws IllegalStateException if a server of the duplicate is running
+   */
+  public void wipeDuplicate(int id) throws IOException {
+    ZooKeeperEnsemble ensemble = duplicate(id);
+    for (int server : ensemble.serverIds()) {
+      if (ensemble.isRunning(server)) {
+        throw new IllegalStateException(
+            "server " + server + " of duplicate " + id + " is running; kill the duplicate first");
+      }
+      Path version2 = ensemble.dataDir(server).resolve("version-2");
+      if (!Files.isDirectory(version2)) {
+        continue;
+      }
+      try (Stream<Path> files = Files.list(version2)) {
+        for (Path file : files.toList()) {
+          String name = file.getFileName().toString();
+          if (name.startsWith("snapshot.") || name.startsWith("log.")) {
+            Files.delete(file);
+          }
+        }
+      }
+    }
+  }
+
+  /**
    * Turns on the anomaly injector of duplicate {@code id}: writes {@code settings} to its {@code
    * <base>/anomaly} znode with a plain ZooKeeper client. The plugin follows that znode through a
    * watch, so the settings take effect within milliseconds, and stay (also across leader changes
