@@ -65,6 +65,8 @@ import java.util.stream.Collectors;
  *     null when off
  * @param connectionLimits what the client port allows a connection ({@code handshakeTimeoutMs},
  *     {@code frameIdleTimeoutMs}, {@code maxConnections})
+ * @param missingDuplicateGraceMs how long a takeover still waits for the other duplicates once a
+ *     majority has answered
  * @param epochCheckMs how often the state znodes are read for a newer epoch, 0 for never
  * @param failover automatic failover from the {@code failover*} entries; null when off (the
  *     repeater takes over at once)
@@ -86,6 +88,7 @@ record RepeaterConfig(
     Map<String, String> security,
     AdmissionSettings admission,
     ConnectionLimits connectionLimits,
+    long missingDuplicateGraceMs,
     long epochCheckMs,
     FailoverSettings failover) {
 
@@ -177,6 +180,7 @@ record RepeaterConfig(
     int juteMaxBuffer = p.get(RepeaterKeys.JUTE_MAX_BUFFER).intValue();
     BatchingPolicy batching = p.get(RepeaterKeys.BATCHING);
     boolean autoRejoin = p.get(RepeaterKeys.AUTO_REJOIN);
+    long missingDuplicateGraceMs = p.get(RepeaterKeys.MISSING_DUPLICATE_GRACE_MS);
     long epochCheckMs = p.get(RepeaterKeys.EPOCH_CHECK_MS);
     Map<Integer, String> duplicates = new LinkedHashMap<>();
     for (Map.Entry<String, String> e : values.entrySet()) {
@@ -237,6 +241,7 @@ record RepeaterConfig(
         security,
         admission,
         connectionLimits,
+        missingDuplicateGraceMs,
         epochCheckMs,
         failover);
   }
@@ -302,6 +307,7 @@ record RepeaterConfig(
             .juteMaxBuffer(juteMaxBuffer)
             .batching(batching)
             .autoRejoin(autoRejoin)
+            .missingDuplicateGrace(Duration.ofMillis(missingDuplicateGraceMs))
             .epochCheckInterval(Duration.ofMillis(epochCheckMs));
     epoch.ifPresent(builder::epoch);
     duplicates.forEach(builder::duplicate);

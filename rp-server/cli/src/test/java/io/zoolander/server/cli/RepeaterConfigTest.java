@@ -71,6 +71,7 @@ class RepeaterConfigTest {
         frameIdleTimeoutMs=7000
         frameTimeoutMs=9000
         maxConnections=64
+        missingDuplicateGraceMs=1500
         epochCheckMs=250
         failover=true
         failover.advertisedHost=repeater-1.example
@@ -104,6 +105,7 @@ class RepeaterConfigTest {
                 Map.of(),
                 null,
                 new ConnectionLimits(5_000, 7_000, 9_000, 64),
+                1_500,
                 250,
                 new FailoverSettings("repeater-1.example", 7001, 50, 400)));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
@@ -134,7 +136,7 @@ class RepeaterConfigTest {
     {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
-          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, epochCheckMs,"
+          + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, missingDuplicateGraceMs, epochCheckMs,"
           + " failover, and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.* and the admission"
           + " control keys admission.* (--help lists them))"
     },

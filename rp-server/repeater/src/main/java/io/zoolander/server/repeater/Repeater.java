@@ -319,6 +319,8 @@ public final class Repeater implements AutoCloseable {
     private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
+    private long missingDuplicateGraceMillis =
+        RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
     private RepeaterListener listener;
     private BatchingPolicy batching = BatchingPolicy.adaptive();
@@ -594,6 +596,29 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * How long a takeover still waits for the other duplicates once a majority has answered (its
+     * state read, its epoch claimed; default {@value
+     * RepeaterSettings#DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS} ms). Those that do not answer by
+     * then are left out and rejoin by state transfer when they come back: longer spares a slow but
+     * living duplicate that transfer on a loaded host, shorter brings a takeover with a duplicate
+     * down closer to one with all of them up.
+     *
+     * @throws IllegalArgumentException if negative or over an hour
+     */
+    public Builder missingDuplicateGrace(Duration grace) {
+      Objects.requireNonNull(grace, "grace must not be null");
+      if (grace.isNegative() || grace.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
+        throw new IllegalArgumentException(
+            "missingDuplicateGrace must be 0 to "
+                + RepeaterKeys.MAX_TIMEOUT_MS
+                + " ms, was "
+                + grace);
+      }
+      this.missingDuplicateGraceMillis = grace.toMillis();
+      return this;
+    }
+
+    /**
      * How often the repeater reads every duplicate's state znode it can reach and deposes itself if
      * one holds a newer epoch (default {@value RepeaterSettings#DEFAULT_EPOCH_CHECK_MILLIS} ms;
      * {@link Duration#ZERO} turns it off): a repeater cut off from the plugins but not from
@@ -781,7 +806,8 @@ public final class Repeater implements AutoCloseable {
               juteMaxBufferBytes,
               pluginAckTimeoutMillis,
               autoRejoin,
-              logCapacityBytes);
+              logCapacityBytes,
+              missingDuplicateGraceMillis);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs, ticker, predictorSampleMaxAge);
       BatchingController batchingController =

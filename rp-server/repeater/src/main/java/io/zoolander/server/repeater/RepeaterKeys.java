@@ -98,6 +98,16 @@ public final class RepeaterKeys {
                   + " this bound, not logCapacity, decides how far a duplicate may fall behind.")
           .build();
 
+  public static final Setting<Long> MISSING_DUPLICATE_GRACE_MS =
+      Setting.integer("missingDuplicateGraceMs")
+          .defaultValue(RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS)
+          .range(0L, MAX_TIMEOUT_MS)
+          .unit("ms")
+          .doc(
+              "How long (ms) a takeover still waits for the other duplicates once a majority has answered; those"
+                  + " that do not answer by then are left out and rejoin by state transfer when they come back.")
+          .build();
+
   public static final Setting<Long> EPOCH_CHECK_MS =
       Setting.integer("epochCheckMs")
           .defaultValue(RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS)
@@ -351,6 +361,7 @@ public final class RepeaterKeys {
                 JUTE_MAX_BUFFER,
                 BATCHING,
                 AUTO_REJOIN,
+                MISSING_DUPLICATE_GRACE_MS,
                 EPOCH_CHECK_MS,
                 FAILOVER,
                 FAILOVER_ADVERTISED_HOST,

@@ -208,7 +208,7 @@ public final class RepeaterSettings {
    * answer, short enough to keep a takeover with a duplicate down within about a second of one with
    * all of them up.
    */
-  public static final long MISSING_DUPLICATE_GRACE_MILLIS = 1_000;
+  public static final long DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS = 1_000;
 
   /**
    * At start, how long one duplicate's plugin has to send the writes it applied recently (for the

@@ -35,6 +35,12 @@ class RepeaterBuilderTest {
     assertThatThrownBy(() -> b.epoch(0)).hasMessageContaining("epoch");
     assertThatThrownBy(() -> b.clientIoThreads(-1)).hasMessageContaining("clientIoThreads");
     assertThatThrownBy(() -> b.clientIoThreads(65)).hasMessageContaining("clientIoThreads");
+    assertThatThrownBy(() -> b.missingDuplicateGrace(Duration.ofMillis(-1)))
+        .hasMessageContaining("missingDuplicateGrace");
+    assertThatThrownBy(() -> b.missingDuplicateGrace(Duration.ofHours(2)))
+        .hasMessageContaining("missingDuplicateGrace");
+    assertThatThrownBy(() -> b.missingDuplicateGrace(null))
+        .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class);
   }
 

@@ -15,6 +15,8 @@ import java.util.OptionalLong;
  * @param autoRejoin whether a duplicate that comes back needing writes the log no longer holds
  *     rejoins by state transfer by itself
  * @param logCapacityBytes most bytes of encoded writes the retransmission log holds
+ * @param missingDuplicateGraceMillis how long a takeover still waits for the other duplicates once
+ *     a majority has answered
  */
 public record CoreConfig(
     String clientHost,
@@ -27,9 +29,10 @@ public record CoreConfig(
     int juteMaxBufferBytes,
     long pluginAckTimeoutMillis,
     boolean autoRejoin,
-    long logCapacityBytes) {
+    long logCapacityBytes,
+    long missingDuplicateGraceMillis) {
 
-  /** Settings with the default {@code logCapacityBytes}. */
+  /** Settings with the default {@code logCapacityBytes} and {@code missingDuplicateGraceMillis}. */
   public CoreConfig(
       String clientHost,
       int clientPort,
@@ -52,7 +55,8 @@ public record CoreConfig(
         juteMaxBufferBytes,
         pluginAckTimeoutMillis,
         autoRejoin,
-        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES);
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES,
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS);
   }
 
   /**

@@ -66,7 +66,7 @@ final class EpochClaim {
     this.quorum =
         new QuorumCall(
             sources,
-            TimeUnit.MILLISECONDS.toNanos(RepeaterSettings.MISSING_DUPLICATE_GRACE_MILLIS),
+            TimeUnit.MILLISECONDS.toNanos(config.missingDuplicateGraceMillis()),
             Ticker.system());
   }
 
@@ -81,9 +81,9 @@ final class EpochClaim {
    * together do not keep colliding), unless the epoch is configured.
    *
    * <p>A duplicate is left out when it does not answer in time (once a majority has, it gets {@link
-   * RepeaterSettings#MISSING_DUPLICATE_GRACE_MILLIS} more), or when some duplicate records it as
-   * left out of the claim of an epoch above its own: it may then hold writes of a deposed repeater
-   * at seqs a newer one sequenced again, so neither its applied seq nor its writes can be used.
+   * CoreConfig#missingDuplicateGraceMillis} more), or when some duplicate records it as left out of
+   * the claim of an epoch above its own: it may then hold writes of a deposed repeater at seqs a
+   * newer one sequenced again, so neither its applied seq nor its writes can be used.
    *
    * @throws IllegalStateException if the configured epoch is not above every duplicate's epoch or
    *     was claimed by another repeater first
