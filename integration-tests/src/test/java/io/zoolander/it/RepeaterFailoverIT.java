@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Timeout;
  * and the standby takes over by itself (nobody starts it). No acknowledged write is lost or applied
  * twice, each client's order holds, the duplicates converge, and the new repeater's record is
  * published for clients and standbys. Also with one duplicate down at the takeover: the standby
- * claims its epoch at the other two, and the third, back, rejoins by state transfer.
+ * claims its epoch at the other two, and the third, back, rejoins by state transfer. Also with the
+ * active one frozen instead of killed (a partition from everything): replaced, followed by its
+ * clients through discovery, deposed when it thaws.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class RepeaterFailoverIT {
@@ -131,6 +133,52 @@ class RepeaterFailoverIT {
         load.longestAckGap(killed - TimeUnit.SECONDS.toNanos(1), stopped).toMillis(),
         load.acked());
     System.out.print(takeoverLines(pair.standby));
+  }
+
+  /**
+   * The active repeater frozen (SIGSTOP): cut off from the plugins, from every ensemble and from
+   * its clients at once, and silent, as a partitioned host would be. The standby takes over when
+   * the heartbeat stops; the clients, whose connections to the frozen one stay open, follow the new
+   * record in the duplicates; thawed (SIGCONT), the old repeater is deposed and nothing it held
+   * from before is applied twice or lost.
+   */
+  @Test
+  void aFrozenActiveRepeaterIsReplacedItsClientsFollowAndItIsDeposedWhenItThaws() throws Exception {
+    Pair pair = activeAndStandby();
+    ZoolanderClient discovering = discoveringClient();
+    assertThat(discovering.create("/frozen-before", new byte[0]).get(60, TimeUnit.SECONDS).seq())
+        .isPositive();
+    SteadyLoad load = load("/frozen", pair);
+    load.awaitAcked(1_000, WAIT);
+
+    signal(pair.active, "STOP");
+    try {
+      pair.standby.awaitListening(WAIT);
+      load.awaitAcked(load.acked() + 1_000, WAIT);
+      assertThat(discovering.create("/frozen-during", new byte[0]).get(60, TimeUnit.SECONDS).seq())
+          .isPositive();
+    } finally {
+      signal(pair.active, "CONT");
+    }
+    Await.await(
+        WAIT,
+        "the old repeater deposed once it thawed",
+        () -> pair.active.output().contains("deposed"),
+        pair.active::output);
+    load.awaitAcked(load.acked() + 500, WAIT);
+    load.stop();
+    assertThat(pair.standby.epoch()).isGreaterThan(pair.active.epoch());
+    assertInvariants(load, pair.standby);
+  }
+
+  /** Sends a signal to a child JVM (SIGSTOP freezes it; SIGCONT thaws it). */
+  private static void signal(RepeaterProcess process, String signal) throws Exception {
+    Process kill =
+        new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+            .redirectErrorStream(true)
+            .start();
+    assertThat(kill.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(kill.exitValue()).as("kill -%s %d", signal, process.pid()).isZero();
   }
 
   private record Pair(RepeaterProcess active, RepeaterProcess standby) {}
