@@ -26,7 +26,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
-import io.zoolander.wire.internal.EndpointWatcher;
+import io.zoolander.wire.internal.RecordWatcher;
 import io.zoolander.wire.internal.WriteChecks;
 import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
@@ -72,7 +72,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final PeerLink repeater;
   private final RepeaterDiscovery discovery;
   private final List<PeerLink> plugins = new ArrayList<>();
-  private final List<EndpointWatcher> watchers = new ArrayList<>();
+  private final List<RecordWatcher<PluginEndpoint>> watchers = new ArrayList<>();
   private final DuplicateRanking ranking;
   private final PlannedSlownessTable slowness;
   private final AdaptiveConcurrency concurrency;
@@ -153,11 +153,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
           link.target(target.endpoint());
           continue;
         }
-        EndpointWatcher watcher =
-            new EndpointWatcher(
+        RecordWatcher<PluginEndpoint> watcher =
+            new RecordWatcher<>(
                 target.connectString(),
-                settings.znodes(),
+                settings.znodes().endpoint(),
                 settings.sessionTimeoutMs(),
+                PluginEndpoint::decode,
                 endpoint -> {
                   endpoint.ifPresent(e -> link.expectServer(Credential.duplicate(e.duplicateId())));
                   link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null));
@@ -1208,7 +1209,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     closed = true;
     discovery.close();
-    for (EndpointWatcher w : watchers) {
+    for (RecordWatcher<PluginEndpoint> w : watchers) {
       try {
         w.close();
       } catch (InterruptedException e) {

@@ -46,7 +46,7 @@ final class RepeaterDiscovery implements AutoCloseable {
               settings.znodes().activeRepeater(),
               settings.sessionTimeoutMs(),
               ActiveRepeater::decode,
-              this::found);
+              record -> record.ifPresent(this::found));
       watchers.add(watcher);
       watcher.start();
     }

@@ -14,10 +14,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Follows one znode's record in one ensemble: reads it, sets a watch (an exists watch when absent,
- * a data watch when present), and tells a listener each record that decodes; the session is made
- * again after it expires. Used by clients to follow the active repeater's record ({@code
- * ActiveRepeater}). The listener runs on the ZooKeeper client's event thread and must not block.
- * Internal: not part of the public API.
+ * a data watch when present), and tells a listener whenever the record appears, changes or
+ * disappears. A record that does not decode counts as absent (logged); so does the time between a
+ * session's expiry and the next session's first read, when nothing is known. Used by the repeater
+ * and by clients to follow each duplicate's active plugin ({@code PluginEndpoint}, so a leader
+ * change needs no configuration change) and by clients to follow the active repeater's record
+ * ({@code ActiveRepeater}).
+ *
+ * <p>The listener runs on the ZooKeeper client's event thread, only on a change, and must not
+ * block. Every ZooKeeper call is asynchronous. Internal: not part of the public API.
  *
  * @param <T> the decoded record
  */
@@ -28,7 +33,7 @@ public final class RecordWatcher<T> implements AutoCloseable {
   private final String path;
   private final int sessionTimeoutMs;
   private final Function<byte[], T> decoder;
-  private final Consumer<T> listener;
+  private final Consumer<Optional<T>> listener;
   private final Object lock = new Object();
   private final Watcher onChange =
       event -> {
@@ -36,18 +41,22 @@ public final class RecordWatcher<T> implements AutoCloseable {
           read();
         }
       };
+  // Guarded by lock.
   private ZooKeeper zooKeeper;
   private boolean closed;
+  private Optional<T> current = Optional.empty();
 
   /**
-   * @param decoder turns the znode's data into a record; an IllegalArgumentException skips it
+   * @param decoder turns the znode's data into a record; an IllegalArgumentException makes it count
+   *     as absent
+   * @param listener told of each change: the new record, or empty when it is gone
    */
   public RecordWatcher(
       String connectString,
       String path,
       int sessionTimeoutMs,
       Function<byte[], T> decoder,
-      Consumer<T> listener) {
+      Consumer<Optional<T>> listener) {
     this.connectString = Objects.requireNonNull(connectString, "connectString must not be null");
     this.path = Objects.requireNonNull(path, "path must not be null");
     this.decoder = Objects.requireNonNull(decoder, "decoder must not be null");
@@ -68,6 +77,13 @@ public final class RecordWatcher<T> implements AutoCloseable {
     }
   }
 
+  /** The record last seen; empty while there is none (or none is known). */
+  public Optional<T> current() {
+    synchronized (lock) {
+      return current;
+    }
+  }
+
   private void onSessionEvent(WatchedEvent event) {
     if (event.getType() != Watcher.Event.EventType.None) {
       return;
@@ -84,6 +100,7 @@ public final class RecordWatcher<T> implements AutoCloseable {
       if (closed) {
         return;
       }
+      LOG.info("session to {} expired; reconnecting", connectString);
       try {
         zooKeeper.close();
         zooKeeper = new ZooKeeper(connectString, sessionTimeoutMs, this::onSessionEvent);
@@ -94,6 +111,7 @@ public final class RecordWatcher<T> implements AutoCloseable {
         }
       }
     }
+    update(Optional.empty()); // unknown until the new session reads it
   }
 
   private void read() {
@@ -104,29 +122,48 @@ public final class RecordWatcher<T> implements AutoCloseable {
       }
       zk = zooKeeper;
     }
+    zk.exists(
+        path,
+        onChange,
+        (rc, p, ctx, stat) -> {
+          if (rc == KeeperException.Code.NONODE.intValue()) {
+            update(Optional.empty()); // the exists watch reports its creation
+          } else if (rc == KeeperException.Code.OK.intValue()) {
+            zk.getData(
+                path,
+                onChange,
+                (rc2, p2, ctx2, data, stat2) -> {
+                  if (rc2 == KeeperException.Code.OK.intValue()) {
+                    update(decode(data));
+                  } else if (rc2 == KeeperException.Code.NONODE.intValue()) {
+                    read(); // deleted between exists and getData: set the exists watch again
+                  }
+                },
+                null);
+          }
+          // Any other code: the session is being lost; its SyncConnected or Expired reads again.
+        },
+        null);
+  }
+
+  private Optional<T> decode(byte[] data) {
     try {
-      byte[] data;
-      try {
-        data = zk.getData(path, onChange, null);
-      } catch (KeeperException.NoNodeException e) {
-        if (zk.exists(path, onChange) == null) {
-          return; // the exists watch reports its creation
-        }
-        data = zk.getData(path, onChange, null);
-      }
-      Optional<T> record;
-      try {
-        record = Optional.of(decoder.apply(data));
-      } catch (IllegalArgumentException e) {
-        LOG.warn("{} in {}: {}", path, connectString, e.getMessage());
-        record = Optional.empty();
-      }
-      record.ifPresent(listener);
-    } catch (KeeperException e) {
-      LOG.debug("reading {} in {}: {}", path, connectString, e.toString()); // the session retries
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      return Optional.of(decoder.apply(data));
+    } catch (IllegalArgumentException e) {
+      LOG.warn("ignoring malformed {} in {}: {}", path, connectString, e.getMessage());
+      return Optional.empty();
     }
+  }
+
+  private void update(Optional<T> record) {
+    synchronized (lock) {
+      if (closed || current.equals(record)) {
+        return;
+      }
+      current = record;
+    }
+    LOG.debug("{} in {} is now {}", path, connectString, record);
+    listener.accept(record);
   }
 
   @Override

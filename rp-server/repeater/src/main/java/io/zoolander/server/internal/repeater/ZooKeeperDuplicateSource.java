@@ -3,7 +3,7 @@ package io.zoolander.server.internal.repeater;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
-import io.zoolander.wire.internal.EndpointWatcher;
+import io.zoolander.wire.internal.RecordWatcher;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +43,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
    */
   private final List<ACL> acl;
 
-  private EndpointWatcher watcher;
+  private RecordWatcher<PluginEndpoint> watcher;
 
   /** The session kept from reading the state to claiming the epoch; null otherwise. */
   private ZooKeeper kept;
@@ -435,14 +435,20 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       if (watcher != null) {
         throw new IllegalStateException("already watching");
       }
-      watcher = new EndpointWatcher(connectString, znodes, sessionTimeoutMillis, listener);
+      watcher =
+          new RecordWatcher<>(
+              connectString,
+              znodes.endpoint(),
+              sessionTimeoutMillis,
+              PluginEndpoint::decode,
+              listener);
     }
     watcher.start();
   }
 
   @Override
   public void close() {
-    EndpointWatcher w;
+    RecordWatcher<PluginEndpoint> w;
     ZooKeeper session;
     synchronized (this) {
       w = watcher;
