@@ -16,7 +16,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -222,20 +221,12 @@ public final class ElectionZnodes implements AutoCloseable {
     }
   }
 
-  /** Creates {@code path} (a direct child of the base path) and the base path if absent. */
+  /**
+   * Creates the parents of {@code path} (a direct child of the base path), and {@code path} itself
+   * when it is the candidates' parent.
+   */
   private void createBase(ZooKeeper zk, String path) throws KeeperException, InterruptedException {
-    for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
-      String parent = path.substring(0, slash);
-      try {
-        zk.create(
-            parent,
-            new byte[0],
-            parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
-            CreateMode.PERSISTENT);
-      } catch (KeeperException.NodeExistsException e) {
-        // there already
-      }
-    }
+    ZnodeParents.create(zk, path, znodes.basePath(), acl);
     if (path.equals(znodes.repeaterCandidates())) {
       try {
         zk.create(path, new byte[0], acl, CreateMode.PERSISTENT);

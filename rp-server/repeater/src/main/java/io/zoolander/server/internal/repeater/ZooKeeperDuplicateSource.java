@@ -151,7 +151,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             } catch (KeeperException.NoNodeException e) {
               claimed = new BookkeepingState(epoch, 0);
               try {
-                createParents(zk, znodes.state(), acl);
+                ZnodeParents.create(zk, znodes.state(), znodes.basePath(), acl);
                 zk.create(znodes.state(), claimed.encode(), acl, CreateMode.PERSISTENT);
               } catch (KeeperException.NoAuthException denied) {
                 throw notAllowed(denied);
@@ -224,7 +224,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
                 break;
               } catch (KeeperException.NoNodeException e) {
                 try {
-                  createParents(zk, leftOutPath(), acl);
+                  ZnodeParents.create(zk, leftOutPath(), znodes.basePath(), acl);
                   try {
                     zk.create(leftOutPath(), new byte[0], acl, CreateMode.PERSISTENT);
                   } catch (KeeperException.NodeExistsException there) {
@@ -306,26 +306,6 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             + ": the plugins protect Zoolander's znodes with a ZooKeeper ACL;"
             + " give the repeater their ZooKeeper identity (zookeeper.user, zookeeper.passwordFile)",
         e);
-  }
-
-  /**
-   * Creates the parents of {@code path}: those above the base path open (as the plugin does), the
-   * base path with {@code acl}.
-   */
-  private void createParents(ZooKeeper zk, String path, List<ACL> acl)
-      throws KeeperException, InterruptedException {
-    for (int slash = path.indexOf('/', 1); slash > 0; slash = path.indexOf('/', slash + 1)) {
-      String parent = path.substring(0, slash);
-      try {
-        zk.create(
-            parent,
-            new byte[0],
-            parent.equals(znodes.basePath()) ? acl : ZooDefs.Ids.OPEN_ACL_UNSAFE,
-            CreateMode.PERSISTENT);
-      } catch (KeeperException.NodeExistsException e) {
-        // there already
-      }
-    }
   }
 
   @FunctionalInterface
