@@ -606,15 +606,7 @@ public final class Repeater implements AutoCloseable {
      * @throws IllegalArgumentException if negative or over an hour
      */
     public Builder missingDuplicateGrace(Duration grace) {
-      Objects.requireNonNull(grace, "grace must not be null");
-      if (grace.isNegative() || grace.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
-        throw new IllegalArgumentException(
-            "missingDuplicateGrace must be 0 to "
-                + RepeaterKeys.MAX_TIMEOUT_MS
-                + " ms, was "
-                + grace);
-      }
-      this.missingDuplicateGraceMillis = grace.toMillis();
+      this.missingDuplicateGraceMillis = millisUpToAnHour(grace, "missingDuplicateGrace");
       return this;
     }
 
@@ -628,15 +620,7 @@ public final class Repeater implements AutoCloseable {
      * @throws IllegalArgumentException if negative or over an hour
      */
     public Builder epochCheckInterval(Duration interval) {
-      Objects.requireNonNull(interval, "interval must not be null");
-      if (interval.isNegative() || interval.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
-        throw new IllegalArgumentException(
-            "epochCheckInterval must be 0 to "
-                + RepeaterKeys.MAX_TIMEOUT_MS
-                + " ms, was "
-                + interval);
-      }
-      this.epochCheckMillis = interval.toMillis();
+      this.epochCheckMillis = millisUpToAnHour(interval, "epochCheckInterval");
       return this;
     }
 
@@ -830,6 +814,15 @@ public final class Repeater implements AutoCloseable {
         core.admission(controller);
       }
       return new Repeater(core, mbeanServer, slaTauMs);
+    }
+
+    private static long millisUpToAnHour(Duration d, String name) {
+      Objects.requireNonNull(d, name + " must not be null");
+      if (d.isNegative() || d.toMillis() > RepeaterKeys.MAX_TIMEOUT_MS) {
+        throw new IllegalArgumentException(
+            name + " must be 0 to " + RepeaterKeys.MAX_TIMEOUT_MS + " ms, was " + d);
+      }
+      return d.toMillis();
     }
 
     private static long positiveMillis(Duration d, String name) {

@@ -37,31 +37,33 @@ import org.junit.jupiter.api.Timeout;
 class ForeignWriteTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  private final List<String> fenced = new CopyOnWriteArrayList<>();
+  private final List<Integer> rejoined = new CopyOnWriteArrayList<>();
+  private final List<String> failures = new CopyOnWriteArrayList<>();
+  private final RepeaterListener listener =
+      new RepeaterListener() {
+        @Override
+        public void duplicateFenced(DuplicateView duplicate, String reason) {
+          fenced.add(duplicate.id() + ": " + reason);
+        }
+
+        @Override
+        public void duplicateRejoined(Rejoin rejoin) {
+          rejoined.add(rejoin.duplicateId());
+        }
+
+        @Override
+        public void rejoinFailed(int duplicateId, String reason) {
+          failures.add(duplicateId + ": " + reason);
+        }
+      };
+
   @Test
   void aWriteOutsideTheStreamFencesTheDuplicateAndATransferRepairsIt() throws Exception {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     Metrics.addRegistry(meters);
-    List<String> fenced = new CopyOnWriteArrayList<>();
-    List<Integer> rejoined = new CopyOnWriteArrayList<>();
-    RepeaterListener listener =
-        new RepeaterListener() {
-          @Override
-          public void duplicateFenced(DuplicateView duplicate, String reason) {
-            fenced.add(duplicate.id() + ": " + reason);
-          }
-
-          @Override
-          public void duplicateRejoined(Rejoin rejoin) {
-            rejoined.add(rejoin.duplicateId());
-          }
-        };
-    try (EmbeddedCluster cluster =
-            EmbeddedCluster.builder()
-                .duplicates(2)
-                .serverMode(ServerMode.IN_PROCESS)
-                .startRepeater(false)
-                .start();
-        ZoolanderClient client = startRepeaterAndConnect(cluster, listener)) {
+    try (EmbeddedCluster cluster = twoDuplicates();
+        ZoolanderClient client = startRepeaterAndConnect(cluster)) {
       assertThat(client.create("/config", "v1".getBytes(UTF_8)).get(30, TimeUnit.SECONDS).seq())
           .isPositive();
       client.barrier().get(30, TimeUnit.SECONDS);
@@ -106,27 +108,8 @@ class ForeignWriteTest {
    */
   @Test
   void anAutomaticRejoinWithoutASourceIsTriedAgainUntilOneIsBack() throws Exception {
-    List<String> failures = new CopyOnWriteArrayList<>();
-    List<Integer> rejoined = new CopyOnWriteArrayList<>();
-    RepeaterListener listener =
-        new RepeaterListener() {
-          @Override
-          public void rejoinFailed(int duplicateId, String reason) {
-            failures.add(duplicateId + ": " + reason);
-          }
-
-          @Override
-          public void duplicateRejoined(Rejoin rejoin) {
-            rejoined.add(rejoin.duplicateId());
-          }
-        };
-    try (EmbeddedCluster cluster =
-            EmbeddedCluster.builder()
-                .duplicates(2)
-                .serverMode(ServerMode.IN_PROCESS)
-                .startRepeater(false)
-                .start();
-        ZoolanderClient client = startRepeaterAndConnect(cluster, listener)) {
+    try (EmbeddedCluster cluster = twoDuplicates();
+        ZoolanderClient client = startRepeaterAndConnect(cluster)) {
       client.create("/config", "v1".getBytes(UTF_8)).get(30, TimeUnit.SECONDS);
       cluster.awaitConverged(WAIT);
       cluster.killDuplicate(2);
@@ -158,8 +141,15 @@ class ForeignWriteTest {
     }
   }
 
-  private static ZoolanderClient startRepeaterAndConnect(
-      EmbeddedCluster cluster, RepeaterListener listener) throws Exception {
+  private static EmbeddedCluster twoDuplicates() throws Exception {
+    return EmbeddedCluster.builder()
+        .duplicates(2)
+        .serverMode(ServerMode.IN_PROCESS)
+        .startRepeater(false)
+        .start();
+  }
+
+  private ZoolanderClient startRepeaterAndConnect(EmbeddedCluster cluster) throws Exception {
     cluster.startRepeater(b -> b.listener(listener));
     return cluster.clientBuilder().readPolicy(ReadPolicy.all()).build();
   }
