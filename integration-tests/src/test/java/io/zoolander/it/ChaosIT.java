@@ -24,6 +24,7 @@ import java.util.stream.LongStream;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -55,6 +56,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ChaosIT {
   private static final Duration WAIT = Duration.ofMinutes(2);
   private static final Duration ACK_TIMEOUT = Duration.ofSeconds(3);
+
+  /** What the schedules of this run did, printed once they have all run. */
+  private static final ChaosTotals TOTALS = new ChaosTotals();
+
+  @AfterAll
+  static void printTotals() {
+    System.out.println(TOTALS.describe());
+  }
 
   private enum Fault {
     LEADER_KILL,
@@ -149,6 +158,7 @@ class ChaosIT {
           if (fault == Fault.FOREIGN_WRITE && wroteBehindItsBack) {
             continue; // once per schedule: each one costs a state transfer
           }
+          TOTALS.fault(fault.name());
           long holdMillis = 500L + random.nextInt(2_500);
           long ackedBefore = load.acked();
           long at = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -164,6 +174,7 @@ class ChaosIT {
                 // kill -9; the standby takes over by itself (a supersession would be a manual
                 // start)
                 long tookMillis = pair.killActive();
+                TOTALS.failover(tookMillis);
                 event(events, seed, String.format("%d ms FAILOVER took %d ms", at, tookMillis));
                 load.awaitAcked(load.acked() + 50, WAIT);
                 continue;
@@ -259,6 +270,12 @@ class ChaosIT {
                 .isEmpty();
           }
         }
+        TOTALS.schedule(
+            seed,
+            load.acked(),
+            load.reads(),
+            load.readFailures(),
+            load.longestAckGap(start, stopped).toMillis());
         System.out.printf(
             "CHAOS seed %d: %d faults in %d s (%s), %d writes and %d reads (%d reads unanswered),"
                 + " longest time without a write acknowledged %d ms, longest read %d ms; history and convergence"
