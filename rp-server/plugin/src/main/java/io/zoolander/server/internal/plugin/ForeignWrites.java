@@ -17,9 +17,10 @@ import org.slf4j.LoggerFactory;
  * and logged.
  *
  * <p>Only a plugin hosted by a leader in-process can watch ({@link LocalServer#observeWrites}): the
- * leader applies every write of its ensemble, whichever server the writer was connected to. A write
- * made while no plugin runs (between two leaders) is not seen. {@link #onWrite} runs on ZooKeeper's
- * commit threads and only hands the fence over to the applier thread. Thread-safe.
+ * leader applies every write of its ensemble, whichever server the writer was connected to. Writes
+ * the leader applied before this plugin observed are reported first (the leader keeps them), so the
+ * moments between the leader's start and the plugin's are covered too. {@link #onWrite} runs on
+ * ZooKeeper's commit threads and only hands the fence over to the applier thread. Thread-safe.
  */
 final class ForeignWrites implements AutoCloseable {
 
