@@ -81,6 +81,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** Read retries draw on it (event loop only). */
   private final ReadRetryTokens readRetries;
 
+  /** Whether the repeater connection has gone silent under pending writes (event loop only). */
+  private final RepeaterSilence repeaterSilence = new RepeaterSilence();
+
   private final AtomicLong nextRequestId = new AtomicLong();
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
@@ -461,6 +464,21 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   /** Sends (or re-sends, same request id) a write; a plugin applies a request id at most once. */
   private void sendWrite(PendingWrite w) {
+    if (repeaterSilence.suspect(
+        w.startNanos,
+        w.attempts,
+        repeater.isReady(),
+        plugins.stream().anyMatch(PeerLink::isReady),
+        settings.ticker().nanoTime())) {
+      LOG.warn(
+          "write {} sent {} times and nothing heard since, from the repeater or for any write, while"
+              + " plugins are connected: the repeater connection looks half-open; connecting again"
+              + " (to the next repeater address, if there are several)",
+          w.write.requestId(),
+          w.attempts);
+      repeater.reconnect(); // the reconnection re-sends the pending writes
+      return;
+    }
     if (w.attempts > 0) {
       metrics.writeRetry();
     }
@@ -1074,6 +1092,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   // ------------------------------------------------------------------ dispatch (event loop)
 
   private void onMessage(PeerLink from, Message message) {
+    if (from == repeater || message instanceof Message.Reply) {
+      repeaterSilence.heard(settings.ticker().nanoTime());
+    }
     if (message instanceof Message.Reply reply) {
       onReply(reply);
     } else if (message instanceof Message.ReadReply reply) {

@@ -153,6 +153,21 @@ final class PeerLink {
     return true;
   }
 
+  /**
+   * Drops the current connection as if it had closed: the link connects again after its backoff, to
+   * the next of its addresses if it has several. For a connection that looks ready but carries
+   * nothing (half-open).
+   */
+  void reconnect() {
+    Channel c;
+    synchronized (lock) {
+      c = channel;
+    }
+    if (c != null) {
+      c.close(); // onClosed moves on
+    }
+  }
+
   void close() {
     Channel c;
     synchronized (lock) {
