@@ -139,10 +139,11 @@ public interface ZoolanderClient extends AutoCloseable {
   /**
    * Arms a persistent recursive watch (ZooKeeper's {@code addWatch(path, PERSISTENT_RECURSIVE)}):
    * {@code watcher} is told of every NODE_CREATED, NODE_DATA_CHANGED and NODE_DELETED of {@code
-   * path} and every node below it (no NODE_CHILDREN_CHANGED), for every write after the highest seq
-   * this client has seen, until the handle is closed. Completes once a duplicate has armed it;
-   * fails with {@code BADARGUMENTS} for an invalid path, or when every duplicate refuses it (too
-   * many watches), and with {@code CONNECTIONLOSS} when none armed it within the request timeout.
+   * path} and every node below it (no NODE_CHILDREN_CHANGED), for every write after the state a
+   * read (issued first, like any read: at least this client's last seen seq) returned, until the
+   * handle is closed. Completes once a duplicate has armed it; fails with {@code BADARGUMENTS} for
+   * an invalid path, or when every duplicate refuses it (too many watches), and with {@code
+   * CONNECTIONLOSS} when none armed it within the request timeout.
    */
   CompletableFuture<WatchHandle> addPersistentRecursiveWatch(String path, Watcher watcher);
 

@@ -268,13 +268,15 @@ public sealed interface Message {
 
   /**
    * Client to plugin: arm watch {@code watchId} of this connection on {@code path}, for the changes
-   * applied after {@code sinceSeq}. The plugin answers with a {@link WatchEvent} without changes
-   * (armed), then sends a WATCH_EVENT for every later write (in seq order) that changes what the
-   * watch watches: first those it applied after {@code sinceSeq} already, if it still holds them
-   * (else one {@link WatchEventType#RESYNC}), then each as it applies it. A one-shot kind is
-   * removed after its first event; a WATCH with the id of an armed watch replaces it. A plugin that
-   * will not arm it answers ERROR with {@code requestId = watchId} (INVALID_PATH, UNKNOWN_OP,
-   * OVERLOADED for too many watches on the connection, FENCED, REJOINING).
+   * applied after {@code sinceSeq}. The plugin sends a WATCH_EVENT for every write (in seq order)
+   * after {@code sinceSeq} that changes what the watch watches: first those it applied already, if
+   * it still holds them (else one {@link WatchEventType#RESYNC} at its applied seq), then a {@link
+   * WatchEvent} without changes at its applied seq (armed: everything up to it has been sent), then
+   * each write as it applies it. A one-shot kind is removed after its first event (and not
+   * acknowledged if that was one it missed); a WATCH with the id of an armed watch replaces it. A
+   * fenced or rejoining duplicate arms it too (a duplicate that rejoins by a state transfer sends
+   * RESYNC). A plugin that will not arm it answers ERROR with {@code requestId = watchId}
+   * (INVALID_PATH, UNKNOWN_OP, OVERLOADED for too many watches on the connection).
    *
    * @param watchId the client's name for the watch, {@code >= 0}
    * @param sinceSeq the highest seq whose changes the client needs no event for
@@ -308,9 +310,9 @@ public sealed interface Message {
 
   /**
    * Plugin to client: what write {@code seq} changed that watch {@code watchId} watches, or, with
-   * no changes, that the watch is armed (as of this duplicate's {@code seq}). Every duplicate sends
-   * the same changes for the same seq, so the client delivers the first duplicate's and drops the
-   * others.
+   * no changes, that the watch is armed as of this duplicate's {@code seq} (every change up to it
+   * that concerns the watch has been sent before). Every duplicate sends the same changes for the
+   * same seq, so the client delivers the first duplicate's and drops the others.
    *
    * @param seq the write that made the changes ({@code >= 1}), or, when {@code changes} is empty,
    *     the duplicate's applied seq when it armed the watch

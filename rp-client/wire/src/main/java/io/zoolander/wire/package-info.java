@@ -83,14 +83,15 @@
  *
  * <h2>Watches</h2>
  *
- * <p>A client arms a watch with WATCH on each duplicate it watches through; the plugin answers a
- * WATCH_EVENT without changes (armed), then one WATCH_EVENT per write (seq) that changes what the
- * watch watches, derived from the writes it applies, in seq order: first the writes after {@code
- * sinceSeq} it applied already, if it still holds their events, else one RESYNC change at its
- * applied seq. Every duplicate reports the same changes under the same seq, so the client keeps the
- * first report of each seq and drops the rest. A one-shot watch (DATA, CHILDREN) is removed after
- * its first WATCH_EVENT with changes; UNWATCH removes any; closing the connection removes all of
- * its watches. See {@link io.zoolander.wire.Message.Watch}.
+ * <p>A client arms a watch with WATCH on each duplicate it watches through; the plugin sends one
+ * WATCH_EVENT per write (seq) that changes what the watch watches, derived from the writes it
+ * applies, in seq order: first the writes after {@code sinceSeq} it applied already, if it still
+ * holds their events, else one RESYNC change at its applied seq; then a WATCH_EVENT without changes
+ * at its applied seq (armed, and complete up to it); then each write as it applies it. Every
+ * duplicate reports the same changes under the same seq, so the client keeps the first report of
+ * each seq and drops the rest. A one-shot watch (DATA, CHILDREN) is removed after its first
+ * WATCH_EVENT with changes; UNWATCH removes any; closing the connection removes all of its watches.
+ * See {@link io.zoolander.wire.Message.Watch}.
  *
  * <h2>Errors</h2>
  *

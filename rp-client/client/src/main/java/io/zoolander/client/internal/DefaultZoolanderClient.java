@@ -415,7 +415,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return CompletableFuture.failedFuture(
           new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
     }
-    return watchTable.add(id, WatchKind.PERSISTENT_RECURSIVE, path, lastSeenSeq.get(), watcher);
+    // Armed from a seq a duplicate has applied now (a read's, at least this client's floor): it
+    // reports the changes after now, and every duplicate it is armed on starts from that seq.
+    return read(
+            ReadKind.EXISTS,
+            path,
+            reply ->
+                watchTable.add(
+                    id, WatchKind.PERSISTENT_RECURSIVE, path, reply.appliedSeq(), watcher))
+        .thenCompose(armed -> armed);
   }
 
   private <T> CompletableFuture<T> read(

@@ -180,6 +180,10 @@ final class WatchTable {
       return; // removed, or a one-shot that fired already
     }
     if (event.armed()) {
+      // That duplicate has sent every change up to event.seq() since the WATCH's sinceSeq (which
+      // was at most what had been delivered then): nothing up to it is missing any more. A watch
+      // armed again later starts from there, however idle it was.
+      w.delivered = Math.max(w.delivered, event.seq());
       w.armed.complete(w);
       return;
     }

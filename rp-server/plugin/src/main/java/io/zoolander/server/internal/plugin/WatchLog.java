@@ -3,7 +3,12 @@ package io.zoolander.server.internal.plugin;
 import io.zoolander.wire.Message.WatchEvent.Change;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 /**
  * The changes of the writes this plugin applied most recently, by seq, so that a watch armed again
@@ -15,16 +20,24 @@ import java.util.List;
  */
 final class WatchLog {
 
-  /** Bytes counted per entry and per change besides the path's characters. */
+  /**
+   * Bytes counted per entry and per change (its path indexed too) besides the path's characters.
+   */
   private static final long ENTRY_OVERHEAD_BYTES = 64;
 
-  private static final long CHANGE_OVERHEAD_BYTES = 32;
+  private static final long CHANGE_OVERHEAD_BYTES = 64;
 
   record Entry(long seq, List<Change> changes, long bytes) {}
 
   private final int maxEntries;
   private final long maxBytes;
   private final ArrayDeque<Entry> entries = new ArrayDeque<>();
+
+  /**
+   * The entries that change each path, in seq order: a watch on one path replays without a scan.
+   */
+  private final Map<String, ArrayDeque<Entry>> byPath = new HashMap<>();
+
   private long bytes;
   private long completeAfter;
 
@@ -48,18 +61,38 @@ final class WatchLog {
     for (Change c : changes) {
       size += CHANGE_OVERHEAD_BYTES + 2L * c.path().length();
     }
-    entries.addLast(new Entry(seq, changes, size));
+    Entry entry = new Entry(seq, changes, size);
+    entries.addLast(entry);
+    for (String path : paths(entry)) {
+      byPath.computeIfAbsent(path, p -> new ArrayDeque<>()).addLast(entry);
+    }
     bytes += size;
     while (!entries.isEmpty() && (entries.size() > maxEntries || bytes > maxBytes)) {
       Entry dropped = entries.removeFirst();
+      for (String path : paths(dropped)) {
+        ArrayDeque<Entry> onPath = byPath.get(path);
+        onPath.removeFirst(); // the oldest of every path it changed
+        if (onPath.isEmpty()) {
+          byPath.remove(path);
+        }
+      }
       bytes -= dropped.bytes();
       completeAfter = dropped.seq();
     }
   }
 
+  private static Set<String> paths(Entry entry) {
+    Set<String> paths = new LinkedHashSet<>();
+    for (Change c : entry.changes()) {
+      paths.add(c.path());
+    }
+    return paths;
+  }
+
   /** Forgets everything: the log is complete after {@code seq} from now on. */
   void reset(long seq) {
     entries.clear();
+    byPath.clear();
     bytes = 0;
     completeAfter = seq;
   }
@@ -74,6 +107,19 @@ final class WatchLog {
    *     >= completeAfter()}
    */
   List<Entry> after(long sinceSeq) {
+    return after(entries, sinceSeq);
+  }
+
+  /**
+   * @return the entries after {@code sinceSeq} that change {@code path}, in seq order; meaningful
+   *     only when {@code sinceSeq >= completeAfter()}
+   */
+  List<Entry> after(String path, long sinceSeq) {
+    ArrayDeque<Entry> onPath = byPath.get(path);
+    return onPath == null ? List.of() : after(onPath, sinceSeq);
+  }
+
+  private static List<Entry> after(ArrayDeque<Entry> entries, long sinceSeq) {
     List<Entry> out = new ArrayList<>();
     var it = entries.descendingIterator();
     while (it.hasNext()) {
@@ -83,7 +129,7 @@ final class WatchLog {
       }
       out.add(e);
     }
-    java.util.Collections.reverse(out);
+    Collections.reverse(out);
     return out;
   }
 

@@ -95,7 +95,9 @@ final class Watches {
 
   /**
    * A client asks for {@code request} on {@code from}: armed (replacing a watch of the same id),
-   * acknowledged, and sent what it missed since its {@code sinceSeq}; or refused with OVERLOADED.
+   * sent what it missed since its {@code sinceSeq} (or RESYNC), then acknowledged (a WATCH_EVENT
+   * without changes at the applied seq); or refused with OVERLOADED. A one-shot watch that fires on
+   * what it missed is not armed, nor acknowledged.
    */
   void watch(Channel from, Message.Watch request) {
     assert owner.isCurrent() : ApplierThread.ONLY;
@@ -134,10 +136,13 @@ final class Watches {
             request.kind(),
             request.path(),
             request.sinceSeq());
-    send(watch, applied, List.of()); // armed
     if (request.sinceSeq() < applied) {
       if (request.sinceSeq() >= log.completeAfter()) {
-        for (WatchLog.Entry entry : log.after(request.sinceSeq())) {
+        List<WatchLog.Entry> missed =
+            watch.kind() == WatchKind.PERSISTENT_RECURSIVE
+                ? log.after(request.sinceSeq())
+                : log.after(watch.path(), request.sinceSeq());
+        for (WatchLog.Entry entry : missed) {
           List<Change> concerned = concerning(watch, entry.changes());
           if (!concerned.isEmpty()) {
             send(watch, entry.seq(), concerned);
@@ -153,6 +158,9 @@ final class Watches {
         }
       }
     }
+    // Armed, and every change up to the applied seq that concerns the watch has been sent before
+    // this (on this connection, in order): the client may count the watch complete up to it.
+    send(watch, applied, List.of());
     mine.put(watch.watchId(), watch);
     index(watch);
     count++;

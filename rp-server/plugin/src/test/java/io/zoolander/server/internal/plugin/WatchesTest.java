@@ -198,7 +198,7 @@ class WatchesTest {
     set(w, "/r");
     watch(w, 5, WatchKind.PERSISTENT_RECURSIVE, "/r", 2);
     assertThat(sent())
-        .containsExactly(armed(5, 4), event(5, 4, WatchEventType.NODE_DATA_CHANGED, "/r"));
+        .containsExactly(event(5, 4, WatchEventType.NODE_DATA_CHANGED, "/r"), armed(5, 4));
     // armed on a duplicate behind the client: the changes up to sinceSeq are skipped
     watch(w, 6, WatchKind.PERSISTENT_RECURSIVE, "/r", 6);
     set(w, "/r");
@@ -224,13 +224,12 @@ class WatchesTest {
     watch(w, 3, WatchKind.DATA, "/x", 1);
     assertThat(sent())
         .containsExactly(
-            armed(1, 5),
             event(1, 5, WatchEventType.RESYNC, "/x"),
-            armed(2, 5),
+            armed(1, 5),
             event(2, 4, WatchEventType.NODE_DATA_CHANGED, "/x"),
             event(2, 5, WatchEventType.NODE_DATA_CHANGED, "/x"),
-            armed(3, 5),
-            event(3, 5, WatchEventType.RESYNC, "/x"));
+            armed(2, 5),
+            event(3, 5, WatchEventType.RESYNC, "/x")); // a one-shot that fired is not armed
     assertThat(onApplier(w::count)).as("the one-shot fired with RESYNC").isEqualTo(2);
     applied.set(9);
     onApplier(
@@ -245,7 +244,34 @@ class WatchesTest {
     watch(w, 4, WatchKind.PERSISTENT_RECURSIVE, "/x", 8);
     watch(w, 5, WatchKind.PERSISTENT_RECURSIVE, "/x", 9);
     assertThat(sent())
-        .containsExactly(armed(4, 9), event(4, 9, WatchEventType.RESYNC, "/x"), armed(5, 9));
+        .containsExactly(event(4, 9, WatchEventType.RESYNC, "/x"), armed(4, 9), armed(5, 9));
+  }
+
+  @Test
+  void aOneShotWatchReplaysFromThePathsOwnEntriesAsTheLogMovesOn() throws Exception {
+    Watches w = watches(3, 10);
+    set(w, "/a"); // 1
+    set(w, "/b"); // 2
+    set(w, "/a"); // 3
+    set(w, "/c"); // 4: the log holds 2..4 now
+    watch(w, 1, WatchKind.DATA, "/a", 1);
+    watch(w, 2, WatchKind.DATA, "/a", 3);
+    watch(w, 3, WatchKind.DATA, "/b", 0);
+    set(w, "/a"); // 5: evicts 2
+    set(w, "/d"); // 6: evicts 3
+    set(w, "/d"); // 7: evicts 4; the log is complete after 4
+    watch(w, 4, WatchKind.DATA, "/a", 4);
+    watch(w, 5, WatchKind.DATA, "/d", 6);
+    watch(w, 6, WatchKind.DATA, "/a", 3);
+    assertThat(sent())
+        .containsExactly(
+            event(1, 3, WatchEventType.NODE_DATA_CHANGED, "/a"),
+            armed(2, 4),
+            event(3, 4, WatchEventType.RESYNC, "/b"),
+            event(2, 5, WatchEventType.NODE_DATA_CHANGED, "/a"),
+            event(4, 5, WatchEventType.NODE_DATA_CHANGED, "/a"),
+            event(5, 7, WatchEventType.NODE_DATA_CHANGED, "/d"),
+            event(6, 7, WatchEventType.RESYNC, "/a"));
   }
 
   @Test
