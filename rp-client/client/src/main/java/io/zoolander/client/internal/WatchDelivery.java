@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,12 +29,18 @@ final class WatchDelivery {
             return t;
           });
 
-  /** Runs {@code watcher} for each of {@code events}, in order, on the watch thread. */
-  void deliver(Watcher watcher, List<WatchEvent> events) {
+  /**
+   * Runs {@code watcher} for each of {@code events}, in order, on the watch thread, as long as
+   * {@code live} says the watch is still wanted.
+   */
+  void deliver(Watcher watcher, List<WatchEvent> events, BooleanSupplier live) {
     try {
       thread.execute(
           () -> {
             for (WatchEvent event : events) {
+              if (!live.getAsBoolean()) {
+                return; // closed meanwhile
+              }
               try {
                 watcher.process(event);
               } catch (RuntimeException e) {

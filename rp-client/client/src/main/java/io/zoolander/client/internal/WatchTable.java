@@ -53,6 +53,9 @@ final class WatchTable {
     /** The highest seq delivered (or, before the first event, the seq the watch starts after). */
     long delivered;
 
+    /** Set by {@link #close()} on the caller's thread: events still queued are not delivered. */
+    volatile boolean closed;
+
     /** Links that refused the watch. */
     final Set<PeerLink> refusedBy = new HashSet<>();
 
@@ -78,6 +81,7 @@ final class WatchTable {
 
     @Override
     public void close() {
+      closed = true;
       remove(id);
     }
 
@@ -202,7 +206,7 @@ final class WatchTable {
     if (w.kind.oneShot()) {
       remove(w.id);
     }
-    delivery.deliver(w.watcher, events);
+    delivery.deliver(w.watcher, events, () -> !w.closed);
   }
 
   /**
