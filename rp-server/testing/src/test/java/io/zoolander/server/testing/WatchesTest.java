@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -182,11 +183,21 @@ class WatchesTest {
       Map<Long, String> written = new ConcurrentHashMap<>(); // seq -> path created
       AtomicInteger failed = new AtomicInteger();
       AtomicBoolean stop = new AtomicBoolean();
+      // The writer writes as many as it is allowed (moreWrites), so the phases do not depend on
+      // how fast this machine is.
+      Semaphore permits = new Semaphore(0);
       ExecutorService writer = Executors.newSingleThreadExecutor();
       Future<?> writing =
           writer.submit(
               () -> {
-                for (int i = 0; !stop.get() && i < 100_000; i++) {
+                for (int i = 0; i < 100_000; i++) {
+                  if (!permits.tryAcquire(100, TimeUnit.MILLISECONDS)) {
+                    if (stop.get()) {
+                      break;
+                    }
+                    i--;
+                    continue;
+                  }
                   String path = "/flow/n-" + i;
                   try {
                     WriteResult r = get(client.create(path, utf8("x")));
@@ -200,24 +211,24 @@ class WatchesTest {
                 return null;
               });
       try {
-        moreWrites(written);
+        moreWrites(written, permits);
         cluster.killDuplicate(2);
-        moreWrites(written);
+        moreWrites(written, permits);
         cluster.restartDuplicate(2);
-        moreWrites(written);
+        moreWrites(written, permits);
         awaitCaughtUp(cluster);
-        moreWrites(written);
+        moreWrites(written, permits);
 
         cluster.repeater().fence(2);
-        moreWrites(written);
+        moreWrites(written, permits);
         cluster.repeater().rejoin(2).get(60, TimeUnit.SECONDS);
-        moreWrites(written);
+        moreWrites(written, permits);
         awaitCaughtUp(cluster);
-        moreWrites(written);
+        moreWrites(written, permits);
 
         // Now only duplicate 2 (restarted, then rejoined by a state transfer) reports events.
         cluster.killDuplicate(1);
-        moreWrites(written);
+        moreWrites(written, permits);
       } finally {
         stop.set(true);
         writing.get(120, TimeUnit.SECONDS);
@@ -276,9 +287,13 @@ class WatchesTest {
         });
   }
 
-  /** Waits until 30 more writes have been acknowledged. */
-  private static void moreWrites(Map<Long, String> written) {
+  /**
+   * Lets the writer write 60 more and waits until 30 more have been acknowledged: the next step
+   * happens while the others flow.
+   */
+  private static void moreWrites(Map<Long, String> written, Semaphore permits) {
     int count = written.size() + 30;
+    permits.release(60);
     Await.await(WAIT, count + " writes acknowledged", () -> written.size() >= count);
   }
 }

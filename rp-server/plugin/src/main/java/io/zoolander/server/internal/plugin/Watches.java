@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Message.WatchEvent.Change;
@@ -22,13 +23,20 @@ import org.slf4j.LoggerFactory;
  * write's seq, and into the {@link WatchLog} from which a watch armed with a {@code sinceSeq} gets
  * what it missed (or RESYNC when the log no longer reaches back that far). A state transfer, or a
  * write applied by an attempt whose results are lost, sends RESYNC to every watch. A client
- * connection that does not read its events is closed (it arms its watches again when it reconnects,
- * from the last seq it delivered), so nothing piles up here and nothing is silently dropped. Owned
- * by the applier thread (asserted).
+ * connection that does not read its events (more than {@link #MAX_PENDING_BYTES} queued) is closed
+ * (it arms its watches again when it reconnects, from the last seq it delivered), so nothing piles
+ * up here and nothing is silently dropped. Owned by the applier thread (asserted).
  */
 final class Watches {
 
   private static final Logger LOG = LoggerFactory.getLogger(Watches.class);
+
+  /**
+   * Bytes queued for a client connection (events, replies) beyond which it counts as not reading
+   * its events: far above Netty's write buffer mark (64 KiB), so that a replay of many events or a
+   * burst does not trip it.
+   */
+  static final long MAX_PENDING_BYTES = 16L * 1024 * 1024;
 
   /** One armed watch. */
   private record Watch(
@@ -266,7 +274,8 @@ final class Watches {
     if (!channel.isActive()) {
       return;
     }
-    if (!channel.isWritable()) {
+    ChannelOutboundBuffer pending = channel.unsafe().outboundBuffer();
+    if (pending != null && pending.totalPendingWriteBytes() > MAX_PENDING_BYTES) {
       LOG.warn(
           "Duplicate {}: client {} does not read its watch events; closing its connection (it arms"
               + " its watches again from the last seq it delivered)",
