@@ -120,9 +120,10 @@ class WatchClientTest {
       two.send(event(w, 2, 13, WatchEventType.NODE_DELETED, "/t/a")); // two is first for 13
       await(WAIT, "three events", () -> events.size() >= 3);
       one.send(event(w, 1, 13, WatchEventType.NODE_DELETED, "/t/a"));
+      // A RESYNC from two while one is complete is held back (see the next test); one's counts.
       two.send(event(w, 2, 14, WatchEventType.RESYNC, "/t"));
-      await(WAIT, "four events", () -> events.size() >= 4);
       one.send(event(w, 1, 14, WatchEventType.RESYNC, "/t"));
+      await(WAIT, "four events", () -> events.size() >= 4);
       two.send(event(w, 2, 15, WatchEventType.NODE_CREATED, "/t/b"));
       await(WAIT, "five events", () -> events.size() >= 5);
       assertThat(events)
@@ -154,6 +155,53 @@ class WatchClientTest {
               one.received(Message.Unwatch.class).size() == 1
                   && two.received(Message.Unwatch.class).size() == 1);
       assertThat(events).hasSize(5);
+    }
+  }
+
+  @Test
+  void aResyncIsHeldBackWhileAnotherDuplicateReportsEverything() throws Exception {
+    try (ZoolanderClient client = client()) {
+      List<WatchEvent> events = new CopyOnWriteArrayList<>();
+      CompletableFuture<WatchHandle> adding = client.addPersistentRecursiveWatch("/t", events::add);
+      awaitWatches(one, 1);
+      awaitWatches(two, 1);
+      Message.Watch w = lastWatch(one);
+      one.send(new Message.WatchEvent(7, w.watchId(), 1, READ_SEQ, List.of()));
+      two.send(new Message.WatchEvent(7, w.watchId(), 2, READ_SEQ, List.of()));
+      adding.get(10, TimeUnit.SECONDS);
+
+      // Two lost track (say it restarted) while one reports everything: its RESYNC and the event
+      // after it are held back, and one delivers what happened.
+      two.send(event(w, 2, 20, WatchEventType.RESYNC, "/t"));
+      two.send(event(w, 2, 21, WatchEventType.NODE_CREATED, "/t/c"));
+      one.send(event(w, 1, 11, WatchEventType.NODE_CREATED, "/t/a"));
+      one.send(event(w, 1, 15, WatchEventType.NODE_CREATED, "/t/b"));
+      one.send(event(w, 1, 21, WatchEventType.NODE_CREATED, "/t/c"));
+      await(WAIT, "three events", () -> events.size() >= 3);
+      // Two has caught up: its next report counts.
+      two.send(event(w, 2, 22, WatchEventType.NODE_DELETED, "/t/c"));
+      await(WAIT, "four events", () -> events.size() >= 4);
+      assertThat(events)
+          .containsExactly(
+              new WatchEvent(WatchEvent.Type.NODE_CREATED, "/t/a", 11),
+              new WatchEvent(WatchEvent.Type.NODE_CREATED, "/t/b", 15),
+              new WatchEvent(WatchEvent.Type.NODE_CREATED, "/t/c", 21),
+              new WatchEvent(WatchEvent.Type.NODE_DELETED, "/t/c", 22));
+
+      // Two loses track again, and one goes away before it has caught up: RESYNC.
+      two.send(event(w, 2, 30, WatchEventType.RESYNC, "/t"));
+      one.send(event(w, 1, 25, WatchEventType.NODE_CREATED, "/t/d"));
+      await(WAIT, "five events", () -> events.size() >= 5);
+      one.dropConnection();
+      await(WAIT, "the RESYNC", () -> events.size() >= 6);
+      two.send(event(w, 2, 31, WatchEventType.NODE_CREATED, "/t/e"));
+      await(WAIT, "seven events", () -> events.size() >= 7);
+      assertThat(events.subList(4, 7))
+          .containsExactly(
+              new WatchEvent(WatchEvent.Type.NODE_CREATED, "/t/d", 25),
+              new WatchEvent(WatchEvent.Type.RESYNC, "/t", 30),
+              new WatchEvent(WatchEvent.Type.NODE_CREATED, "/t/e", 31));
+      assertThat(client.lastSeenSeq()).isGreaterThanOrEqualTo(31);
     }
   }
 

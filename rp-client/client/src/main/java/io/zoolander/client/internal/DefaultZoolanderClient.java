@@ -1228,6 +1228,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       int index = peer.index();
       loop.execute(
           () -> {
+            watchTable.linkLost(link);
             List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
             for (PendingRead<?> r : List.copyOf(reads.values())) {
               if (r.sentNanos.remove(index) != null) {

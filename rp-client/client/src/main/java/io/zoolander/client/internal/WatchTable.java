@@ -6,6 +6,7 @@ import io.zoolander.client.WatchHandle;
 import io.zoolander.client.Watcher;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.WatchEventType;
 import io.zoolander.wire.WatchKind;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,9 +27,12 @@ import org.slf4j.LoggerFactory;
  * the last seq delivered, so the duplicate sends what happened meanwhile (or RESYNC). Of the
  * WATCH_EVENTs the duplicates send, the first for a seq above the last delivered is delivered
  * ({@link WatchDelivery}) and the others dropped: once per change, in seq order. The client's read
- * floor is raised to an event's seq before the watcher sees it. A one-shot watch is removed
- * (UNWATCH on every link) once it fired. Confined to the client's event loop, except {@link #add}
- * and {@link #remove}, which hop onto it.
+ * floor is raised to an event's seq before the watcher sees it. A duplicate that lost track (it
+ * restarted, or rejoined by a state transfer) sends RESYNC; while another duplicate still reports
+ * every change, that RESYNC is held back and the lost one's reports are left to the other until it
+ * has caught up with them; only if the other goes away first is the RESYNC delivered. A one-shot
+ * watch is removed (UNWATCH on every link) once it fired. Confined to the client's event loop,
+ * except {@link #add} and {@link #remove}, which hop onto it.
  */
 final class WatchTable {
 
@@ -55,6 +59,19 @@ final class WatchTable {
 
     /** Set by {@link #close()} on the caller's thread: events still queued are not delivered. */
     volatile boolean closed;
+
+    /**
+     * Links whose stream (on their current connection) holds every change after {@link #delivered}:
+     * those that acknowledged the watch, and were not behind.
+     */
+    final Set<PeerLink> complete = new HashSet<>();
+
+    /**
+     * Links that sent RESYNC while another link was complete: their stream is complete only after
+     * the seq here (the RESYNC's, or a later event of theirs held back), so their reports above
+     * {@link #delivered} are left to the complete link until it has delivered up to that seq.
+     */
+    final Map<PeerLink, Long> behind = new HashMap<>();
 
     /** Links that refused the watch. */
     final Set<PeerLink> refusedBy = new HashSet<>();
@@ -172,8 +189,45 @@ final class WatchTable {
     assert loop.inEventLoop();
     for (ClientWatch w : List.copyOf(watches.values())) {
       w.refusedBy.remove(link);
+      w.complete.remove(link);
+      w.behind.remove(link);
       link.send(w.message());
     }
+  }
+
+  /**
+   * {@code link} is no longer connected. A watch that held back a RESYNC from another link because
+   * this one was complete, and has no complete link left, delivers that RESYNC now: what this link
+   * had not sent yet may be missing.
+   */
+  void linkLost(PeerLink link) {
+    assert loop.inEventLoop();
+    for (ClientWatch w : List.copyOf(watches.values())) {
+      w.complete.remove(link);
+      w.behind.remove(link);
+      if (w.behind.isEmpty() || hasComplete(w, null)) {
+        continue;
+      }
+      long upTo = w.delivered;
+      for (long seq : w.behind.values()) {
+        upTo = Math.max(upTo, seq);
+      }
+      w.complete.addAll(w.behind.keySet()); // complete after their seq, which upTo covers
+      w.behind.clear();
+      if (upTo > w.delivered) {
+        deliver(w, upTo, List.of(new WatchEvent(WatchEvent.Type.RESYNC, w.path, upTo)));
+      }
+    }
+  }
+
+  /** Whether a link other than {@code except} is ready and complete for {@code w}. */
+  private static boolean hasComplete(ClientWatch w, PeerLink except) {
+    for (PeerLink l : w.complete) {
+      if (l != except && l.isReady()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A WATCH_EVENT from {@code from}: delivered if it is the first report of a newer seq. */
@@ -184,29 +238,62 @@ final class WatchTable {
       return; // removed, or a one-shot that fired already
     }
     if (event.armed()) {
-      // That duplicate has sent every change up to event.seq() since the WATCH's sinceSeq (which
-      // was at most what had been delivered then): nothing up to it is missing any more. A watch
-      // armed again later starts from there, however idle it was.
-      w.delivered = Math.max(w.delivered, event.seq());
+      if (!w.behind.containsKey(from)) {
+        // That duplicate has sent every change up to event.seq() since the WATCH's sinceSeq (at
+        // most what had been delivered then): nothing up to it is missing any more. A watch armed
+        // again later starts from there, however idle it was.
+        w.complete.add(from);
+        w.delivered = Math.max(w.delivered, event.seq());
+        caughtUp(w);
+      }
       w.armed.complete(w);
       return;
     }
     if (event.seq() <= w.delivered) {
       return; // a slower duplicate's copy of a change delivered already
     }
-    w.delivered = event.seq();
-    advanceSeen.accept(event.seq());
+    Long behind = w.behind.get(from);
+    boolean resync =
+        event.changes().size() == 1 && event.changes().get(0).type() == WatchEventType.RESYNC;
+    if (behind != null || (resync && hasComplete(w, from))) {
+      // This duplicate lost track (a restart, a state transfer) while another one still reports
+      // every change: that one's reports are delivered instead, and a RESYNC only if it goes away.
+      w.complete.remove(from);
+      w.behind.put(from, Math.max(event.seq(), behind == null ? 0 : behind));
+      return;
+    }
     List<WatchEvent> events = new ArrayList<>(event.changes().size());
     for (Message.WatchEvent.Change c : event.changes()) {
       events.add(new WatchEvent(WatchEvent.Type.valueOf(c.type().name()), c.path(), event.seq()));
-      if (w.kind.oneShot()) {
-        break; // a one-shot watch fires once
-      }
     }
+    deliver(w, event.seq(), events);
+  }
+
+  /** Delivers {@code events} of {@code seq}, the next delivered for {@code w}. */
+  private void deliver(ClientWatch w, long seq, List<WatchEvent> events) {
+    w.delivered = seq;
+    advanceSeen.accept(seq);
+    caughtUp(w);
     if (w.kind.oneShot()) {
+      events = events.subList(0, 1); // a one-shot watch fires once
       remove(w.id);
     }
     delivery.deliver(w.watcher, events, () -> !w.closed);
+  }
+
+  /** The links behind that the delivered seq has caught up with are complete again. */
+  private static void caughtUp(ClientWatch w) {
+    if (w.behind.isEmpty()) {
+      return;
+    }
+    var it = w.behind.entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<PeerLink, Long> e = it.next();
+      if (e.getValue() <= w.delivered) {
+        w.complete.add(e.getKey());
+        it.remove();
+      }
+    }
   }
 
   /**
