@@ -3,6 +3,8 @@ package io.zoolander.server.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.zoolander.client.ConnectionState;
+import io.zoolander.client.Peer;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.WatchEvent;
 import io.zoolander.client.WatchHandle;
@@ -10,7 +12,10 @@ import io.zoolander.client.Watcher;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
+import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.testsupport.Await;
+import io.zoolander.wire.PluginEndpoint;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -268,6 +273,64 @@ class WatchesTest {
       }
       assertThat(tree.floorViolations).isEmpty();
       assertThat(written.size()).isGreaterThanOrEqualTo(9 * 30);
+    }
+  }
+
+  @Test
+  void aClientCutOffLongerThanTheEventLogReachesGetsResyncThenEveryChange() throws Exception {
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(1)
+            .serverMode(ServerMode.IN_PROCESS)
+            .duplicateProperty(1, ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_KEY, "4")
+            .start()) {
+      Await.await(
+          WAIT,
+          "the plugin's endpoint",
+          () -> cluster.repeater().duplicate(1).endpoint().isPresent());
+      PluginEndpoint plugin = cluster.repeater().duplicate(1).endpoint().orElseThrow();
+      InetSocketAddress repeater = cluster.repeater().boundAddress();
+      try (FaultProxy proxy = FaultProxy.builder().target(plugin.host(), plugin.port()).start();
+          ZoolanderClient writer = cluster.newClient();
+          ZoolanderClient watching =
+              ZoolanderClient.builder()
+                  .basePath(cluster.znodes().basePath())
+                  .repeater(repeater.getHostString(), repeater.getPort())
+                  .duplicateAt("127.0.0.1", proxy.port())
+                  .build()) {
+        get(writer.create("/r", new byte[0]));
+        Recorder tree = new Recorder(watching);
+        get(watching.addPersistentRecursiveWatch("/r", tree));
+        WriteResult a = get(writer.create("/r/a", new byte[0]));
+        Await.await(WAIT, "the first event", () -> tree.saw(a.seq()));
+
+        // Cut off while ten writes are applied: the plugin's event log keeps the last four.
+        proxy.reset();
+        Await.await(
+            WAIT,
+            "the watching client cut off",
+            () ->
+                watching.connectionState(Peer.duplicate(0)) != ConnectionState.CONNECTED
+                    && watching.connectionState(Peer.duplicate(0)) != ConnectionState.RECONNECTED);
+        WriteResult last = null;
+        for (int i = 0; i < 10; i++) {
+          last = get(writer.create("/r/x-" + i, new byte[0]));
+        }
+        long lastSeq = last.seq();
+        proxy.pass();
+        Await.await(WAIT, "the RESYNC", () -> tree.saw(lastSeq));
+        WriteResult after = get(writer.create("/r/after", new byte[0]));
+        Await.await(WAIT, "the event after it", () -> tree.saw(after.seq()));
+
+        assertThat(tree.events)
+            .containsExactly(
+                new WatchEvent(WatchEvent.Type.NODE_CREATED, "/r/a", a.seq()),
+                new WatchEvent(WatchEvent.Type.RESYNC, "/r", lastSeq),
+                new WatchEvent(WatchEvent.Type.NODE_CREATED, "/r/after", after.seq()));
+        assertThat(tree.floorViolations).isEmpty();
+        // A read after the RESYNC sees what it covers.
+        assertThat(get(watching.getChildren("/r"))).contains("a", "x-9");
+      }
     }
   }
 
