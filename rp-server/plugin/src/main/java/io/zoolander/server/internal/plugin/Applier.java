@@ -346,6 +346,16 @@ final class Applier {
     watches.closed(channel);
   }
 
+  /** Watches armed on this duplicate, on every client connection. Any thread. */
+  int watchesArmed() {
+    return watches.armed();
+  }
+
+  /** Watch events (WATCH_EVENTs with changes) sent so far. Any thread. */
+  long watchEventsSent() {
+    return watches.eventsSent();
+  }
+
   /** Multis submitted in-process into the leader's request pipeline. */
   long multisInProcess() {
     return localMultis == null ? 0 : localMultis.submitted();

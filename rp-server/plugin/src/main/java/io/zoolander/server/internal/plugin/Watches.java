@@ -75,6 +75,8 @@ final class Watches {
   private final Map<String, List<Watch>> recursive = new HashMap<>();
 
   private int count;
+  private volatile int armed; // count, published for the meters
+  private volatile long eventsSent; // written by the applier thread only
 
   /**
    * @param appliedSeq this duplicate's applied seq
@@ -99,6 +101,16 @@ final class Watches {
   /** Watches armed, on every connection. */
   int count() {
     return count;
+  }
+
+  /** Watches armed, as of the applier's last change to them. Any thread. */
+  int armed() {
+    return armed;
+  }
+
+  /** WATCH_EVENTs with changes (RESYNC included) sent so far. Any thread. */
+  long eventsSent() {
+    return eventsSent;
   }
 
   /**
@@ -172,6 +184,7 @@ final class Watches {
     mine.put(watch.watchId(), watch);
     index(watch);
     count++;
+    armed = count;
   }
 
   /** A client removes its watch {@code watchId} on {@code from}; unknown ids are ignored. */
@@ -192,6 +205,7 @@ final class Watches {
         unindex(w);
         count--;
       }
+      armed = count;
     }
   }
 
@@ -269,6 +283,9 @@ final class Watches {
     return out;
   }
 
+  // eventsSent++ is not atomic, but only the applier thread writes it (every caller asserts it
+  // runs there); it is volatile for the meter's readers.
+  @SuppressWarnings("NonAtomicVolatileUpdate")
   private void send(Watch w, long seq, List<Change> changes) {
     Channel channel = w.channel();
     if (!channel.isActive()) {
@@ -286,6 +303,9 @@ final class Watches {
     }
     channel.writeAndFlush(
         new Message.WatchEvent(w.clientId(), w.watchId(), duplicateId, seq, changes));
+    if (!changes.isEmpty()) {
+      eventsSent++;
+    }
   }
 
   private void index(Watch w) {
@@ -313,6 +333,7 @@ final class Watches {
     if (mine != null && mine.remove(w.watchId(), w)) {
       unindex(w);
       count--;
+      armed = count;
     }
   }
 

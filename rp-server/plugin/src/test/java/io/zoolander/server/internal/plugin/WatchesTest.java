@@ -140,6 +140,7 @@ class WatchesTest {
     assertThat(sent())
         .containsExactly(armed(1, 1), event(1, 4, WatchEventType.NODE_DATA_CHANGED, "/a"));
     assertThat(onApplier(w::count)).isZero();
+    assertThat(w.eventsSent()).isEqualTo(1);
   }
 
   @Test
@@ -292,11 +293,13 @@ class WatchesTest {
               assertThat(e.message()).contains("zoolander.plugin.maxWatchesPerConnection");
             });
     assertThat(onApplier(w::count)).isEqualTo(2);
+    assertThat(w.armed()).as("published for the meters").isEqualTo(2);
     onApplier(
         () -> {
           w.closed(client);
           return w.count();
         });
     assertThat(onApplier(w::count)).isZero();
+    assertThat(w.armed()).isZero();
   }
 }
