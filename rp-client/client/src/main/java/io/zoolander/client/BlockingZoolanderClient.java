@@ -71,6 +71,22 @@ public final class BlockingZoolanderClient {
     return join(client.getChildren(path));
   }
 
+  public NodeData getData(String path, Watcher watcher) {
+    return join(client.getData(path, watcher));
+  }
+
+  public boolean exists(String path, Watcher watcher) {
+    return join(client.exists(path, watcher));
+  }
+
+  public List<String> getChildren(String path, Watcher watcher) {
+    return join(client.getChildren(path, watcher));
+  }
+
+  public WatchHandle addPersistentRecursiveWatch(String path, Watcher watcher) {
+    return join(client.addPersistentRecursiveWatch(path, watcher));
+  }
+
   private static <T> T join(CompletableFuture<T> future) {
     try {
       return future.get();

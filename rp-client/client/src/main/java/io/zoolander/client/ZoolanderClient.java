@@ -23,7 +23,16 @@ import org.jspecify.annotations.Nullable;
  * has applied a write, so that any client's later read sees it.
  *
  * <p>Paths are application paths (absolute ZooKeeper paths). Only persistent nodes are replicated:
- * there are no ephemeral nodes and no watches (sessions are per duplicate).
+ * there are no ephemeral nodes (sessions are per duplicate).
+ *
+ * <p>Watches (ZooKeeper 3.6+ semantics): one-shot data watches ({@link #getData(String, Watcher)},
+ * {@link #exists(String, Watcher)}), one-shot child watches ({@link #getChildren(String, Watcher)})
+ * and persistent recursive watches ({@link #addPersistentRecursiveWatch}). A watch is armed on
+ * every connected duplicate; the duplicates derive events from the writes they apply, so each
+ * change comes with its write's seq, and the client delivers it once (the first duplicate's
+ * report), in seq order, on its watch thread (see {@link Watcher}). When a duplicate is lost or
+ * restarts, or the client reconnects, the watch is armed again from the last seq delivered, and the
+ * duplicate sends what happened meanwhile, or {@link WatchEvent.Type#RESYNC} when it no longer can.
  */
 public interface ZoolanderClient extends AutoCloseable {
 
@@ -103,6 +112,40 @@ public interface ZoolanderClient extends AutoCloseable {
 
   /** A node's children, sorted by name; fails with {@code NONODE} if it does not exist. */
   CompletableFuture<List<String>> getChildren(String path);
+
+  // ---- watches ----
+
+  /**
+   * As {@link #getData(String)}, and arms a one-shot data watch: {@code watcher} is told of the
+   * first change after the state read (NODE_DATA_CHANGED, NODE_DELETED), or RESYNC. No watch is
+   * left when the read fails (NONODE included), as in ZooKeeper.
+   */
+  CompletableFuture<NodeData> getData(String path, Watcher watcher);
+
+  /**
+   * As {@link #exists(String)}, and arms a one-shot data watch whether or not the node exists:
+   * {@code watcher} is told of the first NODE_CREATED, NODE_DATA_CHANGED or NODE_DELETED after the
+   * state read, or RESYNC.
+   */
+  CompletableFuture<Boolean> exists(String path, Watcher watcher);
+
+  /**
+   * As {@link #getChildren(String)}, and arms a one-shot child watch: {@code watcher} is told of
+   * the first NODE_CHILDREN_CHANGED or NODE_DELETED of the node after the state read, or RESYNC. No
+   * watch is left when the read fails.
+   */
+  CompletableFuture<List<String>> getChildren(String path, Watcher watcher);
+
+  /**
+   * Arms a persistent recursive watch (ZooKeeper's {@code addWatch(path, PERSISTENT_RECURSIVE)}):
+   * {@code watcher} is told of every NODE_CREATED, NODE_DATA_CHANGED and NODE_DELETED of {@code
+   * path} and every node below it (no NODE_CHILDREN_CHANGED), for every write after the state a
+   * read (issued first, like any read: at least this client's last seen seq) returned, until the
+   * handle is closed. Completes once a duplicate has armed it; fails with {@code BADARGUMENTS} for
+   * an invalid path, or when every duplicate refuses it (too many watches), and with {@code
+   * CONNECTIONLOSS} when none armed it within the request timeout.
+   */
+  CompletableFuture<WatchHandle> addPersistentRecursiveWatch(String path, Watcher watcher);
 
   // ---- state ----
 

@@ -20,9 +20,9 @@ package io.zoolander.wire;
  *     out-of-range number in a message header</td><td>{@link #MALFORMED_FRAME}</td><td>the wire pipeline</td></tr>
  * <tr><td>an unknown message type or protocol version</td><td>{@link #UNKNOWN_MESSAGE_TYPE}, {@link
  *     #UNSUPPORTED_VERSION}</td><td>the wire pipeline</td></tr>
- * <tr><td>a WRITE op or READ path that is not a valid ZooKeeper path ({@code PathUtils})</td><td>{@link
+ * <tr><td>a WRITE op, READ or WATCH path that is not a valid ZooKeeper path ({@code PathUtils})</td><td>{@link
  *     #INVALID_PATH}</td><td>the wire pipeline, per request</td></tr>
- * <tr><td>a WRITE op type or READ kind this protocol version does not know</td><td>{@link #UNKNOWN_OP}</td>
+ * <tr><td>a WRITE op type, READ kind or WATCH kind this protocol version does not know</td><td>{@link #UNKNOWN_OP}</td>
  *     <td>the wire pipeline, per request</td></tr>
  * <tr><td>an ephemeral, container or TTL create mode (or an unknown mode flag), a version below -1, a WRITE without
  *     ops</td><td>{@link #INVALID_OP}</td><td>the wire pipeline, per request</td></tr>
@@ -35,6 +35,8 @@ package io.zoolander.wire;
  * <tr><td>a well-formed message the receiver does not take from this peer (a READ to the repeater), or a first
  *     message that is not the expected HELLO (the connection is then closed)</td><td>{@link #UNEXPECTED_MESSAGE}</td>
  *     <td>the repeater or plugin</td></tr>
+ * <tr><td>a WATCH beyond the plugin's {@code zoolander.plugin.maxWatchesPerConnection}</td><td>{@link
+ *     #OVERLOADED}</td><td>the plugin, per watch (its id is the request id)</td></tr>
  * </table>
  *
  * <p>A request refused per request was not sequenced: nothing of it is applied on any duplicate.

@@ -266,6 +266,92 @@ public sealed interface Message {
     }
   }
 
+  /**
+   * Client to plugin: arm watch {@code watchId} of this connection on {@code path}, for the changes
+   * applied after {@code sinceSeq}. The plugin sends a WATCH_EVENT for every write (in seq order)
+   * after {@code sinceSeq} that changes what the watch watches: first those it applied already, if
+   * it still holds them (else one {@link WatchEventType#RESYNC} at its applied seq), then a {@link
+   * WatchEvent} without changes at its applied seq (armed: everything up to it has been sent), then
+   * each write as it applies it. A one-shot kind is removed after its first event (and not
+   * acknowledged if that was one it missed); a WATCH with the id of an armed watch replaces it. A
+   * fenced or rejoining duplicate arms it too (a duplicate that rejoins by a state transfer sends
+   * RESYNC). A plugin that will not arm it answers ERROR with {@code requestId = watchId}
+   * (INVALID_PATH, UNKNOWN_OP, OVERLOADED for too many watches on the connection).
+   *
+   * @param watchId the client's name for the watch, {@code >= 0}
+   * @param sinceSeq the highest seq whose changes the client needs no event for
+   */
+  record Watch(long clientId, long watchId, WatchKind kind, String path, long sinceSeq)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
+    public Watch {
+      atLeast(clientId, 0, "clientId");
+      atLeast(watchId, 0, "watchId");
+      notNull(kind, "kind");
+      checkPath(path, "path", false);
+      atLeast(sinceSeq, 0, "sinceSeq");
+    }
+  }
+
+  /**
+   * Client to plugin: remove watch {@code watchId} of this connection (unknown ids are ignored).
+   */
+  record Unwatch(long clientId, long watchId) implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
+    public Unwatch {
+      atLeast(clientId, 0, "clientId");
+      atLeast(watchId, 0, "watchId");
+    }
+  }
+
+  /**
+   * Plugin to client: what write {@code seq} changed that watch {@code watchId} watches, or, with
+   * no changes, that the watch is armed as of this duplicate's {@code seq} (every change up to it
+   * that concerns the watch has been sent before). Every duplicate sends the same changes for the
+   * same seq, so the client delivers the first duplicate's and drops the others.
+   *
+   * @param seq the write that made the changes ({@code >= 1}), or, when {@code changes} is empty,
+   *     the duplicate's applied seq when it armed the watch
+   * @param changes 0 to {@link WireSettings#MAX_WATCH_CHANGES}, in the order the write made them
+   */
+  record WatchEvent(
+      long clientId, long watchId, int duplicateId, long seq, List<WatchEvent.Change> changes)
+      implements Message {
+    /**
+     * @throws IllegalArgumentException if a field is invalid; the message names it
+     */
+    public WatchEvent {
+      atLeast(clientId, 0, "clientId");
+      atLeast(watchId, 0, "watchId");
+      atLeast(duplicateId, 0, "duplicateId");
+      changes = list(changes, "changes", 0, WireSettings.MAX_WATCH_CHANGES);
+      atLeast(seq, changes.isEmpty() ? 0 : 1, "seq");
+    }
+
+    /** Whether this only acknowledges the WATCH: armed, no change yet. */
+    public boolean armed() {
+      return changes.isEmpty();
+    }
+
+    /**
+     * One change: its type and the application path of the node it happened to (for {@link
+     * WatchEventType#RESYNC}, the watch's path).
+     */
+    public record Change(WatchEventType type, String path) {
+      /**
+       * @throws IllegalArgumentException if a field is invalid; the message names it
+       */
+      public Change {
+        notNull(type, "type");
+        checkPath(path, "path", false);
+      }
+    }
+  }
+
   /** Plugin to repeater, client or admin: where this duplicate stands. */
   record Status(int duplicateId, long epoch, long appliedSeq, DuplicateState state)
       implements Message {

@@ -36,6 +36,12 @@ public final class WireSettings {
    */
   public static final int MAX_OPS_PER_MESSAGE = 1000;
 
+  /**
+   * Most changes in one WATCH_EVENT: every op of a write can change a node and its parent's
+   * children.
+   */
+  public static final int MAX_WATCH_CHANGES = 2 * MAX_OPS_PER_MESSAGE;
+
   /** Most znodes in one state-transfer chunk ({@link Message.TransferChunk}). */
   public static final int MAX_TRANSFER_NODES_PER_CHUNK = 10_000;
 

@@ -46,6 +46,11 @@
  * <tr><td>16</td><td>TRANSFER_CHUNK</td><td>long transferId, int sourceDuplicateId, long epoch, long appliedSeq, long
  *     catchUpToSeq, int index, int chunkCount, int count, then per znode: string path, bytes data, int version, int
  *     cversion</td><td>the healthy plugin to the repeater, relayed to the plugin that rejoins</td></tr>
+ * <tr><td>17</td><td>WATCH</td><td>long clientId, long watchId, byte kind, string path, long sinceSeq</td>
+ *     <td>client to plugins</td></tr>
+ * <tr><td>18</td><td>UNWATCH</td><td>long clientId, long watchId</td><td>client to plugins</td></tr>
+ * <tr><td>19</td><td>WATCH_EVENT</td><td>long clientId, long watchId, int duplicateId, long seq, int count, then
+ *     per change: byte type, string path</td><td>plugin to client</td></tr>
  * </table>
  *
  * <p>CHALLENGE and AUTH exist only when authentication is configured ({@link
@@ -73,7 +78,20 @@
  * FAILED {@code int code}. Every ZooKeeper result code ({@code code} in READ_REPLY and FAILED) is a
  * {@link org.apache.zookeeper.KeeperException.Code#intValue()}. Enumerations are written as their
  * stable codes: {@link io.zoolander.wire.Role}, {@link io.zoolander.wire.ReadKind}, {@link
- * io.zoolander.wire.DuplicateState}, {@link io.zoolander.wire.ErrorCode}.
+ * io.zoolander.wire.DuplicateState}, {@link io.zoolander.wire.ErrorCode}, {@link
+ * io.zoolander.wire.WatchKind}, {@link io.zoolander.wire.WatchEventType}.
+ *
+ * <h2>Watches</h2>
+ *
+ * <p>A client arms a watch with WATCH on each duplicate it watches through; the plugin sends one
+ * WATCH_EVENT per write (seq) that changes what the watch watches, derived from the writes it
+ * applies, in seq order: first the writes after {@code sinceSeq} it applied already, if it still
+ * holds their events, else one RESYNC change at its applied seq; then a WATCH_EVENT without changes
+ * at its applied seq (armed, and complete up to it); then each write as it applies it. Every
+ * duplicate reports the same changes under the same seq, so the client keeps the first report of
+ * each seq and drops the rest. A one-shot watch (DATA, CHILDREN) is removed after its first
+ * WATCH_EVENT with changes; UNWATCH removes any; closing the connection removes all of its watches.
+ * See {@link io.zoolander.wire.Message.Watch}.
  *
  * <h2>Errors</h2>
  *
@@ -89,12 +107,13 @@
  * version byte, so a peer speaking another version still learns why it was dropped.
  *
  * <p>Application errors (codes 100 and up) refuse a request, name it and leave the connection open.
- * A client request (WRITE, READ) whose ids parse but whose ops, read kind or path are invalid is
- * refused that way by the pipeline itself, and the rest of its frame skipped: an invalid ZooKeeper
- * path ({@code INVALID_PATH}), an op type or read kind this version does not know ({@code
- * UNKNOWN_OP}), a create mode that is not replicated, a version below -1 or a WRITE without ops
- * ({@code INVALID_OP}), data over {@link io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more
- * than {@link io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
+ * A client request (WRITE, READ, WATCH; a WATCH is named by its watch id) whose ids parse but whose
+ * ops, read kind or path are invalid is refused that way by the pipeline itself, and the rest of
+ * its frame skipped: an invalid ZooKeeper path ({@code INVALID_PATH}), an op type, read kind or
+ * watch kind this version does not know ({@code UNKNOWN_OP}), a create mode that is not replicated,
+ * a version below -1 or a WRITE without ops ({@code INVALID_OP}), data over {@link
+ * io.zoolander.wire.WireSettings#MAX_DATA_BYTES} or more than {@link
+ * io.zoolander.wire.WireSettings#MAX_OPS_PER_MESSAGE} ops ({@code TOO_LARGE}). {@link
  * io.zoolander.wire.ErrorCode} lists every code and who sends it.
  */
 package io.zoolander.wire;

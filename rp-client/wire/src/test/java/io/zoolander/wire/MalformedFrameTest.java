@@ -359,6 +359,12 @@ class MalformedFrameTest {
     malformed(Raw.frame(WRITE).i64(1).i64(-2).i32(1).i8(3).str("/a").i32(-1).build(), "requestId");
     malformed(Raw.frame(READ).i64(1).i64(-5).i8(1).str("/a").i64(0).build(), "requestId");
     malformed(Raw.frame(READ).i64(1).i64(2).i8(1).str("/a").i64(-1).build(), "minSeq");
+    malformed(Raw.frame(17).i64(1).i64(-5).i8(1).str("/a").i64(0).build(), "watchId");
+    malformed(Raw.frame(17).i64(1).i64(2).i8(1).str("/a").i64(-1).build(), "sinceSeq");
+    // WATCH_EVENT comes from plugins only: an unknown change type or a bad path is malformed.
+    malformed(Raw.frame(19).i64(1).i64(2).i32(0).i64(3).i32(1).i8(9).str("/a").build(), "type");
+    malformed(Raw.frame(19).i64(1).i64(2).i32(0).i64(3).i32(1).i8(1).str("a").build(), "path");
+    malformed(Raw.frame(19).i64(1).i64(2).i32(0).i64(0).i32(1).i8(1).str("/a").build(), "seq");
     malformed(
         Raw.frame(SEQUENCED).i64(1).i64(0).i64(1).i64(1).i32(1).i8(3).str("/a").i32(-1).build(),
         "seq");

@@ -15,13 +15,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A client request (WRITE, READ) whose frame parses but whose ops, read kind or path are invalid is
- * refused by the pipeline with an ERROR naming the request and the code for the problem; the
- * connection stays open and the frames after it are delivered. Nothing is fired down the pipeline.
+ * A client request (WRITE, READ, WATCH) whose frame parses but whose ops, read kind or path are
+ * invalid is refused by the pipeline with an ERROR naming the request and the code for the problem;
+ * the connection stays open and the frames after it are delivered. Nothing is fired down the
+ * pipeline.
  */
 class RefusedRequestTest {
   static final int WRITE = 2;
   static final int READ = 7;
+  static final int WATCH = 17;
   static final long REQUEST = 42;
 
   /** A valid frame sent after each bad one: it must still be delivered. */
@@ -139,6 +141,27 @@ class RefusedRequestTest {
                     ErrorCode.UNKNOWN_OP)
                 .message())
         .contains("kind", String.valueOf(kind));
+  }
+
+  @Test
+  void anInvalidWatchPathIsInvalidPathNamingTheWatch() {
+    assertThat(
+            refuses(
+                    Raw.frame(WATCH).i64(1).i64(REQUEST).i8(1).str("/a/").i64(0).build(),
+                    ErrorCode.INVALID_PATH)
+                .message())
+        .contains("WATCH " + REQUEST, "path");
+  }
+
+  @ParameterizedTest
+  @ValueSource(ints = {0, 4, 9, 255})
+  void anUnknownWatchKindIsUnknownOp(int kind) {
+    assertThat(
+            refuses(
+                    Raw.frame(WATCH).i64(1).i64(REQUEST).i8(kind).str("/a").i64(0).build(),
+                    ErrorCode.UNKNOWN_OP)
+                .message())
+        .contains("WATCH " + REQUEST, "kind", String.valueOf(kind));
   }
 
   @Test

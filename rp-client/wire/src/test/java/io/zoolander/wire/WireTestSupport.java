@@ -278,6 +278,28 @@ final class WireTestSupport {
     m.add(
         new Message.Status(
             Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, DuplicateState.ACTIVE));
+    for (WatchKind kind : WatchKind.values()) {
+      m.add(new Message.Watch(1, 2, kind, "/w", 3));
+    }
+    m.add(
+        new Message.Watch(
+            Long.MAX_VALUE, Long.MAX_VALUE, WatchKind.DATA, UNICODE_PATH, Long.MAX_VALUE));
+    m.add(new Message.Unwatch(0, 0));
+    m.add(new Message.Unwatch(Long.MAX_VALUE, Long.MAX_VALUE));
+    m.add(new Message.WatchEvent(1, 2, 3, 0, List.of()));
+    for (WatchEventType type : WatchEventType.values()) {
+      m.add(
+          new Message.WatchEvent(1, 2, 3, 4, List.of(new Message.WatchEvent.Change(type, "/w/c"))));
+    }
+    m.add(
+        new Message.WatchEvent(
+            Long.MAX_VALUE,
+            Long.MAX_VALUE,
+            Integer.MAX_VALUE,
+            Long.MAX_VALUE,
+            List.of(
+                new Message.WatchEvent.Change(WatchEventType.NODE_CREATED, UNICODE_PATH),
+                new Message.WatchEvent.Change(WatchEventType.NODE_CHILDREN_CHANGED, "/"))));
     m.add(new Message.PlannedSlowness(3, 0));
     m.add(new Message.PlannedSlowness(Integer.MAX_VALUE, WireSettings.MAX_PLANNED_SLOWNESS_MS));
     m.add(new Message.Challenge(filled(WireSettings.NONCE_BYTES, 7), "duplicate-3"));

@@ -16,6 +16,8 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ReplyListener;
 import io.zoolander.client.RetryBudget;
+import io.zoolander.client.WatchHandle;
+import io.zoolander.client.Watcher;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
@@ -26,6 +28,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.ReadKind;
+import io.zoolander.wire.WatchKind;
 import io.zoolander.wire.internal.RecordWatcher;
 import io.zoolander.wire.internal.WriteChecks;
 import io.zoolander.wire.internal.WriteTrace;
@@ -77,6 +80,10 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final PlannedSlownessTable slowness;
   private final AdaptiveConcurrency concurrency;
   private final ClientMetrics metrics;
+  private final WatchDelivery watchDelivery = new WatchDelivery();
+
+  /** Watches (event loop only, see WatchTable). */
+  private final WatchTable watchTable;
 
   /** Read retries draw on it (event loop only). */
   private final ReadRetryTokens readRetries;
@@ -120,6 +127,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.credential(),
             Credential.REPEATER);
     this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
+    this.watchTable =
+        new WatchTable(
+            settings.clientId(),
+            loop,
+            plugins,
+            this::advanceSeen,
+            watchDelivery,
+            settings.requestTimeoutMs());
   }
 
   private static <V> Map<Long, V> lru() {
@@ -318,43 +333,101 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   @Override
   public CompletableFuture<NodeData> getData(String path) {
-    return read(
-        ReadKind.GET_DATA,
-        path,
-        reply -> {
-          if (reply.code() != KeeperException.Code.OK) {
-            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-          }
-          return new NodeData(
-              reply.data(), reply.version(), reply.appliedSeq(), reply.duplicateId());
-        });
+    return read(ReadKind.GET_DATA, path, reply -> nodeData(path, reply));
   }
 
   @Override
   public CompletableFuture<Boolean> exists(String path) {
-    return read(
-        ReadKind.EXISTS,
-        path,
-        reply -> {
-          if (reply.code() != KeeperException.Code.OK
-              && reply.code() != KeeperException.Code.NONODE) {
-            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-          }
-          return reply.code() == KeeperException.Code.OK;
-        });
+    return read(ReadKind.EXISTS, path, reply -> existence(path, reply));
   }
 
   @Override
   public CompletableFuture<List<String>> getChildren(String path) {
+    return read(ReadKind.GET_CHILDREN, path, reply -> children(path, reply));
+  }
+
+  private static NodeData nodeData(String path, Message.ReadReply reply) {
+    if (reply.code() != KeeperException.Code.OK) {
+      throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+    }
+    return new NodeData(reply.data(), reply.version(), reply.appliedSeq(), reply.duplicateId());
+  }
+
+  private static boolean existence(String path, Message.ReadReply reply) {
+    if (reply.code() != KeeperException.Code.OK && reply.code() != KeeperException.Code.NONODE) {
+      throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+    }
+    return reply.code() == KeeperException.Code.OK;
+  }
+
+  private static List<String> children(String path, Message.ReadReply reply) {
+    if (reply.code() != KeeperException.Code.OK) {
+      throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
+    }
+    return reply.children();
+  }
+
+  // ------------------------------------------------------------------ watches (see WatchTable)
+
+  @Override
+  public CompletableFuture<NodeData> getData(String path, Watcher watcher) {
+    Objects.requireNonNull(watcher, "watcher must not be null");
+    return read(
+        ReadKind.GET_DATA,
+        path,
+        reply -> armedAfter(reply, WatchKind.DATA, path, watcher, nodeData(path, reply)));
+  }
+
+  @Override
+  public CompletableFuture<Boolean> exists(String path, Watcher watcher) {
+    Objects.requireNonNull(watcher, "watcher must not be null");
+    return read(
+        ReadKind.EXISTS,
+        path,
+        reply -> armedAfter(reply, WatchKind.DATA, path, watcher, existence(path, reply)));
+  }
+
+  @Override
+  public CompletableFuture<List<String>> getChildren(String path, Watcher watcher) {
+    Objects.requireNonNull(watcher, "watcher must not be null");
     return read(
         ReadKind.GET_CHILDREN,
         path,
-        reply -> {
-          if (reply.code() != KeeperException.Code.OK) {
-            throw new ZoolanderException(reply.code(), reply.code() + " for " + path);
-          }
-          return reply.children();
-        });
+        reply -> armedAfter(reply, WatchKind.CHILDREN, path, watcher, children(path, reply)));
+  }
+
+  /**
+   * Arms a one-shot watch for the changes after the state {@code reply} read (so nothing between
+   * the read and the arming is missed), once the read succeeded; returns {@code result}.
+   */
+  private <T> T armedAfter(
+      Message.ReadReply reply, WatchKind kind, String path, Watcher watcher, T result) {
+    watchTable.add(nextRequestId.incrementAndGet(), kind, path, reply.appliedSeq(), watcher);
+    return result;
+  }
+
+  @Override
+  public CompletableFuture<WatchHandle> addPersistentRecursiveWatch(String path, Watcher watcher) {
+    Objects.requireNonNull(watcher, "watcher must not be null");
+    if (closed) {
+      return CompletableFuture.failedFuture(closedException());
+    }
+    long id = nextRequestId.incrementAndGet();
+    try {
+      new Message.Watch(settings.clientId(), id, WatchKind.PERSISTENT_RECURSIVE, path, 0);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return CompletableFuture.failedFuture(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+    }
+    // Armed from a seq a duplicate has applied now (a read's, at least this client's floor): it
+    // reports the changes after now, and every duplicate it is armed on starts from that seq.
+    return read(
+            ReadKind.EXISTS,
+            path,
+            reply ->
+                watchTable.add(
+                    id, WatchKind.PERSISTENT_RECURSIVE, path, reply.appliedSeq(), watcher))
+        .thenCompose(armed -> armed);
   }
 
   private <T> CompletableFuture<T> read(
@@ -1106,6 +1179,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       }
     } else if (message instanceof Message.Error error) {
       onError(from, error);
+    } else if (message instanceof Message.WatchEvent event) {
+      watchTable.onEvent(from, event);
     } else if (message instanceof Message.PlannedSlowness announcement) {
       int index = plugins.indexOf(from);
       if (index >= 0) {
@@ -1119,6 +1194,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     long id = error.requestId();
     if (id < 0) {
       LOG.warn("{} reported {}: {}", from.name(), error.code(), error.message());
+      return;
+    }
+    if (watchTable.onError(from, error)) {
       return;
     }
     PendingWrite w = writes.get(id);
@@ -1160,10 +1238,19 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
         loop.execute(resend);
       }
     }
+    if (link != repeater && state.isConnected()) {
+      // Arm every watch on it again, from the last seq delivered: it sends what happened meanwhile.
+      if (loop.inEventLoop()) {
+        watchTable.linkReady(link);
+      } else {
+        loop.execute(() -> watchTable.linkReady(link));
+      }
+    }
     if (link != repeater && !state.isConnected()) {
       int index = peer.index();
       loop.execute(
           () -> {
+            watchTable.linkLost(link);
             List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
             for (PendingRead<?> r : List.copyOf(reads.values())) {
               if (r.sentNanos.remove(index) != null) {
@@ -1250,6 +1337,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
           }
           answeredReads.clear();
           answeredWrites.clear();
+          watchTable.clear();
           failed.complete(null);
         });
     try {
@@ -1260,6 +1348,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     repeater.close();
     plugins.forEach(PeerLink::close);
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    watchDelivery.close();
   }
 
   /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */

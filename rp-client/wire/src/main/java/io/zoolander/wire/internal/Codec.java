@@ -9,6 +9,8 @@ import io.zoolander.wire.Op;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
+import io.zoolander.wire.WatchEventType;
+import io.zoolander.wire.WatchKind;
 import io.zoolander.wire.WireException;
 import io.zoolander.wire.WireSettings;
 import java.util.ArrayList;
@@ -51,6 +53,12 @@ public final class Codec {
 
   static final int TRANSFER_CHUNK = 16;
 
+  /** Watches: client to plugin (WATCH, UNWATCH), plugin to client (WATCH_EVENT). */
+  static final int WATCH = 17;
+
+  static final int UNWATCH = 18;
+  static final int WATCH_EVENT = 19;
+
   // Op types.
   static final int OP_CREATE = 1;
   static final int OP_SET_DATA = 2;
@@ -76,6 +84,9 @@ public final class Codec {
   /** Smallest encoded transfer node: a one-byte path, empty data, two versions. */
   private static final int MIN_TRANSFER_NODE_BYTES = 4 + 1 + 4 + 4 + 4;
 
+  /** Smallest encoded watch change: type, a one-byte path. */
+  private static final int MIN_CHANGE_BYTES = 1 + 4 + 1;
+
   /** Smallest encoded child name: length and one byte. */
   private static final int MIN_CHILD_BYTES = 4 + 1;
 
@@ -97,6 +108,9 @@ public final class Codec {
       case PLANNED_SLOWNESS -> "PLANNED_SLOWNESS";
       case TRANSFER_REQUEST -> "TRANSFER_REQUEST";
       case TRANSFER_CHUNK -> "TRANSFER_CHUNK";
+      case WATCH -> "WATCH";
+      case UNWATCH -> "UNWATCH";
+      case WATCH_EVENT -> "WATCH_EVENT";
       default -> "type " + type;
     };
   }
@@ -114,6 +128,10 @@ public final class Codec {
       hint += 16 * r.results().size();
     } else if (m instanceof Message.ReadReply r) {
       hint += r.data().length + 16 * r.children().size();
+    } else if (m instanceof Message.WatchEvent e) {
+      for (Message.WatchEvent.Change c : e.changes()) {
+        hint += 8 + c.path().length();
+      }
     } else if (m instanceof Message.TransferChunk c) {
       long bytes = 0;
       for (Message.TransferChunk.Node n : c.nodes()) {
@@ -223,6 +241,28 @@ public final class Codec {
       out.writeByte(TRANSFER_REQUEST);
       out.writeLong(t.transferId());
       out.writeInt(t.targetDuplicateId());
+    } else if (m instanceof Message.Watch w) {
+      out.writeByte(WATCH);
+      out.writeLong(w.clientId());
+      out.writeLong(w.watchId());
+      out.writeByte(w.kind().code());
+      writeString(out, w.path());
+      out.writeLong(w.sinceSeq());
+    } else if (m instanceof Message.Unwatch u) {
+      out.writeByte(UNWATCH);
+      out.writeLong(u.clientId());
+      out.writeLong(u.watchId());
+    } else if (m instanceof Message.WatchEvent e) {
+      out.writeByte(WATCH_EVENT);
+      out.writeLong(e.clientId());
+      out.writeLong(e.watchId());
+      out.writeInt(e.duplicateId());
+      out.writeLong(e.seq());
+      out.writeInt(e.changes().size());
+      for (Message.WatchEvent.Change c : e.changes()) {
+        out.writeByte(c.type().code());
+        writeString(out, c.path());
+      }
     } else if (m instanceof Message.TransferChunk c) {
       out.writeByte(TRANSFER_CHUNK);
       out.writeLong(c.transferId());
@@ -313,12 +353,12 @@ public final class Codec {
    * Decodes one frame, {@code [version][type][body]} (the length prefix already stripped), reading
    * it entirely.
    *
-   * <p>A request from a client (WRITE, READ) whose header parses but whose ops, read kind or path
-   * are invalid is <em>refused</em>: the WireException then carries an application code ({@link
-   * ErrorCode#INVALID_PATH}, {@link ErrorCode#UNKNOWN_OP}, {@link ErrorCode#INVALID_OP}, {@link
-   * ErrorCode#TOO_LARGE}) and the request id, and the rest of the frame is not parsed (the length
-   * prefix delimits it, so the next frame is still found). SEQUENCED and the other messages come
-   * from servers only: any invalid field there is {@link ErrorCode#MALFORMED_FRAME}.
+   * <p>A request from a client (WRITE, READ, WATCH) whose header parses but whose ops, read kind or
+   * path are invalid is <em>refused</em>: the WireException then carries an application code
+   * ({@link ErrorCode#INVALID_PATH}, {@link ErrorCode#UNKNOWN_OP}, {@link ErrorCode#INVALID_OP},
+   * {@link ErrorCode#TOO_LARGE}) and the request id, and the rest of the frame is not parsed (the
+   * length prefix delimits it, so the next frame is still found). SEQUENCED and the other messages
+   * come from servers only: any invalid field there is {@link ErrorCode#MALFORMED_FRAME}.
    *
    * @throws WireException with {@link ErrorCode#UNSUPPORTED_VERSION}, {@link
    *     ErrorCode#UNKNOWN_MESSAGE_TYPE} or {@link ErrorCode#MALFORMED_FRAME}, or a refusal as
@@ -407,6 +447,9 @@ public final class Codec {
                 new Message.TransferRequest(
                     in.readLong("transferId"), in.readInt("targetDuplicateId"));
             case TRANSFER_CHUNK -> readTransferChunk(in);
+            case WATCH -> readWatch(in);
+            case UNWATCH -> new Message.Unwatch(in.readLong("clientId"), in.readLong("watchId"));
+            case WATCH_EVENT -> readWatchEvent(in);
             default ->
                 throw new WireException(
                     ErrorCode.UNKNOWN_MESSAGE_TYPE,
@@ -526,6 +569,43 @@ public final class Codec {
     }
     refusal.checkPath(path, false);
     return new Message.Read(clientId, requestId, readKind, path, minSeq);
+  }
+
+  /**
+   * WATCH: like READ, an unknown kind or an invalid path is refused (see {@link #decode}), with the
+   * watch id as the request id, once the whole body has been read.
+   */
+  private static Message.Watch readWatch(FrameReader in) {
+    long clientId = Checks.atLeast(in.readLong("clientId"), 0, "clientId");
+    long watchId = Checks.atLeast(in.readLong("watchId"), 0, "watchId");
+    int kind = in.readUnsignedByte("kind");
+    String path = in.readString("path", Integer.MAX_VALUE);
+    long sinceSeq = Checks.atLeast(in.readLong("sinceSeq"), 0, "sinceSeq");
+    in.finish();
+    Refusal refusal = Refusal.of("WATCH", watchId);
+    WatchKind watchKind;
+    try {
+      watchKind = WatchKind.fromCode(kind);
+    } catch (IllegalArgumentException e) {
+      throw refusal.of(ErrorCode.UNKNOWN_OP, "kind: unknown watch kind " + kind);
+    }
+    refusal.checkPath(path, false);
+    return new Message.Watch(clientId, watchId, watchKind, path, sinceSeq);
+  }
+
+  /** WATCH_EVENT: from plugins only, so anything invalid is malformed. */
+  private static Message.WatchEvent readWatchEvent(FrameReader in) {
+    long clientId = in.readLong("clientId");
+    long watchId = in.readLong("watchId");
+    int duplicateId = in.readInt("duplicateId");
+    long seq = in.readLong("seq");
+    int count = in.readCount("changes", MIN_CHANGE_BYTES, WireSettings.MAX_WATCH_CHANGES);
+    List<Message.WatchEvent.Change> changes = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      WatchEventType type = WatchEventType.fromCode(in.readUnsignedByte("change type"));
+      changes.add(new Message.WatchEvent.Change(type, in.readString("path", Integer.MAX_VALUE)));
+    }
+    return new Message.WatchEvent(clientId, watchId, duplicateId, seq, changes);
   }
 
   /**

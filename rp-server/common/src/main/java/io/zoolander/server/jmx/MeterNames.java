@@ -145,6 +145,12 @@ public final class MeterNames {
    */
   public static final String PLUGIN_WRITES_FOREIGN = "zoolander.plugin.writes.foreign";
 
+  /** Gauge: the watches clients have armed on this duplicate's plugin. */
+  public static final String PLUGIN_WATCHES = "zoolander.plugin.watches";
+
+  /** Counter: the watch events (WATCH_EVENTs with changes, RESYNC included) the plugin sent. */
+  public static final String PLUGIN_WATCH_EVENTS = "zoolander.plugin.watch.events";
+
   /**
    * Counter, tags {@code duplicate, server}: multis the plugin submitted in-process into its
    * leader's request pipeline (the others went through its ZooKeeper session).

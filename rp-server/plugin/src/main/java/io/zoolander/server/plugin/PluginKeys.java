@@ -126,6 +126,16 @@ public final class PluginKeys {
           .doc("Most reads waiting at once; more are refused at once.")
           .build();
 
+  public static final Setting<Long> MAX_WATCHES_PER_CONNECTION =
+      Setting.integer(ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_KEY)
+          .defaultValue((long) ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_DEFAULT)
+          .range(0L, (long) MAX_MESSAGES)
+          .unit("watches")
+          .doc(
+              "Most watches one client connection may have armed at once; more are refused with ERROR"
+                  + " OVERLOADED; 0 refuses every watch.")
+          .build();
+
   public static final Setting<Long> MAX_QUEUED_MESSAGES =
       Setting.integer(ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY)
           .defaultValue((long) ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT)
@@ -263,6 +273,7 @@ public final class PluginKeys {
           ADVERTISED_PORT,
           RECENT_WRITES_MESSAGES,
           MAX_BATCH_BYTES,
+          MAX_WATCHES_PER_CONNECTION,
           PLANNED_SLOWNESS_MAX_MS,
           CLIENT_RECORD_RETENTION_MS,
           FENCE_ON_FOREIGN_WRITE,

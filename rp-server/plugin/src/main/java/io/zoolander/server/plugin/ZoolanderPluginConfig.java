@@ -52,6 +52,9 @@ import java.util.Map;
  * <tr><td>{@value #MAX_BATCH_BYTES_KEY}</td><td>{@value #MAX_BATCH_BYTES_DEFAULT}</td><td>most bytes of one batch of
  *     writes applied as one ZooKeeper multi (besides at most 64 writes and {@code jute.maxbuffer}); ZooKeeper keeps
  *     its last 500 proposals in memory, so this bounds what they hold</td></tr>
+ * <tr><td>{@value #MAX_WATCHES_PER_CONNECTION_KEY}</td><td>{@value #MAX_WATCHES_PER_CONNECTION_DEFAULT}</td><td>most
+ *     watches one client connection may have armed at once; a WATCH beyond it is refused with ERROR OVERLOADED; 0
+ *     refuses every watch</td></tr>
  * </table>
  *
  * <p>The plugin also needs {@code zoolander.pluginFactory=}{@link ZoolanderPluginFactory} and, like
@@ -76,6 +79,7 @@ import java.util.Map;
  * @param advertisedPort the port published in the endpoint znode, 0 for the bound port
  * @param recentWritesMessages most applied writes kept for a new repeater's recovery
  * @param maxBatchBytes most bytes of one multi applying a batch of writes
+ * @param maxWatchesPerConnection most watches armed at once on one client connection
  */
 public record ZoolanderPluginConfig(
     int duplicateId,
@@ -92,7 +96,8 @@ public record ZoolanderPluginConfig(
     int maxQueuedMessages,
     int advertisedPort,
     int recentWritesMessages,
-    int maxBatchBytes) {
+    int maxBatchBytes,
+    int maxWatchesPerConnection) {
 
   /** Key of this duplicate's id: required, an int {@code >= 0}. */
   public static final String DUPLICATE_ID_KEY = "zoolander.duplicateId";
@@ -190,6 +195,13 @@ public record ZoolanderPluginConfig(
    * {@code jute.maxbuffer} alone (1 MB by default) would allow 1.5 GB.
    */
   public static final int MAX_BATCH_BYTES_DEFAULT = 256 * 1024;
+
+  /** Key of the most watches armed at once on one client connection. */
+  public static final String MAX_WATCHES_PER_CONNECTION_KEY =
+      "zoolander.plugin.maxWatchesPerConnection";
+
+  /** Default most watches per client connection. */
+  public static final int MAX_WATCHES_PER_CONNECTION_DEFAULT = 10_000;
 
   /** Smallest accepted batch bound: a batch of two small writes must fit. */
   public static final int MIN_BATCH_BYTES = 1_024;
@@ -329,6 +341,7 @@ public record ZoolanderPluginConfig(
     range(errors, "advertisedPort", advertisedPort, 0, 65_535);
     range(errors, "recentWritesMessages", recentWritesMessages, 0, MAX_MESSAGES);
     range(errors, "maxBatchBytes", maxBatchBytes, MIN_BATCH_BYTES, Integer.MAX_VALUE);
+    range(errors, "maxWatchesPerConnection", maxWatchesPerConnection, 0, MAX_MESSAGES);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           "Invalid Zoolander plugin settings: " + String.join("; ", errors));
@@ -383,6 +396,8 @@ public record ZoolanderPluginConfig(
     int advertisedPort = (int) parse(errors, properties, PluginKeys.ADVERTISED_PORT);
     int recentWritesMessages = (int) parse(errors, properties, PluginKeys.RECENT_WRITES_MESSAGES);
     int maxBatchBytes = (int) parse(errors, properties, PluginKeys.MAX_BATCH_BYTES);
+    int maxWatchesPerConnection =
+        (int) parse(errors, properties, PluginKeys.MAX_WATCHES_PER_CONNECTION);
     if (!errors.isEmpty()) {
       throw new IllegalArgumentException(
           "Invalid Zoolander plugin settings in zoo.cfg: " + String.join("; ", errors));
@@ -402,7 +417,8 @@ public record ZoolanderPluginConfig(
         maxQueuedMessages,
         advertisedPort,
         recentWritesMessages,
-        maxBatchBytes);
+        maxBatchBytes,
+        maxWatchesPerConnection);
   }
 
   private static String trimmed(Map<String, String> properties, String key) {

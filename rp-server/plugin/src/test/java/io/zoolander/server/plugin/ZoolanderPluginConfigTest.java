@@ -31,7 +31,8 @@ class ZoolanderPluginConfigTest {
                 ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_DEFAULT,
                 ZoolanderPluginConfig.ADVERTISED_PORT_DEFAULT,
                 ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_DEFAULT,
-                ZoolanderPluginConfig.MAX_BATCH_BYTES_DEFAULT));
+                ZoolanderPluginConfig.MAX_BATCH_BYTES_DEFAULT,
+                ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_DEFAULT));
     assertThatThrownBy(() -> ZoolanderPluginConfig.from(Map.of()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining(ZoolanderPluginConfig.DUPLICATE_ID_KEY + " is required");
@@ -56,7 +57,8 @@ class ZoolanderPluginConfigTest {
                 Map.entry(ZoolanderPluginConfig.MAX_QUEUED_MESSAGES_KEY, "64"),
                 Map.entry(ZoolanderPluginConfig.ADVERTISED_PORT_KEY, "7100"),
                 Map.entry(ZoolanderPluginConfig.RECENT_WRITES_MESSAGES_KEY, "0"),
-                Map.entry(ZoolanderPluginConfig.MAX_BATCH_BYTES_KEY, "65536")));
+                Map.entry(ZoolanderPluginConfig.MAX_BATCH_BYTES_KEY, "65536"),
+                Map.entry(ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_KEY, "12")));
     assertThat(config)
         .isEqualTo(
             new ZoolanderPluginConfig(
@@ -74,7 +76,8 @@ class ZoolanderPluginConfigTest {
                 64,
                 7100,
                 0,
-                65_536));
+                65_536,
+                12));
   }
 
   @Test
@@ -127,7 +130,8 @@ class ZoolanderPluginConfigTest {
                     2,
                     0,
                     0,
-                    ZoolanderPluginConfig.MIN_BATCH_BYTES))
+                    ZoolanderPluginConfig.MIN_BATCH_BYTES,
+                    0))
         .hasMessageContaining("advertisedHost");
   }
 
@@ -150,8 +154,23 @@ class ZoolanderPluginConfigTest {
                     2,
                     0,
                     0,
-                    ZoolanderPluginConfig.MIN_BATCH_BYTES - 1))
+                    ZoolanderPluginConfig.MIN_BATCH_BYTES - 1,
+                    0))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("maxBatchBytes must be 1024..");
+  }
+
+  @Test
+  void aNegativeWatchBoundIsRefused() {
+    assertThatThrownBy(
+            () ->
+                ZoolanderPluginConfig.from(
+                    Map.of(
+                        ZoolanderPluginConfig.DUPLICATE_ID_KEY,
+                        "1",
+                        ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_KEY,
+                        "-1")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(ZoolanderPluginConfig.MAX_WATCHES_PER_CONNECTION_KEY);
   }
 }

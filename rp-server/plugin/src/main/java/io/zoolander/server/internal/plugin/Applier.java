@@ -94,6 +94,7 @@ final class Applier {
   private final OwnSession session;
   private final ClientTable clients;
   private final ClientExpiry expiry;
+  private final Watches watches;
 
   /**
    * @param state the state read at start-up
@@ -162,7 +163,19 @@ final class Applier {
     RecentWrites recent =
         new RecentWrites(
             config.recentWritesMessages(), ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES);
-    Outbound out = new Outbound(id, peers, this.state);
+    this.watches =
+        new Watches(
+            thread,
+            id,
+            this.state::appliedSeq,
+            new WatchLog(
+                state.appliedSeq(),
+                config.recentWritesMessages(),
+                ZoolanderPluginConfig.RECENT_WRITES_MAX_BYTES),
+            config.maxWatchesPerConnection(),
+            channel ->
+                channel.closeFuture().addListener(f -> execute(() -> watchesClosed(channel))));
+    Outbound out = new Outbound(id, peers, this.state, watches);
     this.treeReads =
         local == null
             ? null
@@ -259,6 +272,7 @@ final class Applier {
             predictor,
             recent,
             recovery,
+            watches,
             config.sessionTimeoutMs());
     this.session = session;
     this.clients = clients;
@@ -316,6 +330,30 @@ final class Applier {
       return;
     }
     submit(from, 1, () -> reads.read(from, read));
+  }
+
+  /** A client arms a watch on {@code from} ({@link Watches#watch}). Any thread; never blocks. */
+  void watch(Channel from, Message.Watch request) {
+    submit(from, 1, () -> watches.watch(from, request));
+  }
+
+  /** A client removes a watch on {@code from}. Any thread; never blocks. */
+  void unwatch(Channel from, Message.Unwatch request) {
+    submit(from, 1, () -> watches.unwatch(from, request.watchId()));
+  }
+
+  private void watchesClosed(Channel channel) {
+    watches.closed(channel);
+  }
+
+  /** Watches armed on this duplicate, on every client connection. Any thread. */
+  int watchesArmed() {
+    return watches.armed();
+  }
+
+  /** Watch events (WATCH_EVENTs with changes) sent so far. Any thread. */
+  long watchEventsSent() {
+    return watches.eventsSent();
   }
 
   /** Multis submitted in-process into the leader's request pipeline. */

@@ -29,11 +29,11 @@ import org.slf4j.LoggerFactory;
  * RETRANSMIT (a repeater taking over asks for the writes this duplicate applied recently: {@link
  * Applier#recentWritesRequested}), TRANSFER_REQUEST and TRANSFER_CHUNK (a state transfer, from this
  * duplicate or to it: {@link StateTransfer}) and ERROR (of which FENCED matters), a CLIENT, whose
- * HELLO id is its client id in decimal, gets its REPLYs here and may send READ; any role may say
- * HELLO only to get STATUS (an admin tool). Anything else is answered with ERROR UNEXPECTED_MESSAGE
- * and the connection stays open. Messages are handed to the {@link Applier}; nothing here waits.
- * Its state (the role, the SEQUENCED of the current read) is confined to the connection's event
- * loop (asserted).
+ * HELLO id is its client id in decimal, gets its REPLYs and WATCH_EVENTs here and may send READ,
+ * WATCH and UNWATCH ({@link Watches}); any role may say HELLO only to get STATUS (an admin tool).
+ * Anything else is answered with ERROR UNEXPECTED_MESSAGE and the connection stays open. Messages
+ * are handed to the {@link Applier}; nothing here waits. Its state (the role, the SEQUENCED of the
+ * current read) is confined to the connection's event loop (asserted).
  *
  * <p>A role the plugin authenticates (see {@link AccessControl}) gets CHALLENGE instead of STATUS;
  * the next message must be an AUTH that verifies for a principal allowed in that role, and only
@@ -111,6 +111,10 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
       applier.transferChunk(ctx.channel(), chunk);
     } else if (message instanceof Message.Read read && role == Role.CLIENT) {
       applier.read(ctx.channel(), read);
+    } else if (message instanceof Message.Watch watch && role == Role.CLIENT) {
+      applier.watch(ctx.channel(), watch);
+    } else if (message instanceof Message.Unwatch unwatch && role == Role.CLIENT) {
+      applier.unwatch(ctx.channel(), unwatch);
     } else if (message instanceof Message.Error error) {
       onError(ctx, error);
     } else {
@@ -265,6 +269,8 @@ final class ConnectionHandler extends SimpleChannelInboundHandler<Message> {
       return s.seq();
     } else if (message instanceof Message.Read r) {
       return r.requestId();
+    } else if (message instanceof Message.Watch w) {
+      return w.watchId();
     } else if (message instanceof Message.Write w) {
       return w.requestId();
     }

@@ -22,11 +22,21 @@ final class Outbound {
   private final int duplicateId;
   private final Peers peers;
   private final ApplierState state;
+  private final Watches watches;
 
   Outbound(int duplicateId, Peers peers, ApplierState state) {
+    this(duplicateId, peers, state, null);
+  }
+
+  /**
+   * @param watches told of every write applied (by {@link #reply}) and of every write whose results
+   *     are lost ({@link #resultsLost}); null: no watches
+   */
+  Outbound(int duplicateId, Peers peers, ApplierState state, Watches watches) {
     this.duplicateId = duplicateId;
     this.peers = peers;
     this.state = state;
+    this.watches = watches;
   }
 
   /** Sends {@code message} on {@code channel}, if it is still active. Any thread. */
@@ -72,12 +82,30 @@ final class Outbound {
     return null;
   }
 
-  /** REPLY to the client of {@code message}: it was applied as {@code seq} with {@code results}. */
+  /**
+   * REPLY to the client of {@code message}: it was applied as {@code seq} with {@code results}.
+   * When {@code seq} is the message's own (not a retry applied earlier), the watches get its
+   * changes. Applier thread.
+   */
   void reply(Message.Sequenced message, long seq, List<OpResult> results) {
     WriteTrace.mark(WriteTrace.Stage.PLUGIN_REPLIED, message.clientId(), message.requestId());
     toClient(
         message.clientId(),
         new Message.Reply(message.clientId(), message.requestId(), seq, duplicateId, results));
+    if (watches != null && seq == message.seq()) {
+      watches.applied(seq, WatchChanges.of(message.ops(), results));
+    }
+  }
+
+  /**
+   * Write {@code seq} was applied but its results are lost (an attempt whose answer was lost, and
+   * its client record no longer holds them): the watches cannot be told what it changed, so they
+   * get RESYNC. Applier thread.
+   */
+  void resultsLost(long seq) {
+    if (watches != null) {
+      watches.resyncAll(seq);
+    }
   }
 
   /**

@@ -110,6 +110,21 @@ final class PluginMeters implements AutoCloseable {
             .register(registry));
   }
 
+  /** Adds the gauge of armed watches and the counter of watch events sent. */
+  void watchWatches(Applier applier) {
+    add(
+        Gauge.builder(MeterNames.PLUGIN_WATCHES, applier, a -> a.watchesArmed())
+            .tags(tags)
+            .description("Watches clients have armed on this duplicate")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_WATCH_EVENTS, applier, a -> (double) a.watchEventsSent())
+            .tags(tags)
+            .description("Watch events sent to clients (RESYNC included)")
+            .register(registry));
+  }
+
   private <M extends Meter> M add(M meter) {
     meters.add(meter);
     return meter;

@@ -163,6 +163,7 @@ final class Recovery {
               + " held; this duplicate sends no REPLY for it",
           duplicateId,
           message.seq());
+      out.resultsLost(message.seq());
     }
   }
 

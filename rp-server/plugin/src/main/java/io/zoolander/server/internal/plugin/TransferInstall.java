@@ -39,6 +39,7 @@ final class TransferInstall {
   private final ResultPredictor predictor;
   private final RecentWrites recent;
   private final Recovery recovery;
+  private final Watches watches;
   private final int sessionTimeoutMs;
 
   TransferInstall(
@@ -55,6 +56,7 @@ final class TransferInstall {
       ResultPredictor predictor,
       RecentWrites recent,
       Recovery recovery,
+      Watches watches,
       int sessionTimeoutMs) {
     this.owner = owner;
     this.duplicateId = duplicateId;
@@ -69,6 +71,7 @@ final class TransferInstall {
     this.predictor = predictor;
     this.recent = recent;
     this.recovery = recovery;
+    this.watches = watches;
     this.sessionTimeoutMs = sessionTimeoutMs;
   }
 
@@ -144,6 +147,7 @@ final class TransferInstall {
       clients.clear();
       predictor.forget();
       recent.clear();
+      watches.resyncAll(state.appliedSeq()); // the changes up to the snapshot are not known here
       gaps.clear(state.appliedSeq());
       recovery.succeeded();
       state.publish();

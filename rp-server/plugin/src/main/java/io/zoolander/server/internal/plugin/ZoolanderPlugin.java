@@ -131,6 +131,7 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     applier = app;
     pluginMeters.watchDataPath(app);
     pluginMeters.watchForeignWrites(app);
+    pluginMeters.watchWatches(app);
     this.peers = peers;
     slowness = announcer;
     if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
