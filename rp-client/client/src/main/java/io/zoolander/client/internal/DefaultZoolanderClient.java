@@ -15,13 +15,11 @@ import io.zoolander.client.Peer;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
 import io.zoolander.client.ReplyListener;
-import io.zoolander.client.RetryBudget;
 import io.zoolander.client.WatchHandle;
 import io.zoolander.client.Watcher;
 import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
-import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
@@ -31,7 +29,6 @@ import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.WatchKind;
 import io.zoolander.wire.internal.RecordWatcher;
 import io.zoolander.wire.internal.WriteChecks;
-import io.zoolander.wire.internal.WriteTrace;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -43,10 +40,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -73,6 +68,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final PeerLink repeater;
+  private final ClientWrites writes;
   private final RepeaterDiscovery discovery;
   private final List<PeerLink> plugins = new ArrayList<>();
   private final List<RecordWatcher<PluginEndpoint>> watchers = new ArrayList<>();
@@ -88,19 +84,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** Read retries draw on it (event loop only). */
   private final ReadRetryTokens readRetries;
 
-  /** Whether the repeater connection has gone silent under pending writes (event loop only). */
-  private final RepeaterSilence repeaterSilence = new RepeaterSilence();
-
   private final AtomicLong nextRequestId = new AtomicLong();
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
   private final List<InconsistencyListener> inconsistencyListeners = new CopyOnWriteArrayList<>();
   private final List<ReplyListener> replyListeners = new CopyOnWriteArrayList<>();
   // Event-loop confined:
-  private final TreeMap<Long, PendingWrite> writes = new TreeMap<>();
   private final Map<Long, PendingRead<?>> reads = new HashMap<>();
   private final Map<Long, Barrier> barriers = new HashMap<>();
-  private final Map<Long, AnsweredWrite> answeredWrites = lru();
   private final Map<Long, PendingRead<?>> answeredReads = lru();
   private volatile boolean closed;
 
@@ -126,6 +117,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.tls(),
             settings.credential(),
             Credential.REPEATER);
+    this.writes =
+        new ClientWrites(
+            settings, loop, repeater, plugins, metrics, nextRequestId, lru(), new WritesHost());
     this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
     this.watchTable =
         new WatchTable(
@@ -303,8 +297,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
           new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
       return future;
     }
-    PendingWrite pending = new PendingWrite(validated, future, settings.ticker().nanoTime());
-    loop.execute(() -> startWrite(pending));
+    writes.submit(validated, future);
     return future;
   }
 
@@ -456,324 +449,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.ticker().nanoTime());
     loop.execute(() -> startRead(pending));
     return future;
-  }
-
-  // ------------------------------------------------------------------ writes (event loop)
-
-  private static final class PendingWrite {
-    Message.Write write;
-    final CompletableFuture<WriteResult> future;
-    final long startNanos;
-    WriteResult first;
-    int attempts;
-
-    /** Attempts refused with OVERLOADED (not sequenced). */
-    int shed;
-
-    ScheduledFuture<?> retry;
-    ScheduledFuture<?> deadline;
-
-    PendingWrite(Message.Write write, CompletableFuture<WriteResult> future, long startNanos) {
-      this.write = write;
-      this.future = future;
-      this.startNanos = startNanos;
-    }
-  }
-
-  /**
-   * What is kept of an answered write to compare later replies with the first: not its ops (their
-   * data could take gigabytes over {@value #ANSWERED_KEPT} writes).
-   */
-  private record AnsweredWrite(long startNanos, WriteResult first) {}
-
-  private void startWrite(PendingWrite w) {
-    if (closed) {
-      w.future.completeExceptionally(closedException());
-      return;
-    }
-    // Request ids are drawn in the order writes go out, so each duplicate sees a client's first
-    // attempts in
-    // increasing id order: the plugins' retry check (clientId, requestId) relies on it.
-    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
-    writes.put(w.write.requestId(), w);
-    WriteTrace.mark(
-        WriteTrace.Stage.CLIENT_CALLED, w.write.clientId(), w.write.requestId(), w.startNanos);
-    WriteTrace.mark(WriteTrace.Stage.CLIENT_SENT, w.write.clientId(), w.write.requestId());
-    w.deadline =
-        loop.schedule(
-            () ->
-                failWrite(
-                    w,
-                    new ZoolanderException(
-                        KeeperException.Code.OPERATIONTIMEOUT,
-                        "write "
-                            + w.write.requestId()
-                            + " not acknowledged within "
-                            + settings.requestTimeoutMs()
-                            + " ms"
-                            + whyUnacknowledged())),
-            settings.requestTimeoutMs(),
-            TimeUnit.MILLISECONDS);
-    sendWrite(w);
-  }
-
-  /**
-   * @return why a write may have gone unacknowledged, as the end of its timeout message: no
-   *     repeater reachable, or no plugin connected to reply; empty if both are connected
-   */
-  private String whyUnacknowledged() {
-    if (!repeater.isReady()) {
-      return ": no repeater is reachable (tried "
-          + settings.repeaters().stream()
-              .map(a -> a.getHostString() + ":" + a.getPort())
-              .collect(java.util.stream.Collectors.joining(", "))
-          + ")";
-    }
-    if (plugins.stream().noneMatch(PeerLink::isReady)) {
-      return ": no duplicate's plugin is connected to reply";
-    }
-    return "";
-  }
-
-  /** Sends (or re-sends, same request id) a write; a plugin applies a request id at most once. */
-  private void sendWrite(PendingWrite w) {
-    if (repeaterSilence.suspect(
-        w.startNanos,
-        w.attempts,
-        repeater.isReady(),
-        plugins.stream().anyMatch(PeerLink::isReady),
-        settings.ticker().nanoTime())) {
-      LOG.warn(
-          "write {} sent {} times and nothing heard since, from the repeater or for any write, while"
-              + " plugins are connected: the repeater connection looks half-open; connecting again"
-              + " (to the next repeater address, if there are several)",
-          w.write.requestId(),
-          w.attempts);
-      repeater.reconnect(); // the reconnection re-sends the pending writes
-      return;
-    }
-    if (w.attempts > 0) {
-      metrics.writeRetry();
-    }
-    w.attempts++;
-    repeater.send(w.write); // if the repeater is down, the retry timer or the reconnect re-sends it
-    scheduleWriteRetry(w, settings.writeRetryMs());
-  }
-
-  private void scheduleWriteRetry(PendingWrite w, long delayMs) {
-    if (w.retry != null) {
-      w.retry.cancel(false);
-    }
-    w.retry =
-        loop.schedule(
-            () -> {
-              if (writes.get(w.write.requestId()) == w) {
-                sendWrite(w);
-              }
-            },
-            delayMs,
-            TimeUnit.MILLISECONDS);
-  }
-
-  private void onReply(Message.Reply reply) {
-    advanceSeen(reply.seq());
-    PendingWrite w = writes.remove(reply.requestId());
-    if (w != null) {
-      WriteTrace.mark(WriteTrace.Stage.CLIENT_ANSWERED, reply.clientId(), reply.requestId());
-      w.retry.cancel(false);
-      w.deadline.cancel(false);
-      w.first = new WriteResult(reply.seq(), reply.duplicateId(), reply.results());
-      answeredWrites.put(reply.requestId(), new AnsweredWrite(w.startNanos, w.first));
-      long latency = settings.ticker().nanoTime() - w.startNanos;
-      metrics.writeCompleted(latency);
-      notifyReply(true, reply.requestId(), indexOf(reply.duplicateId()), latency, true);
-      w.future.complete(w.first);
-      return;
-    }
-    AnsweredWrite answered = answeredWrites.get(reply.requestId());
-    if (answered != null) {
-      notifyReply(
-          true,
-          reply.requestId(),
-          indexOf(reply.duplicateId()),
-          settings.ticker().nanoTime() - answered.startNanos(),
-          false);
-      if (!answered.first().results().equals(reply.results())
-          || answered.first().seq() != reply.seq()) {
-        reportInconsistency(
-            new InconsistencyEvent(
-                reply.seq(),
-                "write " + reply.requestId(),
-                List.of(answered.first().duplicateId(), reply.duplicateId()),
-                "duplicate "
-                    + answered.first().duplicateId()
-                    + " replied seq "
-                    + answered.first().seq()
-                    + " "
-                    + answered.first().results()
-                    + ", duplicate "
-                    + reply.duplicateId()
-                    + " replied seq "
-                    + reply.seq()
-                    + " "
-                    + reply.results()));
-      }
-    }
-  }
-
-  private void failWrite(PendingWrite w, ZoolanderException e) {
-    if (writes.remove(w.write.requestId()) == w) {
-      w.retry.cancel(false);
-      w.deadline.cancel(false);
-      w.future.completeExceptionally(e);
-    }
-  }
-
-  /**
-   * Whether {@code code} refuses the request itself (invalid or too large), so that retrying it
-   * cannot help.
-   */
-  private static boolean refusesTheRequest(ErrorCode code) {
-    return code == ErrorCode.INVALID_OP
-        || code == ErrorCode.INVALID_PATH
-        || code == ErrorCode.UNKNOWN_OP
-        || code == ErrorCode.TOO_LARGE;
-  }
-
-  private void onWriteError(PeerLink from, PendingWrite w, Message.Error error) {
-    if (error.code() == ErrorCode.INVALID_OP && from != repeater) {
-      onWriteNeverApplied(from, w, error);
-      return;
-    }
-    if (refusesTheRequest(error.code())) {
-      failWrite(
-          w,
-          new ZoolanderException(
-              KeeperException.Code.BADARGUMENTS,
-              error.code(),
-              from.name() + " refused the write: " + error.message(),
-              null));
-      return;
-    }
-    switch (error.code()) {
-      case OVERLOADED -> onWriteShed(from, w, error);
-      case UNAUTHENTICATED, UNAUTHORIZED ->
-          failWrite(
-              w,
-              new ZoolanderException(
-                  KeeperException.Code.NOAUTH,
-                  error.code(),
-                  from.name() + " refused the write: " + error.message(),
-                  null));
-      case DUPLICATE_REQUEST ->
-          failWrite(
-              w,
-              new ZoolanderException(
-                  KeeperException.Code.SYSTEMERROR,
-                  error.code(),
-                  "write "
-                      + w.write.requestId()
-                      + " WAS applied by an earlier attempt, but its result is no longer held "
-                      + "(more than "
-                      + ClientRecord.WINDOW
-                      + " later writes): "
-                      + error.message(),
-                  null));
-      default ->
-          LOG.debug(
-              "{} answered write {} with {}: {}; waiting for other replies or the retry",
-              from.name(),
-              w.write.requestId(),
-              error.code(),
-              error.message());
-    }
-  }
-
-  /**
-   * A plugin refused an attempt with INVALID_OP: the repeater checked the ops before sequencing
-   * them, so this is the plugins' answer to a request id at or below the highest they applied for
-   * this client that they know was never applied (an attempt resent under its id after a shed or a
-   * lost attempt, once a later write was applied). Every duplicate answers the same and any other
-   * attempt under that id will be refused too, so the write was applied nowhere and never will be
-   * under it: send it again at once under a new id (as if every attempt so far had been shed, so a
-   * later shed gives it a new id again).
-   */
-  private void onWriteNeverApplied(PeerLink from, PendingWrite w, Message.Error error) {
-    LOG.debug(
-        "{}: write {} was never applied and cannot be under its id ({}); sending it again under a"
-            + " new id",
-        from.name(),
-        w.write.requestId(),
-        error.message());
-    w.attempts = w.shed;
-    newRequestId(w);
-    sendWrite(w);
-  }
-
-  /** Gives a pending write a new, highest request id (for an attempt known never applied). */
-  private void newRequestId(PendingWrite w) {
-    writes.remove(w.write.requestId());
-    w.write = new Message.Write(w.write.clientId(), nextRequestId.incrementAndGet(), w.write.ops());
-    writes.put(w.write.requestId(), w);
-  }
-
-  /**
-   * The repeater shed an attempt (admission control or a full log; it was not sequenced): send it
-   * again after the hint, doubled at each further refusal of this write (a full log's hint is
-   * short, and the overload may last), times a random factor in [1, 2); or fail once the retry
-   * budget is spent. If every attempt so far was shed, the write goes again under a new request id:
-   * the plugins require a client's request ids to increase in the order they are sequenced, and
-   * later writes may have been sequenced meanwhile. If an earlier attempt may have been sequenced
-   * (one re-sent after no reply), it keeps its id, so that it is applied at most once.
-   */
-  private void onWriteShed(PeerLink from, PendingWrite w, Message.Error error) {
-    metrics.writeShed();
-    w.shed++;
-    int budget = settings.retryBudget().maxShedWriteRetries();
-    if (w.shed > budget) {
-      boolean appliedNowhere = w.shed == w.attempts; // every attempt was refused before sequencing
-      failWrite(
-          w,
-          new ZoolanderException(
-              appliedNowhere
-                  ? KeeperException.Code.THROTTLEDOP
-                  : KeeperException.Code.CONNECTIONLOSS,
-              ErrorCode.OVERLOADED,
-              "write "
-                  + w.write.requestId()
-                  + " shed by "
-                  + from.name()
-                  + " "
-                  + w.shed
-                  + " times, the retry budget ("
-                  + budget
-                  + " retries) is spent; "
-                  + (appliedNowhere
-                      ? "it was applied nowhere"
-                      : "an earlier attempt, resent after no reply, may have been applied")
-                  + ": "
-                  + error.message(),
-              null));
-      return;
-    }
-    long backoff =
-        Math.min(RetryBudget.MAX_SHED_BACKOFF_MS, retryAfter(error) << Math.min(w.shed - 1, 20));
-    if (w.retry != null) {
-      w.retry.cancel(false);
-    }
-    w.retry =
-        loop.schedule(
-            () -> {
-              if (writes.get(w.write.requestId()) != w) {
-                return;
-              }
-              if (w.shed == w.attempts) {
-                newRequestId(w);
-              }
-              sendWrite(w);
-            },
-            backoff + ThreadLocalRandom.current().nextLong(backoff),
-            TimeUnit.MILLISECONDS);
   }
 
   // ------------------------------------------------------------------ reads (event loop)
@@ -1062,7 +737,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (index < 0 || r.sentNanos.remove(index) == null) {
       return;
     }
-    if (refusesTheRequest(error.code())) { // every duplicate would refuse it the same way
+    if (ClientWrites.refusesTheRequest(
+        error.code())) { // every duplicate would refuse it the same way
       finishReadUnanswered(
           r,
           new ZoolanderException(
@@ -1165,11 +841,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   // ------------------------------------------------------------------ dispatch (event loop)
 
   private void onMessage(PeerLink from, Message message) {
-    if (from == repeater || message instanceof Message.Reply) {
-      repeaterSilence.heard(settings.ticker().nanoTime());
+    if (from == repeater) {
+      writes.heardFromRepeater();
     }
     if (message instanceof Message.Reply reply) {
-      onReply(reply);
+      writes.onReply(reply);
     } else if (message instanceof Message.ReadReply reply) {
       Barrier b = barriers.get(reply.requestId());
       if (b != null) {
@@ -1199,9 +875,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (watchTable.onError(from, error)) {
       return;
     }
-    PendingWrite w = writes.get(id);
-    if (w != null) {
-      onWriteError(from, w, error);
+    if (writes.onError(from, error)) {
       return;
     }
     PendingRead<?> r = reads.get(id);
@@ -1231,7 +905,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       // once. At once: the link became ready on this I/O thread, and a startWrite already queued
       // behind us would otherwise send a newer write first, which makes the plugins take the older
       // one for a retry.
-      Runnable resend = () -> List.copyOf(writes.values()).forEach(this::sendWrite);
+      Runnable resend = writes::resendAll;
       if (loop.inEventLoop()) {
         resend.run();
       } else {
@@ -1281,6 +955,35 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
+  /** What the writes need of the rest of the client (event loop). */
+  private final class WritesHost implements ClientWrites.Host {
+    @Override
+    public boolean closed() {
+      return closed;
+    }
+
+    @Override
+    public void advanceSeen(long seq) {
+      DefaultZoolanderClient.this.advanceSeen(seq);
+    }
+
+    @Override
+    public int indexOf(int duplicateId) {
+      return DefaultZoolanderClient.this.indexOf(duplicateId);
+    }
+
+    @Override
+    public void notifyReply(
+        boolean write, long requestId, int index, long latencyNanos, boolean first) {
+      DefaultZoolanderClient.this.notifyReply(write, requestId, index, latencyNanos, first);
+    }
+
+    @Override
+    public void reportInconsistency(InconsistencyEvent event) {
+      DefaultZoolanderClient.this.reportInconsistency(event);
+    }
+  }
+
   // ------------------------------------------------------------------ helpers
 
   /** The builder index of the duplicate with this id (learned from its STATUS), -1 if unknown. */
@@ -1297,11 +1000,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     lastSeenSeq.accumulateAndGet(seq, Math::max);
   }
 
-  private static long retryAfter(Message.Error error) {
+  static long retryAfter(Message.Error error) {
     return error.retryAfterMillis() > 0 ? error.retryAfterMillis() : DEFAULT_RETRY_AFTER_MS;
   }
 
-  private static ZoolanderException closedException() {
+  static ZoolanderException closedException() {
     return new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "client is closed");
   }
 
@@ -1328,7 +1031,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     loop.execute(
         () -> {
           ZoolanderException e = closedException();
-          List.copyOf(writes.values()).forEach(w -> failWrite(w, e));
+          writes.failAll(e);
           List.copyOf(reads.values()).forEach(r -> finishReadUnanswered(r, e));
           for (Barrier b : List.copyOf(barriers.values())) {
             barriers.remove(b.requestId);
@@ -1336,7 +1039,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             b.future.completeExceptionally(e);
           }
           answeredReads.clear();
-          answeredWrites.clear();
           watchTable.clear();
           failed.complete(null);
         });
@@ -1354,7 +1056,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */
   public int pendingRequests() {
     CompletableFuture<Integer> count = new CompletableFuture<>();
-    loop.execute(() -> count.complete(writes.size() + reads.size() + barriers.size()));
+    loop.execute(() -> count.complete(writes.pending() + reads.size() + barriers.size()));
     return count.join();
   }
 }
