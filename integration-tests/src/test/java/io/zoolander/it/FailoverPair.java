@@ -6,6 +6,7 @@ import io.zoolander.testsupport.Await;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Two repeaters with automatic failover in child JVMs, at two fixed client ports: one active, one
@@ -66,8 +67,30 @@ final class FailoverPair implements AutoCloseable {
     active.close();
     active = standby;
     standby = standbyAt(port);
-    return active.takeoverMillis();
+    long took = active.takeoverMillis();
+    if (took > SLOW_TAKEOVER_MILLIS) {
+      // What the new repeater did meanwhile: which step took the time (its log goes with it).
+      System.out.println(
+          "SLOW TAKEOVER ("
+              + took
+              + " ms):\n"
+              + active
+                  .output()
+                  .lines()
+                  .filter(
+                      l ->
+                          l.contains("failover")
+                              || l.contains("claim")
+                              || l.contains("recover")
+                              || l.contains("left out")
+                              || l.contains("WARN"))
+                  .collect(Collectors.joining("\n  ", "  ", "")));
+    }
+    return took;
   }
+
+  /** A takeover slower than this prints the new repeater's account of it. */
+  private static final long SLOW_TAKEOVER_MILLIS = 2_000;
 
   /** The active repeater's epoch. */
   long epoch() {
