@@ -67,7 +67,7 @@ final class SharedArrivalSimulation {
    */
   boolean virtualGap;
 
-  private double[] sortedBacklog = new double[0];
+  private double[] scratch = new double[0];
 
   int sets;
   int duplicates;
@@ -186,7 +186,7 @@ final class SharedArrivalSimulation {
       service[n] = root.split();
     }
     final SplittableRandomGenerator virtual = root.split(); // after the others: they are unchanged
-    sortedBacklog = new double[nodes];
+    scratch = new double[nodes];
     final double meanGap = ratePerMs > 0 ? 1 / ratePerMs : 1e300; // no load: every node idle
     final double[] freeAt = new double[nodes];
     final int[] touched = new int[nodes];
@@ -379,9 +379,7 @@ final class SharedArrivalSimulation {
     if (q > 0) {
       // The N-th longest backlog: beyond it fewer than N copies are busy, and a subset is all late
       // only through idle copies' own service times.
-      System.arraycopy(waits, 0, sortedBacklog, 0, k);
-      java.util.Arrays.sort(sortedBacklog, 0, k);
-      double vn = Math.max(0, sortedBacklog[k - duplicates]);
+      double vn = Math.max(0, orderStatistic(waits, k, k - duplicates));
       double pick = rng.nextDouble();
       double g;
       if (pick < 1.0 / 3 || vn <= 0) {
@@ -430,6 +428,42 @@ final class SharedArrivalSimulation {
         sumY[n][ti][b] += tail * power + (weight > 0 ? weight * means[n] : 0);
       }
     }
+  }
+
+  /** The {@code rank}-th smallest (from 0) of {@code values[0..k)}, by selection on a copy. */
+  private double orderStatistic(double[] values, int k, int rank) {
+    double[] a = scratch;
+    System.arraycopy(values, 0, a, 0, k);
+    int lo = 0;
+    int hi = k - 1;
+    while (lo < hi) {
+      double pivot = a[(lo + hi) >>> 1];
+      int i = lo;
+      int j = hi;
+      while (i <= j) {
+        while (a[i] < pivot) {
+          i++;
+        }
+        while (a[j] > pivot) {
+          j--;
+        }
+        if (i <= j) {
+          double t = a[i];
+          a[i] = a[j];
+          a[j] = t;
+          i++;
+          j--;
+        }
+      }
+      if (rank <= j) {
+        hi = j;
+      } else if (rank >= i) {
+        lo = i;
+      } else {
+        return a[rank];
+      }
+    }
+    return a[rank];
   }
 
   private void evaluateExchangeable(
