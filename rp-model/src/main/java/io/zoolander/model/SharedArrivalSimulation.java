@@ -347,10 +347,11 @@ final class SharedArrivalSimulation {
    * {@code (V_j - g)^+} after an exponential gap {@code g}, so its all-late probability is {@code
    * e^{-lambda Vmax} U_idle + int_0^Vmax lambda e^{-lambda g} U(g) dg}, with {@code U(g)} the
    * subset mean of the late probabilities at those waits. The integral is estimated from one gap
-   * drawn from an even mixture of the truncated exponential and the uniform law on {@code [0,
-   * Vmax]} (weights at most 2), so that at low load, where an arrival right behind another is rare
-   * but makes the misses, every access samples that window. Unbiased for the access's contribution;
-   * the gap the chain moves on is drawn independently.
+   * drawn from an even mixture of the truncated exponential law, the uniform law on {@code [0,
+   * Vmax]} and the uniform law on {@code [0, V_(N)]} (the N-th longest backlog); the weights are at
+   * most 3. So at low load, where an arrival right behind another is rare but makes the misses,
+   * every access samples that window. Unbiased for the access's contribution (the next gap is
+   * independent of the past); the gap the chain moves on is drawn independently of this one.
    */
   private void evaluateVirtual(
       double[] freeAt,

@@ -480,7 +480,7 @@ public final class SlaEngine {
       // The planner's run serves every N up to n from 2n copies; a prediction for N = n alone
       // simulates max(16, n): beyond 16 copies an access's spread comes from the arrivals, not the
       // copies (ZooKeeper-like sample, rho 60%, N = 16, p99: 128 copies gave 64% relative spread
-      // per 10^5 accesses, 32 gave 70%, 16 gave 78%, at a half and a quarter of the cost).
+      // per 10^5 accesses, 32 gave 70%, 16 gave 78%, for a quarter and an eighth of the services).
       sim.copies = Math.max(MIN_COPIES, planner ? 2 * n : n);
       sim.sets = 1;
       sim.readConcurrency = n;
