@@ -257,7 +257,7 @@ public final class Simulation {
     }
     return new SimulationResult(
         strategy,
-        responses,
+        EmpiricalLatency.of(responses),
         paired,
         pairedRows,
         waitMs,
