@@ -42,9 +42,17 @@ import org.junit.jupiter.api.Timeout;
 class NetworkFaultIT {
   /**
    * Large enough to hold what is written while a half-open connection goes unnoticed (the ack
-   * timeout).
+   * timeout) and while the duplicate then catches up: at {@link #WRITES_PER_SECOND} for each of the
+   * {@link #CLIENTS} clients, 10 s of writes.
    */
   private static final int LARGE_LOG = 10_000;
+
+  /**
+   * Each client's pace. Unpaced, the load went as fast as the data path (over 10,000 writes a
+   * second on a quiet machine with a warm JIT), so the large log held less than a second of writes
+   * and the half-open phase outgrew it before the ack timeout noticed the fault.
+   */
+  private static final int WRITES_PER_SECOND = 500;
 
   /** Small, so that a long partition or a slow duplicate outgrows it within seconds. */
   private static final int LOG_CAPACITY = 600;
@@ -125,6 +133,7 @@ class NetworkFaultIT {
     }
     load =
         new SteadyLoad("/" + name, clients, 8, 50_000, Duration.ofMinutes(3), PAYLOAD_BYTES)
+            .pacedAt(WRITES_PER_SECOND)
             .start();
     load.awaitAcked(100, WAIT);
   }

@@ -66,6 +66,9 @@ final class SteadyLoad implements AutoCloseable {
   private final AtomicLong maxReadNanos = new AtomicLong();
   private volatile boolean running = true;
 
+  /** Nanoseconds between two writes of one client; 0 = as fast as the window allows. */
+  private long writeIntervalNanos;
+
   /**
    * @param root the parent of the clients' znodes (created by the first client)
    * @param maxTime bound on the whole run
@@ -98,6 +101,20 @@ final class SteadyLoad implements AutoCloseable {
     for (int i = 0; i < clients.size(); i++) {
       loads.add(new ClientLoad(i, clients.get(i)));
     }
+  }
+
+  /**
+   * Paces each client to at most {@code writesPerSecond} writes a second (call before {@link
+   * #start()}). Unpaced, the load runs as fast as the data path answers, so what it writes during a
+   * fault of a given length grows with the machine's speed; paced, a test can size the repeater's
+   * log against the fault's length.
+   */
+  SteadyLoad pacedAt(int writesPerSecond) {
+    if (writesPerSecond <= 0) {
+      throw new IllegalArgumentException("writesPerSecond must be positive: " + writesPerSecond);
+    }
+    this.writeIntervalNanos = TimeUnit.SECONDS.toNanos(1) / writesPerSecond;
+    return this;
   }
 
   String parent(int client) {
@@ -335,10 +352,16 @@ final class SteadyLoad implements AutoCloseable {
 
     void run() {
       Semaphore inFlight = new Semaphore(window);
+      long startNanos = System.nanoTime();
       try {
         for (int k = 0;
             k < maxWritesPerClient && running && System.nanoTime() - deadlineNanos < 0;
             k++) {
+          long dueNanos = startNanos + k * writeIntervalNanos;
+          for (long wait = dueNanos - System.nanoTime(); wait > 0 && running; ) {
+            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            wait = dueNanos - System.nanoTime();
+          }
           if (!inFlight.tryAcquire(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
             problems.add(
                 "client " + index + ": no write completed within " + TIMEOUT_SECONDS + " s");
