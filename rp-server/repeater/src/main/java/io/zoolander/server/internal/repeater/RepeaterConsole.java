@@ -240,7 +240,7 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
 
     /** For the live duplicates at the measured rate (one engine run for the three attributes). */
     private SlaEstimate now() {
-      return core.predict(Math.max(1, core.liveDuplicates()), core.arrivalRatePerSec(), tauMs);
+      return core.livePrediction(tauMs);
     }
 
     @Override

@@ -78,6 +78,7 @@ public final class RepeaterCore implements AutoCloseable {
   private final Sequencer sequencer;
   private final Transfers transfers;
   private final SlaWhatIf whatIf = new SlaWhatIf();
+  private final LivePrediction livePrediction;
   private final Object lifecycle = new Object();
 
   private boolean started;
@@ -131,6 +132,7 @@ public final class RepeaterCore implements AutoCloseable {
       BatchingController batching) {
     this.security = security;
     this.meters = meters;
+    this.livePrediction = new LivePrediction(meters.ticker());
     this.config = config;
     this.sources = List.copyOf(sources);
     this.notifier = new Notifier(listener);
@@ -575,6 +577,17 @@ public final class RepeaterCore implements AutoCloseable {
    */
   public int predictorSamples() {
     return SlaWhatIf.pooled(links.liveSamplesMs()).length;
+  }
+
+  /**
+   * The SLA at {@code tauMs} predicted for the live duplicates at the measured rate, reused for a
+   * second ({@link LivePrediction}) so that the Predictor MBean's attributes agree with each other;
+   * null while there are no samples.
+   */
+  public SlaEstimate livePrediction(double tauMs) {
+    int live = Math.max(1, liveDuplicates());
+    return livePrediction.get(
+        predictorSamples(), live, () -> predict(live, arrivalRatePerSec(), tauMs));
   }
 
   /** How long an ACK latency stays the predictor's input, in ms. */

@@ -1,0 +1,47 @@
+package io.zoolander.server.internal.repeater;
+
+import io.zoolander.model.SlaEstimate;
+import io.zoolander.wire.Ticker;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The prediction for the deployment as it runs now (its live duplicates, its measured rate), kept
+ * for a second of the injected clock so that attributes read together (the SLA and the two ends of
+ * its interval) come from one engine run: each read recomputing at a rate that moves by the
+ * millisecond could report an SLA outside the interval read a moment before. A change in the
+ * samples' count or the live duplicates recomputes at once. Safe for concurrent callers (JMX
+ * threads): one computes, the others wait for it.
+ */
+final class LivePrediction {
+  /** How long one prediction is reused, in ns of {@link #ticker}. */
+  static final long REUSE_NANOS = 1_000_000_000L;
+
+  private final Ticker ticker;
+  private Kept kept; // null until the first read
+
+  private record Kept(SlaEstimate estimate, long atNanos, int samples, int live) {}
+
+  LivePrediction(Ticker ticker) {
+    this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
+  }
+
+  /**
+   * @param samples how many samples the prediction would use now
+   * @param live how many duplicates are live now
+   * @param compute runs the engine; null while there are no samples
+   * @return the kept or new prediction; null while there are no samples
+   */
+  synchronized SlaEstimate get(int samples, int live, Supplier<SlaEstimate> compute) {
+    long now = ticker.nanoTime();
+    Kept k = kept;
+    if (k == null
+        || k.samples() != samples
+        || k.live() != live
+        || now - k.atNanos() >= REUSE_NANOS) {
+      k = new Kept(compute.get(), now, samples, live);
+      kept = k;
+    }
+    return k.estimate();
+  }
+}
