@@ -9,9 +9,10 @@ import java.util.function.Supplier;
  * The prediction for the deployment as it runs now (its live duplicates, its measured rate), kept
  * for a second of the injected clock so that attributes read together (the SLA and the two ends of
  * its interval) come from one engine run: each read recomputing at a rate that moves by the
- * millisecond could report an SLA outside the interval read a moment before. A change in the
- * samples' count or the live duplicates recomputes at once. Safe for concurrent callers (JMX
- * threads): one computes, the others wait for it.
+ * millisecond could report an SLA outside the interval read a moment before. New samples wait for
+ * the second to end (an ACK arriving between two reads must not split them); a change in the live
+ * duplicates, the first samples after none, or none left recompute at once. Safe for concurrent
+ * callers (JMX threads): one computes, the others wait for it.
  */
 final class LivePrediction {
   /** How long one prediction is reused, in ns of {@link #ticker}. */
@@ -20,7 +21,7 @@ final class LivePrediction {
   private final Ticker ticker;
   private Kept kept; // null until the first read
 
-  private record Kept(SlaEstimate estimate, long atNanos, int samples, int live) {}
+  private record Kept(SlaEstimate estimate, long atNanos, int live) {}
 
   LivePrediction(Ticker ticker) {
     this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
@@ -36,10 +37,10 @@ final class LivePrediction {
     long now = ticker.nanoTime();
     Kept k = kept;
     if (k == null
-        || k.samples() != samples
         || k.live() != live
+        || (k.estimate() == null) != (samples == 0)
         || now - k.atNanos() >= REUSE_NANOS) {
-      k = new Kept(compute.get(), now, samples, live);
+      k = new Kept(compute.get(), now, live);
       kept = k;
     }
     return k.estimate();

@@ -30,17 +30,19 @@ class LivePredictionTest {
   }
 
   @Test
-  void newSamplesOrAnotherLiveCountRecomputeAtOnce() {
+  void anotherLiveCountRecomputesAtOnceNewSamplesWaitForTheSecond() {
     SlaEstimate first = prediction.get(10, 2, this::run);
-    SlaEstimate moreSamples = prediction.get(11, 2, this::run);
-    assertThat(moreSamples).isNotSameAs(first);
-    assertThat(prediction.get(11, 1, this::run)).isNotSameAs(moreSamples);
-    assertThat(runs).hasValue(3);
+    assertThat(prediction.get(11, 2, this::run))
+        .as("an ACK between two reads does not split them")
+        .isSameAs(first);
+    assertThat(prediction.get(11, 1, this::run)).isNotSameAs(first);
+    assertThat(runs).hasValue(2);
   }
 
   @Test
-  void noSamplesIsKeptAsNoPredictionUntilSamplesArrive() {
+  void noSamplesIsKeptAsNoPredictionUntilSamplesArriveAndTheOtherWayRound() {
     assertThat(prediction.get(0, 2, () -> null)).isNull();
     assertThat(prediction.get(3, 2, this::run)).isNotNull();
+    assertThat(prediction.get(0, 2, () -> null)).as("the last sample aged out").isNull();
   }
 }
