@@ -68,12 +68,14 @@ class PluginServerLimitsTest {
 
   @Test
   void aPeerTricklingOneFrameIsDroppedAfterTheFrameTimeout() throws Exception {
-    int port = start(new ConnectionLimits(60_000, 200, 500, 100));
+    // An idle timeout far above the trickle's pace (a loaded machine may pause the trickler for a
+    // while: that must not look idle), a frame timeout below it: only the frame timeout can fire.
+    int port = start(new ConnectionLimits(60_000, 10_000, 500, 100));
     ScriptedPeer trickler = peer(ScriptedPeer.connect("127.0.0.1", port));
     trickler.send(new Message.Hello(Role.CLIENT, "8", WireSettings.PROTOCOL_VERSION));
     trickler.next(Message.Status.class);
     trickler.sendRaw(new byte[] {0, 16, 0, 0}); // a length prefix announcing 1 MiB
-    // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
+    // Then a byte every 50 ms: never quiet for the 10 s idle timeout.
     closeables.add(trickler.trickle(Duration.ofMillis(50)));
 
     Message.Error error = trickler.next(Message.Error.class);

@@ -81,11 +81,13 @@ class ClientPortLimitsTest {
 
   @Test
   void aClientTricklingOneFrameIsDroppedAfterTheFrameTimeout() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(60_000, 200, 500, 100));
+    // An idle timeout far above the trickle's pace (a loaded machine may pause the trickler for a
+    // while: that must not look idle), a frame timeout below it: only the frame timeout can fire.
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 10_000, 500, 100));
     ScriptedPeer trickler = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     trickler.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
     trickler.sendRaw(new byte[] {0, 1, 0, 0}); // a length prefix announcing 64 KiB
-    // Then a byte every 50 ms: never quiet for the 200 ms idle timeout.
+    // Then a byte every 50 ms: never quiet for the 10 s idle timeout.
     closeables.add(trickler.trickle(Duration.ofMillis(50)));
 
     Message.Error error = trickler.next(Message.Error.class);
@@ -96,16 +98,17 @@ class ClientPortLimitsTest {
 
   @Test
   void aClientWhoseFramesKeepCompletingIsNeverTimedOut() throws Exception {
-    InetSocketAddress port = start(new ConnectionLimits(60_000, 1_000, 300, 100));
+    // Timeouts far above a frame's 100 ms (a loaded machine may stretch a sleep several times), yet
+    // below the whole sequence's 4 s.
+    InetSocketAddress port = start(new ConnectionLimits(60_000, 2_000, 2_000, 100));
     ScriptedPeer steady = peer(ScriptedPeer.connect("127.0.0.1", port.getPort()));
     steady.send(new Message.Hello(Role.CLIENT, "7", WireSettings.PROTOCOL_VERSION));
-    // Every 100 ms the tail of one WRITE and the head of the next, for 2 s: the connection always
-    // holds part of a frame, for far longer than the 300 ms frame timeout, but each frame takes
-    // 100 ms.
+    // Every 100 ms the tail of one WRITE and the head of the next, for 4 s: the connection always
+    // holds part of a frame, for twice the 2 s frame timeout, but each frame takes 100 ms.
     byte[] frame = write(1);
     int half = frame.length / 2;
     steady.sendRaw(Arrays.copyOfRange(frame, 0, half));
-    for (int requestId = 2; requestId <= 21; requestId++) {
+    for (int requestId = 2; requestId <= 41; requestId++) {
       Thread.sleep(100);
       byte[] next = write(requestId);
       byte[] tailAndHead = new byte[frame.length];
