@@ -82,15 +82,15 @@ public final class RepeaterMeters implements AutoCloseable {
     }
   }
 
-  /**
-   * @param registry where the meters go
-   * @param slaTauMs the bound of the predicted-SLA gauge and the predictor's default
-   */
   /** The clock the predictor's samples are aged by. */
   Ticker ticker() {
     return ticker;
   }
 
+  /**
+   * @param registry where the meters go
+   * @param slaTauMs the bound of the predicted-SLA gauge and the predictor's default
+   */
   public RepeaterMeters(MeterRegistry registry, double slaTauMs) {
     this(registry, slaTauMs, Ticker.system(), Duration.ofMillis(DEFAULT_SAMPLE_MAX_AGE_MS));
   }
