@@ -24,12 +24,39 @@ public final class EmpiricalLatency implements LatencyDistribution {
   private final double mean;
   private final double variance;
 
+  /**
+   * A guide table for {@link #sample}: {@code guide[b]} is the first index whose cumulative count
+   * exceeds {@code floor(b * total / guide.length)}, so a draw starts its search there and scans a
+   * value or two instead of a binary search over every value (the same draw, faster).
+   */
+  private final int[] guide;
+
+  /** Sample counts up to this use the guide table ({@code rank * guide.length} fits a long). */
+  private static final long GUIDED_TOTAL = 1L << 40;
+
+  private static final int MAX_GUIDE = 1 << 16;
+
   private EmpiricalLatency(double[] values, long[] cumulative, double mean, double variance) {
     this.values = values;
     this.cumulative = cumulative;
     this.total = cumulative[cumulative.length - 1];
     this.mean = mean;
     this.variance = variance;
+    this.guide = total <= GUIDED_TOTAL ? guide(cumulative, total) : new int[0];
+  }
+
+  private static int[] guide(long[] cumulative, long total) {
+    int size = Math.min(cumulative.length, MAX_GUIDE);
+    int[] out = new int[size];
+    int i = 0;
+    for (int b = 0; b < size; b++) {
+      long threshold = b * total / size;
+      while (cumulative[i] <= threshold) {
+        i++;
+      }
+      out[b] = i;
+    }
+    return out;
   }
 
   /**
@@ -174,8 +201,16 @@ public final class EmpiricalLatency implements LatencyDistribution {
 
   @Override
   public double sample(RandomGenerator rng) {
-    long rank = 1 + (long) (rng.nextDouble() * total);
-    int idx = Arrays.binarySearch(cumulative, rank);
+    // The first value whose cumulative count reaches rank 1 + floor(u * total).
+    long below = (long) (rng.nextDouble() * total);
+    if (guide.length > 0) {
+      int i = guide[(int) (below * guide.length / total)];
+      while (cumulative[i] <= below) {
+        i++;
+      }
+      return values[i];
+    }
+    int idx = Arrays.binarySearch(cumulative, below + 1);
     return values[idx >= 0 ? idx : -idx - 1];
   }
 

@@ -25,7 +25,13 @@ import org.apache.commons.math3.random.RandomGenerator;
  * runs that differ in one input share the draws of the others (common random numbers).
  */
 final class SharedArrivalSimulation {
-  static final int BATCHES = 32;
+  /**
+   * Batches of consecutive accesses whose means give the standard error. 64 rather than fewer: the
+   * error of the error is about {@code 1 / sqrt(2 (BATCHES - 1))}, 9% here, and the control
+   * variate's coefficient is fitted on the same batches.
+   */
+  static final int BATCHES = 64;
+
   static final int RESERVOIR = 256;
 
   /** Combines per-node late probabilities into the chance that all are late. */
@@ -53,6 +59,16 @@ final class SharedArrivalSimulation {
   boolean exchangeable;
 
   int copies;
+
+  /**
+   * Exchangeable mode only: each access contributes its expected all-late probability over the gap
+   * since the previous arrival, given the backlog that arrival left ({@link #evaluateVirtual}),
+   * instead of at the gap drawn for the chain.
+   */
+  boolean virtualGap;
+
+  private double[] scratch = new double[0];
+
   int sets;
   int duplicates;
   int readConcurrency;
@@ -69,18 +85,6 @@ final class SharedArrivalSimulation {
   long accesses;
   long warmup;
   long seed;
-
-  /**
-   * Adaptive budget: when set, at the end of the {@code accesses} recorded accesses the run asks
-   * this whether its estimates are still too noisy; if so (and {@code 2 * accesses <= maxAccesses})
-   * it continues the same chain for as many accesses again: adjacent batches are merged pairwise,
-   * so there are always {@link #BATCHES} batches of equal size and the standard error keeps coming
-   * from batch means of the whole run. Deterministic for a seed. Null: a fixed budget of {@code
-   * accesses}.
-   */
-  java.util.function.Predicate<Result> needsMore;
-
-  long maxAccesses;
 
   /** What a run measured. */
   static final class Result {
@@ -106,6 +110,8 @@ final class SharedArrivalSimulation {
   }
 
   private double[][] binomial; // [n][k] = C(n, k), k <= duplicates
+
+  private double[] idlePowers = new double[0];
 
   private void prepareBinomials() {
     int n = copies;
@@ -135,17 +141,22 @@ final class SharedArrivalSimulation {
       }
     }
     int idle = m - busy;
+    if (idlePowers.length < maxN + 1) {
+      idlePowers = new double[maxN + 1];
+    }
+    idlePowers[0] = 1;
+    for (int j = 1; j <= Math.min(maxN, idle); j++) {
+      idlePowers[j] = idlePowers[j - 1] * idleLate;
+    }
     for (int n = 1; n <= maxN; n++) {
       double sum = 0;
-      double power = 1;
       for (int j = Math.min(n, busy); j >= 0; j--) {
         // j busy nodes and n - j idle ones
         int fromIdle = n - j;
         if (fromIdle > idle) {
           break;
         }
-        power = Math.pow(idleLate, fromIdle);
-        sum += e[j] * binomial[idle][fromIdle] * power;
+        sum += e[j] * binomial[idle][fromIdle] * idlePowers[fromIdle];
       }
       out[n - 1] = sum / binomial[m][n];
     }
@@ -174,6 +185,8 @@ final class SharedArrivalSimulation {
     for (int n = 0; n < nodes; n++) {
       service[n] = root.split();
     }
+    final SplittableRandomGenerator virtual = root.split(); // after the others: they are unchanged
+    scratch = new double[nodes];
     final double meanGap = ratePerMs > 0 ? 1 / ratePerMs : 1e300; // no load: every node idle
     final double[] freeAt = new double[nodes];
     final int[] touched = new int[nodes];
@@ -182,26 +195,13 @@ final class SharedArrivalSimulation {
     final double[] late = new double[nodes];
     final long[] seen = new long[2];
     Result result = new Result();
-    long target = accesses;
-    if (needsMore != null) {
-      target = Math.max(BATCHES, (target + BATCHES - 1) / BATCHES * BATCHES);
-    }
-    long total = warmup + target;
-    long perBatch = Math.max(1, (target + BATCHES - 1) / BATCHES);
+    final long total = warmup + accesses;
+    final long perBatch = Math.max(1, (accesses + BATCHES - 1) / BATCHES);
     double now = 0;
-    for (long i = 0; ; i++) {
-      if (i == total) {
-        if (needsMore == null || 2 * target > maxAccesses) {
-          break;
-        }
-        finish(result, sumY, sumX, count, idle);
-        if (!needsMore.test(result)) {
-          break;
-        }
-        mergePairs(sumY, sumX, count, idle);
-        perBatch *= 2;
-        total += target;
-        target *= 2;
+    for (long i = 0; i < total; i++) {
+      if (virtualGap && i >= warmup) {
+        int b = (int) Math.min(BATCHES - 1, (i - warmup) / perBatch);
+        evaluateVirtual(freeAt, now, virtual, waits, late, b, sumY, sumX, symmetric, means);
       }
       now += -meanGap * Math.log(1 - arrivals.nextDouble());
       if (now > 1e6) {
@@ -257,7 +257,9 @@ final class SharedArrivalSimulation {
         if (!anyWait) {
           idle[cls][b]++;
         } else {
-          if (exchangeable) {
+          if (virtualGap) {
+            // Counted by evaluateVirtual.
+          } else if (exchangeable) {
             evaluateExchangeable(cls, k, waits, late, b, sumY, sumX, symmetric, means);
           } else {
             evaluate(cls, k, waits, late, b, sumY, sumX);
@@ -290,33 +292,6 @@ final class SharedArrivalSimulation {
     finish(result, sumY, sumX, count, idle);
     result.accesses = total - warmup;
     return result;
-  }
-
-  /** Batch {@code j} becomes batches {@code 2j} and {@code 2j + 1}; the upper half is emptied. */
-  private static void mergePairs(
-      double[][][] sumY, double[][][] sumX, long[][] count, long[][] idle) {
-    for (double[][][] sums : new double[][][][] {sumY, sumX}) {
-      for (double[][] perResult : sums) {
-        for (double[] batches : perResult) {
-          mergePairs(batches);
-        }
-      }
-    }
-    for (long[][] counts : new long[][][] {count, idle}) {
-      for (long[] batches : counts) {
-        for (int j = 0; j < BATCHES / 2; j++) {
-          batches[j] = batches[2 * j] + batches[2 * j + 1];
-        }
-        java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
-      }
-    }
-  }
-
-  private static void mergePairs(double[] batches) {
-    for (int j = 0; j < BATCHES / 2; j++) {
-      batches[j] = batches[2 * j] + batches[2 * j + 1];
-    }
-    java.util.Arrays.fill(batches, BATCHES / 2, BATCHES, 0);
   }
 
   double survival(int cls, double x) {
@@ -364,6 +339,132 @@ final class SharedArrivalSimulation {
         sumY[cls][ti][b] += product;
       }
     }
+  }
+
+  /**
+   * Conditional Monte Carlo over the gap, for the access about to arrive: given the backlog {@code
+   * V_j} each copy has at the previous arrival ({@code freeAt - now}), the access finds waits
+   * {@code (V_j - g)^+} after an exponential gap {@code g}, so its all-late probability is {@code
+   * e^{-lambda Vmax} U_idle + int_0^Vmax lambda e^{-lambda g} U(g) dg}, with {@code U(g)} the
+   * subset mean of the late probabilities at those waits. The integral is estimated from one gap
+   * drawn from an even mixture of the truncated exponential law, the uniform law on {@code [0,
+   * Vmax]} and the uniform law on {@code [0, V_(N)]} (the N-th longest backlog); the weights are at
+   * most 3. So at low load, where an arrival right behind another is rare but makes the misses,
+   * every access samples that window. Unbiased for the access's contribution (the next gap is
+   * independent of the past); the gap the chain moves on is drawn independently of this one.
+   */
+  private void evaluateVirtual(
+      double[] freeAt,
+      double now,
+      SplittableRandomGenerator rng,
+      double[] waits,
+      double[] late,
+      int b,
+      double[][][] sumY,
+      double[][][] sumX,
+      double[] symmetric,
+      double[] means) {
+    final int cls = onlyClass();
+    final int k = copies;
+    final double lambda = ratePerMs;
+    double vmax = 0;
+    for (int j = 0; j < k; j++) {
+      double v = freeAt[j] - now;
+      waits[j] = v;
+      if (v > vmax) {
+        vmax = v;
+      }
+    }
+    final double q = lambda > 0 ? -Math.expm1(-lambda * vmax) : 0; // P(gap < Vmax)
+    double weight = 0;
+    if (q > 0) {
+      // The N-th longest backlog: beyond it fewer than N copies are busy, and a subset is all late
+      // only through idle copies' own service times.
+      double vn = Math.max(0, orderStatistic(waits, k, k - duplicates));
+      double pick = rng.nextDouble();
+      double g;
+      if (pick < 1.0 / 3 || vn <= 0) {
+        g = pick < 1.0 / 3 ? -Math.log1p(-rng.nextDouble() * q) / lambda : rng.nextDouble() * vmax;
+      } else if (pick < 2.0 / 3) {
+        g = rng.nextDouble() * vmax;
+      } else {
+        g = rng.nextDouble() * vn;
+      }
+      g = Math.min(g, vmax);
+      double density = lambda * Math.exp(-lambda * g);
+      double proposal =
+          vn > 0
+              ? (density / q + 1 / vmax + (g < vn ? 1 / vn : 0)) / 3
+              : (density / q + 1 / vmax) / 2;
+      weight = density / proposal;
+      for (int j = 0; j < k; j++) {
+        waits[j] = Math.max(0, waits[j] - g);
+      }
+    }
+    final double tail = 1 - q;
+    final double[] atTau = survivalAtTau[cls];
+    for (int ti = 0; ti < taus.length; ti++) {
+      final double v0 = atTau[ti];
+      double idleX = tail * v0;
+      if (weight > 0) {
+        final double tau = taus[ti];
+        int busy = 0;
+        double x = 0;
+        for (int j = 0; j < k; j++) {
+          if (waits[j] > 0) {
+            double v = survival(cls, tau - waits[j]);
+            late[busy++] = v;
+            x += v;
+          }
+        }
+        x += (k - busy) * v0;
+        sumX[cls][ti][b] += idleX + weight * x / k;
+        subsetMeans(late, busy, k, v0, symmetric, means);
+      } else {
+        sumX[cls][ti][b] += idleX;
+      }
+      double power = 1;
+      for (int n = 0; n < duplicates; n++) {
+        power *= v0;
+        sumY[n][ti][b] += tail * power + (weight > 0 ? weight * means[n] : 0);
+      }
+    }
+  }
+
+  /** The {@code rank}-th smallest (from 0) of {@code values[0..k)}, by selection on a copy. */
+  private double orderStatistic(double[] values, int k, int rank) {
+    double[] a = scratch;
+    System.arraycopy(values, 0, a, 0, k);
+    int lo = 0;
+    int hi = k - 1;
+    while (lo < hi) {
+      double pivot = a[(lo + hi) >>> 1];
+      int i = lo;
+      int j = hi;
+      while (i <= j) {
+        while (a[i] < pivot) {
+          i++;
+        }
+        while (a[j] > pivot) {
+          j--;
+        }
+        if (i <= j) {
+          double t = a[i];
+          a[i] = a[j];
+          a[j] = t;
+          i++;
+          j--;
+        }
+      }
+      if (rank <= j) {
+        hi = j;
+      } else if (rank >= i) {
+        lo = i;
+      } else {
+        return a[rank];
+      }
+    }
+    return a[rank];
   }
 
   private void evaluateExchangeable(
@@ -446,8 +547,9 @@ final class SharedArrivalSimulation {
           if (n == 0) {
             continue;
           }
-          y[used] = sumY[r][ti][b] + idle[cls][b] * idleY;
-          x[used] = sumX[cls][ti][b] + idle[cls][b] * v0;
+          double idleShare = virtualGap ? 0 : idle[cls][b]; // virtual: every access is in the sums
+          y[used] = sumY[r][ti][b] + idleShare * idleY;
+          x[used] = sumX[cls][ti][b] + idleShare * v0;
           w[used] = n;
           totalY += y[used];
           totalX += x[used];

@@ -257,7 +257,7 @@ public final class Simulation {
     }
     return new SimulationResult(
         strategy,
-        EmpiricalLatency.of(responses),
+        responses,
         paired,
         pairedRows,
         waitMs,

@@ -65,14 +65,17 @@ public final class SlaEngine {
   /** Cells of the tabulated survival function the simulation looks up. */
   static final int TABLE = 4096;
 
-  /** Node services of the simulation's first round (accesses times nodes per access). */
+  /**
+   * Node services (accesses times nodes per access) of the shortest run: the planner's fixed
+   * budget, and the least the adaptive budget's run simulates.
+   */
   static final long NODE_SERVICE_BUDGET = 1_500_000;
 
   static final long MIN_ACCESSES = 20_000;
 
   /**
-   * Relative Monte-Carlo error of a miss ratio above which the engine keeps simulating (doubling
-   * the run), unless the error is below {@link #ABSOLUTE_ERROR} or the cap is reached.
+   * Relative Monte-Carlo error of a miss ratio the adaptive budget sizes its run for (unless an
+   * error of {@link #ABSOLUTE_ERROR} is already reached, or the cap is).
    */
   static final double TARGET_RELATIVE_ERROR = 0.1;
 
@@ -82,11 +85,17 @@ public final class SlaEngine {
   /** Cap of the adaptive budget in node services (accesses times nodes per access). */
   static final long MAX_NODE_SERVICES = 48_000_000;
 
+  /** Mixed into the seed of the pilot run, so that it draws none of the measured run's numbers. */
+  private static final long PILOT_SEED = 0x9170_7EED_5EED_1L;
+
   /** Fewest exchangeable duplicates simulated for the subset average. */
   static final int MIN_COPIES = 16;
 
   static final long MAX_ACCESSES = 400_000;
+
+  /** Cap of the adaptive budget in accesses. */
   static final long MAX_ADAPTIVE_ACCESSES = 8_000_000;
+
   private static final int BOOTSTRAP_GRID = 256;
   private static final int NETWORK_POINTS = 16;
 
@@ -282,6 +291,17 @@ public final class SlaEngine {
       method = SlaEstimate.Method.SIMULATED;
       sim = simulation(taus, single, 0);
       result = sim.run();
+      if (accesses == 0) {
+        // Adaptive budget: the run above was a pilot, which only sets the length of a fresh run
+        // with independent draws; the estimate and its error come from that run alone, so the
+        // decision to simulate more never selects the estimate.
+        long length = adaptiveLength(sim, result);
+        sim = simulation(taus, single, 0);
+        sim.seed = seed;
+        sim.accesses = length;
+        sim.warmup = warmup(length);
+        result = sim.run();
+      }
       for (int c = 0; c < 2; c++) {
         int index = sim.exchangeable ? sim.duplicates - 1 : c;
         miss[c] = result.miss[index].clone();
@@ -322,25 +342,33 @@ public final class SlaEngine {
   }
 
   /**
-   * The adaptive budget's rule: more accesses while the Monte-Carlo standard error of a miss ratio
-   * the prediction reports (reads or writes, where they occur) is above both {@link
-   * #TARGET_RELATIVE_ERROR} of it and {@link #ABSOLUTE_ERROR}.
+   * The adaptive budget's rule: from a pilot run, the accesses that bring the Monte-Carlo standard
+   * error of every miss ratio the prediction reports (reads or writes, where they occur) down to
+   * {@link #TARGET_RELATIVE_ERROR} of it or to {@link #ABSOLUTE_ERROR} (the error falls as one over
+   * the root of the accesses), at least the fixed budget's, at most the cap's.
    */
-  private boolean needsMore(SharedArrivalSimulation sim, SharedArrivalSimulation.Result r) {
+  private long adaptiveLength(SharedArrivalSimulation pilot, SharedArrivalSimulation.Result r) {
+    long least = fixedAccesses(pilot);
+    long most =
+        Math.max(
+            least, Math.min(MAX_ADAPTIVE_ACCESSES, (long) (MAX_NODE_SERVICES / touched(pilot))));
+    double factor = 0;
     double[] share = {1 - writeFraction, writeFraction};
     for (int c = 0; c < 2; c++) {
       if (share[c] == 0) {
         continue;
       }
-      int index = sim.exchangeable ? sim.duplicates - 1 : c;
+      int index = pilot.exchangeable ? pilot.duplicates - 1 : c;
       for (int i = 0; i < r.miss[index].length; i++) {
         double se = r.standardError[index][i];
-        if (se > ABSOLUTE_ERROR && se > TARGET_RELATIVE_ERROR * r.miss[index][i]) {
-          return true;
+        double target = Math.max(ABSOLUTE_ERROR, TARGET_RELATIVE_ERROR * r.miss[index][i]);
+        if (se > 0) {
+          factor = Math.max(factor, (se / target) * (se / target));
         }
       }
     }
-    return false;
+    double wanted = Math.ceil(r.accesses * factor);
+    return wanted >= most ? most : Math.max(least, (long) wanted);
   }
 
   private SlaEstimate estimate(
@@ -444,11 +472,16 @@ public final class SlaEngine {
     boolean everyNode = planner || (readsOnly && readConcurrency == d) || writeFraction == 1;
     sim.exchangeable = everyNode && dependence instanceof AnomalyDependence.Independent;
     sim.prefix = planner && !sim.exchangeable;
+    sim.virtualGap = sim.exchangeable && !planner;
     sim.writeFraction = planner ? 0 : writeFraction;
     if (sim.exchangeable) {
       int n = writeFraction == 1 && !planner ? strategy.nodes() : d;
       sim.duplicates = n;
-      sim.copies = Math.max(MIN_COPIES, 2 * n);
+      // The planner's run serves every N up to n from 2n copies; a prediction for N = n alone
+      // simulates max(16, n): beyond 16 copies an access's spread comes from the arrivals, not the
+      // copies (ZooKeeper-like sample, rho 60%, N = 16, p99: 128 copies gave 64% relative spread
+      // per 10^5 accesses, 32 gave 70%, 16 gave 78%, for a quarter and an eighth of the services).
+      sim.copies = Math.max(MIN_COPIES, planner ? 2 * n : n);
       sim.sets = 1;
       sim.readConcurrency = n;
       sim.ratePerMs =
@@ -488,6 +521,27 @@ public final class SlaEngine {
     sim.taus = taus;
     sim.singleNodeMiss = single;
     sim.combiners = sim.exchangeable ? null : combiners(taus, Math.max(d, strategy.nodes()));
+    long n;
+    if (accesses > 0) {
+      n = accesses;
+      sim.seed = seed;
+    } else if (planner) {
+      n = fixedAccesses(sim);
+      sim.seed = seed;
+    } else {
+      // The adaptive budget's pilot: the fixed budget, with its own draws. Not shorter: where rare
+      // large contributions dominate, a pilot of 20 000 accesses saw a tenth of the miss ratio and
+      // sized the run for it (Pareto sample, rho 10%, N = 16, p90).
+      n = fixedAccesses(sim);
+      sim.seed = new SplittableRandom(seed ^ PILOT_SEED).nextLong();
+    }
+    sim.accesses = n;
+    sim.warmup = warmup(n);
+    return sim;
+  }
+
+  /** Mean nodes an access of the simulation is sent to. */
+  private static double touched(SharedArrivalSimulation sim) {
     double touched;
     if (sim.exchangeable) {
       touched = sim.copies;
@@ -496,21 +550,17 @@ public final class SlaEngine {
           sim.writeFraction * sim.sets * sim.duplicates
               + (1 - sim.writeFraction) * sim.readConcurrency;
     }
-    long n =
-        accesses > 0
-            ? accesses
-            : Math.max(
-                MIN_ACCESSES,
-                Math.min(MAX_ACCESSES, (long) (NODE_SERVICE_BUDGET / Math.max(1, touched))));
-    sim.accesses = n;
-    sim.warmup = Math.max(2_000, n / 10);
-    sim.seed = seed;
-    if (accesses == 0 && !planner) {
-      sim.maxAccesses =
-          Math.min(MAX_ADAPTIVE_ACCESSES, (long) (MAX_NODE_SERVICES / Math.max(1, touched)));
-      sim.needsMore = r -> needsMore(sim, r);
-    }
-    return sim;
+    return Math.max(1, touched);
+  }
+
+  /** Accesses of the fixed budget: {@link #NODE_SERVICE_BUDGET} node services. */
+  private static long fixedAccesses(SharedArrivalSimulation sim) {
+    return Math.max(
+        MIN_ACCESSES, Math.min(MAX_ACCESSES, (long) (NODE_SERVICE_BUDGET / touched(sim))));
+  }
+
+  private static long warmup(long accesses) {
+    return Math.max(2_000, accesses / 10);
   }
 
   private SharedArrivalSimulation.Combiner[] combiners(double[] taus, int maxNodes) {

@@ -34,12 +34,10 @@ import org.junit.jupiter.api.Test;
  * each is deterministic, so the result does not depend on the threads. The table goes to {@code
  * target/engine-accuracy.md} (the one in {@code docs/model.md}).
  *
- * <p><b>Not in the default suite yet</b>: issue 18 asks for this grid as a passing test of the
- * default suite, and at the last run 5 of its 320 points are outside the criterion ({@code
- * docs/model.md} lists them and why). Until the engine meets it everywhere it runs behind a
- * profile:
+ * <p>Part of the default suite (about a minute and a half of CPU on the 2-core build machine, most
+ * of it the reference's simulations); alone:
  *
- * <pre>mvn -pl rp-model test -Paccuracy -Dtest=EngineAccuracyTest</pre>
+ * <pre>mvn -pl rp-model test -Dtest=EngineAccuracyTest</pre>
  */
 class EngineAccuracyTest {
   private static final double[] UTILISATIONS = {0.01, 0.10, 0.30, 0.60};
