@@ -77,10 +77,23 @@ final class PollaczekKhinchine {
     double denominator = 1 - rho * coefficient[0];
     wait[0] = 1 - rho;
     for (int k = 1; k <= g; k++) {
-      double s = residual[k - 1] / 2 * wait[0];
-      for (int i = 1; i < k; i++) {
-        s += coefficient[i] * wait[k - i];
+      // Four running sums: one sum's chain of dependent additions made this O(g^2) loop a tenth of
+      // a simulated prediction's time.
+      double s0 = residual[k - 1] / 2 * wait[0];
+      double s1 = 0;
+      double s2 = 0;
+      double s3 = 0;
+      int i = 1;
+      for (; i + 3 < k; i += 4) {
+        s0 += coefficient[i] * wait[k - i];
+        s1 += coefficient[i + 1] * wait[k - i - 1];
+        s2 += coefficient[i + 2] * wait[k - i - 2];
+        s3 += coefficient[i + 3] * wait[k - i - 3];
       }
+      for (; i < k; i++) {
+        s0 += coefficient[i] * wait[k - i];
+      }
+      double s = (s0 + s1) + (s2 + s3);
       wait[k] = Math.min(1, ((1 - rho) + rho * s) / denominator);
     }
   }

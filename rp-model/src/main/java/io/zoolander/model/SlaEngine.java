@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.FutureTask;
 import org.apache.commons.math3.distribution.NormalDistribution;
 
 /**
@@ -56,7 +59,9 @@ import org.apache.commons.math3.distribution.NormalDistribution;
  * MissCurve curve = engine.missCurve(0.5, 20, 40);
  * }</pre>
  *
- * <p>Immutable and thread-safe; a prediction is a pure function of the configuration (seeded).
+ * <p>Immutable and thread-safe; a prediction is a pure function of the configuration (seeded). A
+ * simulated prediction runs its measured run on the common fork-join pool beside its pilot, so on
+ * two free cores it takes about one run's time.
  */
 public final class SlaEngine {
   /** Grid cells of the exact M/G/1 solution. */
@@ -289,17 +294,12 @@ public final class SlaEngine {
       miss[1] = single[1];
     } else {
       method = SlaEstimate.Method.SIMULATED;
-      sim = simulation(taus, single, 0);
-      result = sim.run();
       if (accesses == 0) {
-        // Adaptive budget: the run above was a pilot, which only sets the length of a fresh run
-        // with independent draws; the estimate and its error come from that run alone, so the
-        // decision to simulate more never selects the estimate.
-        long length = adaptiveLength(sim, result);
+        SimulatedRun run = adaptiveRun(taus, single);
+        sim = run.simulation();
+        result = run.result();
+      } else {
         sim = simulation(taus, single, 0);
-        sim.seed = seed;
-        sim.accesses = length;
-        sim.warmup = warmup(length);
         result = sim.run();
       }
       for (int c = 0; c < 2; c++) {
@@ -339,6 +339,65 @@ public final class SlaEngine {
               taus[i], m, Math.sqrt(se2), relativeSpread(factors, -1, i, miss), z, method, rho));
     }
     return new MissCurve(all, reads, writes);
+  }
+
+  /**
+   * The adaptive budget: a pilot run, which only sets the length of a fresh run with independent
+   * draws; the estimate and its error come from that run alone, so the decision to simulate more
+   * never selects the estimate. The fresh run is never shorter than the fixed budget, so one of
+   * that length starts beside the pilot, on the common fork-join pool; it is the answer unless the
+   * pilot asks for more, and then it is abandoned and a run of the asked length made (same seed, so
+   * the result is the one the two runs one after the other would give).
+   */
+  private SimulatedRun adaptiveRun(double[] taus, double[][] single) {
+    SharedArrivalSimulation pilot = simulation(taus, single, 0);
+    SharedArrivalSimulation measured = simulation(taus, single, 0);
+    measured.seed = seed; // fixed budget, as the pilot
+    FutureTask<SharedArrivalSimulation.Result> speculative = new FutureTask<>(measured::run);
+    ForkJoinPool.commonPool().execute(speculative);
+    SharedArrivalSimulation.Result pilotResult;
+    try {
+      pilotResult = pilot.run();
+    } catch (RuntimeException | Error e) {
+      measured.abandon();
+      speculative.cancel(false);
+      throw e;
+    }
+    long length = adaptiveLength(pilot, pilotResult);
+    if (length == measured.accesses) {
+      speculative.run(); // runs it here if the pool has not started it; else a no-op
+      return new SimulatedRun(measured, outcome(speculative));
+    }
+    measured.abandon();
+    speculative.cancel(false);
+    SharedArrivalSimulation longer = simulation(taus, single, 0);
+    longer.seed = seed;
+    longer.accesses = length;
+    longer.warmup = warmup(length);
+    return new SimulatedRun(longer, longer.run());
+  }
+
+  /** A simulation and what its run measured. */
+  private record SimulatedRun(
+      SharedArrivalSimulation simulation, SharedArrivalSimulation.Result result) {}
+
+  private static SharedArrivalSimulation.Result outcome(
+      FutureTask<SharedArrivalSimulation.Result> task) {
+    try {
+      return task.get();
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r;
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException(cause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while simulating", e);
+    }
   }
 
   /**
