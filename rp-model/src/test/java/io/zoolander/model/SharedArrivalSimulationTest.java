@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The simulation's own numerics, against their plain definitions. */
@@ -33,6 +35,22 @@ class SharedArrivalSimulationTest {
           .as("n = %d of %s", n, Arrays.toString(values))
           .isEqualTo(sorted[k - n]);
     }
+  }
+
+  @Test
+  void anAbandonedRunStopsAndReturnsNothing() throws Exception {
+    SlaEngine engine =
+        SlaEngine.builder()
+            .strategy(Strategy.predictability(4))
+            .serviceTime(LatencyDistributions.logNormalWithMean(1, 1))
+            .arrivalRatePerSec(100)
+            .build();
+    double[] taus = {3.0};
+    SharedArrivalSimulation sim = engine.simulation(taus, new double[2][1], 0);
+    sim.accesses = Long.MAX_VALUE / 4; // years of work: it ends only by being abandoned
+    CompletableFuture<SharedArrivalSimulation.Result> run = CompletableFuture.supplyAsync(sim::run);
+    sim.abandon();
+    assertThat(run.get(60, TimeUnit.SECONDS)).isNull();
   }
 
   @Test
