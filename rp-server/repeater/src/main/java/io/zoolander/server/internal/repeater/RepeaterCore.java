@@ -576,7 +576,11 @@ public final class RepeaterCore implements AutoCloseable {
    * older than {@link #predictorSampleMaxAgeMs()}.
    */
   public int predictorSamples() {
-    return SlaWhatIf.pooled(links.liveSamplesMs()).length;
+    int count = 0;
+    for (double[] samples : links.liveSamplesMs()) {
+      count += samples.length;
+    }
+    return count;
   }
 
   /**
@@ -587,7 +591,7 @@ public final class RepeaterCore implements AutoCloseable {
   public SlaEstimate livePrediction(double tauMs) {
     int live = Math.max(1, liveDuplicates());
     return livePrediction.get(
-        predictorSamples(), live, () -> predict(live, arrivalRatePerSec(), tauMs));
+        tauMs, predictorSamples() > 0, live, () -> predict(live, arrivalRatePerSec(), tauMs));
   }
 
   /** How long an ACK latency stays the predictor's input, in ms. */

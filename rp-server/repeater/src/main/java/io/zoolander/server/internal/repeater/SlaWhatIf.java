@@ -30,7 +30,7 @@ final class SlaWhatIf {
    *
    * @param samplesMs per measured duplicate, its samples in ms
    */
-  static double[] pooled(List<double[]> samplesMs) {
+  private static double[] pooled(List<double[]> samplesMs) {
     return samplesMs.stream().flatMapToDouble(Arrays::stream).toArray();
   }
 
