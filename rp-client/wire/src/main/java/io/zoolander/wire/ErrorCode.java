@@ -136,7 +136,13 @@ public enum ErrorCode {
    * not know, e.g. from a newer client. The rest of the request is not parsed; the connection stays
    * usable.
    */
-  UNKNOWN_OP(122, false);
+  UNKNOWN_OP(122, false),
+  /**
+   * A write names paths in more than one partition of a partitioned deployment: each partition
+   * sequences its own writes, so no write can be atomic across two. Refused by the client before
+   * anything is sent (never on the wire): applied nowhere.
+   */
+  CROSS_PARTITION(123, false);
 
   private final int code;
   private final boolean closesConnection;

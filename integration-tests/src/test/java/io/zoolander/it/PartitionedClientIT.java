@@ -1,0 +1,163 @@
+package io.zoolander.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.zoolander.client.PartitionedClient;
+import io.zoolander.client.Partitioning;
+import io.zoolander.client.ZoolanderException;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.testsupport.ZooKeepers;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Op;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A partitioned deployment: two deployments of two one-server duplicates, each with its own
+ * repeater, and a {@link PartitionedClient} that sends {@code /orders} to the second and every
+ * other top-level name to the first. Checked in each partition's own duplicates with a plain
+ * ZooKeeper client. The last test kills a repeater: the tests run in order.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PartitionedClientIT {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  private static EmbeddedCluster users; // partition 0, the default
+  private static EmbeddedCluster orders; // partition 1
+  private static PartitionedClient client;
+
+  @BeforeAll
+  static void start() throws Exception {
+    users = EmbeddedCluster.builder().duplicates(2).start();
+    orders = EmbeddedCluster.builder().duplicates(2).start();
+    client =
+        PartitionedClient.builder()
+            .partitioning(Partitioning.builder().partitions(2).route("orders", 1).build())
+            .partition(0, users.clientBuilder().requestTimeout(Duration.ofSeconds(10)).build())
+            .partition(1, orders.clientBuilder().requestTimeout(Duration.ofSeconds(3)).build())
+            .build();
+    await(client.create("/users", bytes("u")));
+    await(client.create("/orders", bytes("o")));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (client != null) {
+      client.close();
+    }
+    if (users != null) {
+      users.close();
+    }
+    if (orders != null) {
+      orders.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void eachWriteLandsInItsPartitionOnlyAndIsReadBackThere() throws Exception {
+    assertThat(await(client.create("/users/1", bytes("ann"))).succeeded()).isTrue();
+    assertThat(await(client.create("/orders/1", bytes("book"))).succeeded()).isTrue();
+    assertThat(await(client.setData("/orders/1", bytes("two books"), -1)).succeeded()).isTrue();
+
+    // Read-your-writes within each partition.
+    assertThat(text(await(client.getData("/users/1")).data())).isEqualTo("ann");
+    assertThat(text(await(client.getData("/orders/1")).data())).isEqualTo("two books");
+
+    for (int id : users.duplicateIds()) {
+      assertThat(existsIn(users, id, "/users/1")).as("users duplicate %d", id).isTrue();
+      assertThat(existsIn(users, id, "/orders")).as("users duplicate %d", id).isFalse();
+    }
+    for (int id : orders.duplicateIds()) {
+      assertThat(existsIn(orders, id, "/orders/1")).as("orders duplicate %d", id).isTrue();
+      assertThat(existsIn(orders, id, "/users")).as("orders duplicate %d", id).isFalse();
+    }
+  }
+
+  @Test
+  @Order(2)
+  void aWriteAcrossPartitionsIsRefusedAndAppliedNowhere() throws Exception {
+    var refused =
+        client.write(
+            List.of(Op.create("/users/2", bytes("bob")), Op.create("/orders/2", bytes("pen"))));
+    assertThatThrownBy(refused::join)
+        .isInstanceOf(CompletionException.class)
+        .cause()
+        .isInstanceOf(ZoolanderException.class)
+        .satisfies(
+            e -> {
+              ZoolanderException z = (ZoolanderException) e;
+              assertThat(z.code()).isEqualTo(KeeperException.Code.BADARGUMENTS);
+              assertThat(z.errorCode()).contains(ErrorCode.CROSS_PARTITION);
+            });
+    assertThat(await(client.exists("/users/2"))).isFalse();
+    assertThat(await(client.exists("/orders/2"))).isFalse();
+
+    // Within one partition a multi stays atomic.
+    var both =
+        await(
+            client.write(
+                List.of(Op.create("/orders/3", bytes("a")), Op.create("/orders/4", bytes("b")))));
+    assertThat(both.succeeded()).isTrue();
+  }
+
+  @Test
+  @Order(3)
+  void theRootListsEveryPartitionsTopLevelNamesAndIsNoWritesTarget() throws Exception {
+    assertThat(await(client.getChildren("/"))).contains("orders", "users");
+    assertThat(await(client.getChildren("/orders"))).contains("1", "3", "4");
+    assertThatThrownBy(() -> client.create("/", bytes("x")).join())
+        .cause()
+        .isInstanceOf(ZoolanderException.class)
+        .extracting(e -> ((ZoolanderException) e).code())
+        .isEqualTo(KeeperException.Code.BADARGUMENTS);
+  }
+
+  @Test
+  @Order(4)
+  void onePartitionsLossLeavesTheOtherWriting() throws Exception {
+    orders.killRepeater();
+    assertThatThrownBy(() -> client.create("/orders/5", bytes("lost")).join())
+        .as("no repeater for partition 1")
+        .cause()
+        .isInstanceOf(ZoolanderException.class);
+    assertThat(await(client.create("/users/5", bytes("still"))).succeeded()).isTrue();
+    assertThat(text(await(client.getData("/users/5")).data())).isEqualTo("still");
+    assertThat(await(client.getData("/orders/1")).data())
+        .as("partition 1's duplicates still answer reads")
+        .isEqualTo(bytes("two books"));
+  }
+
+  private static boolean existsIn(EmbeddedCluster cluster, int duplicate, String path)
+      throws Exception {
+    try (ZooKeeper zk = ZooKeepers.connect(cluster.duplicate(duplicate).connectString())) {
+      return zk.exists(cluster.znodes().toZnode(path), false) != null;
+    }
+  }
+
+  private static <T> T await(java.util.concurrent.CompletableFuture<T> f) throws Exception {
+    return f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}

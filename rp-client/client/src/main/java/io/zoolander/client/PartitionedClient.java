@@ -1,0 +1,289 @@
+package io.zoolander.client;
+
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Op;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A client of a partitioned deployment: one {@link ZoolanderClient} per partition, and every read,
+ * write and watch routed by its path's {@link Partitioning}. Each partition is a deployment of its
+ * own, so each keeps its own guarantees and nothing more: read-your-writes and monotonic reads hold
+ * per partition (a partition's seqs mean nothing in another), a write is atomic within one
+ * partition and refused with {@link ErrorCode#CROSS_PARTITION} if it names paths in two, and each
+ * partition fails, takes over and rejoins on its own.
+ *
+ * <p>The root is in every partition: {@code getChildren("/")} lists the top-level names of every
+ * partition; other reads of {@code /} go to the default partition; writes and watches on it are
+ * refused ({@code BADARGUMENTS}).
+ *
+ * <pre>{@code
+ * PartitionedClient client =
+ *     PartitionedClient.builder()
+ *         .partitioning(Partitioning.builder().partitions(2).route("orders", 1).build())
+ *         .partition(0, ZoolanderClient.builder().repeater("10.0.0.1", 7000)...build())
+ *         .partition(1, ZoolanderClient.builder().repeater("10.0.1.1", 7000)...build())
+ *         .build();
+ * client.create("/orders/42", data); // partition 1
+ * }</pre>
+ *
+ * <p>Thread-safe, as the partitions' clients are. It owns them: {@link #close()} closes them all.
+ */
+public final class PartitionedClient implements AutoCloseable {
+  private final Partitioning partitioning;
+  private final List<ZoolanderClient> partitions;
+
+  private PartitionedClient(Partitioning partitioning, List<ZoolanderClient> partitions) {
+    this.partitioning = partitioning;
+    this.partitions = List.copyOf(partitions);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Partitioning partitioning() {
+    return partitioning;
+  }
+
+  /**
+   * The client of one partition, for what only it can answer (its seqs, barriers, listeners).
+   *
+   * @throws IndexOutOfBoundsException if there is no such partition
+   */
+  public ZoolanderClient partition(int partition) {
+    return partitions.get(partition);
+  }
+
+  /**
+   * The partition holding {@code path} ({@link Partitioning#partitionOf}).
+   *
+   * @throws IllegalArgumentException if {@code path} is not absolute, or is the root
+   */
+  public int partitionOf(String path) {
+    return partitioning.partitionOf(path);
+  }
+
+  // ---- writes ----
+
+  /**
+   * Writes {@code ops} atomically in the one partition their paths are in ({@link
+   * ZoolanderClient#write}). Fails with {@code BADARGUMENTS} and {@link ErrorCode#CROSS_PARTITION}
+   * if they are in two or more (applied nowhere), and with {@code BADARGUMENTS} if one names the
+   * root or a relative path.
+   */
+  public CompletableFuture<WriteResult> write(List<Op> ops) {
+    return routeWrite(ops, c -> c.write(ops));
+  }
+
+  /** As {@link #write}, completing once every live duplicate of the partition has applied it. */
+  public CompletableFuture<WriteResult> writeAll(List<Op> ops) {
+    return routeWrite(ops, c -> c.writeAll(ops));
+  }
+
+  /** Creates a persistent node in its partition. */
+  public CompletableFuture<WriteResult> create(String path, byte[] data) {
+    return routePath(path, c -> c.create(path, data));
+  }
+
+  /** Creates a persistent sequential node in its partition; the created path is in the result. */
+  public CompletableFuture<WriteResult> createSequential(String pathPrefix, byte[] data) {
+    return routePath(pathPrefix, c -> c.createSequential(pathPrefix, data));
+  }
+
+  /** Sets a node's data if its version matches ({@code -1}: any version). */
+  public CompletableFuture<WriteResult> setData(String path, byte[] data, int version) {
+    return routePath(path, c -> c.setData(path, data, version));
+  }
+
+  /** Deletes a node if its version matches ({@code -1}: any version). */
+  public CompletableFuture<WriteResult> delete(String path, int version) {
+    return routePath(path, c -> c.delete(path, version));
+  }
+
+  // ---- reads ----
+
+  /** A node's data and version, from its partition; the root's from the default partition. */
+  public CompletableFuture<NodeData> getData(String path) {
+    return routeRead(path, c -> c.getData(path));
+  }
+
+  /** Whether a node exists in its partition (the root exists). */
+  public CompletableFuture<Boolean> exists(String path) {
+    return routeRead(path, c -> c.exists(path));
+  }
+
+  /**
+   * A node's children, sorted by name, from its partition; for the root, the top-level names of
+   * every partition.
+   */
+  public CompletableFuture<List<String>> getChildren(String path) {
+    if (!"/".equals(path)) {
+      return routePath(path, c -> c.getChildren(path));
+    }
+    List<CompletableFuture<List<String>>> each = new ArrayList<>();
+    for (ZoolanderClient client : partitions) {
+      each.add(client.getChildren("/"));
+    }
+    return CompletableFuture.allOf(each.toArray(CompletableFuture<?>[]::new))
+        .thenApply(
+            done -> {
+              TreeSet<String> names = new TreeSet<>();
+              each.forEach(f -> names.addAll(f.join()));
+              return List.copyOf(names);
+            });
+  }
+
+  // ---- watches ----
+
+  /** {@link ZoolanderClient#getData(String, Watcher)} in the node's partition. */
+  public CompletableFuture<NodeData> getData(String path, Watcher watcher) {
+    return routePath(path, c -> c.getData(path, watcher));
+  }
+
+  /** {@link ZoolanderClient#exists(String, Watcher)} in the node's partition. */
+  public CompletableFuture<Boolean> exists(String path, Watcher watcher) {
+    return routePath(path, c -> c.exists(path, watcher));
+  }
+
+  /** {@link ZoolanderClient#getChildren(String, Watcher)} in the node's partition. */
+  public CompletableFuture<List<String>> getChildren(String path, Watcher watcher) {
+    return routePath(path, c -> c.getChildren(path, watcher));
+  }
+
+  /**
+   * {@link ZoolanderClient#addPersistentRecursiveWatch} in the path's partition, which holds the
+   * whole subtree; refused for the root, which spans every partition (watch each top-level name).
+   */
+  public CompletableFuture<WatchHandle> addPersistentRecursiveWatch(String path, Watcher watcher) {
+    return routePath(path, c -> c.addPersistentRecursiveWatch(path, watcher));
+  }
+
+  /** Closes every partition's client. */
+  @Override
+  public void close() {
+    partitions.forEach(ZoolanderClient::close);
+  }
+
+  @Override
+  public String toString() {
+    return "PartitionedClient[" + partitioning + "]";
+  }
+
+  private <T> CompletableFuture<T> routeRead(
+      String path, Function<ZoolanderClient, CompletableFuture<T>> call) {
+    if ("/".equals(path)) {
+      return call.apply(partitions.get(partitioning.defaultPartition()));
+    }
+    return routePath(path, call);
+  }
+
+  private <T> CompletableFuture<T> routePath(
+      String path, Function<ZoolanderClient, CompletableFuture<T>> call) {
+    int partition;
+    try {
+      partition = partitioning.partitionOf(path);
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return CompletableFuture.failedFuture(
+          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+    }
+    return call.apply(partitions.get(partition));
+  }
+
+  private CompletableFuture<WriteResult> routeWrite(
+      List<Op> ops, Function<ZoolanderClient, CompletableFuture<WriteResult>> call) {
+    if (ops.isEmpty()) {
+      return call.apply(partitions.get(partitioning.defaultPartition())); // refused there
+    }
+    int partition = -1;
+    for (Op op : ops) {
+      int p;
+      try {
+        p = partitioning.partitionOf(op.path());
+      } catch (IllegalArgumentException e) {
+        return CompletableFuture.failedFuture(
+            new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+      }
+      if (partition >= 0 && p != partition) {
+        return CompletableFuture.failedFuture(
+            new ZoolanderException(
+                KeeperException.Code.BADARGUMENTS,
+                ErrorCode.CROSS_PARTITION,
+                "a write spans partitions "
+                    + partition
+                    + " and "
+                    + p
+                    + " ("
+                    + op.path()
+                    + "); each partition sequences its own writes: write to each apart",
+                null));
+      }
+      partition = p;
+    }
+    return call.apply(partitions.get(partition));
+  }
+
+  /** Builds a {@link PartitionedClient}; every setter validates its argument. */
+  public static final class Builder {
+    private @Nullable Partitioning partitioning;
+    private final Map<Integer, ZoolanderClient> partitions = new TreeMap<>();
+
+    private Builder() {}
+
+    public Builder partitioning(Partitioning partitioning) {
+      this.partitioning = Objects.requireNonNull(partitioning, "partitioning must not be null");
+      return this;
+    }
+
+    /**
+     * The client of partition {@code partition} (given once for each, in any order).
+     *
+     * @throws IllegalArgumentException if {@code partition < 0} or was given already
+     */
+    public Builder partition(int partition, ZoolanderClient client) {
+      Objects.requireNonNull(client, "client must not be null");
+      if (partition < 0) {
+        throw new IllegalArgumentException("partition must be >= 0, was " + partition);
+      }
+      if (partitions.putIfAbsent(partition, client) != null) {
+        throw new IllegalArgumentException("partition " + partition + " was given already");
+      }
+      return this;
+    }
+
+    /**
+     * @throws IllegalStateException if the partitioning is not set, or a partition's client is
+     *     missing or beyond its count
+     */
+    public PartitionedClient build() {
+      Partitioning p = partitioning;
+      if (p == null) {
+        throw new IllegalStateException("partitioning must be set");
+      }
+      List<ZoolanderClient> clients = new ArrayList<>();
+      for (int i = 0; i < p.partitions(); i++) {
+        ZoolanderClient client = partitions.get(i);
+        if (client == null) {
+          throw new IllegalStateException("partition " + i + "'s client must be given");
+        }
+        clients.add(client);
+      }
+      if (partitions.size() > p.partitions()) {
+        throw new IllegalStateException(
+            "clients given for partitions "
+                + partitions.keySet()
+                + ", but the partitioning has "
+                + p.partitions());
+      }
+      return new PartitionedClient(p, clients);
+    }
+  }
+}
