@@ -7,6 +7,7 @@ import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.EmbeddedPartitions;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Op;
@@ -26,44 +27,41 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A partitioned deployment: two deployments of two one-server duplicates, each with its own
- * repeater, and a {@link PartitionedClient} that sends {@code /orders} to the second and every
- * other top-level name to the first. Checked in each partition's own duplicates with a plain
- * ZooKeeper client. The last test kills a repeater: the tests run in order.
+ * A partitioned deployment ({@link EmbeddedPartitions}): two deployments of two one-server
+ * duplicates, each with its own repeater, and a {@link PartitionedClient} that sends {@code
+ * /orders} to the second and every other top-level name to the first. Checked in each partition's
+ * own duplicates with a plain ZooKeeper client. The last test kills a repeater: the tests run in
+ * order.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PartitionedClientIT {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
+  private static EmbeddedPartitions deployment;
   private static EmbeddedCluster users; // partition 0, the default
   private static EmbeddedCluster orders; // partition 1
   private static PartitionedClient client;
 
   @BeforeAll
   static void start() throws Exception {
-    users = EmbeddedCluster.builder().duplicates(2).start();
-    orders = EmbeddedCluster.builder().duplicates(2).start();
+    deployment =
+        EmbeddedPartitions.builder().partitions(2).eachPartition(b -> b.duplicates(2)).start();
+    users = deployment.partition(0);
+    orders = deployment.partition(1);
     client =
-        PartitionedClient.builder()
-            .partitioning(Partitioning.builder().partitions(2).route("orders", 1).build())
-            .partition(0, users.clientBuilder().requestTimeout(Duration.ofSeconds(10)).build())
-            .partition(1, orders.clientBuilder().requestTimeout(Duration.ofSeconds(3)).build())
-            .build();
+        deployment.newClient(
+            Partitioning.builder().partitions(2).route("orders", 1).build(),
+            (partition, builder) ->
+                builder.requestTimeout(Duration.ofSeconds(partition == 1 ? 3 : 10)));
     await(client.create("/users", bytes("u")));
     await(client.create("/orders", bytes("o")));
   }
 
   @AfterAll
   static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (users != null) {
-      users.close();
-    }
-    if (orders != null) {
-      orders.close();
+    if (deployment != null) {
+      deployment.close();
     }
   }
 
