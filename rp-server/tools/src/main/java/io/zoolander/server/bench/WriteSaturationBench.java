@@ -1,5 +1,7 @@
 package io.zoolander.server.bench;
 
+import io.zoolander.client.PartitionedClient;
+import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
 import io.zoolander.server.testing.EmbeddedCluster;
@@ -66,6 +68,8 @@ public final class WriteSaturationBench {
    * What to run.
    *
    * @param duplicateCounts the N of each deployment, 1..8
+   * @param partitionCounts the P of each partitioned deployment (P partitions of one duplicate and
+   *     a repeater each), 1..8; empty for none
    * @param outstanding writes kept in flight by the closed loop, 1..10000
    * @param seconds measured seconds per system and N (over all rounds), 1..3600
    * @param warmupSeconds discarded seconds before a system's first slice (a quarter before later
@@ -82,6 +86,7 @@ public final class WriteSaturationBench {
    */
   public record Settings(
       List<Integer> duplicateCounts,
+      List<Integer> partitionCounts,
       int outstanding,
       int seconds,
       int warmupSeconds,
@@ -120,6 +125,11 @@ public final class WriteSaturationBench {
         check(n != null && n >= 1 && n <= 8, "every rp count must be in 1..8, was " + n);
       }
       duplicateCounts = List.copyOf(new TreeSet<>(duplicateCounts));
+      check(partitionCounts != null, "partition counts must not be null");
+      for (Integer p : partitionCounts) {
+        check(p != null && p >= 1 && p <= 8, "every partition count must be in 1..8, was " + p);
+      }
+      partitionCounts = List.copyOf(new TreeSet<>(partitionCounts));
       repeaterSettings = ChildRepeater.checkSettings(repeaterSettings);
       check(
           outstanding >= 1 && outstanding <= 10_000,
@@ -208,10 +218,15 @@ public final class WriteSaturationBench {
     for (int n : settings.duplicateCounts()) {
       rows.addAll(deployment(n, value, dir));
     }
+    List<Row> partitioned = new ArrayList<>();
+    for (int p : settings.partitionCounts()) {
+      partitioned.add(partitioned(p, value, dir));
+    }
     double loadEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     String table =
         markdown(
             rows,
+            partitioned,
             loopback,
             settings,
             commandLine,
@@ -339,6 +354,100 @@ public final class WriteSaturationBench {
     }
   }
 
+  /**
+   * {@code p} partitions, each one single-server duplicate and a repeater in child JVMs, and a
+   * {@link PartitionedClient} spreading the closed loop's writes over them (key {@code k} in
+   * partition {@code k mod p}). With one duplicate a partition, a write acknowledged is applied
+   * everywhere. The row's {@code duplicates} is {@code p}.
+   */
+  private Row partitioned(int p, byte[] value, Path dir) throws Exception {
+    say(
+        "P = %d: starting %d partition%s of one duplicate and a repeater ...",
+        p, p, p == 1 ? "" : "s");
+    List<AutoCloseable> opened = new ArrayList<>();
+    try {
+      Partitioning.Builder routes = Partitioning.builder().partitions(p);
+      PartitionedClient.Builder client = PartitionedClient.builder();
+      for (int i = 0; i < p; i++) {
+        EmbeddedCluster cluster =
+            EmbeddedCluster.builder()
+                .duplicates(1)
+                .fsync(settings.fsync())
+                .basePath(BASE_PATH)
+                .duplicateJvmArgs(BatchingBench.DUPLICATE_JVM_ARGS.toArray(String[]::new))
+                .startRepeater(false)
+                .start();
+        opened.add(cluster);
+        String connectString = cluster.duplicate(cluster.duplicateIds().get(0)).connectString();
+        ChildRepeater repeater =
+            ChildRepeater.start(
+                Map.of(cluster.duplicateIds().get(0), connectString),
+                BASE_PATH,
+                settings.repeaterSettings(),
+                List.of(),
+                dir.resolve("logs-p" + p + "-" + i));
+        opened.add(repeater);
+        routes.route(partitionName(i), i);
+        client.partition(
+            i,
+            ZoolanderClient.builder()
+                .repeater(repeater.host(), repeater.port())
+                .basePath(BASE_PATH)
+                .requestTimeout(Duration.ofSeconds(30))
+                .duplicate(connectString)
+                .build());
+      }
+      PartitionedClient partitions = client.partitioning(routes.build()).build();
+      opened.add(partitions);
+      for (int i = 0; i < p; i++) {
+        List<Op> ops = new ArrayList<>();
+        ops.add(Op.create("/" + partitionName(i), new byte[0]));
+        for (int k = i; k < settings.keys(); k += p) {
+          ops.add(Op.create(partitionedPath(k, p), value));
+          if (ops.size() == CREATES_PER_WRITE) {
+            partitions.writeAll(ops).get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+            ops.clear();
+          }
+        }
+        if (!ops.isEmpty()) {
+          partitions.writeAll(ops).get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+      }
+      String system = p + " partition" + (p == 1 ? "" : "s");
+      Tally tally = new Tally(p, system);
+      int rounds = settings.rounds();
+      Duration slice = Duration.ofMillis(settings.seconds() * 1000L / rounds);
+      Duration firstWarmup = Duration.ofSeconds(settings.warmupSeconds());
+      for (int round = 0; round < rounds; round++) {
+        Duration warmup = round == 0 ? firstWarmup : firstWarmup.dividedBy(4);
+        say("P = %d, round %d/%d: ", p, round + 1, rounds);
+        tally.add(
+            closedLoop(
+                k -> partitions.setData(partitionedPath(k % settings.keys(), p), value, -1),
+                warmup,
+                slice),
+            0);
+        out.println();
+      }
+      Row row = tally.row();
+      say("P = %d: %.0f writes/s", p, row.writesPerSec());
+      return row;
+    } finally {
+      for (int i = opened.size() - 1; i >= 0; i--) {
+        opened.get(i).close();
+      }
+    }
+  }
+
+  private static String partitionName(int partition) {
+    return "p" + partition;
+  }
+
+  /** Key {@code k}'s znode when the keys are spread over {@code p} partitions. */
+  private static String partitionedPath(int k, int p) {
+    return "/" + partitionName(k % p) + "/k" + k;
+  }
+
   private ClosedLoopLoad.Result closedLoop(
       java.util.function.IntFunction<? extends java.util.concurrent.CompletionStage<?>> write,
       Duration warmup,
@@ -425,6 +534,7 @@ public final class WriteSaturationBench {
   /** The table, with its method and the loopback floor. */
   static String markdown(
       List<Row> rows,
+      List<Row> partitioned,
       Optional<LoopbackRoundTrip.Result> loopback,
       Settings s,
       String commandLine,
@@ -497,6 +607,42 @@ public final class WriteSaturationBench {
             + "-byte state and a "
             + RECORD_BYTES
             + "-byte client record), on the same server: what the bookkeeping costs by itself.\n\n");
+    if (!partitioned.isEmpty()) {
+      b.append(
+          "Partitions: P deployments of one single-server duplicate and a repeater each (child JVMs,"
+              + " as above), one PartitionedClient spreading the same closed loop's setData writes over"
+              + " them (key k in partition k mod P).\n\n");
+      b.append("| P | writes/s | vs 1 partition | p50 ms | p99 ms | completed | failed |\n");
+      b.append("|---:|---:|---:|---:|---:|---:|---:|\n");
+      double one =
+          partitioned.stream()
+              .filter(r -> r.duplicates() == 1)
+              .mapToDouble(Row::writesPerSec)
+              .findFirst()
+              .orElse(Double.NaN);
+      for (Row r : partitioned) {
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "| %d | %.0f | %s | %.3f | %.3f | %d | %d |%n",
+                r.duplicates(),
+                r.writesPerSec(),
+                Double.isNaN(one)
+                    ? ""
+                    : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / one),
+                r.histogram().getTotalCount() == 0
+                    ? Double.NaN
+                    : r.histogram().getValueAtPercentile(50) / 1e3,
+                r.histogram().getTotalCount() == 0
+                    ? Double.NaN
+                    : r.histogram().getValueAtPercentile(99) / 1e3,
+                r.completed(),
+                r.failed()));
+      }
+      b.append(
+          "\nOn one host the partitions share its cores; on hosts of their own each partition"
+              + " sequences and applies only its writes.\n\n");
+    }
     b.append(BenchReport.loopbackMarkdown(loopback));
     return b.toString();
   }

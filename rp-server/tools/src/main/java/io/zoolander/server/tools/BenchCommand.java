@@ -105,6 +105,16 @@ final class BenchCommand implements Callable<Integer> {
   List<Integer> rpCounts;
 
   @Option(
+      names = "--partitions",
+      split = ",",
+      paramLabel = "P,P...",
+      description =
+          "With --write-saturation: also sequenced writes/s with P partitions of one duplicate and a"
+              + " repeater each, one client routing over them, against one partition in the same run"
+              + " (default: none).")
+  List<Integer> partitionCounts;
+
+  @Option(
       names = "--rate",
       paramLabel = "PER_SEC",
       description =
@@ -387,6 +397,7 @@ final class BenchCommand implements Callable<Integer> {
   private WriteSaturationBench.Settings writeSaturationSettings() {
     return new WriteSaturationBench.Settings(
         rpCounts != null ? rpCounts : WriteSaturationBench.Settings.DEFAULT_DUPLICATE_COUNTS,
+        partitionCounts != null ? partitionCounts : List.of(),
         outstanding != null ? outstanding : WriteSaturationBench.Settings.DEFAULT_OUTSTANDING,
         seconds != null
             ? seconds

@@ -30,6 +30,8 @@ class BenchWriteSaturationTest {
             "--quick",
             "--rp-counts",
             "1,2",
+            "--partitions",
+            "1,2",
             "--outstanding",
             "4",
             "--seconds",
@@ -83,6 +85,26 @@ class BenchWriteSaturationTest {
                   + number
                   + " \\| [1-9][0-9]* \\| 0 \\|");
     }
+    assertThat(table)
+        .as("one partition is the base of the partitions' ratios")
+        .containsPattern(
+            "\\| 1 \\| [1-9][0-9]* \\| 1\\.00x \\| "
+                + number
+                + " \\| "
+                + number
+                + " \\| [1-9][0-9]* \\| 0 \\|");
+    assertThat(table)
+        .containsPattern(
+            "\\| 2 \\| [1-9][0-9]* \\| "
+                + number
+                + "x \\| "
+                + number
+                + " \\| "
+                + number
+                + " \\| [1-9][0-9]* \\| 0 \\|");
+    assertThat(dir.resolve("logs-p2-1").resolve("repeater.properties"))
+        .as("each partition's repeater")
+        .exists();
     assertThat(table)
         .contains("## Netty loopback round trip", "64-byte frames, 1 outstanding")
         .containsPattern("\\| " + number + " \\| " + number + " \\| " + number + " \\|");
