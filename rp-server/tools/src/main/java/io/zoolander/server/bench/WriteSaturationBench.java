@@ -587,12 +587,8 @@ public final class WriteSaturationBench {
               r.writesPerSec(),
               plain ? "" : String.format(Locale.ROOT, "%.0f", r.appliedEverywherePerSec()),
               base ? "1.00x" : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / baseRate),
-              r.histogram().getTotalCount() == 0
-                  ? Double.NaN
-                  : r.histogram().getValueAtPercentile(50) / 1e3,
-              r.histogram().getTotalCount() == 0
-                  ? Double.NaN
-                  : r.histogram().getValueAtPercentile(99) / 1e3,
+              percentileMs(r.histogram(), 50),
+              percentileMs(r.histogram(), 99),
               r.completed(),
               r.failed()));
     }
@@ -630,12 +626,8 @@ public final class WriteSaturationBench {
                 Double.isNaN(one)
                     ? ""
                     : String.format(Locale.ROOT, "%.2fx", r.writesPerSec() / one),
-                r.histogram().getTotalCount() == 0
-                    ? Double.NaN
-                    : r.histogram().getValueAtPercentile(50) / 1e3,
-                r.histogram().getTotalCount() == 0
-                    ? Double.NaN
-                    : r.histogram().getValueAtPercentile(99) / 1e3,
+                percentileMs(r.histogram(), 50),
+                percentileMs(r.histogram(), 99),
                 r.completed(),
                 r.failed()));
       }
@@ -645,6 +637,13 @@ public final class WriteSaturationBench {
     }
     b.append(BenchReport.loopbackMarkdown(loopback));
     return b.toString();
+  }
+
+  /** A percentile of a histogram of microseconds, in ms; NaN when it is empty. */
+  private static double percentileMs(Histogram histogram, double percentile) {
+    return histogram.getTotalCount() == 0
+        ? Double.NaN
+        : histogram.getValueAtPercentile(percentile) / 1e3;
   }
 
   private void say(String format, Object... args) {
