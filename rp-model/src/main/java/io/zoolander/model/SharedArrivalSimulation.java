@@ -431,17 +431,8 @@ final class SharedArrivalSimulation {
       final double v0 = atTau[ti];
       double idleX = tail * v0;
       if (weight > 0) {
-        final double tau = taus[ti];
-        int busy = 0;
-        double x = 0;
-        for (int j = 0; j < k; j++) {
-          if (waits[j] > 0) {
-            double v = survival(cls, tau - waits[j]);
-            late[busy++] = v;
-            x += v;
-          }
-        }
-        x += (k - busy) * v0;
+        int busy = lateOfBusy(cls, taus[ti], waits, k, late);
+        double x = sum(late, busy) + (k - busy) * v0;
         sumX[cls][ti][b] += idleX + weight * x / k;
         subsetMeans(late, busy, k, v0, symmetric, means);
       } else {
@@ -526,6 +517,29 @@ final class SharedArrivalSimulation {
     throw new AssertionError("fewer than " + n + " positive values");
   }
 
+  /**
+   * The chance that each busy copy ({@code waits[j] > 0}) is late at {@code tau}, into {@code
+   * late[0..busy)} in copy order; returns {@code busy}.
+   */
+  private int lateOfBusy(int cls, double tau, double[] waits, int k, double[] late) {
+    int busy = 0;
+    for (int j = 0; j < k; j++) {
+      if (waits[j] > 0) {
+        late[busy++] = survival(cls, tau - waits[j]);
+      }
+    }
+    return busy;
+  }
+
+  /** {@code values[0] + ... + values[n - 1]}, added in that order. */
+  private static double sum(double[] values, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+      s += values[i];
+    }
+    return s;
+  }
+
   private void evaluateExchangeable(
       int cls,
       int k,
@@ -538,18 +552,9 @@ final class SharedArrivalSimulation {
       double[] means) {
     final double[] atTau = survivalAtTau[cls];
     for (int ti = 0; ti < taus.length; ti++) {
-      final double tau = taus[ti];
       final double v0 = atTau[ti];
-      int busy = 0;
-      double x = 0;
-      for (int j = 0; j < k; j++) {
-        if (waits[j] > 0) {
-          double v = survival(cls, tau - waits[j]);
-          late[busy++] = v;
-          x += v;
-        }
-      }
-      x += (k - busy) * v0;
+      int busy = lateOfBusy(cls, taus[ti], waits, k, late);
+      double x = sum(late, busy) + (k - busy) * v0;
       sumX[cls][ti][b] += x / k;
       subsetMeans(late, busy, k, v0, symmetric, means);
       for (int n = 0; n < duplicates; n++) {

@@ -192,10 +192,15 @@ public final class PartitionedClient implements AutoCloseable {
     try {
       partition = partitioning.partitionOf(path);
     } catch (IllegalArgumentException | NullPointerException e) {
-      return CompletableFuture.failedFuture(
-          new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+      return badArguments(e);
     }
     return call.apply(partitions.get(partition));
+  }
+
+  /** A path no partition holds fails the call as an invalid argument, like the client's own. */
+  private static <T> CompletableFuture<T> badArguments(RuntimeException e) {
+    return CompletableFuture.failedFuture(
+        new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
   }
 
   private CompletableFuture<WriteResult> routeWrite(
@@ -209,8 +214,7 @@ public final class PartitionedClient implements AutoCloseable {
       try {
         p = partitioning.partitionOf(op.path());
       } catch (IllegalArgumentException e) {
-        return CompletableFuture.failedFuture(
-            new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
+        return badArguments(e);
       }
       if (partition >= 0 && p != partition) {
         return CompletableFuture.failedFuture(

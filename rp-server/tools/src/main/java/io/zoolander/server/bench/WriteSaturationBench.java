@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -263,14 +264,7 @@ public final class WriteSaturationBench {
     say(
         "N = %d: starting %d duplicate%s and a repeater in child JVMs ...",
         n, n, n == 1 ? "" : "s");
-    try (EmbeddedCluster cluster =
-        EmbeddedCluster.builder()
-            .duplicates(n)
-            .fsync(settings.fsync())
-            .basePath(BASE_PATH)
-            .duplicateJvmArgs(BatchingBench.DUPLICATE_JVM_ARGS.toArray(String[]::new))
-            .start()) {
-      cluster.killRepeater();
+    try (EmbeddedCluster cluster = duplicates(n)) {
       Map<Integer, String> connectStrings = new LinkedHashMap<>();
       for (int id : cluster.duplicateIds()) {
         connectStrings.put(id, cluster.duplicate(id).connectString());
@@ -284,12 +278,7 @@ public final class WriteSaturationBench {
                   List.of(),
                   dir.resolve("logs-n" + n));
           PlainEnsemble plain = PlainEnsemble.connect(first.connectString(), settings.sessions())) {
-        ZoolanderClientBuilder builder =
-            ZoolanderClient.builder()
-                .repeater(repeater.host(), repeater.port())
-                .basePath(BASE_PATH)
-                .requestTimeout(Duration.ofSeconds(30));
-        connectStrings.values().forEach(builder::duplicate);
+        ZoolanderClientBuilder builder = clientOf(repeater, connectStrings.values());
         createData(plain, builder, value);
         try (RpSystem rp = new RpSystem(builder, n, Double.NaN)) {
           rp.connect(SETUP_TIMEOUT_SECONDS);
@@ -369,14 +358,7 @@ public final class WriteSaturationBench {
       Partitioning.Builder routes = Partitioning.builder().partitions(p);
       PartitionedClient.Builder client = PartitionedClient.builder();
       for (int i = 0; i < p; i++) {
-        EmbeddedCluster cluster =
-            EmbeddedCluster.builder()
-                .duplicates(1)
-                .fsync(settings.fsync())
-                .basePath(BASE_PATH)
-                .duplicateJvmArgs(BatchingBench.DUPLICATE_JVM_ARGS.toArray(String[]::new))
-                .startRepeater(false)
-                .start();
+        EmbeddedCluster cluster = duplicates(1);
         opened.add(cluster);
         String connectString = cluster.duplicate(cluster.duplicateIds().get(0)).connectString();
         ChildRepeater repeater =
@@ -388,14 +370,7 @@ public final class WriteSaturationBench {
                 dir.resolve("logs-p" + p + "-" + i));
         opened.add(repeater);
         routes.route(partitionName(i), i);
-        client.partition(
-            i,
-            ZoolanderClient.builder()
-                .repeater(repeater.host(), repeater.port())
-                .basePath(BASE_PATH)
-                .requestTimeout(Duration.ofSeconds(30))
-                .duplicate(connectString)
-                .build());
+        client.partition(i, clientOf(repeater, List.of(connectString)).build());
       }
       PartitionedClient partitions = client.partitioning(routes.build()).build();
       opened.add(partitions);
@@ -437,6 +412,29 @@ public final class WriteSaturationBench {
         opened.get(i).close();
       }
     }
+  }
+
+  /** {@code n} single-server duplicates in child JVMs, without a repeater: the bench starts one. */
+  private EmbeddedCluster duplicates(int n) throws Exception {
+    return EmbeddedCluster.builder()
+        .duplicates(n)
+        .fsync(settings.fsync())
+        .basePath(BASE_PATH)
+        .duplicateJvmArgs(BatchingBench.DUPLICATE_JVM_ARGS.toArray(String[]::new))
+        .startRepeater(false)
+        .start();
+  }
+
+  /** A client of the repeater in its child JVM and of these duplicates. */
+  private static ZoolanderClientBuilder clientOf(
+      ChildRepeater repeater, Collection<String> connectStrings) {
+    ZoolanderClientBuilder builder =
+        ZoolanderClient.builder()
+            .repeater(repeater.host(), repeater.port())
+            .basePath(BASE_PATH)
+            .requestTimeout(Duration.ofSeconds(30));
+    connectStrings.forEach(builder::duplicate);
+    return builder;
   }
 
   private static String partitionName(int partition) {
