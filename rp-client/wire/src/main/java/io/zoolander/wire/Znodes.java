@@ -81,6 +81,16 @@ public record Znodes(String basePath) {
   }
 
   /**
+   * Present while this duplicate is fenced, holding the reason (UTF-8): written when the plugin
+   * fences it, deleted when a state transfer begins to install (the transfer marker takes over). A
+   * plugin that finds it at start, on this server after a restart or on another after a change of
+   * leader, starts fenced: a fence lasts until a state transfer, whatever happens to the server.
+   */
+  public String fenceRecord() {
+    return basePath + "/fenced";
+  }
+
+  /**
    * The active repeater's {@link ActiveRepeater} record (persistent): written by each repeater that
    * takes over with automatic failover, read and watched by standbys (to follow it) and by clients
    * (to find it).

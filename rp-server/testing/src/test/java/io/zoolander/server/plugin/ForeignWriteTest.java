@@ -23,6 +23,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs.Ids;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -138,6 +141,80 @@ class ForeignWriteTest {
                     plain.getData(cluster.znodes().dataRoot() + "/config", false, null), UTF_8))
             .isEqualTo("v1");
       }
+    }
+  }
+
+  /**
+   * Chaos seed 1086: a foreign write fenced duplicate 1, its leader died before a state transfer
+   * repaired it, and the next plugin knew nothing of the fence; the next repeater (a failover)
+   * resumed it at its applied seq and the foreign znode stayed for good. The fence is now recorded
+   * in the duplicate's ensemble: after a restart the plugin starts fenced, the next repeater
+   * repairs it by state transfer, and the transfer removes the record. (The first repeater does not
+   * rejoin by itself here, so that the fence is still there when duplicate 1 restarts.)
+   */
+  @Test
+  void aFenceOutlivesARestartOfTheDuplicateUntilATransferRepairsIt() throws Exception {
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder()
+            .duplicates(3)
+            .serverMode(ServerMode.IN_PROCESS)
+            .startRepeater(false)
+            .start()) {
+      cluster.startRepeater(b -> b.autoRejoin(false).listener(listener));
+      String dataRoot = cluster.znodes().dataRoot();
+      try (ZoolanderClient client = cluster.clientBuilder().readPolicy(ReadPolicy.all()).build()) {
+        client.create("/config", "v1".getBytes(UTF_8)).get(30, TimeUnit.SECONDS);
+        cluster.awaitConverged(WAIT);
+        try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+          plain.create(
+              dataRoot + "/behind-its-back",
+              new byte[0],
+              Ids.OPEN_ACL_UNSAFE,
+              CreateMode.PERSISTENT);
+        }
+        Await.await(
+            WAIT,
+            "duplicate 1 fenced, and its fence recorded",
+            () -> cluster.repeater().duplicate(1).fenced() && fenceRecord(cluster) != null,
+            () -> fenced + " " + cluster.repeater().duplicates());
+        assertThat(fenceRecord(cluster)).contains("behind-its-back");
+      }
+
+      cluster.killRepeater();
+      cluster.restartDuplicate(1);
+      cluster.startRepeater(b -> b.listener(listener));
+      try (ZoolanderClient client = cluster.clientBuilder().readPolicy(ReadPolicy.all()).build()) {
+        client.setData("/config", "v2".getBytes(UTF_8), -1).get(30, TimeUnit.SECONDS);
+        Await.await(
+            WAIT,
+            "duplicate 1 repaired by the new repeater and streaming",
+            () -> {
+              DuplicateView d = cluster.repeater().duplicate(1);
+              return rejoined.contains(1)
+                  && !d.fenced()
+                  && d.ackedSeq() >= cluster.repeater().nextSeq() - 1;
+            },
+            () -> fenced + " " + rejoined + " " + cluster.repeater().duplicates());
+        Map<Integer, TreeDigest> digests = cluster.awaitConverged(WAIT);
+        assertThat(new HashSet<>(digests.values())).hasSize(1);
+        assertThat(fenceRecord(cluster)).as("the record, after the repair").isNull();
+        try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+          assertThat(plain.exists(dataRoot + "/behind-its-back", false)).isNull();
+          assertThat(new String(plain.getData(dataRoot + "/config", false, null), UTF_8))
+              .isEqualTo("v2");
+        }
+      }
+    }
+  }
+
+  /** Duplicate 1's fence record, or null. */
+  private static String fenceRecord(EmbeddedCluster cluster) {
+    try (ZooKeeper plain = ZooKeepers.connect(cluster.duplicate(1).connectString())) {
+      return new String(plain.getData(cluster.znodes().fenceRecord(), false, null), UTF_8);
+    } catch (KeeperException.NoNodeException e) {
+      return null;
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read duplicate 1's fence record", e);
     }
   }
 

@@ -12,6 +12,7 @@ import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -188,7 +189,9 @@ final class Applier {
     this.reads =
         new ReadGate(
             thread, id, this.state, sessionReads, config.readWaitMs(), config.maxWaitingReads());
-    this.fencing = new Fencing(thread, id, this.state, gaps, reads, out::statusToRepeaters);
+    FenceRecord fenceRecord = new FenceRecord(id, znodes, session, acl);
+    this.fencing =
+        new Fencing(thread, id, this.state, gaps, reads, out::statusToRepeaters, fenceRecord);
     EpochGuard epochs = new EpochGuard(thread, id, this.state, gaps);
     this.recovery =
         new Recovery(
@@ -296,7 +299,8 @@ final class Applier {
                 znodes.dataRoot(),
                 session::isOwnOrPrevious,
                 fenceOnForeignWrite,
-                reason -> execute(() -> fencing.fenceAndTellRepeaters(reason)));
+                reason -> execute(() -> fencing.fenceAndTellRepeaters(reason)),
+                fenceRecord);
   }
 
   /**
@@ -399,6 +403,30 @@ final class Applier {
   /** The repeater fenced this duplicate. Any thread; never blocks. */
   void fenced(String reason) {
     execute(() -> fencing.fence(reason));
+  }
+
+  /**
+   * Fences the duplicate for a reason found at start, before the plugin serves. Blocks until the
+   * applier has taken the fence, so that no STATUS ever says ACTIVE first.
+   */
+  void fenceAtStart(String reason) throws InterruptedException {
+    awaitOnApplier(() -> fencing.fence(reason));
+  }
+
+  /**
+   * As {@link #fenceAtStart}, for a fence an earlier plugin of this duplicate recorded ({@link
+   * FenceRecord}) that no state transfer has repaired since.
+   */
+  void fencedBefore(String recordedReason) throws InterruptedException {
+    awaitOnApplier(() -> fencing.fenceAsRecorded(recordedReason));
+  }
+
+  private void awaitOnApplier(Task task) throws InterruptedException {
+    try {
+      executor.submit(() -> run(task)).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("the applier failed", e.getCause());
+    }
   }
 
   /**

@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
  * Fences this duplicate: it applies no more writes and serves no reads (STATUS still answers,
  * saying FENCED) until a state transfer is installed ({@link TransferInstall}). A repeater's
  * ERROR(FENCED), a failed transfer, or bookkeeping znodes changed under the plugin fence it. A
- * transfer in progress is abandoned, held messages are forgotten and waiting reads refused. Not
- * persisted. Owned by the applier thread (asserted).
+ * transfer in progress is abandoned, held messages are forgotten and waiting reads refused. The
+ * fence is also recorded in the ensemble ({@link FenceRecord}), so that it outlives the plugin.
+ * Owned by the applier thread (asserted).
  */
 final class Fencing {
 
@@ -21,6 +22,7 @@ final class Fencing {
   private final GapTracker gaps;
   private final ReadGate reads;
   private final Runnable tellRepeaters;
+  private final FenceRecord record;
 
   /**
    * @param tellRepeaters sends this duplicate's STATUS to the repeaters connected, so that one
@@ -32,17 +34,35 @@ final class Fencing {
       ApplierState state,
       GapTracker gaps,
       ReadGate reads,
-      Runnable tellRepeaters) {
+      Runnable tellRepeaters,
+      FenceRecord record) {
     this.owner = owner;
     this.duplicateId = duplicateId;
     this.state = state;
     this.gaps = gaps;
     this.reads = reads;
     this.tellRepeaters = tellRepeaters;
+    this.record = record;
   }
 
   /** Fences the duplicate for {@code reason}; a transfer in progress is abandoned either way. */
   void fence(String reason) {
+    fence(reason, true);
+  }
+
+  /**
+   * Fences the duplicate at start, as an earlier plugin recorded ({@link FenceRecord}); the record
+   * is kept as it is.
+   */
+  void fenceAsRecorded(String recordedReason) {
+    fence(
+        "it was fenced before this plugin started and no state transfer has repaired it since ("
+            + recordedReason
+            + ")",
+        false);
+  }
+
+  private void fence(String reason, boolean recordIt) {
     assert owner.isCurrent() : ApplierThread.ONLY;
     // A transfer in progress is abandoned: the next one starts from its first chunk.
     if (!state.fence()) {
@@ -58,6 +78,9 @@ final class Fencing {
     gaps.clear(state.appliedSeq());
     state.publish();
     reads.refuseAllFenced();
+    if (recordIt) {
+      record.write(reason);
+    }
   }
 
   /**

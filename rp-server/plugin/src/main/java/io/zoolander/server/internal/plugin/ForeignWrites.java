@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * leader applies every write of its ensemble, whichever server the writer was connected to. Writes
  * the leader applied before this plugin observed are reported first (the leader keeps them), so the
  * moments between the leader's start and the plugin's are covered too. {@link #onWrite} runs on
- * ZooKeeper's commit threads and only hands the fence over to the applier thread. Thread-safe.
+ * ZooKeeper's commit threads: it queues the fence's {@link FenceRecord record} on the plugin's
+ * session at once (the applier may be busy for a while, and the duplicate may crash before it takes
+ * the fence: the record makes the next plugin start fenced) and hands the fence itself over to the
+ * applier thread. Thread-safe.
  */
 final class ForeignWrites implements AutoCloseable {
 
@@ -29,6 +32,7 @@ final class ForeignWrites implements AutoCloseable {
   private final int duplicateId;
   private final LongPredicate ownSession;
   private final Consumer<String> fence;
+  private final FenceRecord record;
   private final boolean fences;
   private final LongAdder seen = new LongAdder();
   private final AutoCloseable registration;
@@ -39,6 +43,7 @@ final class ForeignWrites implements AutoCloseable {
    *     zoolander.plugin.fenceOnForeignWrite}), or is only logged and counted
    * @param fence fences the duplicate for the reason given; called on a ZooKeeper thread, it must
    *     hand the work over
+   * @param record where the fence is recorded at once, before the applier takes it
    */
   ForeignWrites(
       int duplicateId,
@@ -46,10 +51,12 @@ final class ForeignWrites implements AutoCloseable {
       String dataRoot,
       LongPredicate ownSession,
       boolean fences,
-      Consumer<String> fence) {
+      Consumer<String> fence,
+      FenceRecord record) {
     this.duplicateId = duplicateId;
     this.ownSession = ownSession;
     this.fence = fence;
+    this.record = record;
     this.fences = fences;
     this.registration = server.observeWrites(dataRoot, this::onWrite);
   }
@@ -69,6 +76,7 @@ final class ForeignWrites implements AutoCloseable {
             + " (only the plugin may write there; the duplicates now differ)";
     if (fences) {
       LOG.error("Duplicate {}: {}", duplicateId, reason);
+      record.writeSoon(reason);
       fence.accept(reason);
     } else {
       LOG.error(

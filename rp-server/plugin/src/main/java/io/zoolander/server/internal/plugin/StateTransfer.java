@@ -400,6 +400,8 @@ final class StateTransfer {
       } catch (KeeperException.NodeExistsException e) {
         // an earlier install was interrupted: this one replaces what it left
       }
+      // The marker now says the data root is not to be trusted; the fence's record may go.
+      FenceRecord.clear(zk, znodes);
       Batches batches = new Batches(zk);
       // Remove: the old tree, children before parents, and the old client records.
       List<String> old = new ArrayList<>();

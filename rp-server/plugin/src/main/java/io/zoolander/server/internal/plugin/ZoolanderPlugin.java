@@ -134,8 +134,12 @@ public final class ZoolanderPlugin implements LeaderPlugin, ZoolanderPluginView 
     pluginMeters.watchWatches(app);
     this.peers = peers;
     slowness = announcer;
+    Optional<String> fencedBefore = retrying(deadline, () -> FenceRecord.read(zk, znodes));
+    if (fencedBefore.isPresent()) {
+      app.fencedBefore(fencedBefore.get());
+    }
     if (retrying(deadline, () -> zk.exists(znodes.transferMarker(), false)) != null) {
-      app.fenced(
+      app.fenceAtStart(
           "a state transfer was interrupted while installing ("
               + znodes.transferMarker()
               + " is present):"

@@ -87,7 +87,15 @@ class BatchRecoveryTest {
               SessionReads reads =
                   new SessionReads(thread, 1, ZNODES, session, anomalies, 10_000, null);
               ReadGate gate = new ReadGate(thread, 1, state, reads, 1_000, 16);
-              Fencing fencing = new Fencing(thread, 1, state, gaps, gate, () -> {});
+              Fencing fencing =
+                  new Fencing(
+                      thread,
+                      1,
+                      state,
+                      gaps,
+                      gate,
+                      () -> {},
+                      new FenceRecord(1, ZNODES, session, ZooDefs.Ids.OPEN_ACL_UNSAFE));
               EpochGuard epochs = new EpochGuard(thread, 1, state, gaps);
               ClientTable clients = new ClientTable(ZNODES);
               ResultPredictor predictor = new ResultPredictor(ZNODES);
