@@ -26,7 +26,7 @@ class DocsCompileTest {
         compiled++;
       }
     }
-    assertThat(compiled).as("Testcontainers blocks in docker.md").isGreaterThanOrEqualTo(1);
+    assertThat(compiled).as("Testcontainers blocks in docker.md").isGreaterThanOrEqualTo(2);
     assertThat(errors).isEmpty();
   }
 }

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.github.dockerjava.api.exception.NotFoundException;
 import io.zoolander.client.NodeData;
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ReplyEvent;
@@ -17,7 +16,6 @@ import io.zoolander.wire.Znodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +41,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.output.Slf4jLogConsumer;
 import org.testcontainers.junit.jupiter.Testcontainers;
 
@@ -60,12 +57,6 @@ import org.testcontainers.junit.jupiter.Testcontainers;
 class ZoolanderContainerClusterTest {
   private static final Logger LOG = LoggerFactory.getLogger(ZoolanderContainerClusterTest.class);
 
-  /**
-   * The Java base image .ci/docker-up builds where no registry is reachable; elsewhere the
-   * Dockerfiles' default.
-   */
-  private static final String LOCAL_BASE_IMAGE = "zoolander-base:local";
-
   private static final Duration CONVERGE_TIMEOUT = Duration.ofSeconds(60);
 
   /**
@@ -78,9 +69,7 @@ class ZoolanderContainerClusterTest {
 
   @BeforeAll
   static void startCluster() throws Exception {
-    Path projectRoot =
-        Path.of(System.getProperty("zoolander.projectRoot", "..")).toAbsolutePath().normalize();
-    ZoolanderImages images = ZoolanderImages.fromSource(projectRoot, baseImage());
+    ZoolanderImages images = TestImages.fromSource();
     long t0 = System.nanoTime();
     images.server().get();
     images.repeater().get();
@@ -247,15 +236,6 @@ class ZoolanderContainerClusterTest {
     try (JMXConnector connector = JMXConnectorFactory.connect(url)) {
       MBeanServerConnection mbeans = connector.getMBeanServerConnection();
       assertThat(new TreeSet<>(List.of(mbeans.getDomains()))).contains("io.zoolander");
-    }
-  }
-
-  private static String baseImage() {
-    try {
-      DockerClientFactory.instance().client().inspectImageCmd(LOCAL_BASE_IMAGE).exec();
-      return LOCAL_BASE_IMAGE;
-    } catch (NotFoundException e) {
-      return ZoolanderImages.DEFAULT_BASE_IMAGE;
     }
   }
 

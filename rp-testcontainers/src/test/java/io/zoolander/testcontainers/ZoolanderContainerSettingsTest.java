@@ -3,7 +3,9 @@ package io.zoolander.testcontainers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.zoolander.client.Partitioning;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -124,6 +126,98 @@ class ZoolanderContainerSettingsTest {
     assertThatThrownBy(() -> repeater.withDuplicate(1, "a:1 b:2"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("connectString");
+  }
+
+  @Test
+  void partitionsAreEachAClusterOfTheirOwnOnPortsNoOtherPartitionUses() {
+    Partitioning partitioning = Partitioning.builder().partitions(2).route("orders", 1).build();
+    List<Integer> customized = new ArrayList<>();
+    ZoolanderContainerPartitions deployment =
+        ZoolanderContainerPartitions.builder()
+            .images(IMAGES)
+            .partitioning(partitioning)
+            .eachPartition(
+                (partition, cluster) -> {
+                  customized.add(partition);
+                  cluster.duplicates(partition + 1).repeaterJmx(partition == 1);
+                })
+            .build();
+
+    assertThat(customized).containsExactly(0, 1);
+    assertThat(deployment.partitioning()).isSameAs(partitioning);
+    assertThat(deployment.partitions()).isEqualTo(2);
+    ZoolanderContainerCluster zero = deployment.partition(0);
+    ZoolanderContainerCluster one = deployment.partition(1);
+    assertThat(zero.duplicateIds()).containsExactly(1);
+    assertThat(one.duplicateIds()).containsExactly(1, 2);
+    assertThat(zero.repeater().jmxPort()).isEmpty();
+    assertThat(one.repeater().jmxPort()).isPresent();
+    // Each repeater sequences for its own partition's duplicates only.
+    assertThat(zero.repeater().getEnvMap())
+        .containsEntry("ZOOLANDER_DUPLICATES", "1=" + zero.connectString(1));
+    assertThat(one.repeater().getEnvMap())
+        .containsEntry(
+            "ZOOLANDER_DUPLICATES", "1=" + one.connectString(1) + " 2=" + one.connectString(2));
+    Set<String> ports = new HashSet<>();
+    for (ZoolanderContainerCluster cluster : List.of(zero, one)) {
+      ports.add(Integer.toString(cluster.repeater().clientPort()));
+      for (int id : cluster.duplicateIds()) {
+        for (ZoolanderServerContainer server : cluster.servers(id)) {
+          ports.add(server.getEnvMap().get("ZOO_CLIENT_PORT"));
+          String line = server.getEnvMap().get("ZOO_SERVERS");
+          String[] hostPorts = line.substring(line.indexOf('=') + 1).split(":", -1);
+          ports.add(hostPorts[1]);
+          ports.add(hostPorts[2]);
+        }
+      }
+    }
+    assertThat(ports)
+        .as("every port distinct: 3 one-server duplicates x 3 ports + 2 repeaters")
+        .hasSize(11)
+        .doesNotContain(Integer.toString(one.repeater().jmxPort().orElseThrow()));
+  }
+
+  @Test
+  void thePartitionsBuilderRejectsBadSettingsNamingTheField() {
+    Partitioning two = Partitioning.builder().partitions(2).build();
+    assertThatThrownBy(() -> ZoolanderContainerPartitions.builder().partitioning(two).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("images");
+    assertThatThrownBy(() -> ZoolanderContainerPartitions.builder().images(IMAGES).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("partitioning");
+    assertThatThrownBy(() -> ZoolanderContainerPartitions.builder().images(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("images");
+    assertThatThrownBy(() -> ZoolanderContainerPartitions.builder().partitioning(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("partitioning");
+    assertThatThrownBy(() -> ZoolanderContainerPartitions.builder().eachPartition(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("eachPartition");
+    // A partition's own settings are validated by its cluster's builder, naming the field.
+    assertThatThrownBy(
+            () ->
+                ZoolanderContainerPartitions.builder()
+                    .images(IMAGES)
+                    .partitioning(two)
+                    .eachPartition((partition, cluster) -> cluster.duplicates(partition * 10))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("duplicates");
+
+    ZoolanderContainerPartitions deployment =
+        ZoolanderContainerPartitions.builder().images(IMAGES).partitioning(two).build();
+    assertThatThrownBy(() -> deployment.partition(2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition 2")
+        .hasMessageContaining("0..1");
+    assertThatThrownBy(() -> deployment.partition(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("partition -1");
+    assertThatThrownBy(() -> deployment.newClient(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("customize");
   }
 
   @Test
