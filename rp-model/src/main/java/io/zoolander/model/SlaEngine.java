@@ -101,7 +101,6 @@ public final class SlaEngine {
   /** Cap of the adaptive budget in accesses. */
   static final long MAX_ADAPTIVE_ACCESSES = 8_000_000;
 
-  private static final int BOOTSTRAP_GRID = 256;
   private static final int NETWORK_POINTS = 16;
 
   private final Strategy strategy;
@@ -308,7 +307,10 @@ public final class SlaEngine {
         mcError[c] = result.standardError[index].clone();
       }
     }
-    double[][][] factors = bootstrap(taus, rates, serviceMax, sim, result);
+    SampleBootstrap spread =
+        new SampleBootstrap(
+            this, readLaw, writeLaw, dependence, seed, bootstrapReplicates, writeFraction);
+    double[][][] factors = spread.factors(taus, rates, serviceMax, sim, result);
     double z =
         new NormalDistribution(null, 0, 1).inverseCumulativeProbability(0.5 + confidence / 2);
     List<SlaEstimate> all = new ArrayList<>();
@@ -327,7 +329,7 @@ public final class SlaEngine {
                   taus[i],
                   miss[c][i],
                   mcError[c][i],
-                  relativeSpread(factors, c, i, miss),
+                  spread.relativeSpread(factors, c, i, miss),
                   z,
                   method,
                   rho);
@@ -336,7 +338,13 @@ public final class SlaEngine {
       }
       all.add(
           estimate(
-              taus[i], m, Math.sqrt(se2), relativeSpread(factors, -1, i, miss), z, method, rho));
+              taus[i],
+              m,
+              Math.sqrt(se2),
+              spread.relativeSpread(factors, -1, i, miss),
+              z,
+              method,
+              rho));
     }
     return new MissCurve(all, reads, writes);
   }
@@ -453,55 +461,8 @@ public final class SlaEngine {
         tau, 1 - miss, 1 - highMiss, 1 - lowMiss, confidence, mcError, relative, method, rho);
   }
 
-  /**
-   * Standard deviation of the log of the bootstrap replicates' miss ratio over the estimate's;
-   * {@code c = -1} for the mix.
-   */
-  private double relativeSpread(double[][][] factors, int c, int i, double[][] miss) {
-    if (factors == null) {
-      return 0;
-    }
-    int replicates = factors[0].length;
-    double[] logs = new double[replicates];
-    int n = 0;
-    for (int b = 0; b < replicates; b++) {
-      double f;
-      if (c >= 0) {
-        f = factors[c][b][i];
-      } else {
-        // Only the classes that occur: the other's miss may be undefined (no access simulated).
-        double[] share = {1 - writeFraction, writeFraction};
-        double m = 0;
-        double mb = 0;
-        for (int k = 0; k < 2; k++) {
-          if (share[k] > 0) {
-            m += share[k] * miss[k][i];
-            mb += share[k] * miss[k][i] * factors[k][b][i];
-          }
-        }
-        f = m > 0 ? mb / m : 1;
-      }
-      if (f > 0 && Double.isFinite(f)) {
-        logs[n++] = Math.log(f);
-      }
-    }
-    if (n < 2) {
-      return 0;
-    }
-    double mean = 0;
-    for (int j = 0; j < n; j++) {
-      mean += logs[j];
-    }
-    mean /= n;
-    double s = 0;
-    for (int j = 0; j < n; j++) {
-      s += (logs[j] - mean) * (logs[j] - mean);
-    }
-    return Math.sqrt(s / (n - 1));
-  }
-
   /** {@code P(W + S_c + net <= tau)} from a solved single node. */
-  private double sojourn(PollaczekKhinchine pk, int c, double tau) {
+  double sojourn(PollaczekKhinchine pk, int c, double tau) {
     double sum = 0;
     for (double net : networkPoints) {
       sum += pk.sojournCdf(c, tau - net);
@@ -510,7 +471,7 @@ public final class SlaEngine {
   }
 
   /** {@code P(S_c + net > x)}. */
-  private double survival(EngineLaw law, double x) {
+  double survival(EngineLaw law, double x) {
     double sum = 0;
     for (double net : networkPoints) {
       sum += law.cdf(x - net);
@@ -630,7 +591,7 @@ public final class SlaEngine {
    * How the duplicates' late probabilities combine at each bound; with {@code replicate} (not null)
    * the dependence's steps come from a bootstrap replicate of its paired samples.
    */
-  private SharedArrivalSimulation.Combiner[] combiners(
+  SharedArrivalSimulation.Combiner[] combiners(
       double[] taus, int maxNodes, SplittableRandom replicate) {
     if (dependence instanceof AnomalyDependence.Independent) {
       return null;
@@ -687,182 +648,6 @@ public final class SlaEngine {
       }
     }
     return out;
-  }
-
-  /**
-   * Bootstrap factors {@code [class][replicate][tau]}: each replicate's miss ratio over the
-   * estimate's, or null when neither a service law nor the dependence comes from samples. A
-   * dependence fitted from paired samples ({@link ExchangeableDependence}) is resampled too, its
-   * late counts at each bound drawn as the Poisson bootstrap of the paired accesses.
-   */
-  private double[][][] bootstrap(
-      double[] taus,
-      double[] rates,
-      double serviceMax,
-      SharedArrivalSimulation sim,
-      SharedArrivalSimulation.Result result) {
-    boolean readSamples = readLaw instanceof EngineLaw.Empirical && writeFraction < 1;
-    boolean writeSamples = writeLaw instanceof EngineLaw.Empirical && writeFraction > 0;
-    boolean pairedSamples =
-        result != null
-            && sim.combiners != null
-            && dependence instanceof ExchangeableDependence e
-            && e.measuredDuplicates() > 0;
-    if (bootstrapReplicates == 0 || !(readSamples || writeSamples || pairedSamples)) {
-      return null;
-    }
-    int t = taus.length;
-    // One law for both classes is binned (and resampled) once, whichever class uses it.
-    boolean shared = writeLaw == readLaw;
-    boolean readBinned = readSamples || (shared && writeSamples);
-    EngineLaw[] main = new EngineLaw[2];
-    main[0] =
-        readBinned
-            ? BinnedLaw.of((EngineLaw.Empirical) readLaw, serviceMax, BOOTSTRAP_GRID)
-            : readLaw;
-    main[1] =
-        shared
-            ? main[0]
-            : writeSamples
-                ? BinnedLaw.of((EngineLaw.Empirical) writeLaw, serviceMax, BOOTSTRAP_GRID)
-                : writeLaw;
-    PollaczekKhinchine pk0 = new PollaczekKhinchine(main, rates, serviceMax, BOOTSTRAP_GRID);
-    double[][] single0 = singleMiss(pk0, taus);
-    double[][] fixed0 = result == null ? null : fixedWaits(main, taus, sim, result, sim.combiners);
-    double[][][] factors = new double[2][bootstrapReplicates][t];
-    SplittableRandom rng = new SplittableRandom(seed ^ 0xB00751L);
-    SplittableRandom pairedRng = new SplittableRandom(seed ^ 0x9A1BEDL);
-    int combinedNodes = Math.max(sim == null ? 0 : sim.duplicates, strategy.nodes());
-    for (int b = 0; b < bootstrapReplicates; b++) {
-      EngineLaw[] replicate = main.clone();
-      if (readBinned) {
-        replicate[0] = ((BinnedLaw) main[0]).replicate(rng);
-      }
-      if (writeSamples) {
-        replicate[1] = shared ? replicate[0] : ((BinnedLaw) main[1]).replicate(rng);
-      }
-      PollaczekKhinchine pkb = new PollaczekKhinchine(replicate, rates, serviceMax, BOOTSTRAP_GRID);
-      double[][] singleB = singleMiss(pkb, taus);
-      SharedArrivalSimulation.Combiner[] combinersB =
-          pairedSamples
-              ? combiners(taus, combinedNodes, pairedRng)
-              : sim == null ? null : sim.combiners;
-      double[][] fixedB =
-          result == null ? null : fixedWaits(replicate, taus, sim, result, combinersB);
-      for (int c = 0; c < 2; c++) {
-        for (int i = 0; i < t; i++) {
-          double queue = ratio(singleB[c][i], single0[c][i]);
-          if (fixedB == null) {
-            factors[c][b][i] = queue;
-          } else {
-            // The fixed-wait change of the first-reply miss, corrected by how the replicate changes
-            // the single node's waiting time (its exact miss over its fixed-wait miss).
-            double all = ratio(fixedB[c][i], fixed0[c][i]);
-            double one = ratio(fixedB[2 + c][i], fixed0[2 + c][i]);
-            factors[c][b][i] = all * queue / one;
-          }
-        }
-      }
-    }
-    return factors;
-  }
-
-  private static double ratio(double a, double b) {
-    return b > 0 ? a / b : 1;
-  }
-
-  private double[][] singleMiss(PollaczekKhinchine pk, double[] taus) {
-    double[][] out = new double[2][taus.length];
-    for (int c = 0; c < 2; c++) {
-      for (int i = 0; i < taus.length; i++) {
-        out[c][i] = 1 - sojourn(pk, c, taus[i]);
-      }
-    }
-    return out;
-  }
-
-  /**
-   * Over the simulation's accesses (idle share exact, the others from its reservoir), with waits
-   * held fixed and the service law replaced: [class]: all late, [2 + class]: one node late.
-   */
-  private double[][] fixedWaits(
-      EngineLaw[] laws,
-      double[] taus,
-      SharedArrivalSimulation sim,
-      SharedArrivalSimulation.Result r,
-      SharedArrivalSimulation.Combiner[] combiners) {
-    int t = taus.length;
-    double[][] out = new double[4][t];
-    int grid = BOOTSTRAP_GRID * 2;
-    double step = Math.max(Arrays.stream(taus).max().orElseThrow(), 1e-9) / grid;
-    for (int c = 0; c < 2; c++) {
-      long count = r.classCount[c];
-      if (count == 0) {
-        continue;
-      }
-      double[] table = new double[grid + 1];
-      for (int i = 0; i <= grid; i++) {
-        table[i] = survival(laws[c], i * step);
-      }
-      double idleShare = (double) r.idleCount[c] / count;
-      List<double[]> kept = r.reservoir.get(c);
-      int k = sim.exchangeable ? sim.duplicates : c == 1 ? strategy.nodes() : readConcurrency;
-      double[] late = new double[sim.exchangeable ? sim.copies : Math.max(k, 1)];
-      double[] symmetric = new double[k + 1];
-      double[] means = new double[k];
-      for (int i = 0; i < t; i++) {
-        double v0 = survival(laws[c], taus[i]);
-        double all = idleShare * SharedArrivalSimulation.idleAllLate(combiners, i, v0, k);
-        double one = idleShare * v0;
-        if (!kept.isEmpty()) {
-          double sumAll = 0;
-          double sumOne = 0;
-          for (double[] waits : kept) {
-            double x = 0;
-            for (int j = 0; j < waits.length; j++) {
-              late[j] = waits[j] == 0 ? v0 : lookup(table, step, taus[i] - waits[j]);
-              x += late[j];
-            }
-            sumOne += x / waits.length;
-            if (sim.exchangeable) {
-              sim.subsetMeans(late, waits.length, waits.length, 0, symmetric, means);
-              sumAll += means[k - 1];
-            } else {
-              sumAll +=
-                  combiners == null
-                      ? product(late, waits.length)
-                      : combiners[i].allLate(late, waits.length);
-            }
-          }
-          all += (1 - idleShare) * sumAll / kept.size();
-          one += (1 - idleShare) * sumOne / kept.size();
-        }
-        out[c][i] = all;
-        out[2 + c][i] = one;
-      }
-    }
-    return out;
-  }
-
-  private static double product(double[] late, int k) {
-    double p = 1;
-    for (int j = 0; j < k; j++) {
-      p *= late[j];
-    }
-    return p;
-  }
-
-  private static double lookup(double[] table, double step, double x) {
-    if (x < 0) {
-      return 1;
-    }
-    double pos = x / step;
-    int i = (int) pos;
-    if (i >= table.length - 1) {
-      return table[table.length - 1];
-    }
-    double f = pos - i;
-    return table[i] + f * (table[i + 1] - table[i]);
   }
 
   /**
