@@ -6,16 +6,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderException;
+import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.EmbeddedPartitions;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Op;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -30,8 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * A partitioned deployment ({@link EmbeddedPartitions}): two deployments of two one-server
  * duplicates, each with its own repeater, and a {@link PartitionedClient} that sends {@code
  * /orders} to the second and every other top-level name to the first. Checked in each partition's
- * own duplicates with a plain ZooKeeper client. The last test kills a repeater: the tests run in
- * order.
+ * own duplicates with a plain ZooKeeper client. The last two lose partition 1's repeater, take it
+ * over with a new one and lose one of its duplicates with its data: the tests run in order.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -42,6 +47,8 @@ class PartitionedClientIT {
   private static EmbeddedCluster users; // partition 0, the default
   private static EmbeddedCluster orders; // partition 1
   private static PartitionedClient client;
+  private static int ordersRepeaterPort;
+  private static long ordersEpoch;
 
   @BeforeAll
   static void start() throws Exception {
@@ -49,6 +56,8 @@ class PartitionedClientIT {
         EmbeddedPartitions.builder().partitions(2).eachPartition(b -> b.duplicates(2)).start();
     users = deployment.partition(0);
     orders = deployment.partition(1);
+    ordersRepeaterPort = orders.repeater().boundAddress().getPort();
+    ordersEpoch = orders.repeater().epoch();
     client =
         deployment.newClient(
             Partitioning.builder().partitions(2).route("orders", 1).build(),
@@ -138,6 +147,67 @@ class PartitionedClientIT {
     assertThat(await(client.getData("/orders/1")).data())
         .as("partition 1's duplicates still answer reads")
         .isEqualTo(bytes("two books"));
+  }
+
+  /**
+   * Partition 1 fails, takes over and rejoins on its own: a new repeater at the lost one's address
+   * claims a higher epoch and the client's writes to {@code /orders} go on through it; then one of
+   * its duplicates is lost with its data and comes back empty, and its repeater rejoins it by state
+   * transfer. Partition 0 writes throughout, and its repeater and duplicates see none of it.
+   */
+  @Test
+  @Order(5)
+  void theLostPartitionTakesOverAndRejoinsOnItsOwnWhileTheOtherWrites() throws Exception {
+    long usersEpoch = users.repeater().epoch();
+    orders.startRepeater(b -> b.clientListen("127.0.0.1", ordersRepeaterPort));
+    assertThat(orders.repeater().epoch()).isGreaterThan(ordersEpoch);
+    Await.await(
+        WAIT,
+        "partition 1's writes going through its new repeater",
+        () -> {
+          try {
+            return client.create("/orders/6", bytes("after")).get(5, TimeUnit.SECONDS).succeeded();
+          } catch (ExecutionException | TimeoutException e) {
+            return false; // the client is still finding the new repeater
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        },
+        () -> orders.repeater().duplicates().toString());
+    assertThat(await(client.create("/users/6", bytes("meanwhile"))).succeeded()).isTrue();
+
+    orders.killDuplicate(2);
+    orders.wipeDuplicate(2);
+    assertThat(await(client.setData("/orders/6", bytes("while 2 is down"), -1)).succeeded())
+        .isTrue();
+    orders.duplicate(2).start();
+    Await.await(
+        WAIT,
+        "partition 1's duplicate 2 rejoined by state transfer and streaming",
+        () -> {
+          DuplicateView d = orders.repeater().duplicate(2);
+          return !d.fenced()
+              && d.ackedSeq() >= orders.repeater().nextSeq() - 1
+              && holds(orders, 2, "/orders/6");
+        },
+        () -> orders.repeater().duplicates().toString());
+    assertThat(new HashSet<>(orders.awaitConverged(WAIT).values())).hasSize(1);
+    assertThat(text(await(client.getData("/orders/6")).data())).isEqualTo("while 2 is down");
+
+    assertThat(users.repeater().epoch()).as("partition 0's repeater").isEqualTo(usersEpoch);
+    assertThat(users.repeater().duplicates()).noneMatch(DuplicateView::fenced);
+    assertThat(await(client.create("/users/7", bytes("still"))).succeeded()).isTrue();
+    assertThat(new HashSet<>(users.awaitConverged(WAIT).values())).hasSize(1);
+  }
+
+  /** {@link #existsIn}, false while the duplicate cannot be asked (it is starting). */
+  private static boolean holds(EmbeddedCluster cluster, int duplicate, String path) {
+    try {
+      return existsIn(cluster, duplicate, path);
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   private static boolean existsIn(EmbeddedCluster cluster, int duplicate, String path)
