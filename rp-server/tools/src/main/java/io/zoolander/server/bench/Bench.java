@@ -81,6 +81,7 @@ public final class Bench {
     List<BenchResult.SystemResult> results = new ArrayList<>();
     Optional<BenchResult.HeapResult> heap;
     Optional<LoopbackRoundTrip.Result> loopback;
+    Optional<LoopbackRoundTrip.Result> loopbackPaced;
     double tauOff;
     double tauOn;
     try (EmbeddedCluster cluster =
@@ -115,6 +116,7 @@ public final class Bench {
             settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
         loopback = loopback();
+        loopbackPaced = loopbackPaced();
 
         List<Boolean> conditions =
             settings.anomaly() == null ? List.of(false) : List.of(false, true);
@@ -150,6 +152,7 @@ public final class Bench {
             results,
             heap,
             loopback,
+            loopbackPaced,
             dir);
     for (Path written : BenchReport.write(result, commandLine)) {
       say("wrote %s", written.toAbsolutePath());
@@ -331,6 +334,28 @@ public final class Bench {
             Duration.ofSeconds(settings.loopbackSeconds()),
             settings.maxAccesses(),
             LoopbackRoundTrip.DEFAULT_OUTSTANDING,
+            LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
+    out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
+    return Optional.of(r);
+  }
+
+  /**
+   * The same round trip paced at the bench's rate: between two frames both event loops sleep, as
+   * the write path's threads do between the bench's accesses, so each hop includes a wake-up.
+   */
+  private Optional<LoopbackRoundTrip.Result> loopbackPaced() throws Exception {
+    if (settings.loopbackSeconds() == 0) {
+      return Optional.empty();
+    }
+    say(
+        "Netty loopback round trip paced at %.0f/s, %d-byte frames, %d s: ",
+        settings.ratePerSec(), LoopbackRoundTrip.DEFAULT_FRAME_BYTES, settings.loopbackSeconds());
+    LoopbackRoundTrip.Result r =
+        LoopbackRoundTrip.measurePaced(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(settings.loopbackSeconds()),
+            settings.maxAccesses(),
+            settings.ratePerSec(),
             LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
     out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
     return Optional.of(r);

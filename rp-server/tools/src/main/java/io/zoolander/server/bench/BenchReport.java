@@ -121,23 +121,8 @@ public final class BenchReport {
     }
     // After the heap: the keys below differ from the systems' so that a reader (or a test) that
     // scans the systems by key does not count them twice.
-    if (r.loopback().isPresent()) {
-      LoopbackRoundTrip.Result l = r.loopback().get();
-      j.key("loopback").open();
-      j.field("frameBytes", l.frameBytes());
-      j.field("outstanding", l.outstanding());
-      j.field("roundTrips", l.roundTrips());
-      j.field("measuredSeconds", l.seconds());
-      j.field("rttP50Ms", l.ms(50));
-      j.field("rttP90Ms", l.ms(90));
-      j.field("rttP99Ms", l.ms(99));
-      j.field("rttP999Ms", l.ms(99.9));
-      j.field("rttMaxMs", l.ms(100));
-      j.field("rttMeanMs", l.meanMs());
-      j.close();
-    } else {
-      j.key("loopback").raw("null");
-    }
+    loopbackJson(j, "loopback", r.loopback());
+    loopbackJson(j, "loopbackPaced", r.loopbackPaced());
     j.key("missCurves").openArray();
     for (boolean anomalies : new boolean[] {false, true}) {
       Optional<TailAnalysis.Curves> curves =
@@ -474,7 +459,7 @@ public final class BenchReport {
     tailSummary(r, md);
     missByTau(r, md);
     frontiers(r, md);
-    md.append(loopbackMarkdown(r.loopback()));
+    md.append(loopbackMarkdown(r.loopback(), r.loopbackPaced()));
     if (r.heap().isPresent()) {
       BenchResult.HeapResult h = r.heap().get();
       md.append("## Heap under sustained load\n\n");
@@ -632,38 +617,87 @@ public final class BenchReport {
     }
   }
 
-  /** The Netty loopback round trip: the floor of one extra hop, measured in the same run. */
-  static String loopbackMarkdown(Optional<LoopbackRoundTrip.Result> loopback) {
+  private static void loopbackJson(
+      Json j, String key, Optional<LoopbackRoundTrip.Result> loopback) {
     if (loopback.isEmpty()) {
-      return "";
+      j.key(key).raw("null");
+      return;
     }
     LoopbackRoundTrip.Result l = loopback.get();
+    j.key(key).open();
+    j.field("frameBytes", l.frameBytes());
+    j.field("outstanding", l.outstanding());
+    j.field("ratePerSec", l.ratePerSec());
+    j.field("roundTrips", l.roundTrips());
+    j.field("measuredSeconds", l.seconds());
+    j.field("rttP50Ms", l.ms(50));
+    j.field("rttP90Ms", l.ms(90));
+    j.field("rttP99Ms", l.ms(99));
+    j.field("rttP999Ms", l.ms(99.9));
+    j.field("rttMaxMs", l.ms(100));
+    j.field("rttMeanMs", l.meanMs());
+    j.close();
+  }
+
+  /**
+   * The Netty loopback round trip: the floor of one extra hop, measured in the same run, closed
+   * loop and, if measured, paced at the bench's rate.
+   */
+  static String loopbackMarkdown(
+      Optional<LoopbackRoundTrip.Result> closed, Optional<LoopbackRoundTrip.Result> paced) {
+    if (closed.isEmpty() && paced.isEmpty()) {
+      return "";
+    }
     StringBuilder md = new StringBuilder("## Netty loopback round trip\n\n");
     md.append(
-        String.format(
-            Locale.ROOT,
-            "The floor of one extra hop (through the repeater, or from a client to a plugin), measured in"
-                + " the same run: a trivial Netty client and echo server on 127.0.0.1, each on its own NIO"
-                + " event loop, TCP_NODELAY, %d-byte frames, %d outstanding (closed loop), %d round trips in"
-                + " %.1f s after %.1f s of warm-up.%n%n",
-            l.frameBytes(),
-            l.outstanding(),
-            l.roundTrips(),
-            l.seconds(),
-            l.warmupSeconds()));
-    md.append("| p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | mean ms |\n");
-    md.append("|---:|---:|---:|---:|---:|---:|\n");
+        "The floor of one extra hop (through the repeater, or from a client to a plugin), measured in"
+            + " the same run: a trivial Netty client and echo server on 127.0.0.1, each on its own NIO"
+            + " event loop, TCP_NODELAY. Closed loop: each echo sends the next frame at once, so both"
+            + " threads stay awake (the hop on running threads). Paced: frames sent at the bench's"
+            + " rate, both threads asleep in between (the hop with the wake-up every hop of a write"
+            + " pays at that rate).\n\n");
+    md.append("| mode | frames | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | mean ms |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+    closed.ifPresent(
+        l ->
+            loopbackRow(
+                md,
+                String.format(
+                    Locale.ROOT,
+                    "closed loop, %d outstanding, %.1f s after %.1f s of warm-up",
+                    l.outstanding(),
+                    l.seconds(),
+                    l.warmupSeconds()),
+                l));
+    paced.ifPresent(
+        l ->
+            loopbackRow(
+                md,
+                String.format(
+                    Locale.ROOT,
+                    "paced at %.0f/s, %.1f s after %.1f s of warm-up",
+                    l.ratePerSec(),
+                    l.seconds(),
+                    l.warmupSeconds()),
+                l));
+    md.append("\n");
+    return md.toString();
+  }
+
+  private static void loopbackRow(StringBuilder md, String mode, LoopbackRoundTrip.Result l) {
     md.append(
         String.format(
             Locale.ROOT,
-            "| %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |%n%n",
+            "| %s | %d round trips of %d bytes | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |%n",
+            mode,
+            l.roundTrips(),
+            l.frameBytes(),
             l.ms(50),
             l.ms(90),
             l.ms(99),
             l.ms(99.9),
             l.ms(100),
             l.meanMs()));
-    return md.toString();
   }
 
   /** The tail target's figures: RP with the most duplicates against plain and hedged, at tau. */

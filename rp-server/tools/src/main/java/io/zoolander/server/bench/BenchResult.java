@@ -19,7 +19,9 @@ import org.HdrHistogram.Histogram;
  * @param systems one entry per system and condition, in the order they ran
  * @param heap the heap phase, if it ran
  * @param loopback the Netty loopback round trip measured in the same run (the floor of one extra
- *     hop), if it ran
+ *     hop), closed loop, if it ran
+ * @param loopbackPaced the same paced at the bench's rate (each hop also waking the receiving
+ *     thread, as every hop of a write does at that rate), if it ran
  * @param out the directory the results were written to
  */
 public record BenchResult(
@@ -32,6 +34,7 @@ public record BenchResult(
     List<SystemResult> systems,
     Optional<HeapResult> heap,
     Optional<LoopbackRoundTrip.Result> loopback,
+    Optional<LoopbackRoundTrip.Result> loopbackPaced,
     Path out) {
 
   public BenchResult {

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.HdrHistogram.Histogram;
@@ -27,8 +28,17 @@ import org.HdrHistogram.Histogram;
 /**
  * The floor of one extra hop: the round trip of a small frame between a trivial Netty client and a
  * Netty echo server on 127.0.0.1, each on its own NIO event loop (as the repeater, the plugin and
- * the client are), with TCP_NODELAY. A closed loop with a few frames outstanding: each echoed frame
- * sends the next, timed from its send to its echo. Bounded in time and count.
+ * the client are), with TCP_NODELAY, timed from a frame's send to its echo. Two ways:
+ *
+ * <ul>
+ *   <li>{@link #measure}: a closed loop with a few frames outstanding, each echo sending the next:
+ *       both threads stay busy, so this is the hop's cost on threads that are already running;
+ *   <li>{@link #measurePaced}: frames sent at a fixed rate (open loop), as the bench's accesses
+ *       arrive: between two frames both threads go to sleep, so each hop also pays for waking the
+ *       receiving thread, as every hop of a write does at the bench's rate.
+ * </ul>
+ *
+ * Bounded in time and count.
  */
 public final class LoopbackRoundTrip {
   public static final int DEFAULT_OUTSTANDING = 1;
@@ -38,7 +48,8 @@ public final class LoopbackRoundTrip {
    * What was measured.
    *
    * @param roundTrips round trips recorded (warm-up excluded)
-   * @param outstanding frames in flight at once
+   * @param outstanding frames in flight at once (closed loop); 0 when paced
+   * @param ratePerSec frames sent per second when paced; 0 for the closed loop
    * @param frameBytes bytes per frame
    * @param seconds measured seconds
    * @param warmupSeconds discarded seconds before
@@ -47,6 +58,7 @@ public final class LoopbackRoundTrip {
   public record Result(
       long roundTrips,
       int outstanding,
+      double ratePerSec,
       int frameBytes,
       double seconds,
       double warmupSeconds,
@@ -67,8 +79,8 @@ public final class LoopbackRoundTrip {
   private LoopbackRoundTrip() {}
 
   /**
-   * Measures for {@code duration} after a discarded {@code warmup}, stopping early after {@code
-   * maxRoundTrips} recorded round trips.
+   * The closed loop: measures for {@code duration} after a discarded {@code warmup}, stopping early
+   * after {@code maxRoundTrips} recorded round trips.
    */
   public static Result measure(
       Duration warmup, Duration duration, long maxRoundTrips, int outstanding, int frameBytes)
@@ -76,6 +88,31 @@ public final class LoopbackRoundTrip {
     if (outstanding < 1 || outstanding > 1_000) {
       throw new IllegalArgumentException("outstanding must be in 1..1000, was " + outstanding);
     }
+    return run(warmup, duration, maxRoundTrips, outstanding, 0, frameBytes);
+  }
+
+  /**
+   * Paced: sends {@code ratePerSec} frames a second, whether the echoes are back or not, for {@code
+   * duration} after a discarded {@code warmup}, stopping early after {@code maxRoundTrips} recorded
+   * round trips.
+   */
+  public static Result measurePaced(
+      Duration warmup, Duration duration, long maxRoundTrips, double ratePerSec, int frameBytes)
+      throws InterruptedException, ExecutionException, TimeoutException {
+    if (!(ratePerSec >= 1 && ratePerSec <= 100_000)) {
+      throw new IllegalArgumentException("ratePerSec must be in 1..100000, was " + ratePerSec);
+    }
+    return run(warmup, duration, maxRoundTrips, 0, ratePerSec, frameBytes);
+  }
+
+  private static Result run(
+      Duration warmup,
+      Duration duration,
+      long maxRoundTrips,
+      int outstanding,
+      double ratePerSec,
+      int frameBytes)
+      throws InterruptedException, ExecutionException, TimeoutException {
     if (frameBytes < 8 || frameBytes > 65_536) {
       throw new IllegalArgumentException("frame bytes must be in 8..65536, was " + frameBytes);
     }
@@ -107,6 +144,7 @@ public final class LoopbackRoundTrip {
               start + warmup.toNanos() + duration.toNanos(),
               maxRoundTrips,
               outstanding,
+              ratePerSec,
               frameBytes);
       Channel ch =
           new Bootstrap()
@@ -135,7 +173,10 @@ public final class LoopbackRoundTrip {
     }
   }
 
-  /** Keeps {@code outstanding} frames in flight; every field is used by the client's event loop. */
+  /**
+   * Keeps {@code outstanding} frames in flight, or sends one every {@code 1 / ratePerSec} s; every
+   * field is used by the client's event loop.
+   */
   private static final class Pinger extends ChannelInboundHandlerAdapter {
     final CompletableFuture<Result> done = new CompletableFuture<>();
     private final long recordFrom;
@@ -143,6 +184,7 @@ public final class LoopbackRoundTrip {
     private final long stopAt;
     private final long maxRoundTrips;
     private final int outstanding;
+    private final double ratePerSec;
     private final int frameBytes;
     private final Histogram histogram = new Histogram(3);
     private final ArrayDeque<Long> sentAt = new ArrayDeque<>();
@@ -151,6 +193,7 @@ public final class LoopbackRoundTrip {
     private long firstRecorded;
     private long lastRecorded;
     private boolean stopping;
+    private ScheduledFuture<?> pacer;
 
     Pinger(
         long recordFrom,
@@ -158,20 +201,44 @@ public final class LoopbackRoundTrip {
         long stopAt,
         long maxRoundTrips,
         int outstanding,
+        double ratePerSec,
         int frameBytes) {
       this.recordFrom = recordFrom;
       this.warmupSeconds = warmupSeconds;
       this.stopAt = stopAt;
       this.maxRoundTrips = maxRoundTrips;
       this.outstanding = outstanding;
+      this.ratePerSec = ratePerSec;
       this.frameBytes = frameBytes;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+      if (ratePerSec > 0) {
+        long periodNanos = Math.max(1, Math.round(1e9 / ratePerSec));
+        pacer =
+            ctx.executor()
+                .scheduleAtFixedRate(() -> pace(ctx), 0, periodNanos, TimeUnit.NANOSECONDS);
+        return;
+      }
       for (int i = 0; i < outstanding; i++) {
         send(ctx);
       }
+    }
+
+    /** Paced: the next frame, or the end once the time or the count is reached. */
+    private void pace(ChannelHandlerContext ctx) {
+      if (System.nanoTime() - stopAt >= 0) {
+        stopping = true;
+      }
+      if (stopping) {
+        pacer.cancel(false);
+        if (sentAt.isEmpty()) {
+          finish();
+        }
+        return;
+      }
+      send(ctx);
     }
 
     @Override
@@ -194,7 +261,9 @@ public final class LoopbackRoundTrip {
           stopping = true;
         }
         if (!stopping) {
-          send(ctx);
+          if (pacer == null) {
+            send(ctx);
+          }
         } else if (sentAt.isEmpty()) {
           finish();
         }
@@ -223,11 +292,18 @@ public final class LoopbackRoundTrip {
     }
 
     private void finish() {
+      if (done.isDone()) {
+        return;
+      }
+      if (pacer != null) {
+        pacer.cancel(false);
+      }
       double seconds = histogram.getTotalCount() == 0 ? 0 : (lastRecorded - firstRecorded) / 1e9;
       done.complete(
           new Result(
               histogram.getTotalCount(),
               outstanding,
+              ratePerSec,
               frameBytes,
               seconds,
               warmupSeconds,

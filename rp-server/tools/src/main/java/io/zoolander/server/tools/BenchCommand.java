@@ -209,7 +209,9 @@ final class BenchCommand implements Callable<Integer> {
       names = "--loopback-seconds",
       description =
           "Seconds of the Netty loopback round-trip measurement (a trivial echo on 127.0.0.1, the floor"
-              + " of one extra hop), reported beside the results; 0 skips it (default: 3; --quick: 1).")
+              + " of one extra hop), closed loop and then paced at --rate (threads asleep between"
+              + " frames, as at the bench's rate), reported beside the results; 0 skips it (default:"
+              + " 3; --quick: 1).")
   Integer loopbackSeconds;
 
   @Option(

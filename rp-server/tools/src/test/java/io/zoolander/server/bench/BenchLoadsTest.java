@@ -90,9 +90,35 @@ class BenchLoadsTest {
     assertThat(r.outstanding()).isEqualTo(3);
     assertThat(r.frameBytes()).isEqualTo(64);
     assertThat(r.ms(50)).isPositive().isLessThanOrEqualTo(r.ms(99));
-    assertThat(BenchReport.loopbackMarkdown(java.util.Optional.of(r)))
-        .contains(
-            "## Netty loopback round trip",
-            "64-byte frames, 3 outstanding (closed loop), 500 round trips");
+    assertThat(r.ratePerSec()).isZero();
+    assertThat(BenchReport.loopbackMarkdown(java.util.Optional.of(r), java.util.Optional.empty()))
+        .contains("## Netty loopback round trip", "| closed loop, 3 outstanding, ")
+        .contains("| 500 round trips of 64 bytes |")
+        .doesNotContain("paced");
+  }
+
+  /**
+   * Paced, the frames go out at the rate asked, whether echoes are back or not: 100 round trips at
+   * 200/s cannot be recorded in less than the 99 periods between their sends.
+   */
+  @Test
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void thePacedLoopbackRoundTripSendsAtItsRate() throws Exception {
+    long start = System.nanoTime();
+    LoopbackRoundTrip.Result r =
+        LoopbackRoundTrip.measurePaced(Duration.ZERO, Duration.ofMinutes(5), 100, 200, 64);
+    double elapsedSeconds = (System.nanoTime() - start) / 1e9;
+    assertThat(r.roundTrips()).isEqualTo(100);
+    assertThat(r.histogram().getTotalCount()).isEqualTo(100);
+    assertThat(r.ratePerSec()).isEqualTo(200);
+    assertThat(r.outstanding()).isZero();
+    assertThat(elapsedSeconds).isGreaterThanOrEqualTo(99 / 200.0);
+    assertThat(r.ms(50)).isPositive().isLessThanOrEqualTo(r.ms(99));
+    assertThat(BenchReport.loopbackMarkdown(java.util.Optional.empty(), java.util.Optional.of(r)))
+        .contains("| paced at 200/s, ")
+        .contains("| 100 round trips of 64 bytes |");
+    assertThatThrownBy(
+            () -> LoopbackRoundTrip.measurePaced(Duration.ZERO, Duration.ofSeconds(1), 10, 0, 64))
+        .hasMessageContaining("ratePerSec must be in 1..100000");
   }
 }

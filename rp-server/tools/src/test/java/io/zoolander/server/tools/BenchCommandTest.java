@@ -141,10 +141,9 @@ class BenchCommandTest {
                     l ->
                         l.matches("\\| [a-z0-9-]+ \\| [0-9.]+ \\|( [0-9.]+% \\([0-9]+\\) \\|){4}")))
         .hasSize(2 * SYSTEMS.size());
-    // the loopback round trip and the new JSON sections
-    assertThat(numbers(json, "rttP50Ms"))
-        .singleElement()
-        .satisfies(t -> assertThat(t).isPositive());
+    // the loopback round trip, closed loop and paced, and the new JSON sections
+    assertThat(numbers(json, "rttP50Ms")).hasSize(2).allSatisfy(t -> assertThat(t).isPositive());
+    assertThat(md).contains("| closed loop, 1 outstanding, ").contains("| paced at ");
     assertThat(json.split("\"onFrontier\": ", -1)).hasSize(1 + 2 * 3 * SYSTEMS.size());
     assertThat(numbers(json, "miss")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
     assertThat(json.split("\"misses\": \\[", -1)).hasSize(1 + 2 * SYSTEMS.size());
