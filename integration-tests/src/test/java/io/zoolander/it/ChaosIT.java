@@ -47,9 +47,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * with {@code -Dchaos.seed=...}), {@code chaos.schedules} (how many schedules run back to back,
  * with seeds {@code chaos.seed}, {@code chaos.seed + 1}...; 1 by default), {@code
  * chaos.serversOfFirst} (servers of duplicate 1: 1 by default, to keep the short version light; 3
- * with {@code -Pchaos}) and {@code chaos.failover} (true with {@code -Pchaos}: the repeaters are
- * two child JVMs with automatic failover, and a repeater fault is a {@code kill -9} of the active
- * one, which the standby replaces by itself; a new standby is then started).
+ * with {@code -Pchaos}) and {@code chaos.failover} (true by default: the repeaters are two child
+ * JVMs with automatic failover, and a repeater fault is a {@code kill -9} of the active one, which
+ * the standby replaces by itself; a new standby is then started; false runs in-process repeaters
+ * that the schedule replaces by hand).
  */
 @Timeout(value = 20, unit = TimeUnit.MINUTES)
 @Slow
