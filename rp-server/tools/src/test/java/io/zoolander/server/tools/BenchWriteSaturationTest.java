@@ -106,7 +106,10 @@ class BenchWriteSaturationTest {
         .as("each partition's repeater")
         .exists();
     assertThat(table)
-        .contains("## Netty loopback round trip", "64-byte frames, 1 outstanding")
+        .contains(
+            "## Netty loopback round trip",
+            "| closed loop, 1 outstanding, ",
+            " round trips of 64 bytes |")
         .containsPattern("\\| " + number + " \\| " + number + " \\| " + number + " \\|");
   }
 }
