@@ -176,7 +176,10 @@ final class SampleBootstrap {
           for (double[] waits : kept) {
             double x = 0;
             for (int j = 0; j < waits.length; j++) {
-              late[j] = waits[j] == 0 ? v0 : lookup(table, step, taus[i] - waits[j]);
+              late[j] =
+                  waits[j] == 0
+                      ? v0
+                      : SharedArrivalSimulation.lookup(table, step, taus[i] - waits[j]);
               x += late[j];
             }
             sumOne += x / waits.length;
@@ -206,19 +209,6 @@ final class SampleBootstrap {
       p *= late[j];
     }
     return p;
-  }
-
-  private static double lookup(double[] table, double step, double x) {
-    if (x < 0) {
-      return 1;
-    }
-    double pos = x / step;
-    int i = (int) pos;
-    if (i >= table.length - 1) {
-      return table[table.length - 1];
-    }
-    double f = pos - i;
-    return table[i] + f * (table[i + 1] - table[i]);
   }
 
   /**

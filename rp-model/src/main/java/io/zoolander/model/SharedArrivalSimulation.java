@@ -316,11 +316,18 @@ final class SharedArrivalSimulation {
   }
 
   double survival(int cls, double x) {
+    return lookup(survivalTable[cls], tableStep, x);
+  }
+
+  /**
+   * A survival function tabulated at {@code 0, step, 2 step...}, at {@code x}: linear between two
+   * cells, 1 below 0, the last cell beyond the table.
+   */
+  static double lookup(double[] table, double step, double x) {
     if (x < 0) {
       return 1;
     }
-    double[] table = survivalTable[cls];
-    double pos = x / tableStep;
+    double pos = x / step;
     int i = (int) pos;
     if (i >= table.length - 1) {
       return table[table.length - 1];

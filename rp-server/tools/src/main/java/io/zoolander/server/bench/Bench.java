@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
@@ -115,8 +116,28 @@ public final class Bench {
             "%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander",
             settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
-        loopback = loopback();
-        loopbackPaced = loopbackPaced();
+        loopback =
+            loopback(
+                LoopbackRoundTrip.DEFAULT_OUTSTANDING + " outstanding",
+                (warmup, duration) ->
+                    LoopbackRoundTrip.measure(
+                        warmup,
+                        duration,
+                        settings.maxAccesses(),
+                        LoopbackRoundTrip.DEFAULT_OUTSTANDING,
+                        LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
+        // Paced at the bench's rate: between two frames both event loops sleep, as the write
+        // path's threads do between the bench's accesses, so each hop includes a wake-up.
+        loopbackPaced =
+            loopback(
+                String.format(Locale.ROOT, "paced at %.0f/s", settings.ratePerSec()),
+                (warmup, duration) ->
+                    LoopbackRoundTrip.measurePaced(
+                        warmup,
+                        duration,
+                        settings.maxAccesses(),
+                        settings.ratePerSec(),
+                        LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
 
         List<Boolean> conditions =
             settings.anomaly() == null ? List.of(false) : List.of(false, true);
@@ -315,48 +336,26 @@ public final class Bench {
     }
   }
 
-  /**
-   * The Netty loopback round trip, measured in the same run: the floor of one extra hop through the
-   * repeater or a plugin.
-   */
-  private Optional<LoopbackRoundTrip.Result> loopback() throws Exception {
-    if (settings.loopbackSeconds() == 0) {
-      return Optional.empty();
-    }
-    say(
-        "Netty loopback round trip, %d-byte frames, %d outstanding, %d s: ",
-        LoopbackRoundTrip.DEFAULT_FRAME_BYTES,
-        LoopbackRoundTrip.DEFAULT_OUTSTANDING,
-        settings.loopbackSeconds());
-    LoopbackRoundTrip.Result r =
-        LoopbackRoundTrip.measure(
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(settings.loopbackSeconds()),
-            settings.maxAccesses(),
-            LoopbackRoundTrip.DEFAULT_OUTSTANDING,
-            LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
-    out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
-    return Optional.of(r);
+  /** One measurement of the Netty loopback round trip, given its warm-up and its duration. */
+  @FunctionalInterface
+  private interface LoopbackMeasurement {
+    LoopbackRoundTrip.Result run(Duration warmup, Duration duration) throws Exception;
   }
 
   /**
-   * The same round trip paced at the bench's rate: between two frames both event loops sleep, as
-   * the write path's threads do between the bench's accesses, so each hop includes a wake-up.
+   * The Netty loopback round trip, measured in the same run: the floor of one extra hop through the
+   * repeater or a plugin, {@code how} (closed loop, or paced at the bench's rate).
    */
-  private Optional<LoopbackRoundTrip.Result> loopbackPaced() throws Exception {
+  private Optional<LoopbackRoundTrip.Result> loopback(String how, LoopbackMeasurement measurement)
+      throws Exception {
     if (settings.loopbackSeconds() == 0) {
       return Optional.empty();
     }
     say(
-        "Netty loopback round trip paced at %.0f/s, %d-byte frames, %d s: ",
-        settings.ratePerSec(), LoopbackRoundTrip.DEFAULT_FRAME_BYTES, settings.loopbackSeconds());
+        "Netty loopback round trip, %s, %d-byte frames, %d s: ",
+        how, LoopbackRoundTrip.DEFAULT_FRAME_BYTES, settings.loopbackSeconds());
     LoopbackRoundTrip.Result r =
-        LoopbackRoundTrip.measurePaced(
-            Duration.ofSeconds(1),
-            Duration.ofSeconds(settings.loopbackSeconds()),
-            settings.maxAccesses(),
-            settings.ratePerSec(),
-            LoopbackRoundTrip.DEFAULT_FRAME_BYTES);
+        measurement.run(Duration.ofSeconds(1), Duration.ofSeconds(settings.loopbackSeconds()));
     out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
     return Optional.of(r);
   }

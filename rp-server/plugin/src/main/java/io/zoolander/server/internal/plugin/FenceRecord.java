@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * read at start, deleted when a state transfer begins to install (from then on the transfer marker
  * says the data root is not to be trusted, until the install's last multi).
  *
- * <p>{@link #write} waits for the ensemble (applier thread); {@link #writeSoon} does not (any
- * thread, ZooKeeper's commit threads included: a fence for a foreign write is recorded at once,
- * even while the applier is busy or stalled, and a crash before the applier takes the fence does
- * not lose it). {@link #read} and {@link #clear} take the session they are given.
+ * <p>{@link #write} does not wait, so it may run on any thread, ZooKeeper's commit threads
+ * included: a fence for a foreign write is recorded at once, even while the applier is busy or
+ * stalled, and a crash before the applier takes the fence does not lose it. {@link #read} and
+ * {@link #clear} take the session they are given.
  */
 final class FenceRecord {
 
@@ -47,15 +47,17 @@ final class FenceRecord {
 
   /**
    * Records that the duplicate is fenced for {@code reason} without waiting: the create (or, when
-   * the record exists, the update) is queued on the plugin's session. Any thread; never blocks. A
-   * failure is logged, as for {@link #write}.
+   * the record exists, the update) is queued on the plugin's session, whose requests ZooKeeper
+   * applies in order, so a later install's {@link #clear} on that session comes after it. Any
+   * thread; never blocks. A failure (the session lost, the ensemble without a quorum) is logged,
+   * not thrown: the fence in memory still holds, and a duplicate whose ensemble cannot take a write
+   * applies nothing either.
    */
-  void writeSoon(String reason) {
-    byte[] data = encode(reason);
+  void write(String reason) {
+    byte[] data =
+        (reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) : reason)
+            .getBytes(UTF_8);
     ZooKeeper zk = session.zk();
-    if (zk == null) {
-      return; // no session yet: the plugin is starting, and the applier records the fence
-    }
     zk.create(
         path,
         data,
@@ -74,42 +76,11 @@ final class FenceRecord {
   private void failed(int rc) {
     if (rc != KeeperException.Code.OK.intValue()) {
       LOG.warn(
-          "Duplicate {}: cannot record the fence in {} ({}); the applier tries again when it fences",
-          duplicateId,
-          path,
-          KeeperException.Code.get(rc));
-    }
-  }
-
-  private static byte[] encode(String reason) {
-    return (reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) : reason)
-        .getBytes(UTF_8);
-  }
-
-  /**
-   * Records that the duplicate is fenced for {@code reason}. A failure (the session lost, the
-   * ensemble without a quorum) is logged, not thrown: the fence in memory still holds, and a
-   * duplicate whose ensemble cannot take a write applies nothing either.
-   */
-  void write(String reason) {
-    byte[] data = encode(reason);
-    try {
-      ZooKeeper zk = session.zk();
-      try {
-        zk.create(path, data, acl, CreateMode.PERSISTENT);
-      } catch (KeeperException.NodeExistsException e) {
-        zk.setData(path, data, -1);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // the applier is stopping
-      LOG.warn("Duplicate {}: interrupted while recording the fence in {}", duplicateId, path);
-    } catch (KeeperException | RuntimeException e) {
-      LOG.warn(
           "Duplicate {}: cannot record the fence in {} ({}); if this server dies before a state"
               + " transfer, the next plugin does not know the duplicate was fenced",
           duplicateId,
           path,
-          e.toString());
+          KeeperException.Code.get(rc));
     }
   }
 

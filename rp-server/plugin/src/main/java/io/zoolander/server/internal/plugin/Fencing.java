@@ -86,12 +86,13 @@ final class Fencing {
   /**
    * Fences the duplicate for a reason the repeaters cannot know of (a write to the data root by
    * another session), and tells the repeaters connected at once (STATUS FENCED), so that one
-   * streaming to it starts a state transfer instead of streaming into a fenced duplicate.
+   * streaming to it starts a state transfer instead of streaming into a fenced duplicate. The
+   * fence's record is not written again: {@link ForeignWrites} wrote it as it saw the write.
    */
   void fenceAndTellRepeaters(String reason) {
     assert owner.isCurrent() : ApplierThread.ONLY;
     boolean wasFenced = state.mode() == DuplicateState.FENCED;
-    fence(reason);
+    fence(reason, false); // recorded already, as the write was seen (ForeignWrites)
     if (!wasFenced) {
       tellRepeaters.run();
     }

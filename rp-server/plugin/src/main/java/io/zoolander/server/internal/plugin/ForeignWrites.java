@@ -76,7 +76,7 @@ final class ForeignWrites implements AutoCloseable {
             + " (only the plugin may write there; the duplicates now differ)";
     if (fences) {
       LOG.error("Duplicate {}: {}", duplicateId, reason);
-      record.writeSoon(reason);
+      record.write(reason);
       fence.accept(reason);
     } else {
       LOG.error(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zoolander.server.internal.leader.AppliedWrite;
 import io.zoolander.server.internal.leader.LocalServer;
 import io.zoolander.server.internal.leader.TreeReader;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.StandaloneZooKeeper;
 import io.zoolander.wire.Znodes;
 import java.nio.file.Path;
@@ -85,17 +86,14 @@ class ForeignWritesTest {
     try (ForeignWrites foreign = foreignWrites(true)) {
       observer.get().accept(new AppliedWrite(0x1234, "create", ZNODES.dataRoot() + "/behind"));
 
-      String recorded = awaitRecord();
-      assertThat(recorded).contains("create " + ZNODES.dataRoot() + "/behind").contains("0x1234");
+      Await.await(WAIT, "a fence record", () -> !record().isEmpty());
+      assertThat(record()).contains("create " + ZNODES.dataRoot() + "/behind").contains("0x1234");
       assertThat(handedOver).hasSize(1);
       assertThat(foreign.seen()).isEqualTo(1);
 
       // A second one updates the record (it exists already).
       observer.get().accept(new AppliedWrite(0x5678, "setData", ZNODES.dataRoot() + "/again"));
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (!record().contains("/again") && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
+      Await.await(WAIT, "the fence record updated", () -> record().contains("/again"));
       assertThat(record()).contains("setData " + ZNODES.dataRoot() + "/again");
     }
   }
@@ -130,24 +128,17 @@ class ForeignWritesTest {
         new FenceRecord(1, ZNODES, session, ZooDefs.Ids.OPEN_ACL_UNSAFE));
   }
 
-  private String awaitRecord() throws Exception {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      String recorded = record();
-      if (!recorded.isEmpty()) {
-        return recorded;
-      }
-      Thread.sleep(10);
-    }
-    throw new AssertionError("no fence record within " + WAIT);
-  }
-
   /** The fence record's reason; empty while there is none. */
-  private String record() throws Exception {
+  private String record() {
     try {
       return new String(session.zk().getData(ZNODES.fenceRecord(), false, null), UTF_8);
     } catch (KeeperException.NoNodeException e) {
       return "";
+    } catch (KeeperException e) {
+      throw new IllegalStateException("cannot read the fence record", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
     }
   }
 }
