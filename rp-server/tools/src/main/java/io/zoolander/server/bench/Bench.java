@@ -234,7 +234,10 @@ public final class Bench {
           value);
     }
     load(
-        new CountingSystem(PlainSystems.balanced(ensembles, settings.balance(), settings.seed())),
+        new CountingSystem(
+            ensembles.size() >= 2
+                ? PlainSystems.balanced(ensembles, settings.balance(), settings.seed())
+                : PlainSystems.plain(ensembles.get(0))),
         settings.ratePerSec(),
         Duration.ZERO,
         Duration.ofSeconds(seconds),
@@ -260,8 +263,12 @@ public final class Bench {
     List<SystemUnderTest> systems = new ArrayList<>();
     try {
       systems.add(PlainSystems.plain(ensembles.get(0)));
-      systems.add(PlainSystems.balanced(ensembles, settings.balance(), settings.seed()));
-      systems.addAll(hedged(ensembles, value));
+      // Spreading or hedging over one ensemble is plain ZooKeeper again: with one duplicate the
+      // run compares plain and Zoolander alone (issue 17's targets at N = 1).
+      if (ensembles.size() >= 2) {
+        systems.add(PlainSystems.balanced(ensembles, settings.balance(), settings.seed()));
+        systems.addAll(hedged(ensembles, value));
+      }
       for (int n : settings.rpCounts()) {
         systems.add(new RpSystem(rpClient(repeater, cluster, n), n, Double.NaN));
       }

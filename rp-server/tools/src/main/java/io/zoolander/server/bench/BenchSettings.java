@@ -316,7 +316,7 @@ public final class BenchSettings {
     }
 
     public Builder duplicates(int duplicates) {
-      check(duplicates >= 2 && duplicates <= 8, "duplicates must be in 2..8, was " + duplicates);
+      check(duplicates >= 1 && duplicates <= 8, "duplicates must be in 1..8, was " + duplicates);
       this.duplicates = duplicates;
       return this;
     }

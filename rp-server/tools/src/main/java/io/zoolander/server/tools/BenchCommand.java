@@ -61,7 +61,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--duplicates",
       paramLabel = "N",
-      description = "Duplicates (ensembles) started, 2..8 (default: 4;" + " --admission: 2).")
+      description =
+          "Duplicates (ensembles) started, 1..8 (default: 4;"
+              + " --admission: 2). With 1, the systems"
+              + " that need two ensembles (balanced, hedged) are left out.")
   Integer duplicates;
 
   @Option(

@@ -166,10 +166,44 @@ class BenchCommandTest {
   }
 
   @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void withOneDuplicateTheRunComparesPlainAndZoolanderAlone() throws Exception {
+    // Issue 17's targets at N = 1: nothing to spread or hedge over, so only plain and rp-1 run.
+    Path out = dir.resolve("one");
+    CliRun r =
+        run(
+            "bench",
+            "--quick",
+            "--duplicates",
+            "1",
+            "--rp-counts",
+            "1",
+            "--heap-seconds",
+            "0",
+            "--out",
+            out.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String json = Files.readString(out.resolve("bench.json"), StandardCharsets.UTF_8);
+    Matcher names = Pattern.compile("\"system\": \"([a-z0-9-]+)\",").matcher(json);
+    List<String> systems = new ArrayList<>();
+    while (names.find()) {
+      systems.add(names.group(1));
+    }
+    assertThat(systems).containsOnly("plain", "rp-1").contains("plain", "rp-1");
+    assertThat(numbers(json, "achievedRatePerSec"))
+        .hasSize(2 * 2)
+        .allSatisfy(a -> assertThat(a).isPositive());
+    String md = Files.readString(out.resolve("bench.md"), StandardCharsets.UTF_8);
+    assertThat(md).contains("## Writes", "| plain |", "| rp-1 |").doesNotContain("| hedged |");
+  }
+
+  @Test
   void badFlagsAreOneLineAndANonZeroExit() {
     // Flag values out of range are usage errors: exit 2, one line, then where the help is.
     assertThat(run("bench", "--rate", "-5").usageError())
         .isEqualTo("zoolander: rate must be in (0, 100000] per second, was -5.0");
+    assertThat(run("bench", "--duplicates", "0").usageError())
+        .isEqualTo("zoolander: duplicates must be in 1..8, was 0");
     assertThat(run("bench", "--duplicates", "2", "--rp-counts", "1,4").usageError())
         .contains("every rp count must be in 1..2");
     assertThat(run("bench", "--anomaly", "probability=2").usageError())
