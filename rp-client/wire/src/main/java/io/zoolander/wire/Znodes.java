@@ -91,6 +91,16 @@ public record Znodes(String basePath) {
   }
 
   /**
+   * The {@link Membership} record (persistent): the duplicates the deployment runs now, written by
+   * the active repeater when a duplicate is added or retired online, read by a repeater that takes
+   * over and watched by clients. Absent until the first change: the configured duplicates are the
+   * set.
+   */
+  public String members() {
+    return basePath + "/members";
+  }
+
+  /**
    * The active repeater's {@link ActiveRepeater} record (persistent): written by each repeater that
    * takes over with automatic failover, read and watched by standbys (to follow it) and by clients
    * (to find it).
