@@ -64,4 +64,29 @@ public interface RepeaterMXBean {
    * @return that it started, in words
    */
   String rejoin(int duplicateId);
+
+  /**
+   * The duplicates the deployment runs now: {@code version <n>}, then one row per member, {@code
+   * <id> active|joining <connectString>}.
+   */
+  List<String> getMembers();
+
+  /**
+   * Adds a duplicate to the running deployment and waits (at most two minutes) until it is active:
+   * claimed, recorded as joining, rejoined by state transfer, recorded as active.
+   *
+   * @return what happened, in words
+   * @throws IllegalArgumentException if it is a member already, or the arguments are bad
+   * @throws IllegalStateException if it cannot be added now, or did not become active in time
+   */
+  String addDuplicate(int duplicateId, String connectString);
+
+  /**
+   * Retires a duplicate from the running deployment: recorded as gone, fenced, forgotten.
+   *
+   * @return what happened, in words
+   * @throws IllegalArgumentException if it is not a member
+   * @throws IllegalStateException if it is the last active duplicate, or cannot be retired now
+   */
+  String retireDuplicate(int duplicateId);
 }

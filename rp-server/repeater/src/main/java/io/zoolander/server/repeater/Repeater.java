@@ -16,6 +16,7 @@ import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.security.PluginSecurity;
 import io.zoolander.wire.AccessControl;
 import io.zoolander.wire.Credential;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.Ticker;
 import io.zoolander.wire.TlsSettings;
@@ -238,6 +239,51 @@ public final class Repeater implements AutoCloseable {
    */
   public void fence(int duplicateId) {
     core.fence(duplicateId);
+  }
+
+  /**
+   * Adds duplicate {@code duplicateId} to the running deployment: a ZooKeeper ensemble whose
+   * servers run the plugin with {@code zoolander.duplicateId=<duplicateId>}, reached at {@code
+   * connectString}. The repeater claims its epoch there, records the duplicate as joining in the
+   * membership record of every member ({@code <base>/members}), rejoins it by state transfer from
+   * the most advanced duplicate (whatever its ensemble held), streams to it, and then records it as
+   * active: clients that follow the record start reading from it. One change at a time; each is
+   * written to a majority of the active duplicates before it takes effect, so a repeater that takes
+   * over later finds it. See {@code docs/operations.md}, "Adding and retiring duplicates online".
+   *
+   * @return completes with the new set once the duplicate is active; fails with
+   *     IllegalArgumentException (already a member, a bad id or connect string) or
+   *     IllegalStateException (the repeater is not running, admission control is on, the
+   *     duplicate's ensemble holds a newer repeater's epoch, too few duplicates took the record, or
+   *     the state transfer failed: the duplicate then stays joining, and becomes active when a
+   *     later {@link #rejoin} succeeds)
+   */
+  public CompletableFuture<Membership> addDuplicate(int duplicateId, String connectString) {
+    return core.addDuplicate(duplicateId, connectString);
+  }
+
+  /**
+   * Retires duplicate {@code duplicateId} from the running deployment: the membership record
+   * without it is written to a majority of the active duplicates (and to it, best effort), then the
+   * repeater fences it (its plugin refuses reads from then on, across restarts) and forgets it.
+   * Clients that follow the record stop reading from it; writes no longer wait for it.
+   *
+   * @return completes with the new set once it is fenced and forgotten; fails with
+   *     IllegalArgumentException (not a member) or IllegalStateException (the last active
+   *     duplicate, the repeater not running, admission control on, too few duplicates took the
+   *     record)
+   */
+  public CompletableFuture<Membership> retireDuplicate(int duplicateId) {
+    return core.retireDuplicate(duplicateId);
+  }
+
+  /**
+   * The duplicates the deployment runs now: the newest membership record this repeater wrote or
+   * read at start, or, while no duplicate was ever added or retired online, the configured ones
+   * (version 1).
+   */
+  public Membership membership() {
+    return core.membership();
   }
 
   /**
@@ -806,6 +852,10 @@ public final class Repeater implements AutoCloseable {
               meters,
               batchingController);
       core.connectionLimits(connectionLimits);
+      int sessionTimeout = sessionTimeoutMillis;
+      core.sourceFactory(
+          (id, connectString) ->
+              new ZooKeeperDuplicateSource(id, connectString, znodes, sessionTimeout, auth, acl));
       core.epochCheckMillis(epochCheckMillis);
       if (admission != null) {
         AdmissionController controller =

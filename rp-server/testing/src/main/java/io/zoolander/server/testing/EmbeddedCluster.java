@@ -70,6 +70,10 @@ public final class EmbeddedCluster implements AutoCloseable {
   private final boolean ownsBaseDir;
 
   private final Map<Integer, ZooKeeperEnsemble> duplicates = new LinkedHashMap<>();
+
+  /** Duplicates retired online: still running (fenced) until close. */
+  private final Map<Integer, ZooKeeperEnsemble> retired = new LinkedHashMap<>();
+
   private final List<ZoolanderClient> clients = new ArrayList<>();
   private final List<Repeater> repeaters = new ArrayList<>();
   private Repeater repeater;
@@ -87,16 +91,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   private void startAll() throws IOException, InterruptedException, TimeoutException {
     List<CompletableFuture<Void>> starts = new ArrayList<>();
     for (int id = 1; id <= config.duplicates; id++) {
-      ZooKeeperEnsemble.Builder builder =
-          ZooKeeperEnsemble.builder()
-              .servers(config.serversOf.getOrDefault(id, config.serversPerDuplicate))
-              .baseDir(baseDir.resolve("duplicate-" + id))
-              .fsync(config.fsync)
-              .serverMode(config.serverMode)
-              .jvmArgs(config.duplicateJvmArgs.toArray(String[]::new))
-              .zoolanderDuplicate(id, config.znodes.basePath());
-      config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
-      ZooKeeperEnsemble ensemble = builder.build();
+      ZooKeeperEnsemble ensemble = newEnsemble(id);
       duplicates.put(id, ensemble);
       starts.add(
           CompletableFuture.runAsync(
@@ -116,6 +111,101 @@ public final class EmbeddedCluster implements AutoCloseable {
     if (config.startRepeater) {
       startRepeater();
     }
+  }
+
+  private ZooKeeperEnsemble newEnsemble(int id) throws IOException {
+    ZooKeeperEnsemble.Builder builder =
+        ZooKeeperEnsemble.builder()
+            .servers(config.serversOf.getOrDefault(id, config.serversPerDuplicate))
+            .baseDir(baseDir.resolve("duplicate-" + id))
+            .fsync(config.fsync)
+            .serverMode(config.serverMode)
+            .jvmArgs(config.duplicateJvmArgs.toArray(String[]::new))
+            .zoolanderDuplicate(id, config.znodes.basePath());
+    config.duplicateProperties.getOrDefault(id, Map.of()).forEach(builder::property);
+    return builder.build();
+  }
+
+  /**
+   * Adds a duplicate to the running deployment, as an operator would: starts a new, empty ensemble
+   * (the others' server count and settings) with the next free id, asks the in-process repeater to
+   * add it ({@link Repeater#addDuplicate}) and waits until it is active, that is, rejoined by state
+   * transfer and streamed to. From then on it is one of {@link #duplicateIds()}.
+   *
+   * @return the new duplicate's id
+   * @throws IllegalStateException if no repeater runs in this JVM, or the repeater refused or
+   *     failed the change (its message says why; the new ensemble is stopped again)
+   * @throws TimeoutException if the ensemble does not start, or the duplicate is not active within
+   *     {@code timeout}
+   */
+  public int addDuplicate(Duration timeout)
+      throws IOException, InterruptedException, TimeoutException {
+    if (repeater == null) {
+      throw new IllegalStateException("no repeater in this JVM");
+    }
+    int id = 1;
+    for (int taken : duplicates.keySet()) {
+      id = Math.max(id, taken + 1);
+    }
+    for (int taken : retired.keySet()) {
+      id = Math.max(id, taken + 1);
+    }
+    ZooKeeperEnsemble ensemble = newEnsemble(id);
+    boolean added = false;
+    try {
+      ensemble.start();
+      repeater
+          .addDuplicate(id, ensemble.connectString())
+          .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      duplicates.put(id, ensemble);
+      added = true;
+      return id;
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(
+          "duplicate " + id + " was not added: " + e.getCause().getMessage(), e.getCause());
+    } finally {
+      if (!added) {
+        ensemble.close();
+      }
+    }
+  }
+
+  /**
+   * Retires duplicate {@code id} from the running deployment ({@link Repeater#retireDuplicate}):
+   * the repeater fences and forgets it, and clients stop reading from it. Its ensemble keeps
+   * running, fenced, until {@link #close()}; it is no longer one of {@link #duplicateIds()}.
+   *
+   * @throws IllegalStateException if no repeater runs in this JVM, or the repeater refused or
+   *     failed the change
+   * @throws TimeoutException if the change takes longer than {@code timeout}
+   */
+  public void retireDuplicate(int id, Duration timeout)
+      throws InterruptedException, TimeoutException {
+    ZooKeeperEnsemble ensemble = duplicate(id);
+    if (repeater == null) {
+      throw new IllegalStateException("no repeater in this JVM");
+    }
+    try {
+      repeater.retireDuplicate(id).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException(
+          "duplicate " + id + " was not retired: " + e.getCause().getMessage(), e.getCause());
+    }
+    duplicates.remove(id);
+    retired.put(id, ensemble);
+  }
+
+  /**
+   * The ensemble of a duplicate retired with {@link #retireDuplicate}, still running (fenced).
+   *
+   * @throws IllegalArgumentException if no duplicate with this id was retired
+   */
+  public ZooKeeperEnsemble retiredDuplicate(int id) {
+    ZooKeeperEnsemble e = retired.get(id);
+    if (e == null) {
+      throw new IllegalArgumentException("no duplicate " + id + " was retired");
+    }
+    return e;
   }
 
   /**
@@ -181,7 +271,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     ZooKeeperEnsemble e = duplicates.get(id);
     if (e == null) {
       throw new IllegalArgumentException(
-          "duplicate id must be in 1.." + duplicates.size() + ", was " + id);
+          "no duplicate " + id + " (the duplicates are " + duplicates.keySet() + ")");
     }
     return e;
   }
@@ -464,6 +554,7 @@ public final class EmbeddedCluster implements AutoCloseable {
       repeaters.forEach(Repeater::close);
     }
     duplicates.values().forEach(ZooKeeperEnsemble::close);
+    retired.values().forEach(ZooKeeperEnsemble::close);
     if (ownsBaseDir) {
       deleteRecursively(baseDir);
     }

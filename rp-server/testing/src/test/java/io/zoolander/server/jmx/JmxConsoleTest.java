@@ -368,7 +368,8 @@ class JmxConsoleTest {
             .hasMessageContaining("no duplicate 9");
         assertThat(jmx.getMBeanInfo(r).getOperations())
             .extracting(op -> op.getName())
-            .containsExactlyInAnyOrder("fence", "unfence", "rejoin");
+            .containsExactlyInAnyOrder(
+                "fence", "unfence", "rejoin", "addDuplicate", "retireDuplicate");
       } finally {
         Metrics.removeRegistry(meters);
       }

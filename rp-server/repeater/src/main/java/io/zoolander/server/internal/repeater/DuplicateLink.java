@@ -81,6 +81,9 @@ final class DuplicateLink {
   /** Fenced by the operator and not rejoined since: nothing rejoins it automatically. */
   private boolean heldByOperator;
 
+  /** Retired online: never connects again (loop only). */
+  private boolean retired;
+
   /** Why the epoch claim left this duplicate out; null if it did not, or once fenced for it. */
   private String leftOutOfClaim;
 
@@ -197,7 +200,7 @@ final class DuplicateLink {
   /** The duplicate's endpoint znode changed: drop the old connection, connect to the new plugin. */
   void endpointChanged(Optional<PluginEndpoint> endpoint) {
     assert onLoop() : ON_LOOP;
-    if (host.stopped()) {
+    if (host.stopped() || retired) {
       return;
     }
     if (endpoint.isPresent() && endpoint.get().duplicateId() != id) {
@@ -678,6 +681,24 @@ final class DuplicateLink {
     } else {
       fence("fenced by the operator", false);
     }
+  }
+
+  /**
+   * The duplicate is retired from the deployment ({@link MembershipChanges}): fenced (its plugin
+   * hears FENCED and records it), a transfer to it abandoned, the connection closed, and it never
+   * connects again, whatever its endpoint does.
+   */
+  void retire() {
+    assert onLoop() : ON_LOOP;
+    retired = true;
+    heldByOperator = true;
+    if (transfer != null) {
+      transfer.retryable = false;
+      transferFailed("retired from the deployment");
+    } else {
+      fence("retired from the deployment", false);
+    }
+    shutdown();
   }
 
   private void onAck(Message.Ack a) {

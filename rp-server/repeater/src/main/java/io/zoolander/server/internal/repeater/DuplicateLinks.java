@@ -12,6 +12,7 @@ import io.zoolander.wire.Message;
 import io.zoolander.wire.PluginEndpoint;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +32,13 @@ import org.slf4j.LoggerFactory;
 final class DuplicateLinks implements LinkHost {
   private static final Logger LOG = LoggerFactory.getLogger(DuplicateLinks.class);
 
-  private final List<DuplicateLink> links;
+  /**
+   * In configuration order, then in the order duplicates were added online. Changed only on the
+   * loop (a duplicate added or retired online); read from any thread.
+   */
+  private final List<DuplicateLink> links = new CopyOnWriteArrayList<>();
+
+  private final RepeaterMeters meters;
   private final NettyRuntime runtime;
   private final LinkSecurity security;
   private final Notifier notifier;
@@ -46,15 +53,14 @@ final class DuplicateLinks implements LinkHost {
       LinkSecurity security,
       Notifier notifier,
       ClientFlow clients) {
+    this.meters = meters;
     this.runtime = runtime;
     this.security = security;
     this.notifier = notifier;
     this.clients = clients;
-    List<DuplicateLink> list = new ArrayList<>();
     for (DuplicateSource source : sources) {
-      list.add(new DuplicateLink(this, source, meters.duplicate(source.duplicateId())));
+      links.add(new DuplicateLink(this, source, meters.duplicate(source.duplicateId())));
     }
-    this.links = List.copyOf(list);
   }
 
   /** Hands over the parts the links' calls go to; once, before start. */
@@ -63,9 +69,41 @@ final class DuplicateLinks implements LinkHost {
     this.transfers = transfers;
   }
 
-  /** Every link, in configuration order. */
+  /**
+   * Every link, in configuration order, then in the order duplicates were added. The list itself,
+   * not a copy: the sequencer and the transfers see a duplicate added or retired online.
+   */
   List<DuplicateLink> all() {
     return links;
+  }
+
+  /**
+   * A link to a duplicate added online (or found in the membership record at start), last in order.
+   * Before start or on the loop.
+   *
+   * @throws IllegalArgumentException if a duplicate has this id already
+   */
+  DuplicateLink add(DuplicateSource source) {
+    assert runtime.loop() == null || runtime.inLoop() : "links change on the sequencer loop";
+    for (DuplicateLink link : links) {
+      if (link.id() == source.duplicateId()) {
+        throw new IllegalArgumentException(
+            "duplicateId: duplicate " + source.duplicateId() + " is already a member");
+      }
+    }
+    DuplicateLink link = new DuplicateLink(this, source, meters.duplicate(source.duplicateId()));
+    links.add(link);
+    return link;
+  }
+
+  /**
+   * Forgets a retired duplicate's link; the caller has fenced and shut it. Before start or on the
+   * loop.
+   */
+  void remove(DuplicateLink link) {
+    assert runtime.loop() == null || runtime.inLoop() : "links change on the sequencer loop";
+    links.remove(link);
+    meters.removeDuplicate(link.id());
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.repeater;
 
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.PluginEndpoint;
 import java.util.Map;
 import java.util.Optional;
@@ -79,6 +80,31 @@ public interface DuplicateSource extends AutoCloseable {
    * @throws Exception if it cannot be done in time
    */
   default void clearLeftOut(int duplicateId, long epoch, long timeoutMillis) throws Exception {}
+
+  /**
+   * Reads the membership record ({@link io.zoolander.wire.Znodes#members()}), empty when there is
+   * none (no duplicate was ever added or retired online). Sources without ZooKeeper hold none.
+   *
+   * @param timeoutMillis bound on the whole read
+   * @throws Exception if it cannot be read in time or is not a membership record
+   */
+  default Optional<Membership> readMembership(long timeoutMillis) throws Exception {
+    return Optional.empty();
+  }
+
+  /**
+   * Writes {@code membership} at this duplicate unless it holds a record of the same or a newer
+   * version: a conditional update, the znode created if absent.
+   *
+   * @param timeoutMillis bound on the whole update
+   * @return the version this duplicate holds afterwards
+   * @throws UnsupportedOperationException if this source cannot hold a record (no ZooKeeper)
+   * @throws Exception if it cannot be written in time
+   */
+  default long writeMembership(Membership membership, long timeoutMillis) throws Exception {
+    throw new UnsupportedOperationException(
+        "duplicate " + duplicateId() + ": this source cannot hold a membership record");
+  }
 
   /** What a repeater learns at a duplicate where it claimed its epoch. */
   record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}

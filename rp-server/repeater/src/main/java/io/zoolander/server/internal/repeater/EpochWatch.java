@@ -29,6 +29,7 @@ final class EpochWatch implements AutoCloseable {
   private final ScheduledExecutorService thread;
 
   /**
+   * @param sources the repeater's sources, read at each check (a thread-safe list)
    * @param epoch this repeater's epoch
    * @param periodMillis how often, and the bound of each read
    * @param links deposes the repeater, on the sequencer loop
@@ -39,7 +40,7 @@ final class EpochWatch implements AutoCloseable {
       long periodMillis,
       NettyRuntime runtime,
       LinkHost links) {
-    this.sources = List.copyOf(sources);
+    this.sources = sources; // the repeater's own list: duplicates added or retired online count
     this.epoch = epoch;
     this.periodMillis = periodMillis;
     this.runtime = runtime;

@@ -10,11 +10,13 @@ import io.zoolander.server.jmx.RepeaterMXBean;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.TransferProgress;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.PluginEndpoint;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -60,6 +62,10 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
                   "unfence",
                   new String[] {"duplicateId"},
                   "rejoin",
+                  new String[] {"duplicateId"},
+                  "addDuplicate",
+                  new String[] {"duplicateId", "connectString"},
+                  "retireDuplicate",
                   new String[] {"duplicateId"})));
       // A second object: the MXBean machinery maps one object to one name.
       console.registered.add(
@@ -191,6 +197,66 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     return "rejoin of duplicate "
         + duplicateId
         + " started; its row in Duplicates shows its progress";
+  }
+
+  @Override
+  public List<String> getMembers() {
+    Membership m = core.membership();
+    List<String> rows = new ArrayList<>();
+    rows.add("version " + m.version());
+    for (Membership.Member member : m.members()) {
+      rows.add(
+          member.duplicateId()
+              + " "
+              + (member.active() ? "active" : "joining")
+              + " "
+              + member.connectString());
+    }
+    return rows;
+  }
+
+  @Override
+  public String addDuplicate(int duplicateId, String connectString) {
+    Membership m =
+        await(core.addDuplicate(duplicateId, connectString), "add duplicate " + duplicateId);
+    return "duplicate "
+        + duplicateId
+        + " joined by state transfer and is active (membership version "
+        + m.version()
+        + ")";
+  }
+
+  @Override
+  public String retireDuplicate(int duplicateId) {
+    Membership m = await(core.retireDuplicate(duplicateId), "retire duplicate " + duplicateId);
+    return "duplicate "
+        + duplicateId
+        + " is retired: fenced and no longer streamed to (membership version "
+        + m.version()
+        + ")";
+  }
+
+  /** Waits for a change; only messages cross JMX (a JMX client cannot load our classes). */
+  private static <T> T await(CompletableFuture<T> change, String what) {
+    try {
+      return change.get(UNFENCE_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted: " + what);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IllegalArgumentException) {
+        throw new IllegalArgumentException("cannot " + what + ": " + cause.getMessage());
+      }
+      throw new IllegalStateException("cannot " + what + ": " + cause.getMessage());
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "cannot "
+              + what
+              + " within "
+              + UNFENCE_TIMEOUT_MS
+              + " ms; Duplicates and Members show where it is");
+    }
   }
 
   /** The predictor MBean, over the same core. */

@@ -14,16 +14,23 @@ import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.server.repeater.Takeover;
 import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.Credential;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.Ticker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,7 +76,13 @@ public final class RepeaterCore implements AutoCloseable {
 
   private final CoreConfig config;
   private final LinkSecurity security;
+
+  /**
+   * In the same order as {@link DuplicateLinks#all()} (claims are matched to links by index);
+   * changed only before start or on the loop, by a membership change.
+   */
   private final List<DuplicateSource> sources;
+
   private final DuplicateLinks links;
   private final RepeaterMeters meters;
   private final NettyRuntime runtime;
@@ -80,6 +93,10 @@ public final class RepeaterCore implements AutoCloseable {
   private final SlaWhatIf whatIf = new SlaWhatIf();
   private final LivePrediction livePrediction;
   private final Object lifecycle = new Object();
+  private final MembershipChanges membership;
+
+  /** Makes the source of a duplicate added online; null: changes are refused. Set before start. */
+  private volatile BiFunction<Integer, String, DuplicateSource> sourceFactory;
 
   private boolean started;
   private boolean closed;
@@ -134,7 +151,7 @@ public final class RepeaterCore implements AutoCloseable {
     this.meters = meters;
     this.livePrediction = new LivePrediction(meters.ticker());
     this.config = config;
-    this.sources = List.copyOf(sources);
+    this.sources = new CopyOnWriteArrayList<>(sources);
     this.notifier = new Notifier(listener);
     this.runtime = new NettyRuntime(security, meters);
     this.clients = new ClientFlow(runtime, config.logCapacityMessages());
@@ -145,6 +162,23 @@ public final class RepeaterCore implements AutoCloseable {
             runtime, links.all(), sequencer, notifier, config.autoRejoin(), this::rejoined);
     links.wire(sequencer, transfers);
     meters.registerGauges(this, links.all());
+    this.membership =
+        new MembershipChanges(
+            new MembershipHost(),
+            TimeUnit.MILLISECONDS.toNanos(config.missingDuplicateGraceMillis()));
+  }
+
+  /**
+   * How to reach a duplicate added online, or named in the membership record at start and not
+   * configured (before {@link #start()}); without it, the set cannot change.
+   */
+  public void sourceFactory(BiFunction<Integer, String, DuplicateSource> factory) {
+    synchronized (lifecycle) {
+      if (started) {
+        throw new IllegalStateException("the source factory must be set before start");
+      }
+      this.sourceFactory = java.util.Objects.requireNonNull(factory, "factory");
+    }
   }
 
   /**
@@ -227,6 +261,9 @@ public final class RepeaterCore implements AutoCloseable {
   private void startUp() throws IOException, InterruptedException, TimeoutException {
     long startNanos = System.nanoTime();
     long deadline = startNanos + TimeUnit.MILLISECONDS.toNanos(config.startTimeoutMillis());
+    // The set to claim at: the newest membership record, if duplicates were added or retired
+    // online, else the configured duplicates. Before the loop exists: links change here freely.
+    Set<Integer> joining = adoptMembership(membership.readAtStart(deadline, Ticker.system()));
     notifier.start();
     runtime.startSequencer();
     // Bind first, accepting nothing yet: a repeater that cannot listen (its port taken, say) must
@@ -259,6 +296,10 @@ public final class RepeaterCore implements AutoCloseable {
       DuplicateLink link = links.all().get(left.getKey());
       link.initialAck(maxApplied); // holds the log no lower than the others until it is back
       link.leftOutOfClaim(left.getValue());
+    }
+    for (int id : joining) {
+      // A transfer to it may have been cut short with the old repeater: it starts over.
+      links.get(id).leftOutOfClaim("still joining the deployment: it rejoins by state transfer");
     }
     List<Message.Sequenced> recovered = claim.recover(claimed, applied, deadline);
     long firstSeq = sequencer.begin(maxApplied, recovered, admission);
@@ -302,6 +343,7 @@ public final class RepeaterCore implements AutoCloseable {
    * repeater fences it once more, which is safe.
    */
   private void rejoined(int duplicateId) {
+    membership.rejoined(duplicateId);
     long epoch = sequencer.epoch();
     Thread clearer =
         new Thread(
@@ -325,6 +367,136 @@ public final class RepeaterCore implements AutoCloseable {
             "zoolander-repeater-left-out-" + duplicateId);
     clearer.setDaemon(true);
     clearer.start();
+  }
+
+  /**
+   * Makes the links and sources match the membership record read at start: a member not configured
+   * gets a link (last in order), a configured duplicate the record retired loses its. Before the
+   * loop exists.
+   *
+   * @return the members still joining
+   */
+  private Set<Integer> adoptMembership(Optional<Membership> record) {
+    Set<Integer> joining = new TreeSet<>();
+    if (record.isEmpty()) {
+      return joining;
+    }
+    Membership m = record.get();
+    for (DuplicateLink link : List.copyOf(links.all())) {
+      if (m.member(link.id()).isEmpty()) {
+        LOG.info(
+            "duplicate {}: retired (membership version {}); not streamed to",
+            link.id(),
+            m.version());
+        links.remove(link);
+        sources.remove(link.source());
+        link.source().close();
+      }
+    }
+    for (Membership.Member member : m.members()) {
+      if (!member.active()) {
+        joining.add(member.duplicateId());
+      }
+      if (sources.stream().anyMatch(s -> s.duplicateId() == member.duplicateId())) {
+        continue;
+      }
+      BiFunction<Integer, String, DuplicateSource> factory = sourceFactory;
+      if (factory == null) {
+        throw new IllegalStateException(
+            "the membership record (version "
+                + m.version()
+                + ") names duplicate "
+                + member.duplicateId()
+                + ", which this repeater cannot reach: it was built without a source factory");
+      }
+      DuplicateSource source = factory.apply(member.duplicateId(), member.connectString());
+      sources.add(source);
+      meters.registerDuplicate(this, links.add(source));
+      LOG.info(
+          "duplicate {} at {}: a member (membership version {}), not configured",
+          member.duplicateId(),
+          member.connectString(),
+          m.version());
+    }
+    if (links.all().isEmpty()) {
+      throw new IllegalStateException("the membership record names no duplicate: " + m);
+    }
+    return joining;
+  }
+
+  /** What a membership change needs of this repeater. */
+  private final class MembershipHost implements MembershipChanges.Host {
+    @Override
+    public List<DuplicateSource> sources() {
+      return sources;
+    }
+
+    @Override
+    public DuplicateSource newSource(int duplicateId, String connectString) {
+      BiFunction<Integer, String, DuplicateSource> factory = sourceFactory;
+      if (factory == null) {
+        throw new IllegalStateException(
+            "this repeater was built without a way to reach new duplicates");
+      }
+      return factory.apply(duplicateId, connectString);
+    }
+
+    @Override
+    public String cannotChange() {
+      if (!sequencer.begun()) {
+        return "the repeater has not started";
+      }
+      if (sequencer.stopped()) {
+        return "the repeater is closing or deposed";
+      }
+      if (admission != null) {
+        return "admission control is on, and its model is sized by the configured duplicates";
+      }
+      if (sourceFactory == null) {
+        return "this repeater was built without a way to reach new duplicates";
+      }
+      return null;
+    }
+
+    @Override
+    public long epoch() {
+      return sequencer.epoch();
+    }
+
+    @Override
+    public CompletableFuture<Void> attachAndRejoin(DuplicateSource source) {
+      CompletableFuture<Void> done = new CompletableFuture<>();
+      DuplicateLink[] added = new DuplicateLink[1];
+      runtime.onLoopAndWait(
+          () -> {
+            sources.add(source);
+            DuplicateLink link = links.add(source);
+            meters.registerDuplicate(RepeaterCore.this, link);
+            added[0] = link;
+            transfers.start(link, done, false);
+          });
+      DuplicateLink link = added[0];
+      try {
+        source.watchEndpoint(endpoint -> runtime.execute(() -> link.endpointChanged(endpoint)));
+      } catch (Exception e) {
+        done.completeExceptionally(
+            new IOException("cannot watch the endpoint of duplicate " + link.id() + ": " + e, e));
+      }
+      return done;
+    }
+
+    @Override
+    public void detach(int duplicateId) {
+      DuplicateLink link = links.get(duplicateId);
+      runtime.onLoopAndWait(
+          () -> {
+            link.retire();
+            links.remove(link);
+            sources.remove(link.source());
+            sequencer.trim(); // it no longer holds the log
+          });
+      link.source().close();
+    }
   }
 
   /** The periodic work on the sequencer loop: ACK timeouts, admission control, arrival rate. */
@@ -384,6 +556,7 @@ public final class RepeaterCore implements AutoCloseable {
       }
       closed = true;
     }
+    membership.close();
     sequencer.close();
     meters.close();
     if (admission != null) {
@@ -489,6 +662,23 @@ public final class RepeaterCore implements AutoCloseable {
       throw new IllegalStateException("repeater not started");
     }
     runtime.onLoopAndWait(link::fenceByOperator);
+  }
+
+  /** Adds a duplicate online (see {@link io.zoolander.server.repeater.Repeater#addDuplicate}). */
+  public CompletableFuture<Membership> addDuplicate(int duplicateId, String connectString) {
+    return membership.add(duplicateId, connectString);
+  }
+
+  /**
+   * Retires a duplicate online (see {@link io.zoolander.server.repeater.Repeater#retireDuplicate}).
+   */
+  public CompletableFuture<Membership> retireDuplicate(int duplicateId) {
+    return membership.retire(duplicateId);
+  }
+
+  /** The duplicates the deployment runs now: the newest record, or the configured set. */
+  public Membership membership() {
+    return membership.current();
   }
 
   // -------------------------------------------------------------------------------------------

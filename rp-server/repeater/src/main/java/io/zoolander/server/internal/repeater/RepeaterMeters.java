@@ -12,7 +12,9 @@ import io.zoolander.wire.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +48,10 @@ public final class RepeaterMeters implements AutoCloseable {
   private final Ticker ticker;
   private final long sampleMaxAgeNanos;
   private final List<Meter> registered = new CopyOnWriteArrayList<>();
+
+  /** Each duplicate's own meters, removed when it is retired online. */
+  private final Map<Integer, List<Meter>> perDuplicate = new ConcurrentHashMap<>();
+
   private final ArrivalRate arrivalRate =
       new ArrivalRate(TimeUnit.MILLISECONDS.toNanos(ARRIVAL_RATE_WINDOW_MS), ARRIVAL_RATE_SAMPLES);
   private final Counter tlsFailures;
@@ -140,13 +146,15 @@ public final class RepeaterMeters implements AutoCloseable {
   }
 
   Duplicate duplicate(int id) {
-    return new Duplicate(
+    Timer ackLatency =
         register(
             latencyTimer(MeterNames.REPEATER_ACK_LATENCY)
                 .tag(MeterNames.TAG_DUPLICATE, Integer.toString(id))
                 .description(
                     "From sending a write to a duplicate's plugin to its ACK; one probe outstanding at a time")
-                .register(registry)));
+                .register(registry));
+    byDuplicate(id).add(ackLatency);
+    return new Duplicate(ackLatency);
   }
 
   /**
@@ -194,26 +202,48 @@ public final class RepeaterMeters implements AutoCloseable {
                     + " any ACK latency is measured)")
             .register(registry));
     for (DuplicateLink link : links) {
-      String id = Integer.toString(link.id());
-      register(
-          Gauge.builder(MeterNames.REPEATER_APPLIED_SEQ, link, DuplicateLink::ackedSeq)
-              .tag(MeterNames.TAG_DUPLICATE, id)
-              .description("The highest seq the duplicate acknowledged")
-              .register(registry));
-      register(
-          Gauge.builder(
-                  MeterNames.REPEATER_LAG,
-                  link,
-                  l -> Math.max(0, core.nextSeq() - 1 - l.ackedSeq()))
-              .tag(MeterNames.TAG_DUPLICATE, id)
-              .description("Writes sequenced that the duplicate has not acknowledged")
-              .register(registry));
-      register(
-          Gauge.builder(MeterNames.REPEATER_DUPLICATE_FENCED, link, l -> l.fenced() ? 1 : 0)
-              .tag(MeterNames.TAG_DUPLICATE, id)
-              .description("1 while the duplicate is fenced")
-              .register(registry));
+      registerDuplicate(core, link);
     }
+  }
+
+  /** The gauges of one duplicate's link: at start, or when a duplicate is added online. */
+  void registerDuplicate(RepeaterCore core, DuplicateLink link) {
+    String id = Integer.toString(link.id());
+    List<Meter> own = byDuplicate(link.id());
+    own.add(
+        register(
+            Gauge.builder(MeterNames.REPEATER_APPLIED_SEQ, link, DuplicateLink::ackedSeq)
+                .tag(MeterNames.TAG_DUPLICATE, id)
+                .description("The highest seq the duplicate acknowledged")
+                .register(registry)));
+    own.add(
+        register(
+            Gauge.builder(
+                    MeterNames.REPEATER_LAG,
+                    link,
+                    l -> Math.max(0, core.nextSeq() - 1 - l.ackedSeq()))
+                .tag(MeterNames.TAG_DUPLICATE, id)
+                .description("Writes sequenced that the duplicate has not acknowledged")
+                .register(registry)));
+    own.add(
+        register(
+            Gauge.builder(MeterNames.REPEATER_DUPLICATE_FENCED, link, l -> l.fenced() ? 1 : 0)
+                .tag(MeterNames.TAG_DUPLICATE, id)
+                .description("1 while the duplicate is fenced")
+                .register(registry)));
+  }
+
+  /** Removes a retired duplicate's meters from the registry. */
+  void removeDuplicate(int duplicateId) {
+    List<Meter> own = perDuplicate.remove(duplicateId);
+    if (own != null) {
+      registered.removeAll(own);
+      own.forEach(registry::remove);
+    }
+  }
+
+  private List<Meter> byDuplicate(int duplicateId) {
+    return perDuplicate.computeIfAbsent(duplicateId, id -> new CopyOnWriteArrayList<>());
   }
 
   private double predictedSla(RepeaterCore core) {

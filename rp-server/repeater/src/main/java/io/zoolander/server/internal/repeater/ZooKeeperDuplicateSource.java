@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.repeater;
 
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.RecordWatcher;
@@ -272,6 +273,70 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             }
           }
         });
+  }
+
+  @Override
+  public Optional<Membership> readMembership(long timeoutMillis) throws Exception {
+    return inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          try {
+            return Optional.of(decodeMembership(zk.getData(znodes.members(), false, null)));
+          } catch (KeeperException.NoNodeException e) {
+            return Optional.empty();
+          }
+        });
+  }
+
+  @Override
+  public long writeMembership(Membership membership, long timeoutMillis) throws Exception {
+    byte[] data = membership.encode();
+    return inSession(
+        timeoutMillis,
+        false,
+        zk -> {
+          while (true) {
+            try {
+              Stat stat = new Stat();
+              Membership held = decodeMembership(zk.getData(znodes.members(), false, stat));
+              if (held.version() >= membership.version()) {
+                return held.version();
+              }
+              zk.setData(znodes.members(), data, stat.getVersion());
+              return membership.version();
+            } catch (KeeperException.NoNodeException e) {
+              try {
+                ZnodeParents.create(zk, znodes.members(), znodes.basePath(), acl);
+                zk.create(znodes.members(), data, acl, CreateMode.PERSISTENT);
+                return membership.version();
+              } catch (KeeperException.NodeExistsException raced) {
+                // written meanwhile: read it again
+              }
+            } catch (KeeperException.BadVersionException e) {
+              // changed meanwhile: read it again
+            } catch (KeeperException.NoAuthException e) {
+              throw notAllowed(e);
+            }
+          }
+        });
+  }
+
+  private Membership decodeMembership(byte[] data) {
+    try {
+      return Membership.decode(data);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(
+          "duplicate "
+              + duplicateId
+              + ": "
+              + znodes.members()
+              + " in "
+              + connectString
+              + " holds "
+              + e.getMessage(),
+          e);
+    }
   }
 
   private String leftOutPath() {
