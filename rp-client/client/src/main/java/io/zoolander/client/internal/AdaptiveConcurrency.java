@@ -12,8 +12,10 @@ import java.util.concurrent.TimeUnit;
  * ratio (reads where some duplicate refused, failed or timed out) or the latency variation (p90 /
  * p50 of every reply latency in the window, winners and losers) reached the raising thresholds, and
  * down by one if both are below the lowering thresholds. For {@link ReadPolicy.Fixed} C never
- * moves; for {@link ReadPolicy.Hedged} it is 1 (the hedges add the others). Not thread-safe: used
- * on the client's I/O thread. Internal: not part of the public API.
+ * moves; for {@link ReadPolicy.Hedged} it is 1 (the hedges add the others). C never exceeds the
+ * number of active duplicates, which changes when duplicates are added or retired while the client
+ * runs ({@link #setDuplicates}). Not thread-safe: used on the client's I/O thread only (the event
+ * loop); {@link #current()} may be read from any thread. Internal: not part of the public API.
  */
 public final class AdaptiveConcurrency {
   static final long WINDOW_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -23,7 +25,14 @@ public final class AdaptiveConcurrency {
   private final ReadPolicy.Adaptive policy;
 
   private final Ticker ticker;
-  private final int maxConcurrency;
+
+  /** The policy's own bound on C, whatever the number of duplicates. */
+  private final int policyMax;
+
+  /** The C a fixed policy asks for (it holds once there are that many duplicates). */
+  private final int fixedConcurrency;
+
+  private int maxConcurrency;
   private volatile int concurrency;
   private long windowStartNanos;
   private int reads;
@@ -52,9 +61,31 @@ public final class AdaptiveConcurrency {
     } else {
       throw new IllegalArgumentException("unknown read policy " + policy);
     }
-    this.maxConcurrency = Math.min(duplicates, max);
+    this.policyMax = max;
+    this.fixedConcurrency = policy instanceof ReadPolicy.Fixed ? initial : 0;
+    this.maxConcurrency = Math.max(1, Math.min(duplicates, max));
     this.concurrency = Math.max(1, Math.min(maxConcurrency, initial));
     this.windowStartNanos = ticker.nanoTime();
+  }
+
+  /**
+   * The number of active duplicates changed (one added or retired while the client runs): C's
+   * maximum follows it. A fixed policy's C is its own C again as far as there are duplicates for
+   * it; an adaptive C is kept within the new bounds (its minimum as far as there are duplicates for
+   * it) and moves on from there.
+   */
+  public void setDuplicates(int activeDuplicates) {
+    maxConcurrency = Math.max(1, Math.min(activeDuplicates, policyMax));
+    int c = fixedConcurrency > 0 ? fixedConcurrency : concurrency;
+    if (policy != null) {
+      c = Math.max(c, Math.min(policy.minConcurrency(), maxConcurrency));
+    }
+    concurrency = Math.max(1, Math.min(maxConcurrency, c));
+  }
+
+  /** The current maximum of C: the policy's, at most the number of active duplicates. */
+  public int maxConcurrency() {
+    return maxConcurrency;
   }
 
   /** The current degree of concurrency. Safe to read from any thread. */

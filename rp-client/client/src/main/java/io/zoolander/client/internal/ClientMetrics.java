@@ -4,19 +4,23 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The client's Micrometer meters. Names are stable and documented in {@code docs/client.md}.
- * Updated on the client's I/O thread; gauges may be read from any thread. Internal: not part of the
- * public API.
+ * The client's Micrometer meters. Names are stable and documented in {@code docs/client.md}. The
+ * per-duplicate meters (tag {@code duplicate}, the duplicate's index) grow by {@link #add} when a
+ * duplicate is added while the client runs; a retired duplicate's stay registered, with what they
+ * counted. Updated on the client's I/O thread only (the event loop), {@link #add} included; gauges
+ * may be read from any thread. Internal: not part of the public API.
  */
 final class ClientMetrics {
   static final int SLA_WINDOW = 10_000;
 
-  private final Timer[] readWin;
-  private final Timer[] readLose;
-  private final Counter[] wins;
+  private final MeterRegistry registry;
+  private Timer[] readWin;
+  private Timer[] readLose;
+  private Counter[] wins;
   private final Counter hedges;
   private final Counter readRequests;
   private final Counter readRetries;
@@ -35,30 +39,12 @@ final class ClientMetrics {
 
   ClientMetrics(
       MeterRegistry registry, int duplicates, AdaptiveConcurrency concurrency, double slaTauMs) {
-    readWin = new Timer[duplicates];
-    readLose = new Timer[duplicates];
-    wins = new Counter[duplicates];
+    this.registry = registry;
+    readWin = new Timer[0];
+    readLose = new Timer[0];
+    wins = new Counter[0];
     for (int i = 0; i < duplicates; i++) {
-      String d = Integer.toString(i);
-      readWin[i] =
-          Timer.builder("zoolander.client.read.latency")
-              .tag("duplicate", d)
-              .tag("reply", "first")
-              .description(
-                  "Latency of read replies per duplicate; 'other' are the losing replies (still model input)")
-              .publishPercentileHistogram()
-              .register(registry);
-      readLose[i] =
-          Timer.builder("zoolander.client.read.latency")
-              .tag("duplicate", d)
-              .tag("reply", "other")
-              .publishPercentileHistogram()
-              .register(registry);
-      wins[i] =
-          Counter.builder("zoolander.client.read.wins")
-              .tag("duplicate", d)
-              .description("Reads this duplicate answered first")
-              .register(registry);
+      add();
     }
     hedges =
         Counter.builder("zoolander.client.read.hedges")
@@ -108,6 +94,39 @@ final class ClientMetrics {
         .description("Fraction of the last " + SLA_WINDOW + " operations completed within tau")
         .register(registry);
     this.tauNanos = (long) (slaTauMs * 1_000_000);
+  }
+
+  /**
+   * Registers the meters of one more duplicate (added while the client runs).
+   *
+   * @return its index
+   */
+  int add() {
+    int i = readWin.length;
+    String d = Integer.toString(i);
+    readWin = Arrays.copyOf(readWin, i + 1);
+    readLose = Arrays.copyOf(readLose, i + 1);
+    wins = Arrays.copyOf(wins, i + 1);
+    readWin[i] =
+        Timer.builder("zoolander.client.read.latency")
+            .tag("duplicate", d)
+            .tag("reply", "first")
+            .description(
+                "Latency of read replies per duplicate; 'other' are the losing replies (still model input)")
+            .publishPercentileHistogram()
+            .register(registry);
+    readLose[i] =
+        Timer.builder("zoolander.client.read.latency")
+            .tag("duplicate", d)
+            .tag("reply", "other")
+            .publishPercentileHistogram()
+            .register(registry);
+    wins[i] =
+        Counter.builder("zoolander.client.read.wins")
+            .tag("duplicate", d)
+            .description("Reads this duplicate answered first")
+            .register(registry);
+    return i;
   }
 
   void readReply(int duplicate, long latencyNanos, boolean first) {

@@ -22,6 +22,7 @@ import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.Membership;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.PluginEndpoint;
@@ -42,19 +43,34 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.common.PathUtils;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The client implementation. One event-loop thread owns every piece of mutable state (pending
- * requests, ranking, adaptive policy, meters), so there are no locks on the request path: public
- * methods hand their work to it, and replies are handled where their bytes arrive. Internal: not
- * part of the public API.
+ * requests, ranking, adaptive policy, meters, the set of duplicates), so there are no locks on the
+ * request path: public methods hand their work to it, and replies are handled where their bytes
+ * arrive.
+ *
+ * <p>The set of duplicates follows the membership record ({@link Membership}, in {@link
+ * io.zoolander.wire.Znodes#members()}), watched in every duplicate known by connect string: an
+ * active member without a link gets one, appended (indexes never move: {@code plugins}, the
+ * ranking, the slowness table and the meters all grow by one), a linked duplicate the newest record
+ * no longer lists is retired (its link and watchers closed, its index left in place and never read
+ * from or waited for again), and a joining one is linked but not read from. Those changes are made
+ * on the event loop too; {@code plugins} is copy-on-write so that other threads (the
+ * connection-state query, connecting) may read it. Internal: not part of the public API.
  */
 public final class DefaultZoolanderClient implements ZoolanderClient {
   private static final Logger LOG = LoggerFactory.getLogger(DefaultZoolanderClient.class);
@@ -70,8 +86,26 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final PeerLink repeater;
   private final ClientWrites writes;
   private final RepeaterDiscovery discovery;
-  private final List<PeerLink> plugins = new ArrayList<>();
-  private final List<RecordWatcher<PluginEndpoint>> watchers = new ArrayList<>();
+
+  /** The duplicate links by index; appended to on the event loop, read by any thread. */
+  private final List<PeerLink> plugins = new CopyOnWriteArrayList<>();
+
+  /** Where each link stands in the newest membership record (event loop, see MemberTable). */
+  private final MemberTable members = new MemberTable();
+
+  /**
+   * The ZooKeeper watchers of each link's ensemble (its endpoint record, the membership record), by
+   * link index; guarded by itself, so that a watcher started on the event loop is not missed by
+   * {@link #close()}.
+   */
+  private final Map<Integer, List<RecordWatcher<?>>> watchers = new HashMap<>();
+
+  /** Whether a forced reconciliation of the membership record is scheduled (event loop). */
+  private boolean forcedReconcileScheduled;
+
+  /** Membership records read, followed or not (event loop; for tests). */
+  private long membershipRecordsRead;
+
   private final DuplicateRanking ranking;
   private final PlannedSlownessTable slowness;
   private final AdaptiveConcurrency concurrency;
@@ -146,37 +180,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     try {
       client.repeater.targets(settings.repeaters());
       client.discovery.start(settings);
-      for (int i = 0; i < settings.duplicates().size(); i++) {
-        PeerLink link =
-            new PeerLink(
-                "duplicate[" + i + "]",
-                settings.clientId(),
-                client.loop,
-                true,
-                settings.sessionTimeoutMs(),
-                client::onMessage,
-                client::onState,
-                settings.tls(),
-                settings.credential(),
-                Credential.ANY_DUPLICATE);
-        client.plugins.add(link);
-        DuplicateTarget target = settings.duplicates().get(i);
+      for (DuplicateTarget target : settings.duplicates()) {
+        int index = client.link(target.connectString(), -1);
         if (target.endpoint() != null) {
-          link.target(target.endpoint());
-          continue;
+          client.plugins.get(index).target(target.endpoint());
+        } else {
+          client.watchEndpoint(index, target.connectString());
         }
-        RecordWatcher<PluginEndpoint> watcher =
-            new RecordWatcher<>(
-                target.connectString(),
-                settings.znodes().endpoint(),
-                settings.sessionTimeoutMs(),
-                PluginEndpoint::decode,
-                endpoint -> {
-                  endpoint.ifPresent(e -> link.expectServer(Credential.duplicate(e.duplicateId())));
-                  link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null));
-                });
-        client.watchers.add(watcher);
-        watcher.start();
+      }
+      // Only once every configured duplicate has its index: a record may name any of them.
+      for (int i = 0; i < settings.duplicates().size(); i++) {
+        String connectString = settings.duplicates().get(i).connectString();
+        if (connectString != null) {
+          client.watchMembers(i, connectString);
+        }
       }
       client.awaitConnected(settings.connectTimeoutMs());
       return client;
@@ -190,6 +207,210 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
+  /**
+   * Appends a duplicate link (not connected yet). The configured duplicates are linked by {@link
+   * #connect} before anything runs on the event loop, in the tables sized for them; a duplicate
+   * learned from the membership record is linked on the event loop, and the tables grow by one.
+   *
+   * @param connectString its ensemble's connect string, null for a fixed endpoint
+   * @param duplicateId the duplicate it serves, -1 if not known yet
+   * @return its index
+   */
+  private int link(@Nullable String connectString, int duplicateId) {
+    int index = plugins.size();
+    PeerLink link =
+        new PeerLink(
+            "duplicate[" + index + "]",
+            settings.clientId(),
+            loop,
+            true,
+            settings.sessionTimeoutMs(),
+            this::onMessage,
+            this::onState,
+            settings.tls(),
+            settings.credential(),
+            Credential.ANY_DUPLICATE);
+    if (index >= ranking.size()) { // learned while running (event loop): grow every table
+      ranking.add();
+      slowness.add();
+      metrics.add();
+    }
+    members.add(connectString, duplicateId, MemberTable.Standing.ACTIVE);
+    plugins.add(link); // second: an index in plugins is in members (other threads read both)
+    return index;
+  }
+
+  /**
+   * Points link {@code index} at the plugin its ensemble's endpoint record names, as it changes.
+   */
+  private void watchEndpoint(int index, String connectString) throws IOException {
+    PeerLink link = plugins.get(index);
+    startWatcher(
+        index,
+        new RecordWatcher<>(
+            connectString,
+            settings.znodes().endpoint(),
+            settings.sessionTimeoutMs(),
+            PluginEndpoint::decode,
+            endpoint -> {
+              endpoint.ifPresent(e -> link.expectServer(Credential.duplicate(e.duplicateId())));
+              link.target(endpoint.map(DefaultZoolanderClient::address).orElse(null));
+              endpoint.ifPresent(e -> loop.execute(() -> learned(index, e.duplicateId())));
+            }));
+  }
+
+  /** Follows the membership record in link {@code index}'s ensemble. */
+  private void watchMembers(int index, String connectString) throws IOException {
+    startWatcher(
+        index,
+        new RecordWatcher<>(
+            connectString,
+            settings.znodes().members(),
+            settings.sessionTimeoutMs(),
+            Membership::decode,
+            record -> record.ifPresent(m -> loop.execute(() -> onMembership(m)))));
+  }
+
+  private void startWatcher(int index, RecordWatcher<?> watcher) throws IOException {
+    synchronized (watchers) {
+      if (closed) {
+        return;
+      }
+      watchers.computeIfAbsent(index, i -> new ArrayList<>()).add(watcher);
+      watcher.start();
+    }
+  }
+
+  /** Closes link {@code index}'s watchers, off the event loop (closing a session waits). */
+  private void closeWatchers(int index) {
+    List<RecordWatcher<?>> closing;
+    synchronized (watchers) {
+      closing = watchers.remove(index);
+    }
+    if (closing != null) {
+      ForkJoinPool.commonPool().execute(() -> closing.forEach(DefaultZoolanderClient::close));
+    }
+  }
+
+  private static void close(RecordWatcher<?> watcher) {
+    try {
+      watcher.close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  // ------------------------------------------------------------------ membership (event loop)
+
+  /** A membership record read in some duplicate: followed if newer than any seen. */
+  private void onMembership(Membership record) {
+    if (closed) {
+      return;
+    }
+    membershipRecordsRead++;
+    long followed = members.version();
+    MemberTable.Changes changes = members.follow(record);
+    if (changes == null) {
+      LOG.debug(
+          "membership version {} ignored: version {} is followed already",
+          record.version(),
+          followed);
+      return;
+    }
+    LOG.info(
+        "following membership version {}: {}",
+        record.version(),
+        record.members().stream()
+            .map(m -> m.duplicateId() + (m.active() ? " active" : " joining"))
+            .collect(Collectors.joining(", ")));
+    apply(changes);
+  }
+
+  /** Link {@code index} serves {@code duplicateId} (its endpoint record or STATUS says so). */
+  private void learned(int index, int duplicateId) {
+    if (!closed && members.learned(index, duplicateId)) {
+      apply(members.reconcile(false));
+    }
+  }
+
+  private void apply(MemberTable.Changes changes) {
+    for (int index : changes.retired()) {
+      retire(index);
+    }
+    for (int index : changes.joining()) {
+      ranking.setReadable(index, false);
+      List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+      LOG.info(
+          "duplicate {} is joining: not read from until it has caught up",
+          members.duplicateId(index));
+    }
+    for (int index : changes.activated()) {
+      ranking.setReadable(index, true);
+      LOG.info("duplicate {} joined the read set", members.duplicateId(index));
+    }
+    for (Membership.Member member : changes.toLink()) {
+      int index = link(member.connectString(), member.duplicateId());
+      try {
+        watchEndpoint(index, member.connectString());
+        watchMembers(index, member.connectString());
+      } catch (IOException | RuntimeException e) {
+        LOG.warn(
+            "cannot watch duplicate {}'s ensemble {}: {}",
+            member.duplicateId(),
+            member.connectString(),
+            e.toString());
+      }
+      LOG.info(
+          "duplicate {} joined the read set (as {}, ensemble {})",
+          member.duplicateId(),
+          Peer.duplicate(index),
+          member.connectString());
+    }
+    if (!changes.isEmpty()) {
+      concurrency.setDuplicates(members.activeCount());
+    }
+    if (changes.waiting() && !forcedReconcileScheduled) {
+      forcedReconcileScheduled = true;
+      LOG.info(
+          "membership version {}: waiting up to {} ms to learn which duplicate each link serves"
+              + " before linking the new members",
+          members.version(),
+          settings.connectTimeoutMs());
+      loop.schedule(
+          () -> {
+            forcedReconcileScheduled = false;
+            if (!closed) {
+              apply(members.reconcile(true));
+            }
+          },
+          settings.connectTimeoutMs(),
+          TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Link {@code index} is no longer a member (or a second link to one): never read from or waited
+   * for again; its link and watchers are closed, what was waiting on it moves on.
+   */
+  private void retire(int index) {
+    PeerLink link = plugins.get(index);
+    ranking.setReadable(index, false);
+    int duplicateId = members.duplicateId(index);
+    if (members.indexOf(duplicateId) >= 0) {
+      LOG.info(
+          "duplicate {} is linked twice: {} closed, {} kept",
+          duplicateId,
+          Peer.duplicate(index),
+          Peer.duplicate(members.indexOf(duplicateId)));
+    } else {
+      LOG.info("duplicate {} retired", duplicateId);
+    }
+    link.close();
+    closeWatchers(index);
+    linkGone(index, link, false);
+    notifyState(Peer.duplicate(index), ConnectionState.LOST);
+  }
+
   private static InetSocketAddress address(PluginEndpoint endpoint) {
     return InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port());
   }
@@ -197,7 +418,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private void awaitConnected(long timeoutMs) {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (System.nanoTime() < deadline) {
-      if (repeater.isReady() && plugins.stream().allMatch(PeerLink::isReady)) {
+      if (repeater.isReady() && live().allMatch(PeerLink::isReady)) {
         return;
       }
       try {
@@ -212,13 +433,20 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       throw new ZoolanderException(
           KeeperException.Code.CONNECTIONLOSS, "repeater not reachable in " + timeoutMs + " ms");
     }
-    if (plugins.stream().noneMatch(PeerLink::isReady)) {
+    if (live().noneMatch(PeerLink::isReady)) {
       throw new ZoolanderException(
           KeeperException.Code.CONNECTIONLOSS, "no duplicate reachable in " + timeoutMs + " ms");
     }
     LOG.warn(
         "connected to the repeater and some duplicates; still waiting for {}",
-        plugins.stream().filter(p -> !p.isReady()).map(PeerLink::name).toList());
+        live().filter(p -> !p.isReady()).map(PeerLink::name).toList());
+  }
+
+  /** The links not retired. Any thread. */
+  private Stream<PeerLink> live() {
+    return IntStream.range(0, plugins.size()) // a link is in members before it is in plugins
+        .filter(i -> members.standing(i) != MemberTable.Standing.RETIRED)
+        .mapToObj(plugins::get);
   }
 
   // ------------------------------------------------------------------ public API
@@ -240,7 +468,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   @Override
   public ConnectionState connectionState(Peer peer) {
-    return peer.kind() == Peer.Kind.REPEATER ? repeater.state() : plugins.get(peer.index()).state();
+    if (peer.kind() == Peer.Kind.REPEATER) {
+      return repeater.state();
+    }
+    return members.standing(peer.index()) == MemberTable.Standing.RETIRED
+        ? ConnectionState.LOST // retired: its link is closed for good
+        : plugins.get(peer.index()).state();
   }
 
   @Override
@@ -774,7 +1007,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     for (int i = 0; i < plugins.size(); i++) {
-      if (plugins.get(i).isReady()) {
+      if (plugins.get(i).isReady() && members.counted(i)) { // not joining, not retired
         b.waitingFor.add(i);
       }
     }
@@ -914,26 +1147,44 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     if (link != repeater && state.isConnected()) {
       // Arm every watch on it again, from the last seq delivered: it sends what happened meanwhile.
+      // Its STATUS says which duplicate it serves: the membership record may need it.
+      Runnable ready =
+          () -> {
+            watchTable.linkReady(link);
+            learned(peer.index(), link.duplicateId());
+          };
       if (loop.inEventLoop()) {
-        watchTable.linkReady(link);
+        ready.run();
       } else {
-        loop.execute(() -> watchTable.linkReady(link));
+        loop.execute(ready);
       }
     }
     if (link != repeater && !state.isConnected()) {
-      int index = peer.index();
-      loop.execute(
-          () -> {
-            watchTable.linkLost(link);
-            List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
-            for (PendingRead<?> r : List.copyOf(reads.values())) {
-              if (r.sentNanos.remove(index) != null) {
-                ranking.recordFailure(index);
-                onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
-              }
-            }
-          });
+      loop.execute(() -> linkGone(peer.index(), link, true));
     }
+    notifyState(peer, state);
+  }
+
+  /**
+   * Link {@code index} is not connected any more (or retired): its watches, the barriers waiting
+   * for it and the reads sent to it move on (event loop).
+   *
+   * @param failure whether it counts as a failure in the ranking (a retired duplicate did not fail)
+   */
+  private void linkGone(int index, PeerLink link, boolean failure) {
+    watchTable.linkLost(link);
+    List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+    for (PendingRead<?> r : List.copyOf(reads.values())) {
+      if (r.sentNanos.remove(index) != null) {
+        if (failure) {
+          ranking.recordFailure(index);
+        }
+        onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
+      }
+    }
+  }
+
+  private void notifyState(Peer peer, ConnectionState state) {
     for (ConnectionStateListener listener : stateListeners) {
       try {
         listener.stateChanged(peer, state);
@@ -986,10 +1237,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   // ------------------------------------------------------------------ helpers
 
-  /** The builder index of the duplicate with this id (learned from its STATUS), -1 if unknown. */
+  /**
+   * The index of the live (not retired) link to the duplicate with this id (learned from its
+   * STATUS), -1 if unknown.
+   */
   private int indexOf(int duplicateId) {
     for (int i = 0; i < plugins.size(); i++) {
-      if (plugins.get(i).duplicateId() == duplicateId) {
+      if (plugins.get(i).duplicateId() == duplicateId
+          && members.standing(i) != MemberTable.Standing.RETIRED) {
         return i;
       }
     }
@@ -1020,13 +1275,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     closed = true;
     discovery.close();
-    for (RecordWatcher<PluginEndpoint> w : watchers) {
-      try {
-        w.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    List<RecordWatcher<?>> closing = new ArrayList<>();
+    synchronized (watchers) { // closed is set: no watcher starts any more
+      watchers.values().forEach(closing::addAll);
+      watchers.clear();
     }
+    closing.forEach(DefaultZoolanderClient::close);
     CompletableFuture<Void> failed = new CompletableFuture<>();
     loop.execute(
         () -> {
@@ -1051,6 +1305,22 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     plugins.forEach(PeerLink::close);
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     watchDelivery.close();
+  }
+
+  /** Membership records read in any duplicate so far, followed or not (for tests). */
+  long membershipRecordsRead() {
+    return onLoop(() -> membershipRecordsRead);
+  }
+
+  /** The version of the membership record followed, 0 before any (for tests). */
+  long membershipVersion() {
+    return onLoop(members::version);
+  }
+
+  private <T> T onLoop(Supplier<T> query) {
+    CompletableFuture<T> result = new CompletableFuture<>();
+    loop.execute(() -> result.complete(query.get()));
+    return result.join();
   }
 
   /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */

@@ -168,6 +168,13 @@ final class PeerLink {
     }
   }
 
+  /** Whether {@link #close()} was called: the link never connects again. Any thread. */
+  boolean isClosed() {
+    synchronized (lock) {
+      return closed;
+    }
+  }
+
   void close() {
     Channel c;
     synchronized (lock) {

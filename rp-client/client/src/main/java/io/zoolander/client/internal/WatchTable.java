@@ -108,7 +108,8 @@ final class WatchTable {
   }
 
   /**
-   * @param plugins the duplicate links, by builder index
+   * @param plugins the duplicate links, by index (it grows when a duplicate is added while the
+   *     client runs; a retired duplicate's link stays in it, closed)
    * @param advanceSeen raises the client's read floor
    * @param armTimeoutMs how long {@link #add}'s future waits for a duplicate to arm the watch
    */
@@ -309,7 +310,8 @@ final class WatchTable {
     LOG.warn(
         "{} refused the watch on {}: {}: {}", from.name(), w.path, error.code(), error.message());
     w.refusedBy.add(from);
-    if (w.refusedBy.size() >= plugins.size()) {
+    // Every link still open refused it (a retired duplicate's link is closed and does not count).
+    if (plugins.stream().filter(l -> !l.isClosed()).allMatch(w.refusedBy::contains)) {
       fail(
           w,
           new ZoolanderException(

@@ -90,4 +90,36 @@ class AdaptiveConcurrencyTest {
     assertThat(hedged.current()).isEqualTo(1);
     assertThat(new AdaptiveConcurrency(ReadPolicy.all(), 4, ticker).current()).isEqualTo(4);
   }
+
+  @Test
+  void theMaximumFollowsTheNumberOfActiveDuplicates() {
+    AdaptiveConcurrency all = new AdaptiveConcurrency(ReadPolicy.all(), 1, ticker);
+    assertThat(all.current()).isEqualTo(1);
+    all.setDuplicates(3); // two duplicates added online
+    assertThat(all.current()).isEqualTo(3);
+    assertThat(all.maxConcurrency()).isEqualTo(3);
+    all.setDuplicates(2); // one retired
+    assertThat(all.current()).isEqualTo(2);
+
+    AdaptiveConcurrency fixed = new AdaptiveConcurrency(ReadPolicy.fixed(2), 1, ticker);
+    assertThat(fixed.current()).isEqualTo(1);
+    fixed.setDuplicates(4);
+    assertThat(fixed.current()).as("its own C once there are duplicates for it").isEqualTo(2);
+
+    AdaptiveConcurrency hedged = new AdaptiveConcurrency(ReadPolicy.hedged(0.95), 1, ticker);
+    hedged.setDuplicates(3);
+    assertThat(hedged.current()).isEqualTo(1);
+
+    AdaptiveConcurrency adaptive = adaptive(2);
+    window(adaptive, 1_000_000, 20_000_000, 4, 0);
+    assertThat(adaptive.current()).isEqualTo(2);
+    window(adaptive, 1_000_000, 20_000_000, 4, 0);
+    assertThat(adaptive.current()).as("held at N = 2").isEqualTo(2);
+    adaptive.setDuplicates(3);
+    assertThat(adaptive.current()).as("kept, now below the new maximum").isEqualTo(2);
+    window(adaptive, 1_000_000, 20_000_000, 4, 0);
+    assertThat(adaptive.current()).as("raised to the third duplicate").isEqualTo(3);
+    adaptive.setDuplicates(1);
+    assertThat(adaptive.current()).as("never above the active duplicates").isEqualTo(1);
+  }
 }

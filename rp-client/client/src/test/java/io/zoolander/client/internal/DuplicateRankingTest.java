@@ -50,4 +50,26 @@ class DuplicateRankingTest {
     assertThat(ranking.latencyPercentileNanos(0.95, 0)).isEqualTo(95_000);
     assertThat(ranking.latencyPercentileNanos(0.5, 0)).isEqualTo(50_000);
   }
+
+  @Test
+  void aDuplicateAddedLaterRanksFirstAndARetiredOneIsLeftOutWithoutMovingIndexes() {
+    DuplicateRanking ranking = new DuplicateRanking(2);
+    ranking.recordReply(0, 1_000_000);
+    ranking.recordReply(1, 2_000_000);
+    assertThat(ranking.add()).isEqualTo(2);
+    assertThat(ranking.size()).isEqualTo(3);
+    // Unsampled, the new duplicate is tried first.
+    assertThat(ranking.order(i -> true)).containsExactly(2, 0, 1);
+    ranking.recordReply(2, 3_000_000);
+    assertThat(ranking.order(i -> true)).containsExactly(0, 1, 2);
+
+    ranking.setReadable(0, false); // retired (or joining)
+    assertThat(ranking.readable(0)).isFalse();
+    assertThat(ranking.order(i -> true)).containsExactly(1, 2);
+    assertThat(ranking.add()).as("a retired index is never reused").isEqualTo(3);
+    assertThat(ranking.order(i -> true)).containsExactly(3, 1, 2);
+
+    ranking.setReadable(0, true); // a joining duplicate caught up: its samples were kept
+    assertThat(ranking.order(i -> i != 3)).containsExactly(0, 1, 2);
+  }
 }

@@ -26,4 +26,15 @@ class PlannedSlownessTableTest {
     table.announced(1, new Message.PlannedSlowness(2, 0));
     assertThat(table.isSlow(1)).as("ended").isFalse();
   }
+
+  @Test
+  void aDuplicateAddedLaterIsNotSlowAndCanAnnounce() {
+    PlannedSlownessTable table = new PlannedSlownessTable(1, () -> now);
+    table.announced(0, new Message.PlannedSlowness(1, 100));
+    assertThat(table.add()).isEqualTo(1);
+    assertThat(table.isSlow(1)).isFalse();
+    assertThat(table.isSlow(0)).as("kept across the growth").isTrue();
+    table.announced(1, new Message.PlannedSlowness(3, 100));
+    assertThat(table.isSlow(1)).isTrue();
+  }
 }
