@@ -8,9 +8,9 @@ import picocli.CommandLine.Command;
 
 /**
  * The {@code zoolander} command: entry point of the slim server jar (the operator's commands {@code
- * predict}, {@code plan}, {@code server} and {@code repeater}). The tools' jar adds {@code demo}
- * and {@code bench} through {@link #commandLine(Object...)} and runs the same {@link
- * #execute(CommandLine, String[], PrintWriter, PrintWriter)}.
+ * predict}, {@code plan}, {@code server}, {@code repeater} and {@code duplicates}). The tools' jar
+ * adds {@code demo} and {@code bench} through {@link #commandLine(Object...)} and runs the same
+ * {@link #execute(CommandLine, String[], PrintWriter, PrintWriter)}.
  */
 @Command(
     name = "zoolander",
@@ -133,7 +133,11 @@ public final class ZoolanderCommand implements Runnable {
     }
     for (Object command :
         List.of(
-            new PredictCommand(), new PlanCommand(), new ServerCommand(), new RepeaterCommand())) {
+            new PredictCommand(),
+            new PlanCommand(),
+            new ServerCommand(),
+            new RepeaterCommand(),
+            new DuplicatesCommand())) {
       cli.addSubcommand(command);
     }
     cli.getSubcommands()

@@ -241,10 +241,7 @@ final class DocsChecks {
     List<String> args = shown.args();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
-      String name =
-          current.getCommandName().equals("zoolander")
-              ? "zoolander"
-              : "zoolander " + current.getCommandName();
+      String name = current.getCommandSpec().qualifiedName();
       if (arg.startsWith("-") && arg.length() > 1) {
         String optionName = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
         OptionSpec option = current.getCommandSpec().findOption(optionName);
@@ -265,7 +262,7 @@ final class DocsChecks {
         if (!arg.contains("=") && option.arity().min() > 0) {
           i += option.arity().min(); // its values, which may start with '-'
         }
-      } else if (!subcommandSeen && current.getSubcommands().containsKey(arg)) {
+      } else if (current.getSubcommands().containsKey(arg)) { // nested too: duplicates add
         current = current.getSubcommands().get(arg);
         subcommandSeen = true;
       } else if (current.getCommandSpec().positionalParameters().isEmpty()) {
