@@ -172,7 +172,7 @@ final class DuplicateLink {
   /**
    * The epoch claim left this duplicate out (see EpochClaim): its state is not trusted, so when its
    * plugin first speaks it is fenced and rejoined by state transfer, whatever it reports. Before
-   * start.
+   * start, or on the loop for a duplicate added online before its first connection.
    */
   void leftOutOfClaim(String reason) {
     leftOutOfClaim = reason;

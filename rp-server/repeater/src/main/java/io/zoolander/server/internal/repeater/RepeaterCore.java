@@ -473,6 +473,11 @@ public final class RepeaterCore implements AutoCloseable {
             DuplicateLink link = links.add(source);
             meters.registerDuplicate(RepeaterCore.this, link);
             added[0] = link;
+            // Should the transfer fail before it begins, the link must neither pin the log (it
+            // holds it no lower than the head) nor be streamed to from what its plugin reports
+            // (it is fenced and rejoined when its plugin first speaks, as one left out of a claim).
+            link.initialAck(sequencer.nextSeq() - 1);
+            link.leftOutOfClaim("added online: it joins by state transfer");
             transfers.start(link, done, false);
           });
       DuplicateLink link = added[0];
