@@ -69,7 +69,7 @@ class SlimServerJarTest {
             .filter(l -> l.matches("^  [a-z]+ .*"))
             .map(l -> l.trim().split(" ", -1)[0])
             .collect(Collectors.toList());
-    assertThat(commands).containsExactly("predict", "plan", "server", "repeater");
+    assertThat(commands).containsExactly("predict", "plan", "server", "repeater", "duplicates");
 
     Run chart = run(dir, "predict", "--example", "--chart", dir.resolve("chart.png").toString());
     assertThat(chart.exit()).isEqualTo(1);
