@@ -89,6 +89,7 @@ class LoadControllerIT {
             .retireMargin(0.05)
             .retirePeriods(3)
             .maxDuplicates(2)
+            .minSamples(20)
             .spare(2, spare.connectString())
             .build();
     Repeater repeater =

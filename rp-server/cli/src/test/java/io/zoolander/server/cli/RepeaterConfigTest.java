@@ -259,6 +259,7 @@ class RepeaterConfigTest {
             "controller.retirePeriods=4",
             "controller.minDuplicates=2",
             "controller.maxDuplicates=3",
+            "controller.minSamples=20",
             "controller.spare.3=127.0.0.1:2381",
             "controller.spare.2=127.0.0.1:2281");
     ControllerSettings s = c.controller();
@@ -270,6 +271,7 @@ class RepeaterConfigTest {
     assertThat(s.retirePeriods()).isEqualTo(4);
     assertThat(s.minDuplicates()).isEqualTo(2);
     assertThat(s.maxDuplicates()).hasValue(3);
+    assertThat(s.minSamples()).isEqualTo(20);
     assertThat(s.spares())
         .containsExactly(Map.entry(3, "127.0.0.1:2381"), Map.entry(2, "127.0.0.1:2281"));
     assertThat(c.toBuilder().build()).isNotNull();

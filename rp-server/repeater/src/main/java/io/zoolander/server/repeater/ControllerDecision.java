@@ -50,7 +50,7 @@ public record ControllerDecision(
     BELOW_TARGET(Action.ADD),
     /** One fewer duplicate met the target with the margin for the periods required: retired. */
     FEWER_SUFFICE(Action.RETIRE),
-    /** No ACK latency to predict from (no write recently): nothing to decide on. */
+    /** Fewer ACK latencies to predict from than the minimum (no write recently): no decision. */
     NO_SAMPLES(Action.HOLD),
     /** A change is under way (the controller's own, or a member still joining). */
     CHANGE_IN_PROGRESS(Action.HOLD),

@@ -83,6 +83,13 @@ public final class ControllerKeys {
           .doc("Most duplicates the controller lets serve: the node budget, in duplicates.")
           .build();
 
+  public static final Setting<Long> MIN_SAMPLES =
+      Setting.integer("controller.minSamples")
+          .defaultValue((long) ControllerSettings.DEFAULT_MIN_SAMPLES)
+          .unit("samples")
+          .doc("ACK latencies the predictor must hold before the controller decides.")
+          .build();
+
   /** {@code controller.spare.<id>}: one spare's connect string, a line per spare. */
   public static final Setting<String> SPARE =
       Setting.text(SPARE_PREFIX + "<id>")
@@ -106,6 +113,7 @@ public final class ControllerKeys {
           RETIRE_PERIODS,
           MIN_DUPLICATES,
           MAX_DUPLICATES,
+          MIN_SAMPLES,
           SPARE);
 
   /**
@@ -160,6 +168,10 @@ public final class ControllerKeys {
       current = MAX_DUPLICATES.key();
       if (values.containsKey(current)) {
         b.maxDuplicates(intValue(MAX_DUPLICATES.valueIn(values)));
+      }
+      current = MIN_SAMPLES.key();
+      if (values.containsKey(current)) {
+        b.minSamples(intValue(MIN_SAMPLES.valueIn(values)));
       }
       for (Map.Entry<String, String> e : values.entrySet()) {
         if (SPARE.matches(e.getKey())) {

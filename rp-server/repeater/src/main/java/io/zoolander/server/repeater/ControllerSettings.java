@@ -50,6 +50,13 @@ public final class ControllerSettings {
   /** Fewest duplicates the controller leaves serving. */
   public static final int DEFAULT_MIN_DUPLICATES = 1;
 
+  /**
+   * ACK latencies the predictor must hold before the controller decides: a prediction from a
+   * handful of samples (the first writes after a start, slowed by a cold JVM) is no reason to add a
+   * duplicate.
+   */
+  public static final int DEFAULT_MIN_SAMPLES = 100;
+
   /** Longest accepted period and cooldown: one hour. */
   public static final long MAX_MS = 3_600_000;
 
@@ -61,6 +68,7 @@ public final class ControllerSettings {
   private final int retirePeriods;
   private final int minDuplicates;
   private final OptionalInt maxDuplicates;
+  private final int minSamples;
   private final Map<Integer, String> spares;
 
   private ControllerSettings(Builder b) {
@@ -72,6 +80,7 @@ public final class ControllerSettings {
     this.retirePeriods = b.retirePeriods;
     this.minDuplicates = b.minDuplicates;
     this.maxDuplicates = b.maxDuplicates;
+    this.minSamples = b.minSamples;
     this.spares = Collections.unmodifiableMap(new LinkedHashMap<>(b.spares));
   }
 
@@ -122,6 +131,11 @@ public final class ControllerSettings {
     return maxDuplicates;
   }
 
+  /** ACK latencies the predictor must hold before the controller decides. */
+  public int minSamples() {
+    return minSamples;
+  }
+
   /**
    * The pool: duplicates the controller may add (those that are not members) and retire (those that
    * are), by id, with their connect strings, in the order they were given: the first free one is
@@ -149,6 +163,8 @@ public final class ControllerSettings {
         + minDuplicates
         + ".."
         + (maxDuplicates.isPresent() ? maxDuplicates.getAsInt() : "configured+spares")
+        + ", minSamples="
+        + minSamples
         + ", spares="
         + spares
         + "]";
@@ -164,6 +180,7 @@ public final class ControllerSettings {
     private int retirePeriods = DEFAULT_RETIRE_PERIODS;
     private int minDuplicates = DEFAULT_MIN_DUPLICATES;
     private OptionalInt maxDuplicates = OptionalInt.empty();
+    private int minSamples = DEFAULT_MIN_SAMPLES;
     private final Map<Integer, String> spares = new LinkedHashMap<>();
 
     private Builder() {}
@@ -235,6 +252,15 @@ public final class ControllerSettings {
     public Builder maxDuplicates(int duplicates) {
       this.maxDuplicates =
           OptionalInt.of((int) range(duplicates, 1, Integer.MAX_VALUE, "maxDuplicates"));
+      return this;
+    }
+
+    /**
+     * ACK latencies the predictor must hold before the controller decides, 1 to 1,000,000 (default
+     * {@value #DEFAULT_MIN_SAMPLES}); fewer hold every decision ({@code no_samples}).
+     */
+    public Builder minSamples(int samples) {
+      this.minSamples = (int) range(samples, 1, 1_000_000, "minSamples");
       return this;
     }
 

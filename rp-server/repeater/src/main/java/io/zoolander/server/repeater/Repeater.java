@@ -981,6 +981,11 @@ public final class Repeater implements AutoCloseable {
     }
 
     @Override
+    public int predictorSamples() {
+      return core.predictorSamples();
+    }
+
+    @Override
     public SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs) {
       return core.predict(duplicates, arrivalRatePerSec, tauMs);
     }

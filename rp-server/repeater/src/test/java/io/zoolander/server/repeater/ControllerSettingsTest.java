@@ -26,6 +26,7 @@ class ControllerSettingsTest {
     assertThat(s.minDuplicates()).isEqualTo(1);
     assertThat(s.maxDuplicates()).isEmpty();
     assertThat(s.spares()).isEmpty();
+    assertThat(s.minSamples()).isEqualTo(ControllerSettings.DEFAULT_MIN_SAMPLES);
   }
 
   @Test
@@ -45,6 +46,7 @@ class ControllerSettingsTest {
     assertThatThrownBy(() -> b.retirePeriods(0)).hasMessageContaining("retirePeriods");
     assertThatThrownBy(() -> b.minDuplicates(0)).hasMessageContaining("minDuplicates");
     assertThatThrownBy(() -> b.maxDuplicates(0)).hasMessageContaining("maxDuplicates");
+    assertThatThrownBy(() -> b.minSamples(0)).hasMessageContaining("minSamples");
     assertThatThrownBy(() -> b.spare(0, "127.0.0.1:2181"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("spare 0")

@@ -46,6 +46,9 @@ public final class LoadController implements AutoCloseable {
     /** Writes sequenced per second, measured. */
     double arrivalRatePerSec();
 
+    /** The ACK latencies the predictions use now. */
+    int predictorSamples();
+
     /**
      * The model's SLA at {@code tauMs} for {@code duplicates} at the rate; null without samples.
      */
@@ -169,7 +172,10 @@ public final class LoadController implements AutoCloseable {
       d =
           policy.decide(
               new LoadPolicy.Observation(
-                  m, rate, n -> deployment.predict(n, rate, settings.tauMs())));
+                  m,
+                  rate,
+                  deployment.predictorSamples(),
+                  n -> deployment.predict(n, rate, settings.tauMs())));
     } catch (RuntimeException e) {
       // A period that cannot observe (the repeater closing, say) decides nothing; the next tries
       // again. Thrown out of the schedule it would end every later period.

@@ -26,7 +26,8 @@ import java.util.function.IntFunction;
  * <ol>
  *   <li>A change is under way (this policy's, or a member is still joining): hold. Nothing is
  *       judged until the set is settled.
- *   <li>No prediction (no ACK latency to predict from): hold; the streak below starts over.
+ *   <li>Fewer ACK latencies to predict from than the minimum, or no prediction: hold; the streak
+ *       below starts over.
  *   <li>The prediction for N misses the target: add the free spare with the fewest failed adds
  *       (first in pool order among equals), unless N is the budget, no spare is free, or the last
  *       change ended less than the cooldown ago.
@@ -49,11 +50,15 @@ public final class LoadPolicy {
    *
    * @param membership the set now
    * @param arrivalRatePerSec the measured write rate
+   * @param samples the ACK latencies the predictions use now
    * @param predict the model's SLA at tau for a number of duplicates at that rate; null (or NaN)
    *     without samples. Asked for N, and N - 1 or N + 1 when a rule needs it.
    */
   public record Observation(
-      Membership membership, double arrivalRatePerSec, IntFunction<SlaEstimate> predict) {
+      Membership membership,
+      double arrivalRatePerSec,
+      int samples,
+      IntFunction<SlaEstimate> predict) {
     public Observation {
       Objects.requireNonNull(membership, "membership must not be null");
       Objects.requireNonNull(predict, "predict must not be null");
@@ -116,7 +121,7 @@ public final class LoadPolicy {
       retireStreak = 0;
       return hold(Reason.CHANGE_IN_PROGRESS, n, rate, Double.NaN, Double.NaN, Double.NaN);
     }
-    double slaNow = sla(o, n);
+    double slaNow = o.samples() < settings.minSamples() ? Double.NaN : sla(o, n);
     if (Double.isNaN(slaNow)) {
       retireStreak = 0;
       return hold(Reason.NO_SAMPLES, n, rate, Double.NaN, Double.NaN, Double.NaN);

@@ -31,6 +31,9 @@ class LoadPolicyTest {
 
   private final List<Integer> asked = new ArrayList<>();
 
+  /** The ACK latencies the predictor holds. */
+  private int samples = 1_000;
+
   private static ControllerSettings.Builder settings() {
     return ControllerSettings.builder()
         .targetSla(0.99)
@@ -59,6 +62,7 @@ class LoadPolicyTest {
         new LoadPolicy.Observation(
             m,
             250,
+            samples,
             n -> {
               asked.add(n);
               Double s = sla.get(n);
@@ -82,6 +86,18 @@ class LoadPolicyTest {
     assertThat(p.pending()).isNull();
     sla.put(1, Double.NaN); // an engine answer without samples behind it
     assertThat(decide(p, members(1)).reason()).isEqualTo(Reason.NO_SAMPLES);
+  }
+
+  @Test
+  void aHandfulOfSamplesIsNoReasonToAdd() {
+    LoadPolicy p = policy(settings().minSamples(100).build(), 3);
+    sla.put(1, 0.0); // one slow first write
+    samples = 99;
+    ControllerDecision d = decide(p, members(1));
+    assertThat(d.reason()).isEqualTo(Reason.NO_SAMPLES);
+    assertThat(asked).as("the engine is not even asked").isEmpty();
+    samples = 100;
+    assertThat(decide(p, members(1)).action()).isEqualTo(Action.ADD);
   }
 
   @Test
