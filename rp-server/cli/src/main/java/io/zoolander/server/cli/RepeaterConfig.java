@@ -6,6 +6,8 @@ import io.zoolander.server.internal.security.SecurityKeys;
 import io.zoolander.server.repeater.AdmissionKeys;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.BatchingPolicy;
+import io.zoolander.server.repeater.ControllerKeys;
+import io.zoolander.server.repeater.ControllerSettings;
 import io.zoolander.server.repeater.FailoverSettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.repeater.RepeaterKeys;
@@ -39,11 +41,11 @@ import java.util.stream.Collectors;
  * an error (so that a typo cannot silently leave a default in force). Values are trimmed; no
  * escapes or continuation lines.
  *
- * <p>The keys are the repeater's descriptors, {@link RepeaterKeys#ALL} (with {@link AdmissionKeys}
- * and the security keys): this class only reads the file, finds each key's line and builds; {@code
- * zoolander repeater --help} prints the descriptors. Every problem is a {@link CliException} with
- * one line naming the file, the line and the key; for an unknown key its {@linkplain
- * CliException#hint() hint} names the nearest known key.
+ * <p>The keys are the repeater's descriptors, {@link RepeaterKeys#ALL} (with {@link AdmissionKeys},
+ * {@link ControllerKeys} and the security keys): this class only reads the file, finds each key's
+ * line and builds; {@code zoolander repeater --help} prints the descriptors. Every problem is a
+ * {@link CliException} with one line naming the file, the line and the key; for an unknown key its
+ * {@linkplain CliException#hint() hint} names the nearest known key.
  *
  * @param clientHost address the client listener binds
  * @param clientPort port the client listener binds, 0 for a free one
@@ -70,6 +72,8 @@ import java.util.stream.Collectors;
  * @param epochCheckMs how often the state znodes are read for a newer epoch, 0 for never
  * @param failover automatic failover from the {@code failover*} entries; null when off (the
  *     repeater takes over at once)
+ * @param controller the controller that follows the load, from the {@code controller.*} entries
+ *     ({@link ControllerKeys}); null when off
  */
 record RepeaterConfig(
     String clientHost,
@@ -90,7 +94,8 @@ record RepeaterConfig(
     ConnectionLimits connectionLimits,
     long missingDuplicateGraceMs,
     long epochCheckMs,
-    FailoverSettings failover) {
+    FailoverSettings failover,
+    ControllerSettings controller) {
 
   private static final String FAILOVER_PREFIX = RepeaterKeys.FAILOVER.key() + ".";
 
@@ -224,6 +229,7 @@ record RepeaterConfig(
     AdmissionSettings admission = p.admission();
     FailoverSettings failoverSettings = p.failover(); // validated even when off: no silent typo
     FailoverSettings failover = p.get(RepeaterKeys.FAILOVER) ? failoverSettings : null;
+    ControllerSettings controller = p.controller(duplicates, admission != null);
     return new RepeaterConfig(
         clientHost,
         clientPort,
@@ -243,7 +249,8 @@ record RepeaterConfig(
         connectionLimits,
         missingDuplicateGraceMs,
         epochCheckMs,
-        failover);
+        failover,
+        controller);
   }
 
   /**
@@ -314,6 +321,9 @@ record RepeaterConfig(
     if (admission != null) {
       builder.admission(admission);
     }
+    if (controller != null) {
+      builder.controller(controller);
+    }
     LinkSecurity link = security(security);
     if (link.tls() != null) {
       builder.tls(link.tls());
@@ -339,10 +349,12 @@ record RepeaterConfig(
                         && !k.startsWith("auth.")
                         && !k.startsWith("zookeeper.")
                         && !k.startsWith(AdmissionKeys.PREFIX)
+                        && !k.startsWith(ControllerKeys.PREFIX)
                         && !k.startsWith(FAILOVER_PREFIX))
             .collect(Collectors.joining(", "))
-        + ", and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.* and the"
-        + " admission control keys admission.* (--help lists them)";
+        + ", and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.*, the"
+        + " admission control keys admission.* and the load controller keys controller.* (--help"
+        + " lists them)";
   }
 
   private static String where(String source, int line) {
@@ -421,6 +433,73 @@ record RepeaterConfig(
       } catch (SettingException e) {
         throw error(e.key(), e.problem());
       }
+    }
+
+    /**
+     * The {@code controller.*} entries, validated, and checked against the rest: not with admission
+     * control, a spare that is a configured duplicate at the same connect string, a budget of at
+     * least the minimum (what {@link Repeater.Builder#controller} would refuse, named by line).
+     */
+    ControllerSettings controller(Map<Integer, String> duplicates, boolean admission) {
+      ControllerSettings settings;
+      try {
+        settings = ControllerKeys.parse(values);
+      } catch (SettingException e) {
+        throw error(e.key(), e.problem());
+      }
+      if (settings == null) {
+        return null;
+      }
+      if (admission) {
+        throw error(
+            ControllerKeys.ENABLED.key(),
+            "the load controller and admission control cannot be on together (membership changes"
+                + " are refused while admission control is on)");
+      }
+      int notConfigured = 0;
+      for (Map.Entry<Integer, String> spare : settings.spares().entrySet()) {
+        String configured = duplicates.get(spare.getKey());
+        if (configured == null) {
+          notConfigured++;
+        } else if (!configured.equals(spare.getValue())) {
+          throw error(
+              spareKey(spare.getKey()),
+              "duplicate."
+                  + spare.getKey()
+                  + " is configured at "
+                  + configured
+                  + ": a spare that is configured needs the same connect string");
+        }
+      }
+      int budget = settings.maxDuplicates().orElse(duplicates.size() + notConfigured);
+      if (budget < settings.minDuplicates()) {
+        throw error(
+            lineOf.containsKey(ControllerKeys.MIN_DUPLICATES.key())
+                ? ControllerKeys.MIN_DUPLICATES.key()
+                : ControllerKeys.ENABLED.key(),
+            ControllerKeys.MIN_DUPLICATES.key()
+                + " must be at most the budget of "
+                + budget
+                + " duplicates (the configured ones plus the spares), was "
+                + settings.minDuplicates());
+      }
+      return settings;
+    }
+
+    /** The key of spare {@code id}'s line as written ({@code controller.spare.03} is spare 3). */
+    private String spareKey(int id) {
+      for (String key : values.keySet()) {
+        if (ControllerKeys.SPARE.matches(key)) {
+          try {
+            if (Integer.parseInt(key.substring(ControllerKeys.SPARE_PREFIX.length())) == id) {
+              return key;
+            }
+          } catch (NumberFormatException e) {
+            // not this one: parse() refused such keys already
+          }
+        }
+      }
+      return ControllerKeys.ENABLED.key();
     }
 
     CliException error(String key, String problem) {

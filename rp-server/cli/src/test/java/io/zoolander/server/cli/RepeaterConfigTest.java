@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.repeater.AdmissionSettings;
 import io.zoolander.server.repeater.BatchingPolicy;
+import io.zoolander.server.repeater.ControllerSettings;
 import io.zoolander.server.repeater.FailoverSettings;
 import io.zoolander.server.repeater.RepeaterSettings;
 import java.nio.file.Files;
@@ -107,7 +108,8 @@ class RepeaterConfigTest {
                 new ConnectionLimits(5_000, 7_000, 9_000, 64),
                 1_500,
                 250,
-                new FailoverSettings("repeater-1.example", 7001, 50, 400)));
+                new FailoverSettings("repeater-1.example", 7001, 50, 400),
+                null));
     assertThat(c.duplicates().keySet()).containsExactly(3, 1, 2); // file order
     assertThat(c.toBuilder().build()).isNotNull();
   }
@@ -137,8 +139,8 @@ class RepeaterConfigTest {
       "clientport=7000",
       "unknown key 'clientport' (known: duplicate.<id>, clientHost, clientPort, basePath,"
           + " logCapacity, logCapacityBytes, sessionTimeoutMs, startTimeoutMs, epoch, clientIoThreads, handshakeTimeoutMs, frameIdleTimeoutMs, frameTimeoutMs, maxConnections, juteMaxBuffer, batching, autoRejoin, missingDuplicateGraceMs, epochCheckMs,"
-          + " failover, and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.* and the admission"
-          + " control keys admission.* (--help lists them))"
+          + " failover, and the failover keys failover.*, the security keys tls.*, auth.*, zookeeper.*, the admission"
+          + " control keys admission.* and the load controller keys controller.* (--help lists them))"
     },
     {"autoRejoin=no", "autoRejoin: must be true or false, was 'no'"},
     {"failover=on", "failover: must be true or false, was 'on'"},
@@ -240,6 +242,86 @@ class RepeaterConfigTest {
                     "duplicate.1=127.0.0.1:2181", "admission.enabled=true", "admission.burstMs=x"))
         .isInstanceOf(CliException.class)
         .hasMessage("r.properties line 3: admission.burstMs: not an integer: 'x'");
+  }
+
+  @Test
+  void controllerKeysAreReadAndValidated() {
+    RepeaterConfig c =
+        parse(
+            "duplicate.1=127.0.0.1:2181",
+            "duplicate.2=127.0.0.1:2281",
+            "controller.enabled=true",
+            "controller.targetSla=0.995",
+            "controller.tauMs=7.5",
+            "controller.periodMs=500",
+            "controller.cooldownMs=10000",
+            "controller.retireMargin=0.002",
+            "controller.retirePeriods=4",
+            "controller.minDuplicates=2",
+            "controller.maxDuplicates=3",
+            "controller.minSamples=20",
+            "controller.spare.3=127.0.0.1:2381",
+            "controller.spare.2=127.0.0.1:2281");
+    ControllerSettings s = c.controller();
+    assertThat(s.targetSla()).isEqualTo(0.995);
+    assertThat(s.tauMs()).isEqualTo(7.5);
+    assertThat(s.periodMs()).isEqualTo(500);
+    assertThat(s.cooldownMs()).isEqualTo(10_000);
+    assertThat(s.retireMargin()).isEqualTo(0.002);
+    assertThat(s.retirePeriods()).isEqualTo(4);
+    assertThat(s.minDuplicates()).isEqualTo(2);
+    assertThat(s.maxDuplicates()).hasValue(3);
+    assertThat(s.minSamples()).isEqualTo(20);
+    assertThat(s.spares())
+        .containsExactly(Map.entry(3, "127.0.0.1:2381"), Map.entry(2, "127.0.0.1:2281"));
+    assertThat(c.toBuilder().build()).isNotNull();
+    ControllerSettings defaults =
+        parse("duplicate.1=127.0.0.1:2181", "controller.enabled=true").controller();
+    assertThat(defaults.targetSla()).isEqualTo(ControllerSettings.DEFAULT_TARGET_SLA);
+    assertThat(defaults.maxDuplicates()).isEmpty();
+    assertThat(defaults.spares()).isEmpty();
+    assertThat(parse("duplicate.1=127.0.0.1:2181").controller()).isNull();
+  }
+
+  static Stream<Arguments> badControllerLines() {
+    return Stream.of(
+        Arguments.of(
+            "controller.tauMs=5",
+            "line 2: controller.tauMs: the controller is off: set controller.enabled=true or remove this line"),
+        Arguments.of(
+            "controller.enabled=true,controller.targetSla=1",
+            "line 3: controller.targetSla: targetSla must be in (0, 1), was 1.0"),
+        Arguments.of(
+            "controller.enabled=true,controller.cooldownMs=-1",
+            "line 3: controller.cooldownMs: cooldownMs must be in [0, 3600000], was -1"),
+        Arguments.of(
+            "controller.enabled=true,controller.spare.x=h:1",
+            "line 3: controller.spare.x: the duplicate id 'x' is not an integer (write controller.spare.<id>=<connect string>, <id> as the ensemble's zoolander.duplicateId)"),
+        Arguments.of(
+            "controller.enabled=true,controller.spare.0=h:1",
+            "line 3: controller.spare.0: spare 0: duplicateId must be >= 1, was 0"),
+        Arguments.of(
+            "controller.enabled=true,controller.spare.1=h:1",
+            "line 3: controller.spare.1: duplicate.1 is configured at 127.0.0.1:2181: a spare that is configured needs the same connect string"),
+        Arguments.of(
+            "controller.enabled=true,controller.minDuplicates=3,controller.maxDuplicates=2",
+            "line 4: controller.maxDuplicates: maxDuplicates must be at least minDuplicates (3), was 2"),
+        Arguments.of(
+            "controller.enabled=true,controller.minDuplicates=2",
+            "line 3: controller.minDuplicates: controller.minDuplicates must be at most the budget of 1 duplicates (the configured ones plus the spares), was 2"),
+        Arguments.of(
+            "controller.enabled=true,admission.enabled=true",
+            "line 2: controller.enabled: the load controller and admission control cannot be on together (membership changes are refused while admission control is on)"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("badControllerLines")
+  void badControllerLinesAreOneMessageNamingTheirLineAndKey(String lines, String message) {
+    List<String> file = new java.util.ArrayList<>(List.of("duplicate.1=127.0.0.1:2181"));
+    file.addAll(List.of(lines.split(",")));
+    assertThatThrownBy(() -> parse(file.toArray(String[]::new)))
+        .isInstanceOf(CliException.class)
+        .hasMessage("r.properties " + message);
   }
 
   @Test

@@ -118,6 +118,42 @@ public final class MeterNames {
   /** Gauge: the current batching interval, in microseconds. */
   public static final String REPEATER_BATCH_INTERVAL = REPEATER_BATCH_PREFIX + "interval";
 
+  /** Tag: what the load controller did, {@code add}, {@code retire} or {@code hold}. */
+  public static final String TAG_ACTION = "action";
+
+  /** Tag: why the load controller decided as it did ({@code below_target}, ...). */
+  public static final String TAG_REASON = "reason";
+
+  /** Prefix of the meters of the controller that follows the load. */
+  public static final String REPEATER_CONTROLLER_PREFIX = "zoolander.repeater.controller.";
+
+  /** Counter, tags {@code action, reason}: the controller's decisions, one per period. */
+  public static final String REPEATER_CONTROLLER_DECISIONS =
+      REPEATER_CONTROLLER_PREFIX + "decisions";
+
+  /** Counter, tag {@code action} ({@code add}, {@code retire}): changes that failed. */
+  public static final String REPEATER_CONTROLLER_CHANGES_FAILED =
+      REPEATER_CONTROLLER_PREFIX + "changes.failed";
+
+  /** Gauge: the active duplicates (N) as of the controller's last period. */
+  public static final String REPEATER_CONTROLLER_DUPLICATES =
+      REPEATER_CONTROLLER_PREFIX + "duplicates";
+
+  /** Gauge: spares of the controller's pool that are not members, as of its last period. */
+  public static final String REPEATER_CONTROLLER_SPARES_FREE =
+      REPEATER_CONTROLLER_PREFIX + "spares.free";
+
+  /** Gauge: the SLA at the controller's tau predicted for N duplicates in its last period. */
+  public static final String REPEATER_CONTROLLER_SLA_CURRENT =
+      REPEATER_CONTROLLER_PREFIX + "sla.current";
+
+  /** Gauge: the same for N - 1 (NaN when not asked). */
+  public static final String REPEATER_CONTROLLER_SLA_FEWER =
+      REPEATER_CONTROLLER_PREFIX + "sla.fewer";
+
+  /** Gauge: the same for N + 1 (NaN when not asked). */
+  public static final String REPEATER_CONTROLLER_SLA_MORE = REPEATER_CONTROLLER_PREFIX + "sla.more";
+
   // -------------------------------------------------------------------------------------------
   // plugin
 

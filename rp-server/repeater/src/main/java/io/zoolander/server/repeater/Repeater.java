@@ -2,6 +2,7 @@ package io.zoolander.server.repeater;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import io.zoolander.model.SlaEstimate;
 import io.zoolander.server.internal.repeater.BatchingController;
 import io.zoolander.server.internal.repeater.CoreConfig;
 import io.zoolander.server.internal.repeater.DuplicateSource;
@@ -10,6 +11,7 @@ import io.zoolander.server.internal.repeater.RepeaterCore;
 import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.internal.repeater.ZooKeeperDuplicateSource;
 import io.zoolander.server.internal.repeater.admission.AdmissionController;
+import io.zoolander.server.internal.repeater.control.LoadController;
 import io.zoolander.server.internal.security.ConnectionLimits;
 import io.zoolander.server.internal.security.LinkSecurity;
 import io.zoolander.server.jmx.ZoolanderJmx;
@@ -72,12 +74,15 @@ public final class Repeater implements AutoCloseable {
   private final RepeaterCore core;
   private final MBeanServer mbeanServer;
   private final double slaTauMs;
+  private final LoadController controller; // null when off
   private RepeaterConsole console;
 
-  private Repeater(RepeaterCore core, MBeanServer mbeanServer, double slaTauMs) {
+  private Repeater(
+      RepeaterCore core, MBeanServer mbeanServer, double slaTauMs, LoadController controller) {
     this.core = core;
     this.mbeanServer = mbeanServer;
     this.slaTauMs = slaTauMs;
+    this.controller = controller;
   }
 
   public static Builder builder() {
@@ -128,6 +133,9 @@ public final class Repeater implements AutoCloseable {
             e);
       }
     }
+    if (controller != null) {
+      controller.start();
+    }
     return this;
   }
 
@@ -137,6 +145,9 @@ public final class Repeater implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (controller != null) {
+      controller.close();
+    }
     synchronized (this) {
       if (console != null) {
         console.close();
@@ -314,6 +325,14 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
+   * The last decision of the controller that follows the load, with the numbers behind it; empty
+   * when the controller is off ({@link Builder#controller}) or before its first period.
+   */
+  public Optional<ControllerDecision> controllerDecision() {
+    return controller == null ? Optional.empty() : Optional.ofNullable(controller.last());
+  }
+
+  /**
    * Admission control as of its last control period, empty when it is off ({@link
    * Builder#admission}).
    */
@@ -378,6 +397,7 @@ public final class Repeater implements AutoCloseable {
     private MBeanServer mbeanServer;
     private double slaTauMs = RepeaterSettings.DEFAULT_SLA_TAU_MS;
     private AdmissionSettings admission;
+    private ControllerSettings controller;
     private Ticker ticker = Ticker.system();
     private Duration predictorSampleMaxAge =
         Duration.ofMillis(RepeaterMeters.DEFAULT_SAMPLE_MAX_AGE_MS);
@@ -731,6 +751,18 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * Turns on the controller that follows the load (default: off): every period it adds a spare
+     * duplicate when the model predicts the target SLA is missed, and retires one it added when one
+     * fewer would do, within the budget. See {@link ControllerSettings}. Refused with admission
+     * control, whose model is sized by the configured duplicates; a spare that is also a configured
+     * duplicate must have the same connect string.
+     */
+    public Builder controller(ControllerSettings settings) {
+      this.controller = Objects.requireNonNull(settings, "controller must not be null");
+      return this;
+    }
+
+    /**
      * Registers the repeater's MBeans ({@link io.zoolander.server.jmx.RepeaterMXBean}, {@link
      * io.zoolander.server.jmx.PredictorMXBean}) in {@code mbeanServer} from {@link
      * Repeater#start()} until {@link Repeater#close()} (default: no MBeans). The {@code zoolander
@@ -773,8 +805,9 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
-     * The clock the predictor ages its samples by and admission control measures its periods with
-     * (default {@link Ticker#system()}); tests inject one to move time without sleeping.
+     * The clock the predictor ages its samples by, admission control measures its periods with and
+     * the load controller its cooldowns (default {@link Ticker#system()}); tests inject one to move
+     * time without sleeping.
      */
     public Builder ticker(Ticker ticker) {
       this.ticker = Objects.requireNonNull(ticker, "ticker must not be null");
@@ -803,12 +836,15 @@ public final class Repeater implements AutoCloseable {
     /**
      * A repeater with this configuration, not started.
      *
-     * @throws IllegalStateException if no duplicate is configured
+     * @throws IllegalStateException if no duplicate is configured, or the load controller is on
+     *     with admission control, with a spare whose connect string differs from the configured
+     *     duplicate of its id, or with fewer duplicates in its budget than its minimum
      */
     public Repeater build() {
       if (duplicates.isEmpty()) {
         throw new IllegalStateException("a repeater needs at least one duplicate");
       }
+      int controllerBudget = controllerBudget();
       if (credential != null && credential.isCertificate() && tls == null) {
         throw new IllegalStateException("credential: a certificate credential needs tls");
       }
@@ -863,7 +899,55 @@ public final class Repeater implements AutoCloseable {
         controller.meters().forEach(meters::register);
         core.admission(controller);
       }
-      return new Repeater(core, mbeanServer, slaTauMs);
+      LoadController loadController = null;
+      if (controller != null) {
+        loadController =
+            new LoadController(
+                controller, controllerBudget, new CoreDeployment(core), ticker, meters);
+      }
+      return new Repeater(core, mbeanServer, slaTauMs, loadController);
+    }
+
+    /**
+     * The load controller's budget in duplicates, once its settings are checked against the rest; 0
+     * when it is off.
+     */
+    private int controllerBudget() {
+      if (controller == null) {
+        return 0;
+      }
+      if (admission != null) {
+        throw new IllegalStateException(
+            "controller: the load controller and admission control cannot be on together"
+                + " (membership changes are refused while admission control is on)");
+      }
+      int notConfigured = 0;
+      for (Map.Entry<Integer, String> spare : controller.spares().entrySet()) {
+        String configured = duplicates.get(spare.getKey());
+        if (configured == null) {
+          notConfigured++;
+        } else if (!configured.equals(spare.getValue())) {
+          throw new IllegalStateException(
+              "controller: spare "
+                  + spare.getKey()
+                  + " is configured duplicate "
+                  + spare.getKey()
+                  + " at another connect string ("
+                  + configured
+                  + ", not "
+                  + spare.getValue()
+                  + ")");
+        }
+      }
+      int budget = controller.maxDuplicates().orElse(duplicates.size() + notConfigured);
+      if (budget < controller.minDuplicates()) {
+        throw new IllegalStateException(
+            "controller: the budget of "
+                + budget
+                + " duplicates (the configured ones plus the spares) is below minDuplicates "
+                + controller.minDuplicates());
+      }
+      return budget;
     }
 
     private static long millisUpToAnHour(Duration d, String name) {
@@ -881,6 +965,39 @@ public final class Repeater implements AutoCloseable {
         throw new IllegalArgumentException(name + " must be positive and below 2^31 ms, was " + d);
       }
       return d.toMillis();
+    }
+  }
+
+  /** The load controller's view of the repeater. */
+  private record CoreDeployment(RepeaterCore core) implements LoadController.Deployment {
+    @Override
+    public Membership membership() {
+      return core.membership();
+    }
+
+    @Override
+    public double arrivalRatePerSec() {
+      return core.arrivalRatePerSec();
+    }
+
+    @Override
+    public int predictorSamples() {
+      return core.predictorSamples();
+    }
+
+    @Override
+    public SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs) {
+      return core.predict(duplicates, arrivalRatePerSec, tauMs);
+    }
+
+    @Override
+    public CompletableFuture<Membership> addDuplicate(int duplicateId, String connectString) {
+      return core.addDuplicate(duplicateId, connectString);
+    }
+
+    @Override
+    public CompletableFuture<Membership> retireDuplicate(int duplicateId) {
+      return core.retireDuplicate(duplicateId);
     }
   }
 }

@@ -369,6 +369,7 @@ public final class RepeaterKeys {
                 FAILOVER_HEARTBEAT_INTERVAL_MS,
                 FAILOVER_HEARTBEAT_TIMEOUT_MS));
     all.addAll(AdmissionKeys.ALL);
+    all.addAll(ControllerKeys.ALL);
     all.addAll(SECURITY);
     return SettingSet.of("", all);
   }

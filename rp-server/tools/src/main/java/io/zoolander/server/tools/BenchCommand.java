@@ -4,10 +4,12 @@ import io.zoolander.server.bench.AdmissionBench;
 import io.zoolander.server.bench.BatchingBench;
 import io.zoolander.server.bench.Bench;
 import io.zoolander.server.bench.BenchSettings;
+import io.zoolander.server.bench.DiurnalBench;
 import io.zoolander.server.bench.PlannedSlownessBench;
 import io.zoolander.server.bench.WriteSaturationBench;
 import io.zoolander.server.cli.CliException;
 import io.zoolander.server.repeater.BatchingPolicy;
+import io.zoolander.server.testing.ServerMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -349,6 +351,52 @@ final class BenchCommand implements Callable<Integer> {
               + "--warmup-seconds (default 2; --quick 1); writes planned-slowness.md into --out if given.")
   boolean plannedSlowness;
 
+  @Option(
+      names = "--diurnal",
+      description =
+          "Instead of the comparison above: a compressed day (open-loop reads and writes rising from a tenth"
+              + " of --rate to --rate and back, two anomalies on duplicate 1), run once with the repeater's load"
+              + " controller (from --diurnal-min-duplicates up to the budget --diurnal-max-duplicates, adding"
+              + " spares) and once per static number of duplicates in that range, on the same schedule; reports"
+              + " the SLO violations (1-s windows with fewer than --diurnal-target of the reads within"
+              + " --diurnal-tau-ms) and node-seconds of each, names the best static configuration at no more"
+              + " node-seconds than the controller, and writes diurnal.md and diurnal.json into --out. Uses --rate"
+              + " (default: 400; --quick: 100), --read-fraction (default: 0.5), --seed and --out.")
+  boolean diurnal;
+
+  @Option(
+      names = "--diurnal-day-seconds",
+      paramLabel = "S",
+      description = "With --diurnal: the length of the compressed day (default: 60; --quick: 8).")
+  Integer diurnalDaySeconds;
+
+  @Option(
+      names = "--diurnal-min-duplicates",
+      paramLabel = "N",
+      description =
+          "With --diurnal: the controller's minimum and the smallest static configuration (default: 1).")
+  Integer diurnalMinDuplicates;
+
+  @Option(
+      names = "--diurnal-max-duplicates",
+      paramLabel = "N",
+      description =
+          "With --diurnal: the controller's budget and the largest static configuration (default: 3;"
+              + " --quick: 2).")
+  Integer diurnalMaxDuplicates;
+
+  @Option(
+      names = "--diurnal-tau-ms",
+      description = "With --diurnal: the SLO's and the controller's tau in ms (default: 10).")
+  Double diurnalTauMs;
+
+  @Option(
+      names = "--diurnal-target",
+      description =
+          "With --diurnal: the fraction of a window's reads within tau the SLO asks, and the"
+              + " controller's target SLA (default: 0.95).")
+  Double diurnalTarget;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter console = spec.commandLine().getOut();
@@ -358,10 +406,21 @@ final class BenchCommand implements Callable<Integer> {
             + (batching ? 1 : 0)
             + (plannedSlowness ? 1 : 0)
             + (writeSaturation ? 1 : 0)
+            + (diurnal ? 1 : 0)
         > 1) {
       throw CliException.usage(
-          "--admission, --batching, --planned-slowness and --write-saturation are separate"
-              + " benchmarks: choose one");
+          "--admission, --batching, --diurnal, --planned-slowness and --write-saturation are"
+              + " separate benchmarks: choose one");
+    }
+    if (diurnal) {
+      DiurnalBench.Settings diurnalSettings;
+      try {
+        diurnalSettings = diurnalSettings();
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage(e.getMessage());
+      }
+      new DiurnalBench(diurnalSettings, console).run(command);
+      return 0;
     }
     if (writeSaturation) {
       WriteSaturationBench.Settings saturation;
@@ -435,6 +494,34 @@ final class BenchCommand implements Callable<Integer> {
         fsync,
         repeaterSettings,
         out);
+  }
+
+  private DiurnalBench.Settings diurnalSettings() {
+    return new DiurnalBench.Settings(
+        diurnalMinDuplicates != null
+            ? diurnalMinDuplicates
+            : DiurnalBench.Settings.DEFAULT_MIN_DUPLICATES,
+        diurnalMaxDuplicates != null
+            ? diurnalMaxDuplicates
+            : quick
+                ? DiurnalBench.Settings.QUICK_MAX_DUPLICATES
+                : DiurnalBench.Settings.DEFAULT_MAX_DUPLICATES,
+        diurnalDaySeconds != null
+            ? diurnalDaySeconds
+            : quick
+                ? DiurnalBench.Settings.QUICK_DAY_SECONDS
+                : DiurnalBench.Settings.DEFAULT_DAY_SECONDS,
+        rate != null
+            ? rate
+            : quick
+                ? DiurnalBench.Settings.QUICK_PEAK_RATE_PER_SEC
+                : DiurnalBench.Settings.DEFAULT_PEAK_RATE_PER_SEC,
+        readFraction != null ? readFraction : DiurnalBench.Settings.DEFAULT_READ_FRACTION,
+        diurnalTauMs != null ? diurnalTauMs : DiurnalBench.Settings.DEFAULT_TAU_MS,
+        diurnalTarget != null ? diurnalTarget : DiurnalBench.Settings.DEFAULT_TARGET_SLA,
+        out,
+        seed != null ? seed : 1,
+        ServerMode.CHILD_JVM);
   }
 
   private AdmissionBench.Settings admissionSettings() {

@@ -70,7 +70,29 @@ class BenchAdmissionCommandTest {
   void theScenarioFlagsExcludeEachOther() {
     assertThat(run("bench", "--admission", "--batching").usageError())
         .isEqualTo(
-            "zoolander: --admission, --batching, --planned-slowness and --write-saturation are"
-                + " separate benchmarks: choose one");
+            "zoolander: --admission, --batching, --diurnal, --planned-slowness and --write-saturation"
+                + " are separate benchmarks: choose one");
+    assertThat(run("bench", "--diurnal", "--write-saturation").usageError())
+        .isEqualTo(
+            "zoolander: --admission, --batching, --diurnal, --planned-slowness and --write-saturation"
+                + " are separate benchmarks: choose one");
+  }
+
+  @Test
+  void badDiurnalFlagsAreOneLineAndANonZeroExit() {
+    assertThat(
+            run(
+                    "bench",
+                    "--diurnal",
+                    "--diurnal-min-duplicates",
+                    "3",
+                    "--diurnal-max-duplicates",
+                    "2")
+                .usageError())
+        .isEqualTo("zoolander: diurnal maximum duplicates must be in 3..8, was 2");
+    assertThat(run("bench", "--diurnal", "--diurnal-day-seconds", "1").usageError())
+        .isEqualTo("zoolander: diurnal day seconds must be in 4..3600, was 1");
+    assertThat(run("bench", "--diurnal", "--diurnal-target", "1").usageError())
+        .isEqualTo("zoolander: diurnal target must be in (0, 1), was 1.0");
   }
 }

@@ -32,10 +32,12 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li><b>Add.</b> The repeater claims its epoch at the new duplicate (a duplicate that holds a
- *       newer epoch belongs to another repeater: refused), writes the record with it {@link
- *       State#JOINING}, links it and rejoins it by state transfer from the most advanced duplicate,
- *       whatever its ensemble held. Once the transfer is done it is streamed to like the others,
- *       and the record marks it {@link State#ACTIVE}: clients start reading from it.
+ *       newer epoch belongs to another repeater: refused; one this repeater added and retired
+ *       before still holds this epoch, and no other repeater can have claimed it since), writes the
+ *       record with it {@link State#JOINING}, links it and rejoins it by state transfer from the
+ *       most advanced duplicate, whatever its ensemble held. Once the transfer is done it is
+ *       streamed to like the others, and the record marks it {@link State#ACTIVE}: clients start
+ *       reading from it.
  *   <li><b>Retire.</b> The record without it is written first (to it too, so that clients watching
  *       only it learn of it), then the repeater fences it, which its plugin records in its own
  *       ensemble (a retired duplicate stays fenced across restarts), and forgets it.
@@ -84,6 +86,11 @@ final class MembershipChanges implements AutoCloseable {
   private final ExecutorService thread =
       Executors.newSingleThreadExecutor(
           new DefaultThreadFactory("zoolander-repeater-members", true));
+
+  /**
+   * Duplicates this repeater claimed its epoch at when it added them; on this class's thread only.
+   */
+  private final java.util.Set<Integer> claimedHere = new java.util.HashSet<>();
 
   /** Additions waiting for their state transfer, by duplicate id. */
   private final Map<Integer, CompletableFuture<Membership>> joining = new ConcurrentHashMap<>();
@@ -233,14 +240,23 @@ final class MembershipChanges implements AutoCloseable {
       try {
         source.claim(host.epoch(), WRITE_TIMEOUT_MILLIS);
       } catch (EpochTakenException e) {
-        throw new IllegalStateException(
-            "cannot add duplicate "
-                + id
-                + ": its ensemble holds a newer repeater epoch than "
-                + host.epoch()
-                + " (it belongs to another deployment's repeater)",
-            e);
+        // Added and retired before by this repeater, its ensemble still holds this repeater's
+        // epoch from that addition. A claim needs a strictly higher epoch than the one held, so no
+        // other repeater has claimed it since: it may be added again (the load controller retires
+        // spares and adds them back).
+        if (e.heldEpoch() == host.epoch() && claimedHere.contains(id)) {
+          LOG.info("duplicate {}: holds this repeater's epoch from an earlier addition", id);
+        } else {
+          throw new IllegalStateException(
+              "cannot add duplicate "
+                  + id
+                  + ": its ensemble holds a newer repeater epoch than "
+                  + host.epoch()
+                  + " (it belongs to another deployment's repeater)",
+              e);
+        }
       }
+      claimedHere.add(id);
       Membership next = before.with(member);
       publish(next, before, List.of(source), true);
       LOG.info(
