@@ -7,9 +7,11 @@ import io.zoolander.wire.Membership.State;
 import io.zoolander.wire.Ticker;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -90,7 +92,7 @@ final class MembershipChanges implements AutoCloseable {
   /**
    * Duplicates this repeater claimed its epoch at when it added them; on this class's thread only.
    */
-  private final java.util.Set<Integer> claimedHere = new java.util.HashSet<>();
+  private final Set<Integer> claimedHere = new HashSet<>();
 
   /** Additions waiting for their state transfer, by duplicate id. */
   private final Map<Integer, CompletableFuture<Membership>> joining = new ConcurrentHashMap<>();
