@@ -4,6 +4,7 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The descriptor of one setting: its key, its type (how a value is parsed), its default, its
@@ -255,6 +256,48 @@ public final class Setting<T> {
   public T valueIn(Map<String, String> values) {
     String text = values.get(key);
     return text == null ? defaultValue : parse(text);
+  }
+
+  /**
+   * If {@code values} holds this key, hands its parsed value to {@code apply} (a builder's setter);
+   * a value {@code apply} refuses with an {@link IllegalArgumentException} becomes a {@link
+   * SettingException} naming this key.
+   *
+   * @throws SettingException if the value does not parse or {@code apply} refuses it
+   */
+  public void applyIn(Map<String, String> values, Consumer<T> apply) {
+    String text = values.get(key);
+    if (text == null) {
+      return;
+    }
+    T value = parse(text);
+    try {
+      apply.accept(value);
+    } catch (SettingException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw SettingException.invalid(key, e.getMessage());
+    }
+  }
+
+  /**
+   * Refuses the keys under {@code prefix} of a feature that {@code enabled} turns off: a file that
+   * sets them while it is off has a mistake in it.
+   *
+   * @param feature what is off, for the message ("admission control")
+   * @throws SettingException naming the first such key
+   */
+  public static void refuseWhileOff(
+      Map<String, String> values, String prefix, Setting<Boolean> enabled, String feature) {
+    if (Boolean.TRUE.equals(enabled.valueIn(values))) {
+      return;
+    }
+    for (String k : values.keySet()) {
+      if (k.startsWith(prefix) && !k.equals(enabled.key())) {
+        throw SettingException.invalid(
+            k, feature + " is off: set " + enabled.key() + "=true or remove this line");
+      }
+    }
   }
 
   /**

@@ -155,81 +155,37 @@ public final class AdmissionKeys {
    *     {@link AdmissionSettings.Builder} refuses, or an admission key while admission is off
    */
   public static AdmissionSettings parse(Map<String, String> values) {
+    Setting.refuseWhileOff(values, PREFIX, ENABLED, "admission control");
     if (!ENABLED.valueIn(values)) {
-      for (String key : values.keySet()) {
-        if (key.startsWith(PREFIX) && !key.equals(ENABLED.key())) {
-          throw SettingException.invalid(
-              key, "admission control is off: set " + ENABLED.key() + "=true or remove this line");
-        }
-      }
       return null;
     }
     AdmissionSettings.Builder b = AdmissionSettings.builder();
-    Setting<?> current = null;
+    TARGET_SLA.applyIn(values, b::targetSla);
+    TAU_MS.applyIn(values, b::tauMs);
+    CONTROL_PERIOD_MS.applyIn(values, b::controlPeriodMs);
+    RATE_WINDOW_MS.applyIn(values, b::rateWindowMs);
+    SLA_WINDOW_MS.applyIn(values, b::slaWindowMs);
+    SERVICE_WINDOW_MS.applyIn(values, b::serviceWindowMs);
+    MIN_SERVICE_SAMPLES.applyIn(
+        values, v -> b.minServiceSamples((int) Math.min(Integer.MAX_VALUE, v)));
+    INTEGRAL_GAIN.applyIn(values, b::integralGain);
+    MAX_STEP_FRACTION.applyIn(values, b::maxStepFraction);
+    LIMIT_HEADROOM_FRACTION.applyIn(values, b::limitHeadroomFraction);
+    MIN_RATE_LIMIT_PER_SEC.applyIn(values, b::minRateLimitPerSec);
+    OPEN_AFTER_PERIODS.applyIn(
+        values, v -> b.openAfterPeriods((int) Math.min(Integer.MAX_VALUE, v)));
+    BURST_MS.applyIn(values, b::burstMs);
+    long min = MIN_RETRY_AFTER_MS.valueIn(values);
+    long max =
+        values.containsKey(MAX_RETRY_AFTER_MS.key())
+            ? MAX_RETRY_AFTER_MS.valueIn(values)
+            : Math.max(min, AdmissionSettings.DEFAULT_MAX_RETRY_AFTER_MS);
     try {
-      current = TARGET_SLA;
-      if (values.containsKey(current.key())) {
-        b.targetSla(TARGET_SLA.valueIn(values));
-      }
-      current = TAU_MS;
-      if (values.containsKey(current.key())) {
-        b.tauMs(TAU_MS.valueIn(values));
-      }
-      current = CONTROL_PERIOD_MS;
-      if (values.containsKey(current.key())) {
-        b.controlPeriodMs(CONTROL_PERIOD_MS.valueIn(values));
-      }
-      current = RATE_WINDOW_MS;
-      if (values.containsKey(current.key())) {
-        b.rateWindowMs(RATE_WINDOW_MS.valueIn(values));
-      }
-      current = SLA_WINDOW_MS;
-      if (values.containsKey(current.key())) {
-        b.slaWindowMs(SLA_WINDOW_MS.valueIn(values));
-      }
-      current = SERVICE_WINDOW_MS;
-      if (values.containsKey(current.key())) {
-        b.serviceWindowMs(SERVICE_WINDOW_MS.valueIn(values));
-      }
-      current = MIN_SERVICE_SAMPLES;
-      if (values.containsKey(current.key())) {
-        b.minServiceSamples((int) Math.min(Integer.MAX_VALUE, MIN_SERVICE_SAMPLES.valueIn(values)));
-      }
-      current = INTEGRAL_GAIN;
-      if (values.containsKey(current.key())) {
-        b.integralGain(INTEGRAL_GAIN.valueIn(values));
-      }
-      current = MAX_STEP_FRACTION;
-      if (values.containsKey(current.key())) {
-        b.maxStepFraction(MAX_STEP_FRACTION.valueIn(values));
-      }
-      current = LIMIT_HEADROOM_FRACTION;
-      if (values.containsKey(current.key())) {
-        b.limitHeadroomFraction(LIMIT_HEADROOM_FRACTION.valueIn(values));
-      }
-      current = MIN_RATE_LIMIT_PER_SEC;
-      if (values.containsKey(current.key())) {
-        b.minRateLimitPerSec(MIN_RATE_LIMIT_PER_SEC.valueIn(values));
-      }
-      current = OPEN_AFTER_PERIODS;
-      if (values.containsKey(current.key())) {
-        b.openAfterPeriods((int) Math.min(Integer.MAX_VALUE, OPEN_AFTER_PERIODS.valueIn(values)));
-      }
-      current = BURST_MS;
-      if (values.containsKey(current.key())) {
-        b.burstMs(BURST_MS.valueIn(values));
-      }
-      current = MAX_RETRY_AFTER_MS;
-      long min = MIN_RETRY_AFTER_MS.valueIn(values);
-      long max =
-          values.containsKey(MAX_RETRY_AFTER_MS.key())
-              ? MAX_RETRY_AFTER_MS.valueIn(values)
-              : Math.max(min, AdmissionSettings.DEFAULT_MAX_RETRY_AFTER_MS);
       b.retryAfterMs(min, max);
     } catch (SettingException e) {
       throw e;
     } catch (IllegalArgumentException e) {
-      throw SettingException.invalid(current.key(), e.getMessage());
+      throw SettingException.invalid(MAX_RETRY_AFTER_MS.key(), e.getMessage());
     }
     return b.build();
   }

@@ -125,67 +125,38 @@ public final class ControllerKeys {
    *     {@link ControllerSettings.Builder} refuses, or a controller key while the controller is off
    */
   public static ControllerSettings parse(Map<String, String> values) {
+    Setting.refuseWhileOff(values, PREFIX, ENABLED, "the controller");
     if (!ENABLED.valueIn(values)) {
-      for (String key : values.keySet()) {
-        if (key.startsWith(PREFIX) && !key.equals(ENABLED.key())) {
-          throw SettingException.invalid(
-              key, "the controller is off: set " + ENABLED.key() + "=true or remove this line");
-        }
-      }
       return null;
     }
     ControllerSettings.Builder b = ControllerSettings.builder();
-    String current = null;
-    try {
-      current = TARGET_SLA.key();
-      if (values.containsKey(current)) {
-        b.targetSla(TARGET_SLA.valueIn(values));
-      }
-      current = TAU_MS.key();
-      if (values.containsKey(current)) {
-        b.tauMs(TAU_MS.valueIn(values));
-      }
-      current = PERIOD_MS.key();
-      if (values.containsKey(current)) {
-        b.periodMs(PERIOD_MS.valueIn(values));
-      }
-      current = COOLDOWN_MS.key();
-      if (values.containsKey(current)) {
-        b.cooldownMs(COOLDOWN_MS.valueIn(values));
-      }
-      current = RETIRE_MARGIN.key();
-      if (values.containsKey(current)) {
-        b.retireMargin(RETIRE_MARGIN.valueIn(values));
-      }
-      current = RETIRE_PERIODS.key();
-      if (values.containsKey(current)) {
-        b.retirePeriods(intValue(RETIRE_PERIODS.valueIn(values)));
-      }
-      current = MIN_DUPLICATES.key();
-      if (values.containsKey(current)) {
-        b.minDuplicates(intValue(MIN_DUPLICATES.valueIn(values)));
-      }
-      current = MAX_DUPLICATES.key();
-      if (values.containsKey(current)) {
-        b.maxDuplicates(intValue(MAX_DUPLICATES.valueIn(values)));
-      }
-      current = MIN_SAMPLES.key();
-      if (values.containsKey(current)) {
-        b.minSamples(intValue(MIN_SAMPLES.valueIn(values)));
-      }
-      for (Map.Entry<String, String> e : values.entrySet()) {
-        if (SPARE.matches(e.getKey())) {
-          current = e.getKey();
-          b.spare(spareId(current), e.getValue());
+    TARGET_SLA.applyIn(values, b::targetSla);
+    TAU_MS.applyIn(values, b::tauMs);
+    PERIOD_MS.applyIn(values, b::periodMs);
+    COOLDOWN_MS.applyIn(values, b::cooldownMs);
+    RETIRE_MARGIN.applyIn(values, b::retireMargin);
+    RETIRE_PERIODS.applyIn(values, v -> b.retirePeriods(intValue(v)));
+    MIN_DUPLICATES.applyIn(values, v -> b.minDuplicates(intValue(v)));
+    MAX_DUPLICATES.applyIn(values, v -> b.maxDuplicates(intValue(v)));
+    MIN_SAMPLES.applyIn(values, v -> b.minSamples(intValue(v)));
+    for (Map.Entry<String, String> e : values.entrySet()) {
+      if (SPARE.matches(e.getKey())) {
+        try {
+          b.spare(spareId(e.getKey()), e.getValue());
+        } catch (SettingException x) {
+          throw x;
+        } catch (IllegalArgumentException x) {
+          throw SettingException.invalid(e.getKey(), x.getMessage());
         }
       }
-      current =
-          values.containsKey(MAX_DUPLICATES.key()) ? MAX_DUPLICATES.key() : MIN_DUPLICATES.key();
+    }
+    try {
       return b.build();
-    } catch (SettingException e) {
-      throw e;
     } catch (IllegalArgumentException e) {
-      throw SettingException.invalid(current, e.getMessage());
+      // What the settings refuse together (a budget below the minimum) is named by its larger end.
+      throw SettingException.invalid(
+          values.containsKey(MAX_DUPLICATES.key()) ? MAX_DUPLICATES.key() : MIN_DUPLICATES.key(),
+          e.getMessage());
     }
   }
 
