@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
@@ -113,11 +114,13 @@ class MembershipClientTest {
   private void write(Membership record, int... into) throws Exception {
     for (int id : into) {
       ZooKeeper admin = admins.get(id - 1);
-      if (admin.exists(ZNODES.members(), false) == null) {
+      // Through create and multi only: their signatures name no ZooKeeper record class (Stat), so
+      // this module's tests need no direct dependency on zookeeper-jute.
+      try {
         admin.create(
             ZNODES.members(), record.encode(), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
-      } else {
-        admin.setData(ZNODES.members(), record.encode(), -1);
+      } catch (KeeperException.NodeExistsException e) {
+        admin.multi(List.of(Op.setData(ZNODES.members(), record.encode(), -1)));
       }
     }
   }
