@@ -123,6 +123,12 @@ public final class DuplicatesCommand implements Runnable {
     Object run(MBeanServerConnection jmx) throws IOException, JMException;
   }
 
+  /** Prints what {@code action} returns on the repeater's MBean (one line per row); exit 0. */
+  private int answer(picocli.CommandLine.Model.CommandSpec of, RepeaterAction action) {
+    print(of.commandLine().getOut(), onRepeater(action));
+    return 0;
+  }
+
   private static void print(PrintWriter out, Object result) {
     if (result instanceof String[] rows) {
       for (String row : rows) {
@@ -147,10 +153,7 @@ public final class DuplicatesCommand implements Runnable {
 
     @Override
     public Integer call() {
-      print(
-          spec.commandLine().getOut(),
-          parent.onRepeater(jmx -> jmx.getAttribute(ZoolanderJmx.REPEATER, "Members")));
-      return 0;
+      return parent.answer(spec, jmx -> jmx.getAttribute(ZoolanderJmx.REPEATER, "Members"));
     }
   }
 
@@ -178,16 +181,14 @@ public final class DuplicatesCommand implements Runnable {
 
     @Override
     public Integer call() {
-      print(
-          spec.commandLine().getOut(),
-          parent.onRepeater(
-              jmx ->
-                  jmx.invoke(
-                      ZoolanderJmx.REPEATER,
-                      "addDuplicate",
-                      new Object[] {id, connect},
-                      new String[] {"int", String.class.getName()})));
-      return 0;
+      return parent.answer(
+          spec,
+          jmx ->
+              jmx.invoke(
+                  ZoolanderJmx.REPEATER,
+                  "addDuplicate",
+                  new Object[] {id, connect},
+                  new String[] {"int", String.class.getName()}));
     }
   }
 
@@ -207,16 +208,14 @@ public final class DuplicatesCommand implements Runnable {
 
     @Override
     public Integer call() {
-      print(
-          spec.commandLine().getOut(),
-          parent.onRepeater(
-              jmx ->
-                  jmx.invoke(
-                      ZoolanderJmx.REPEATER,
-                      "retireDuplicate",
-                      new Object[] {id},
-                      new String[] {"int"})));
-      return 0;
+      return parent.answer(
+          spec,
+          jmx ->
+              jmx.invoke(
+                  ZoolanderJmx.REPEATER,
+                  "retireDuplicate",
+                  new Object[] {id},
+                  new String[] {"int"}));
     }
   }
 }

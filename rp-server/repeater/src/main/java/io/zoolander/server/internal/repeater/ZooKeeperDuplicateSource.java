@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
@@ -277,9 +278,10 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
 
   @Override
   public Optional<Membership> readMembership(long timeoutMillis) throws Exception {
+    // Read at a takeover's start, just before the state: the session is kept for that read.
     return inSession(
         timeoutMillis,
-        false,
+        true,
         zk -> {
           try {
             return Optional.of(decodeMembership(zk.getData(znodes.members(), false, null)));
@@ -322,36 +324,28 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
         });
   }
 
-  private Membership decodeMembership(byte[] data) {
-    try {
-      return Membership.decode(data);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalStateException(
-          "duplicate "
-              + duplicateId
-              + ": "
-              + znodes.members()
-              + " in "
-              + connectString
-              + " holds "
-              + e.getMessage(),
-          e);
-    }
-  }
-
   private String leftOutPath() {
     return znodes.leftOut();
   }
 
   private BookkeepingState decode(byte[] data) {
+    return decodeAt(znodes.state(), data, BookkeepingState::decode);
+  }
+
+  private Membership decodeMembership(byte[] data) {
+    return decodeAt(znodes.members(), data, Membership::decode);
+  }
+
+  /** Decodes the record at {@code path}; one that does not decode names the duplicate and path. */
+  private <T> T decodeAt(String path, byte[] data, Function<byte[], T> decoder) {
     try {
-      return BookkeepingState.decode(data);
+      return decoder.apply(data);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(
           "duplicate "
               + duplicateId
               + ": "
-              + znodes.state()
+              + path
               + " in "
               + connectString
               + " holds "
