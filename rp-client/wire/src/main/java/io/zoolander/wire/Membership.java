@@ -20,13 +20,22 @@ import java.util.Set;
  * duplicate is absent. Each change adds or removes one member and raises {@link #version()}, so
  * that the newest record wins wherever records differ.
  *
+ * <p>The record also carries the deployment's read fan-out when its load controller decides one:
+ * how many duplicates each read of a client with {@code ReadPolicy.advised} asks. 0 means none is
+ * advised. A change of fan-out alone is a change too, and raises the version.
+ *
  * <p>Encoded as UTF-8 text an operator can read with {@code zkCli.sh get}: the version on the first
- * line, then one line per member, {@code <id> active|joining <connectString>}.
+ * line, then {@code read-fan-out <C>} when one is advised, then one line per member, {@code <id>
+ * active|joining <connectString>}.
  *
  * @param version raised by one at every change ({@code >= 1})
  * @param members in increasing id order, ids unique, at least one active
+ * @param readFanOut the duplicates each read asks, as the controller advises; 0 when none is
+ *     advised. Clients take at most the active members, whatever it says.
  */
-public record Membership(long version, List<Member> members) {
+public record Membership(long version, List<Member> members, int readFanOut) {
+
+  private static final String READ_FAN_OUT = "read-fan-out ";
 
   /** Where a member stands. */
   public enum State {
@@ -63,9 +72,17 @@ public record Membership(long version, List<Member> members) {
     }
   }
 
+  /** A record that advises no read fan-out. */
+  public Membership(long version, List<Member> members) {
+    this(version, members, 0);
+  }
+
   public Membership {
     if (version < 1) {
       throw new IllegalArgumentException("version must be >= 1, was " + version);
+    }
+    if (readFanOut < 0) {
+      throw new IllegalArgumentException("readFanOut must be >= 0, was " + readFanOut);
     }
     members = List.copyOf(Objects.requireNonNull(members, "members must not be null"));
     Set<Integer> ids = new HashSet<>();
@@ -110,7 +127,16 @@ public record Membership(long version, List<Member> members) {
     if (!placed) {
       next.add(member);
     }
-    return new Membership(version + 1, next);
+    return new Membership(version + 1, next, readFanOut);
+  }
+
+  /**
+   * This set advising {@code fanOut} duplicates per read (0: none advised).
+   *
+   * @throws IllegalArgumentException if {@code fanOut} is negative
+   */
+  public Membership withReadFanOut(int fanOut) {
+    return new Membership(version + 1, members, fanOut);
   }
 
   /**
@@ -123,11 +149,16 @@ public record Membership(long version, List<Member> members) {
       throw new IllegalArgumentException("duplicate " + duplicateId + " is not a member");
     }
     return new Membership(
-        version + 1, members.stream().filter(m -> m.duplicateId() != duplicateId).toList());
+        version + 1,
+        members.stream().filter(m -> m.duplicateId() != duplicateId).toList(),
+        readFanOut);
   }
 
   public byte[] encode() {
     StringBuilder s = new StringBuilder().append(version).append('\n');
+    if (readFanOut > 0) {
+      s.append(READ_FAN_OUT).append(readFanOut).append('\n');
+    }
     for (Member m : members) {
       s.append(m.duplicateId())
           .append(' ')
@@ -150,8 +181,14 @@ public record Membership(long version, List<Member> members) {
     }
     try {
       long version = Long.parseLong(lines.get(0).strip());
+      int first = 1;
+      int fanOut = 0;
+      if (lines.size() > 1 && lines.get(1).startsWith(READ_FAN_OUT)) {
+        fanOut = Integer.parseInt(lines.get(1).substring(READ_FAN_OUT.length()).strip());
+        first = 2;
+      }
       List<Member> members = new ArrayList<>();
-      for (String line : lines.subList(1, lines.size())) {
+      for (String line : lines.subList(first, lines.size())) {
         String[] parts = line.strip().split(" ", -1);
         if (parts.length != 3 || !(parts[1].equals("active") || parts[1].equals("joining"))) {
           throw new IllegalArgumentException(
@@ -163,7 +200,7 @@ public record Membership(long version, List<Member> members) {
                 parts[1].equals("active") ? State.ACTIVE : State.JOINING,
                 parts[2]));
       }
-      return new Membership(version, members);
+      return new Membership(version, members, fanOut);
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException("not a membership record: '" + text + "'", e);
     }

@@ -43,6 +43,28 @@ class MembershipTest {
   }
 
   @Test
+  void carriesTheAdvisedReadFanOutThroughEveryChange() {
+    Membership m = new Membership(4, List.of(ONE, TWO));
+    assertThat(m.readFanOut()).isZero();
+    Membership advised = m.withReadFanOut(2);
+    assertThat(advised.version()).isEqualTo(5);
+    assertThat(new String(advised.encode(), StandardCharsets.UTF_8))
+        .isEqualTo(
+            "5\nread-fan-out 2\n1 active 127.0.0.1:2181\n2 active 127.0.0.1:2281,127.0.0.1:2282\n");
+    assertThat(Membership.decode(advised.encode())).isEqualTo(advised);
+    assertThat(advised.with(new Member(3, State.JOINING, "h:3")).readFanOut()).isEqualTo(2);
+    assertThat(advised.without(1).readFanOut()).isEqualTo(2);
+    assertThat(advised.withReadFanOut(0).encode())
+        .isEqualTo(new Membership(6, List.of(ONE, TWO)).encode());
+    assertThatThrownBy(() -> m.withReadFanOut(-1)).hasMessage("readFanOut must be >= 0, was -1");
+    assertThatThrownBy(
+            () ->
+                Membership.decode(
+                    "1\nread-fan-out x\n1 active h:1\n".getBytes(StandardCharsets.UTF_8)))
+        .hasMessageStartingWith("not a membership record");
+  }
+
+  @Test
   void badRecordsAndChangesAreClearErrors() {
     assertThatThrownBy(() -> new Membership(0, List.of(ONE)))
         .hasMessage("version must be >= 1, was 0");
