@@ -118,7 +118,10 @@ public final class MeterNames {
   /** Gauge: the current batching interval, in microseconds. */
   public static final String REPEATER_BATCH_INTERVAL = REPEATER_BATCH_PREFIX + "interval";
 
-  /** Tag: what the load controller did, {@code add}, {@code retire} or {@code hold}. */
+  /**
+   * Tag: what the load controller did, {@code add}, {@code retire}, {@code raise}, {@code lower} or
+   * {@code hold}.
+   */
   public static final String TAG_ACTION = "action";
 
   /** Tag: why the load controller decided as it did ({@code below_target}, ...). */
@@ -131,7 +134,10 @@ public final class MeterNames {
   public static final String REPEATER_CONTROLLER_DECISIONS =
       REPEATER_CONTROLLER_PREFIX + "decisions";
 
-  /** Counter, tag {@code action} ({@code add}, {@code retire}): changes that failed. */
+  /**
+   * Counter, tag {@code action} ({@code add}, {@code retire}, {@code fan_out}): changes that
+   * failed.
+   */
   public static final String REPEATER_CONTROLLER_CHANGES_FAILED =
       REPEATER_CONTROLLER_PREFIX + "changes.failed";
 
@@ -153,6 +159,15 @@ public final class MeterNames {
 
   /** Gauge: the same for N + 1 (NaN when not asked). */
   public static final String REPEATER_CONTROLLER_SLA_MORE = REPEATER_CONTROLLER_PREFIX + "sla.more";
+
+  /**
+   * Counter: the load controller's decisions on the read fan-out, tagged with action and reason.
+   */
+  public static final String REPEATER_CONTROLLER_FAN_OUT_DECISIONS =
+      REPEATER_CONTROLLER_PREFIX + "fanout.decisions";
+
+  /** Gauge: the read fan-out the load controller advises (0: none). */
+  public static final String REPEATER_CONTROLLER_FAN_OUT = REPEATER_CONTROLLER_PREFIX + "fanout";
 
   // -------------------------------------------------------------------------------------------
   // plugin

@@ -289,6 +289,20 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
+   * Advises clients to ask {@code fanOut} duplicates per read (0 withdraws the advice): the
+   * membership record with it is written to a majority of the active duplicates, and clients whose
+   * read policy is {@code ReadPolicy.advised} follow it as soon as they read it (at most the active
+   * duplicates, whatever it says). The load controller sets it when it runs ({@link
+   * ControllerSettings}); an operator may set it by hand otherwise.
+   *
+   * @return completes with the record once written; fails with IllegalArgumentException (negative)
+   *     or IllegalStateException (the repeater is not running, too few duplicates took the record)
+   */
+  public CompletableFuture<Membership> setReadFanOut(int fanOut) {
+    return core.setReadFanOut(fanOut);
+  }
+
+  /**
    * The duplicates the deployment runs now: the newest membership record this repeater wrote or
    * read at start, or, while no duplicate was ever added or retired online, the configured ones
    * (version 1).
@@ -988,6 +1002,17 @@ public final class Repeater implements AutoCloseable {
     @Override
     public SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs) {
       return core.predict(duplicates, arrivalRatePerSec, tauMs);
+    }
+
+    @Override
+    public SlaEstimate predictWithout(
+        int withoutId, int duplicates, double arrivalRatePerSec, double tauMs) {
+      return core.predictWithout(withoutId, duplicates, arrivalRatePerSec, tauMs);
+    }
+
+    @Override
+    public CompletableFuture<Membership> setReadFanOut(int fanOut) {
+      return core.setReadFanOut(fanOut);
     }
 
     @Override

@@ -97,6 +97,40 @@ class MembershipChangeTest {
   }
 
   @Test
+  void theReadFanOutIsWrittenToTheDuplicatesAndKeptThroughLaterChanges() throws Exception {
+    try (EmbeddedCluster cluster =
+        EmbeddedCluster.builder().duplicates(2).serverMode(ServerMode.IN_PROCESS).start()) {
+      Repeater repeater = cluster.repeater();
+      Membership before = repeater.membership();
+      assertThat(before.readFanOut()).isZero();
+
+      Membership advised = repeater.setReadFanOut(2).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(advised.readFanOut()).isEqualTo(2);
+      assertThat(advised.version()).isEqualTo(before.version() + 1);
+      assertThat(advised.members()).isEqualTo(before.members());
+      for (int id = 1; id <= 2; id++) {
+        try (ZooKeeper zk = ZooKeepers.connect(cluster.duplicate(id).connectString(), WAIT, WAIT)) {
+          assertThat(Membership.decode(zk.getData(cluster.znodes().members(), false, null)))
+              .as("the record in duplicate %d", id)
+              .isEqualTo(advised);
+        }
+      }
+      assertThat(repeater.setReadFanOut(2).get(WAIT.toSeconds(), TimeUnit.SECONDS))
+          .as("the same advice again is no change")
+          .isEqualTo(advised);
+      assertThatThrownBy(() -> repeater.setReadFanOut(-1).join())
+          .cause()
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("fanOut must be >= 0, was -1");
+
+      Membership retired = repeater.retireDuplicate(2).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(retired.readFanOut()).as("kept through a change of member").isEqualTo(2);
+      assertThat(repeater.setReadFanOut(0).get(WAIT.toSeconds(), TimeUnit.SECONDS).readFanOut())
+          .isZero();
+    }
+  }
+
+  @Test
   void changesAreRefusedWhileAdmissionControlIsOn() throws Exception {
     try (EmbeddedCluster cluster =
         EmbeddedCluster.builder()
@@ -114,6 +148,9 @@ class MembershipChangeTest {
               "cannot retire duplicate 2: admission control is on, and its model is sized by the"
                   + " configured duplicates");
       assertThat(repeater.duplicates()).hasSize(2);
+      // The read fan-out changes no member: admission control's model is not concerned.
+      assertThat(repeater.setReadFanOut(1).get(WAIT.toSeconds(), TimeUnit.SECONDS).readFanOut())
+          .isEqualTo(1);
     }
   }
 }

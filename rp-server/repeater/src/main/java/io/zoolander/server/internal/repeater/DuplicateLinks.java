@@ -154,9 +154,14 @@ final class DuplicateLinks implements LinkHost {
 
   /** The ACK latencies (ms) of each duplicate that is not fenced. */
   List<double[]> liveSamplesMs() {
+    return liveSamplesMs(-1);
+  }
+
+  /** The ACK latencies (ms) of each duplicate that is not fenced, but {@code withoutId}'s. */
+  List<double[]> liveSamplesMs(int withoutId) {
     List<double[]> samples = new ArrayList<>();
     for (DuplicateLink link : links) {
-      if (!link.fenced()) {
+      if (!link.fenced() && link.id() != withoutId) {
         samples.add(link.meters().samplesMs());
       }
     }

@@ -71,6 +71,12 @@ final class MembershipChanges implements AutoCloseable {
     /** Null when a change may be made now, else why not. */
     String cannotChange();
 
+    /**
+     * Null when a record that changes no member (the read fan-out) may be written now, else why
+     * not.
+     */
+    String cannotPublish();
+
     long epoch();
 
     /**
@@ -382,6 +388,51 @@ final class MembershipChanges implements AutoCloseable {
     } catch (Exception e) {
       done.completeExceptionally(e);
     }
+  }
+
+  /**
+   * Advises {@code fanOut} duplicates per read (0: none): the record with it is written to a
+   * majority of the active members, as a change of member is, and so reaches the clients that watch
+   * it. A fan-out above the active members is kept as given; clients take at most those.
+   *
+   * @return completes with the record once written; fails with IllegalArgumentException (a negative
+   *     fan-out) or IllegalStateException (the repeater cannot write now, too few members took it)
+   */
+  CompletableFuture<Membership> setReadFanOut(int fanOut) {
+    CompletableFuture<Membership> done = new CompletableFuture<>();
+    if (fanOut < 0) {
+      done.completeExceptionally(
+          new IllegalArgumentException("fanOut must be >= 0, was " + fanOut));
+      return done;
+    }
+    try {
+      thread.execute(
+          () -> {
+            try {
+              String why = host.cannotPublish();
+              if (why != null) {
+                throw new IllegalStateException("cannot set the read fan-out: " + why);
+              }
+              Membership before = current();
+              if (before.readFanOut() == fanOut) {
+                done.complete(before);
+                return;
+              }
+              Membership next = before.withReadFanOut(fanOut);
+              publish(next, before, List.of(), false);
+              LOG.info(
+                  "membership version {} advises {}",
+                  next.version(),
+                  fanOut == 0 ? "no read fan-out" : fanOut + " duplicates per read");
+              done.complete(next);
+            } catch (Exception e) {
+              done.completeExceptionally(e);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      done.completeExceptionally(new IllegalStateException("the repeater is closed"));
+    }
+    return done;
   }
 
   /**

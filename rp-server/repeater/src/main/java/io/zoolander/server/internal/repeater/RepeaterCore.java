@@ -442,12 +442,21 @@ public final class RepeaterCore implements AutoCloseable {
     }
 
     @Override
-    public String cannotChange() {
+    public String cannotPublish() {
       if (!sequencer.begun()) {
         return "the repeater has not started";
       }
       if (sequencer.stopped()) {
         return "the repeater is closing or deposed";
+      }
+      return null;
+    }
+
+    @Override
+    public String cannotChange() {
+      String why = cannotPublish();
+      if (why != null) {
+        return why;
       }
       if (admission != null) {
         return "admission control is on, and its model is sized by the configured duplicates";
@@ -681,6 +690,14 @@ public final class RepeaterCore implements AutoCloseable {
     return membership.retire(duplicateId);
   }
 
+  /**
+   * Advises clients a read fan-out (see {@link
+   * io.zoolander.server.repeater.Repeater#setReadFanOut}).
+   */
+  public CompletableFuture<Membership> setReadFanOut(int fanOut) {
+    return membership.setReadFanOut(fanOut);
+  }
+
   /** The duplicates the deployment runs now: the newest record, or the configured set. */
   public Membership membership() {
     return membership.current();
@@ -764,6 +781,16 @@ public final class RepeaterCore implements AutoCloseable {
    */
   public SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs) {
     return whatIf.predict(links.liveSamplesMs(), duplicates, arrivalRatePerSec, tauMs);
+  }
+
+  /**
+   * As {@link #predict}, from the ACK latencies of the duplicates that would remain without {@code
+   * withoutId}: what retiring it would leave. Pooled with the others', a slow duplicate's samples
+   * are diluted by a fast one's; the question whether the slow one alone would do must not be.
+   */
+  public SlaEstimate predictWithout(
+      int withoutId, int duplicates, double arrivalRatePerSec, double tauMs) {
+    return whatIf.predict(links.liveSamplesMs(withoutId), duplicates, arrivalRatePerSec, tauMs);
   }
 
   /**

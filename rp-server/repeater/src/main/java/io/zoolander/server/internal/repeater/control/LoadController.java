@@ -11,9 +11,11 @@ import io.zoolander.server.repeater.ControllerDecision;
 import io.zoolander.server.repeater.ControllerDecision.Action;
 import io.zoolander.server.repeater.ControllerDecision.Reason;
 import io.zoolander.server.repeater.ControllerSettings;
+import io.zoolander.server.repeater.FanOutDecision;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Ticker;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -54,6 +56,13 @@ public final class LoadController implements AutoCloseable {
      */
     SlaEstimate predict(int duplicates, double arrivalRatePerSec, double tauMs);
 
+    /** The same from the ACK latencies of the duplicates but {@code withoutId}. */
+    SlaEstimate predictWithout(
+        int withoutId, int duplicates, double arrivalRatePerSec, double tauMs);
+
+    /** Advises clients a read fan-out; completes once the record is written. */
+    CompletableFuture<Membership> setReadFanOut(int fanOut);
+
     /** Adds a duplicate online; completes once it is active. */
     CompletableFuture<Membership> addDuplicate(int duplicateId, String connectString);
 
@@ -69,9 +78,14 @@ public final class LoadController implements AutoCloseable {
   private final Object lifecycle = new Object();
   private ScheduledExecutorService thread; // null until started
   private boolean closed;
+  private final Map<FanOutDecision.Reason, Counter> fanOutDecisions =
+      new EnumMap<>(FanOutDecision.Reason.class);
+  private final Counter fanOutFailures;
   private volatile ControllerDecision last;
+  private volatile FanOutDecision lastFanOut;
   private volatile int freeSpares;
   private Reason lastReason;
+  private FanOutDecision.Reason lastFanOutReason;
 
   /**
    * @param maxDuplicates the budget, resolved
@@ -108,6 +122,31 @@ public final class LoadController implements AutoCloseable {
                   .description("Additions and retirements by the load controller that failed")
                   .register(registry)));
     }
+    for (FanOutDecision.Reason reason : FanOutDecision.Reason.values()) {
+      fanOutDecisions.put(
+          reason,
+          meters.register(
+              Counter.builder(MeterNames.REPEATER_CONTROLLER_FAN_OUT_DECISIONS)
+                  .tag(MeterNames.TAG_ACTION, reason.action().name().toLowerCase(Locale.ROOT))
+                  .tag(MeterNames.TAG_REASON, reason.tag())
+                  .description(
+                      "The load controller's decisions on the read fan-out, one per period")
+                  .register(registry)));
+    }
+    fanOutFailures =
+        meters.register(
+            Counter.builder(MeterNames.REPEATER_CONTROLLER_CHANGES_FAILED)
+                .tag(MeterNames.TAG_ACTION, "fan_out")
+                .description("Read fan-out changes by the load controller that failed")
+                .register(registry));
+    meters.register(
+        Gauge.builder(
+                MeterNames.REPEATER_CONTROLLER_FAN_OUT,
+                this,
+                c -> c.lastFanOut == null ? Double.NaN : c.lastFanOut.fanOut())
+            .description(
+                "The read fan-out the load controller advises as of its last period (0: none)")
+            .register(registry));
     meters.register(
         Gauge.builder(
                 MeterNames.REPEATER_CONTROLLER_DUPLICATES,
@@ -162,20 +201,31 @@ public final class LoadController implements AutoCloseable {
     return last;
   }
 
-  /** One period: observe, decide, count, log, and start the change decided on. */
+  /** The last period's decision on the read fan-out, null before the first. */
+  public FanOutDecision lastFanOut() {
+    return lastFanOut;
+  }
+
+  /** One period: observe, decide, count, log, and start the changes decided on. */
   void period() {
     ControllerDecision d;
+    FanOutDecision f;
     try {
       Membership m = deployment.membership();
       double rate = deployment.arrivalRatePerSec();
       freeSpares = policy.freeSpares(m);
-      d =
-          policy.decide(
-              new LoadPolicy.Observation(
-                  m,
-                  rate,
-                  deployment.predictorSamples(),
-                  n -> deployment.predict(n, rate, settings.tauMs())));
+      // The rules ask some questions twice in a period (N for the set and for the fan-out): each
+      // is a model run, so each is asked of the model once.
+      Map<Integer, SlaEstimate> asked = new HashMap<>();
+      LoadPolicy.Observation o =
+          new LoadPolicy.Observation(
+              m,
+              rate,
+              deployment.predictorSamples(),
+              n -> asked.computeIfAbsent(n, k -> deployment.predict(k, rate, settings.tauMs())),
+              (id, n) -> deployment.predictWithout(id, n, rate, settings.tauMs()));
+      d = policy.decide(o);
+      f = policy.decideFanOut(o);
     } catch (RuntimeException e) {
       // A period that cannot observe (the repeater closing, say) decides nothing; the next tries
       // again. Thrown out of the schedule it would end every later period.
@@ -190,9 +240,41 @@ public final class LoadController implements AutoCloseable {
       LOG.debug("load controller: {}", d.describe());
     }
     lastReason = d.reason();
+    lastFanOut = f;
+    fanOutDecisions.get(f.reason()).increment();
+    if (f.changes() || f.reason() != lastFanOutReason) {
+      LOG.info("load controller: {}", f.describe());
+    } else {
+      LOG.debug("load controller: {}", f.describe());
+    }
+    lastFanOutReason = f.reason();
     if (d.changes()) {
       change(d);
     }
+    if (f.changes()) {
+      changeFanOut(f);
+    }
+  }
+
+  private void changeFanOut(FanOutDecision f) {
+    CompletableFuture<Membership> done;
+    try {
+      done = deployment.setReadFanOut(f.fanOut());
+    } catch (RuntimeException e) {
+      done = CompletableFuture.failedFuture(e);
+    }
+    done.whenComplete(
+        (membership, failure) -> {
+          policy.fanOutChangeEnded(f);
+          if (failure != null) {
+            fanOutFailures.increment();
+            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+            LOG.warn(
+                "load controller: read fan-out not set to {}: {}",
+                f.fanOut(),
+                cause == null ? failure.toString() : cause.getMessage());
+          }
+        });
   }
 
   private void change(ControllerDecision d) {

@@ -5,6 +5,7 @@ import io.zoolander.server.repeater.ControllerDecision;
 import io.zoolander.server.repeater.ControllerDecision.Action;
 import io.zoolander.server.repeater.ControllerDecision.Reason;
 import io.zoolander.server.repeater.ControllerSettings;
+import io.zoolander.server.repeater.FanOutDecision;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Ticker;
 import java.util.ArrayList;
@@ -32,37 +33,61 @@ import java.util.function.IntFunction;
  *       (first in pool order among equals), unless N is the budget, no spare is free, or the last
  *       change ended less than the cooldown ago.
  *   <li>N is the minimum: hold.
- *   <li>The prediction for N - 1 is at or above target + margin: the streak grows, and once it has
- *       lasted the periods required (and the cooldown has passed) the pool member added last is
- *       retired (among pool members not added by this policy, the last in pool order); any other
- *       period ends the streak.
+ *   <li>The prediction for N - 1, from the samples of the members but the one a retirement would
+ *       remove (a slow member's samples must not be diluted by a fast one's), is at or above target
+ *       + margin: the streak grows, and once it has lasted the periods required (and the cooldown
+ *       has passed) the pool member added last is retired (among pool members not added by this
+ *       policy, the last in pool order); any other period ends the streak.
  * </ol>
  *
  * <p>The margin is the hysteresis: right after an addition the prediction for the new N - 1 is the
  * one that just missed the target, so it cannot retire what it added until the load or the
  * duplicates really change. The streak asks for that change to last; the cooldown lets the samples
  * show a new set before it is judged.
+ *
+ * <p>Beside the set, {@link #decideFanOut} decides how many duplicates each read asks, published in
+ * the membership record for clients with {@code ReadPolicy.advised}.
  */
 public final class LoadPolicy {
 
   /**
    * What one period sees.
    *
-   * @param membership the set now
+   * @param membership the set now, with the read fan-out advised now
    * @param arrivalRatePerSec the measured write rate
    * @param samples the ACK latencies the predictions use now
-   * @param predict the model's SLA at tau for a number of duplicates at that rate; null (or NaN)
-   *     without samples. Asked for N, and N - 1 or N + 1 when a rule needs it.
+   * @param predict the model's SLA at tau for a number of duplicates at that rate, from the samples
+   *     of every active duplicate; null (or NaN) without samples. Asked for N, and N - 1 or N + 1
+   *     when a rule needs it; for a read fan-out and one fewer.
+   * @param predictWithout the same from the samples of every active duplicate but one: asked for N
+   *     - 1 without the member a retirement would remove
    */
   public record Observation(
       Membership membership,
       double arrivalRatePerSec,
       int samples,
-      IntFunction<SlaEstimate> predict) {
+      IntFunction<SlaEstimate> predict,
+      WithoutPrediction predictWithout) {
     public Observation {
       Objects.requireNonNull(membership, "membership must not be null");
       Objects.requireNonNull(predict, "predict must not be null");
+      Objects.requireNonNull(predictWithout, "predictWithout must not be null");
     }
+
+    /** A period whose duplicates are all alike: the prediction without one is the pooled one. */
+    public Observation(
+        Membership membership,
+        double arrivalRatePerSec,
+        int samples,
+        IntFunction<SlaEstimate> predict) {
+      this(membership, arrivalRatePerSec, samples, predict, (id, n) -> predict.apply(n));
+    }
+  }
+
+  /** The model's SLA for {@code duplicates} from the samples of the active members but one. */
+  @FunctionalInterface
+  public interface WithoutPrediction {
+    SlaEstimate predict(int withoutId, int duplicates);
   }
 
   private final ControllerSettings settings;
@@ -84,6 +109,11 @@ public final class LoadPolicy {
 
   private boolean changedOnce;
   private int retireStreak;
+
+  /** The fan-out change under way, null when none. */
+  private FanOutDecision fanOutPending;
+
+  private int lowerStreak;
 
   /**
    * @param maxDuplicates the budget, resolved (the settings' or the configured count plus spares)
@@ -147,7 +177,8 @@ public final class LoadPolicy {
       retireStreak = 0;
       return hold(Reason.AT_MINIMUM, n, rate, slaNow, Double.NaN, Double.NaN);
     }
-    double fewer = sla(o, n - 1);
+    int candidate = retirable(m);
+    double fewer = candidate < 0 ? sla(o, n - 1) : slaWithout(o, candidate, n - 1);
     if (Double.isNaN(fewer) || fewer < settings.targetSla() + settings.retireMargin()) {
       retireStreak = 0;
       return hold(Reason.ON_TARGET, n, rate, slaNow, fewer, Double.NaN);
@@ -156,16 +187,98 @@ public final class LoadPolicy {
     if (retireStreak < settings.retirePeriods()) {
       return hold(Reason.FEWER_SUFFICE_NOT_YET, n, rate, slaNow, fewer, Double.NaN);
     }
-    int member = retirable(m);
-    if (member < 0) {
+    if (candidate < 0) {
       return hold(Reason.NOTHING_TO_RETIRE, n, rate, slaNow, fewer, Double.NaN);
     }
     if (cooling) {
       return hold(Reason.COOLDOWN, n, rate, slaNow, fewer, Double.NaN);
     }
-    pending = decision(Reason.FEWER_SUFFICE, member, n, rate, slaNow, fewer, Double.NaN);
+    pending = decision(Reason.FEWER_SUFFICE, candidate, n, rate, slaNow, fewer, Double.NaN);
     retireStreak = 0;
     return pending;
+  }
+
+  /**
+   * One period's decision on the read fan-out (C: the fan-out the record advises, at most N; N: the
+   * active members), after {@link #decide} in the same period:
+   *
+   * <ol>
+   *   <li>A change is under way (a member's, or the fan-out's), or a member is joining: hold.
+   *   <li>Fewer samples than the minimum, or no prediction: hold; the streak starts over.
+   *   <li>No fan-out is advised, or the prediction for C misses the target: raise C at once to the
+   *       fewest duplicates predicted to meet it, or to N (raising costs messages, not safety, and
+   *       a miss costs the SLA now). Already N: hold; adding duplicates is {@link #decide}'s part.
+   *   <li>C is 1: hold.
+   *   <li>The prediction for C - 1 is at or above target + margin: the streak grows, and once it
+   *       has lasted the periods required C is lowered by one; any other period ends the streak.
+   * </ol>
+   *
+   * <p>A fan-out change needs no cooldown: it leaves the writes, and so the samples the predictions
+   * come from, as they were.
+   */
+  public synchronized FanOutDecision decideFanOut(Observation o) {
+    Membership m = o.membership();
+    int n = m.activeCount();
+    double rate = o.arrivalRatePerSec();
+    int advised = m.readFanOut();
+    int c = Math.min(advised, n);
+    boolean joining = m.members().stream().anyMatch(member -> !member.active());
+    if (pending != null || fanOutPending != null || joining) {
+      lowerStreak = 0;
+      return fanOut(
+          FanOutDecision.Reason.CHANGE_IN_PROGRESS, advised, n, rate, Double.NaN, Double.NaN);
+    }
+    double slaNow = c == 0 || o.samples() < settings.minSamples() ? Double.NaN : sla(o, c);
+    if (o.samples() < settings.minSamples() || (c > 0 && Double.isNaN(slaNow))) {
+      lowerStreak = 0;
+      return fanOut(FanOutDecision.Reason.NO_SAMPLES, advised, n, rate, Double.NaN, Double.NaN);
+    }
+    if (c == 0 || slaNow < settings.targetSla()) {
+      lowerStreak = 0;
+      if (c == n) {
+        return fanOut(FanOutDecision.Reason.READS_ASK_ALL, advised, n, rate, slaNow, Double.NaN);
+      }
+      int raised = n;
+      for (int k = c + 1; k < n; k++) {
+        double at = sla(o, k);
+        if (!Double.isNaN(at) && at >= settings.targetSla()) {
+          raised = k;
+          break;
+        }
+      }
+      fanOutPending = fanOut(FanOutDecision.Reason.READS_MISS, raised, n, rate, slaNow, Double.NaN);
+      return fanOutPending;
+    }
+    if (c == 1) {
+      lowerStreak = 0;
+      return fanOut(FanOutDecision.Reason.AT_ONE, advised, n, rate, slaNow, Double.NaN);
+    }
+    double fewer = sla(o, c - 1);
+    if (Double.isNaN(fewer) || fewer < settings.targetSla() + settings.retireMargin()) {
+      lowerStreak = 0;
+      return fanOut(FanOutDecision.Reason.ON_TARGET, advised, n, rate, slaNow, fewer);
+    }
+    lowerStreak++;
+    if (lowerStreak < settings.retirePeriods()) {
+      return fanOut(FanOutDecision.Reason.FEWER_SUFFICE_NOT_YET, advised, n, rate, slaNow, fewer);
+    }
+    fanOutPending = fanOut(FanOutDecision.Reason.FEWER_SUFFICE, c - 1, n, rate, slaNow, fewer);
+    lowerStreak = 0;
+    return fanOutPending;
+  }
+
+  /**
+   * The fan-out change {@code change} (returned by {@link #decideFanOut}) ended; a failed one is
+   * decided again from the next period.
+   *
+   * @throws IllegalStateException if {@code change} is not the fan-out change under way
+   */
+  public synchronized void fanOutChangeEnded(FanOutDecision change) {
+    if (fanOutPending == null || !fanOutPending.equals(change)) {
+      throw new IllegalStateException("not the fan-out change under way: " + change);
+    }
+    fanOutPending = null;
+    lowerStreak = 0;
   }
 
   /**
@@ -247,6 +360,26 @@ public final class LoadPolicy {
   private static double sla(Observation o, int duplicates) {
     SlaEstimate e = o.predict().apply(duplicates);
     return e == null ? Double.NaN : e.sla();
+  }
+
+  private static double slaWithout(Observation o, int withoutId, int duplicates) {
+    SlaEstimate e = o.predictWithout().predict(withoutId, duplicates);
+    return e == null ? Double.NaN : e.sla();
+  }
+
+  private FanOutDecision fanOut(
+      FanOutDecision.Reason reason, int fanOut, int n, double rate, double now, double fewer) {
+    return new FanOutDecision(
+        reason.action(),
+        reason,
+        fanOut,
+        n,
+        rate,
+        now,
+        fewer,
+        settings.targetSla(),
+        settings.tauMs(),
+        lowerStreak);
   }
 
   private ControllerDecision hold(

@@ -8,6 +8,7 @@ import io.zoolander.server.internal.repeater.RepeaterMeters;
 import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.repeater.ControllerDecision.Reason;
 import io.zoolander.server.repeater.ControllerSettings;
+import io.zoolander.server.repeater.FanOutDecision;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Membership.Member;
 import io.zoolander.wire.Membership.State;
@@ -60,6 +61,22 @@ class LoadControllerTest {
       return Double.isNaN(sla)
           ? null
           : new SlaEstimate(tauMs, sla, sla, sla, 0.95, 0, 0, SlaEstimate.Method.EXACT, 0.1);
+    }
+
+    @Override
+    public SlaEstimate predictWithout(
+        int withoutId, int duplicates, double arrivalRatePerSec, double tauMs) {
+      calls.add("predict " + duplicates + " without " + withoutId);
+      return Double.isNaN(sla)
+          ? null
+          : new SlaEstimate(tauMs, sla, sla, sla, 0.95, 0, 0, SlaEstimate.Method.EXACT, 0.1);
+    }
+
+    @Override
+    public CompletableFuture<Membership> setReadFanOut(int fanOut) {
+      calls.add("fan-out " + fanOut);
+      membership = membership.withReadFanOut(fanOut);
+      return CompletableFuture.completedFuture(membership);
     }
 
     @Override
@@ -148,6 +165,47 @@ class LoadControllerTest {
   }
 
   @Test
+  void advisesAReadFanOutThroughTheRecordAndMetersIt() {
+    LoadController c = controller();
+    deployment.membership =
+        new Membership(
+            2,
+            List.of(
+                new Member(1, State.ACTIVE, "127.0.0.1:2181"),
+                new Member(2, State.ACTIVE, "127.0.0.1:2281")));
+    deployment.sla = 0.999; // for any N: one per read meets the target with the margin
+    c.period();
+    assertThat(c.lastFanOut().reason()).isEqualTo(FanOutDecision.Reason.READS_MISS);
+    assertThat(deployment.calls).contains("predict 1 without 2", "fan-out 1");
+    assertThat(deployment.calls)
+        .as("each question asked of the model once a period")
+        .filteredOn(call -> call.equals("predict 1 at 100.0/s, tau 7.0"))
+        .hasSize(1);
+    assertThat(deployment.membership.readFanOut()).isEqualTo(1);
+    assertThat(gauge(MeterNames.REPEATER_CONTROLLER_FAN_OUT)).isEqualTo(1);
+    assertThat(
+            registry
+                .get(MeterNames.REPEATER_CONTROLLER_FAN_OUT_DECISIONS)
+                .tag(MeterNames.TAG_ACTION, "raise")
+                .tag(MeterNames.TAG_REASON, "reads_miss")
+                .counter()
+                .count())
+        .isEqualTo(1);
+    c.period();
+    assertThat(c.lastFanOut().reason()).isEqualTo(FanOutDecision.Reason.AT_ONE);
+
+    // The duplicates slow down: reads ask both at once, before any spare could be added.
+    deployment.sla = 0.9;
+    deployment.calls.clear();
+    c.period();
+    assertThat(c.lastFanOut().reason()).isEqualTo(FanOutDecision.Reason.READS_MISS);
+    assertThat(c.lastFanOut().fanOut()).isEqualTo(2);
+    assertThat(deployment.calls).contains("fan-out 2");
+    c.period();
+    assertThat(c.lastFanOut().reason()).isEqualTo(FanOutDecision.Reason.READS_ASK_ALL);
+  }
+
+  @Test
   void aFailedChangeIsCountedAndCooledDown() {
     LoadController c = controller();
     deployment.sla = 0.5;
@@ -214,7 +272,9 @@ class LoadControllerTest {
             MeterNames.REPEATER_CONTROLLER_SPARES_FREE,
             MeterNames.REPEATER_CONTROLLER_SLA_CURRENT,
             MeterNames.REPEATER_CONTROLLER_SLA_FEWER,
-            MeterNames.REPEATER_CONTROLLER_SLA_MORE);
+            MeterNames.REPEATER_CONTROLLER_SLA_MORE,
+            MeterNames.REPEATER_CONTROLLER_FAN_OUT_DECISIONS,
+            MeterNames.REPEATER_CONTROLLER_FAN_OUT);
     meters.close();
     assertThat(registry.getMeters())
         .extracting(m -> m.getId().getName())

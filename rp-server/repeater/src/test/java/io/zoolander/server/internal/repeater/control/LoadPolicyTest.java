@@ -8,6 +8,7 @@ import io.zoolander.server.repeater.ControllerDecision;
 import io.zoolander.server.repeater.ControllerDecision.Action;
 import io.zoolander.server.repeater.ControllerDecision.Reason;
 import io.zoolander.server.repeater.ControllerSettings;
+import io.zoolander.server.repeater.FanOutDecision;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Membership.Member;
 import io.zoolander.wire.Membership.State;
@@ -70,6 +71,45 @@ class LoadPolicyTest {
                   ? null
                   : new SlaEstimate(5, s, s, s, 0.95, 0, 0, SlaEstimate.Method.EXACT, 0.1);
             }));
+  }
+
+  private static SlaEstimate estimate(Double s) {
+    return s == null
+        ? null
+        : new SlaEstimate(5, s, s, s, 0.95, 0, 0, SlaEstimate.Method.EXACT, 0.1);
+  }
+
+  /** A period whose prediction without one member comes from {@code without}: (id, N) to SLA. */
+  private ControllerDecision decideWithout(
+      LoadPolicy p, Membership m, Map<Integer, Double> withoutByMember) {
+    return p.decide(
+        new LoadPolicy.Observation(
+            m,
+            250,
+            samples,
+            n -> estimate(sla.get(n)),
+            (id, n) -> {
+              asked.add(-id);
+              return estimate(withoutByMember.get(id));
+            }));
+  }
+
+  private FanOutDecision fanOut(LoadPolicy p, Membership m) {
+    asked.clear();
+    return p.decideFanOut(
+        new LoadPolicy.Observation(
+            m,
+            250,
+            samples,
+            n -> {
+              asked.add(n);
+              return estimate(sla.get(n));
+            }));
+  }
+
+  private static Membership advising(int fanOut, int... ids) {
+    Membership m = members(ids);
+    return fanOut == 0 ? m : new Membership(m.version(), m.members(), fanOut);
   }
 
   private void advanceMs(long ms) {
@@ -363,6 +403,125 @@ class LoadPolicyTest {
     ControllerDecision d = decide(p, members(1, 2));
     assertThat(d.reason()).isEqualTo(Reason.FEWER_SUFFICE_NOT_YET);
     assertThat(d.retireStreak()).isEqualTo(1);
+  }
+
+  @Test
+  void aSpareThatMasksASlowMemberIsNotRetiredWhileThatMemberIsSlow() {
+    LoadPolicy p = policy(settings().build(), 3);
+    sla.put(1, 0.9);
+    sla.put(2, 0.999);
+    ControllerDecision add = decide(p, members(1));
+    assertThat(add.duplicateId()).isEqualTo(2);
+    p.changeEnded(add, true);
+    advanceMs(COOLDOWN_MS);
+    // Pooled with the fast spare's samples, one duplicate looks good; duplicate 1 alone is not.
+    sla.put(1, 0.9999);
+    Map<Integer, Double> without = new HashMap<>(Map.of(2, 0.9));
+    for (int period = 0; period < 3 * RETIRE_PERIODS; period++) {
+      ControllerDecision d = decideWithout(p, members(1, 2), without);
+      assertThat(d.reason()).as("period %d: %s", period, d.describe()).isEqualTo(Reason.ON_TARGET);
+      assertThat(d.predictedSlaFewer()).isEqualTo(0.9);
+    }
+    assertThat(asked).as("asked without the spare a retirement would remove").contains(-2);
+    // Duplicate 1 recovers: the spare goes.
+    without.put(2, 0.9999);
+    ControllerDecision last = null;
+    for (int period = 0; period < RETIRE_PERIODS; period++) {
+      last = decideWithout(p, members(1, 2), without);
+    }
+    assertThat(last.action()).isEqualTo(Action.RETIRE);
+    assertThat(last.duplicateId()).isEqualTo(2);
+  }
+
+  @Test
+  void theFirstAdviceIsTheFewestDuplicatesPerReadThatMeetTheTarget() {
+    LoadPolicy p = policy(settings().build(), 3);
+    sla.put(1, 0.95);
+    sla.put(2, 0.995);
+    sla.put(3, 0.9999);
+    FanOutDecision d = fanOut(p, advising(0, 1, 2, 3));
+    assertThat(d.action()).isEqualTo(FanOutDecision.Action.RAISE);
+    assertThat(d.reason()).isEqualTo(FanOutDecision.Reason.READS_MISS);
+    assertThat(d.fanOut()).isEqualTo(2);
+    assertThat(d.predictedSla()).as("none advised: nothing to predict for").isNaN();
+    assertThat(d.describe()).contains("raised to 2", "reads_miss", "N=3");
+    assertThat(fanOut(p, advising(0, 1, 2, 3)).reason())
+        .as("one change at a time")
+        .isEqualTo(FanOutDecision.Reason.CHANGE_IN_PROGRESS);
+    p.fanOutChangeEnded(d);
+    FanOutDecision on = fanOut(p, advising(2, 1, 2, 3));
+    assertThat(on.reason()).isEqualTo(FanOutDecision.Reason.ON_TARGET);
+    assertThat(on.fanOut()).isEqualTo(2);
+    assertThat(on.predictedSla()).isEqualTo(0.995);
+    assertThat(on.predictedSlaFewer()).isEqualTo(0.95);
+  }
+
+  @Test
+  void readsThatMissAskMoreAtOnceAndEveryDuplicateAtMost() {
+    LoadPolicy p = policy(settings().build(), 3);
+    sla.put(1, 0.9);
+    sla.put(2, 0.95);
+    sla.put(3, 0.97);
+    FanOutDecision raise = fanOut(p, advising(1, 1, 2, 3));
+    assertThat(raise.fanOut()).as("none meets the target: every duplicate").isEqualTo(3);
+    assertThat(raise.predictedSla()).isEqualTo(0.9);
+    p.fanOutChangeEnded(raise);
+    FanOutDecision all = fanOut(p, advising(3, 1, 2, 3));
+    assertThat(all.reason()).isEqualTo(FanOutDecision.Reason.READS_ASK_ALL);
+    assertThat(all.changes()).isFalse();
+    // A member retired since the advice: clients take at most the active ones, so nothing to do.
+    assertThat(fanOut(p, advising(3, 1, 2)).reason())
+        .isEqualTo(FanOutDecision.Reason.READS_ASK_ALL);
+  }
+
+  @Test
+  void readsAskOneFewerOnlyAfterItSufficedForTheRequiredPeriodsInARow() {
+    LoadPolicy p = policy(settings().build(), 3);
+    sla.put(1, 0.999);
+    sla.put(2, 0.9999);
+    for (int i = 1; i < RETIRE_PERIODS; i++) {
+      FanOutDecision d = fanOut(p, advising(2, 1, 2));
+      assertThat(d.reason()).isEqualTo(FanOutDecision.Reason.FEWER_SUFFICE_NOT_YET);
+      assertThat(d.lowerStreak()).isEqualTo(i);
+    }
+    FanOutDecision lower = fanOut(p, advising(2, 1, 2));
+    assertThat(lower.action()).isEqualTo(FanOutDecision.Action.LOWER);
+    assertThat(lower.fanOut()).isEqualTo(1);
+    assertThat(lower.describe()).contains("lowered to 1", "one fewer per read 0.9990");
+    p.fanOutChangeEnded(lower);
+    assertThat(fanOut(p, advising(1, 1, 2)).reason()).isEqualTo(FanOutDecision.Reason.AT_ONE);
+
+    // A prediction that waves around the threshold never lowers it.
+    LoadPolicy waving = policy(settings().build(), 3);
+    for (int period = 0; period < 100; period++) {
+      sla.put(1, period % RETIRE_PERIODS == 0 ? 0.992 : 0.999);
+      assertThat(fanOut(waving, advising(2, 1, 2)).changes()).as("period %d", period).isFalse();
+    }
+  }
+
+  @Test
+  void theFanOutWaitsForAMemberChangeAndForSamples() {
+    LoadPolicy p = policy(settings().build(), 3);
+    sla.put(1, 0.5);
+    sla.put(2, 0.999);
+    ControllerDecision add = decide(p, members(1));
+    assertThat(add.action()).isEqualTo(Action.ADD);
+    assertThat(fanOut(p, advising(0, 1)).reason())
+        .isEqualTo(FanOutDecision.Reason.CHANGE_IN_PROGRESS);
+    p.changeEnded(add, true);
+    Membership joining =
+        members(1).with(new Member(2, State.JOINING, "127.0.0.1:2281")).withReadFanOut(1);
+    assertThat(fanOut(p, joining).reason()).isEqualTo(FanOutDecision.Reason.CHANGE_IN_PROGRESS);
+    samples = 3;
+    assertThat(fanOut(p, advising(1, 1, 2)).reason()).isEqualTo(FanOutDecision.Reason.NO_SAMPLES);
+    assertThat(asked).as("no engine run on a handful of samples").isEmpty();
+    samples = 1_000;
+    FanOutDecision raise = fanOut(p, advising(1, 1, 2));
+    assertThat(raise.fanOut()).isEqualTo(2);
+    assertThatThrownBy(() -> p.fanOutChangeEnded(fanOut(p, advising(1, 1, 2))))
+        .isInstanceOf(IllegalStateException.class);
+    p.fanOutChangeEnded(raise);
+    assertThatThrownBy(() -> p.fanOutChangeEnded(raise)).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
