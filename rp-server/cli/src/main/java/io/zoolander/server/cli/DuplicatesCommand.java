@@ -17,21 +17,24 @@ import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code zoolander duplicates list|add|retire}: changes the set of duplicates of a running
- * deployment through the repeater's remote JMX console ({@code zoolander repeater --jmx-port}), the
- * same operations JConsole shows on {@code io.zoolander:type=Repeater}.
+ * {@code zoolander duplicates list|add|retire|fan-out}: changes the set of duplicates (and the read
+ * fan-out it advises) of a running deployment through the repeater's remote JMX console ({@code
+ * zoolander repeater --jmx-port}), the same operations JConsole shows on {@code
+ * io.zoolander:type=Repeater}.
  */
 @Command(
     name = "duplicates",
     mixinStandardHelpOptions = true,
     description =
-        "List, add or retire the duplicates of a running deployment, through the repeater's JMX console"
+        "List, add or retire the duplicates of a running deployment, or set the read fan-out it"
+            + " advises, through the repeater's JMX console"
             + " (zoolander repeater --jmx-port). See docs/operations.md, \"Adding and retiring duplicates"
             + " online\".",
     subcommands = {
       DuplicatesCommand.List.class,
       DuplicatesCommand.Add.class,
-      DuplicatesCommand.Retire.class
+      DuplicatesCommand.Retire.class,
+      DuplicatesCommand.FanOut.class
     })
 public final class DuplicatesCommand implements Runnable {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -145,8 +148,8 @@ public final class DuplicatesCommand implements Runnable {
       name = "list",
       mixinStandardHelpOptions = true,
       description =
-          "Print the membership: its version, then one line per duplicate, <id> active|joining <connect"
-              + " string>.")
+          "Print the membership: its version, the read fan-out advised if any, then one line per"
+              + " duplicate, <id> active|joining <connect string>.")
   static final class List implements Callable<Integer> {
     @ParentCommand DuplicatesCommand parent;
     @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -215,6 +218,38 @@ public final class DuplicatesCommand implements Runnable {
                   ZoolanderJmx.REPEATER,
                   "retireDuplicate",
                   new Object[] {id},
+                  new String[] {"int"}));
+    }
+  }
+
+  /** {@code zoolander duplicates fan-out}. */
+  @Command(
+      name = "fan-out",
+      mixinStandardHelpOptions = true,
+      description =
+          "Advise clients whose read policy is advised to ask C duplicates per read (0 withdraws the"
+              + " advice); written to the membership record. The load controller, when on, sets it"
+              + " too.")
+  static final class FanOut implements Callable<Integer> {
+    @ParentCommand DuplicatesCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--reads",
+        required = true,
+        paramLabel = "C",
+        description = "Duplicates each read asks; 0: no advice.")
+    int reads;
+
+    @Override
+    public Integer call() {
+      return parent.answer(
+          spec,
+          jmx ->
+              jmx.invoke(
+                  ZoolanderJmx.REPEATER,
+                  "setReadFanOut",
+                  new Object[] {reads},
                   new String[] {"int"}));
     }
   }

@@ -66,10 +66,21 @@ public interface RepeaterMXBean {
   String rejoin(int duplicateId);
 
   /**
-   * The duplicates the deployment runs now: {@code version <n>}, then one row per member, {@code
-   * <id> active|joining <connectString>}.
+   * The duplicates the deployment runs now: {@code version <n>}, then {@code read fan-out <c>} when
+   * one is advised, then one row per member, {@code <id> active|joining <connectString>}.
    */
   List<String> getMembers();
+
+  /**
+   * Advises clients with {@code ReadPolicy.advised} to ask {@code fanOut} duplicates per read (0
+   * withdraws the advice) and waits until the membership record with it is written. The load
+   * controller, when on, sets it too, every period it decides to.
+   *
+   * @return what happened, in words
+   * @throws IllegalArgumentException if {@code fanOut} is negative
+   * @throws IllegalStateException if the record cannot be written now
+   */
+  String setReadFanOut(int fanOut);
 
   /**
    * Adds a duplicate to the running deployment and waits (at most two minutes) until it is active:

@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code zoolander duplicates list|add|retire} against a real repeater's JMX console: a duplicate
- * added and another retired from the command line, and each bad request one line and a non-zero
- * exit.
+ * {@code zoolander duplicates list|add|retire|fan-out} against a real repeater's JMX console: a
+ * duplicate added and another retired from the command line, and each bad request one line and a
+ * non-zero exit.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class DuplicatesCommandTest {
@@ -84,6 +84,22 @@ class DuplicatesCommandTest {
               "version 4",
               "2 active " + cluster.duplicate(2).connectString(),
               "3 active " + third.connectString());
+
+      Run fanOut = run("duplicates", "fan-out", "--jmx", jmx, "--reads", "2");
+      assertThat(fanOut.exit()).as(fanOut.err()).isZero();
+      assertThat(fanOut.out().strip())
+          .isEqualTo(
+              "clients with the advised read policy ask 2 duplicates per read (membership version 5)");
+      assertThat(run("duplicates", "list", "--jmx", jmx).out().lines())
+          .containsExactly(
+              "version 5",
+              "read fan-out 2",
+              "2 active " + cluster.duplicate(2).connectString(),
+              "3 active " + third.connectString());
+      Run negative = run("duplicates", "fan-out", "--jmx", jmx, "--reads", "-1");
+      assertThat(negative.exit()).isEqualTo(1);
+      assertThat(negative.err().strip())
+          .isEqualTo("zoolander: cannot set the read fan-out to -1: fanOut must be >= 0, was -1");
 
       Run unknown = run("duplicates", "retire", "--jmx", jmx, "--id", "9");
       assertThat(unknown.exit()).isEqualTo(1);

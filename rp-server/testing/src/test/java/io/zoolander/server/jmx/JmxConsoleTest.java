@@ -373,7 +373,7 @@ class JmxConsoleTest {
         assertThat(jmx.getMBeanInfo(r).getOperations())
             .extracting(op -> op.getName())
             .containsExactlyInAnyOrder(
-                "fence", "unfence", "rejoin", "addDuplicate", "retireDuplicate");
+                "fence", "unfence", "rejoin", "addDuplicate", "retireDuplicate", "setReadFanOut");
       } finally {
         Metrics.removeRegistry(meters);
       }

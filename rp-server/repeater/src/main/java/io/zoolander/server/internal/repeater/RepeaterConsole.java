@@ -66,7 +66,9 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
                   "addDuplicate",
                   new String[] {"duplicateId", "connectString"},
                   "retireDuplicate",
-                  new String[] {"duplicateId"})));
+                  new String[] {"duplicateId"},
+                  "setReadFanOut",
+                  new String[] {"fanOut"})));
       // A second object: the MXBean machinery maps one object to one name.
       console.registered.add(
           RegisteredMBean.register(
@@ -204,6 +206,9 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     Membership m = core.membership();
     List<String> rows = new ArrayList<>();
     rows.add("version " + m.version());
+    if (m.readFanOut() > 0) {
+      rows.add("read fan-out " + m.readFanOut());
+    }
     for (Membership.Member member : m.members()) {
       rows.add(
           member.duplicateId()
@@ -232,6 +237,17 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     return "duplicate "
         + duplicateId
         + " is retired: fenced and no longer streamed to (membership version "
+        + m.version()
+        + ")";
+  }
+
+  @Override
+  public String setReadFanOut(int fanOut) {
+    Membership m = await(core.setReadFanOut(fanOut), "set the read fan-out to " + fanOut);
+    return (fanOut == 0
+            ? "no read fan-out is advised"
+            : "clients with the advised read policy ask " + fanOut + " duplicates per read")
+        + " (membership version "
         + m.version()
         + ")";
   }
