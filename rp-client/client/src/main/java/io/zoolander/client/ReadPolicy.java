@@ -16,6 +16,12 @@ import java.util.Objects;
  *   <li>{@link Hedged} ({@link #hedged(double)}): a read goes to the best-ranked duplicate, and to
  *       the next one only if no reply came within a percentile of recent latency (what gRPC,
  *       Finagle and the Cassandra driver offer).
+ *   <li>{@link Advised} ({@link #advised(int)}): every read goes to the C best-ranked duplicates at
+ *       once, where C is the read fan-out the deployment advises. The repeater's load controller
+ *       (off by default; repeater settings {@code controller.*}) decides it from the model's
+ *       prediction and publishes it in the membership record; a client with this policy follows it
+ *       the moment it reads a newer record, and uses its own C while none is advised. The other
+ *       policies ignore the advice: with them the application chose its C.
  * </ul>
  *
  * In every policy duplicates are ranked by recent latency, so reads go to the fastest first, and a
@@ -23,7 +29,7 @@ import java.util.Objects;
  * one.
  */
 public sealed interface ReadPolicy
-    permits ReadPolicy.Fixed, ReadPolicy.Adaptive, ReadPolicy.Hedged {
+    permits ReadPolicy.Fixed, ReadPolicy.Adaptive, ReadPolicy.Hedged, ReadPolicy.Advised {
 
   /**
    * Every read to the {@code concurrency} best-ranked duplicates (capped at the number of
@@ -58,6 +64,17 @@ public sealed interface ReadPolicy
    */
   static Hedged hedged(double percentile) {
     return new Hedged(percentile, Hedged.DEFAULT_MIN_DELAY);
+  }
+
+  /**
+   * Every read to as many best-ranked duplicates as the deployment advises (its load controller's
+   * read fan-out, in the membership record), or to {@code concurrencyWithoutAdvice} of them while
+   * none is advised; capped at the number of duplicates.
+   *
+   * @throws IllegalArgumentException if {@code concurrencyWithoutAdvice < 1}
+   */
+  static Advised advised(int concurrencyWithoutAdvice) {
+    return new Advised(concurrencyWithoutAdvice);
   }
 
   /**
@@ -164,6 +181,35 @@ public sealed interface ReadPolicy
     @Override
     public String toString() {
       return "hedged(p" + Math.round(percentile * 100) + ")";
+    }
+  }
+
+  /**
+   * Every read to the C best-ranked duplicates at once, where C is the read fan-out the deployment
+   * advises: the repeater's load controller (off by default; repeater settings {@code
+   * controller.*}) decides it from the model's prediction and publishes it in the membership record
+   * ({@code <base>/members}), which the client watches in every duplicate. The client follows a new
+   * fan-out the moment it reads a newer record; while the newest record it follows advises none (or
+   * before it has read any), C is {@code concurrencyWithoutAdvice}. C does not move by itself
+   * between records, and is always capped at the active duplicates (and at least 1). {@link Fixed},
+   * {@link Adaptive} and {@link Hedged} ignore the advice: with them the application chose its C.
+   *
+   * @param concurrencyWithoutAdvice C while no fan-out is advised, {@code >= 1} (capped at the
+   *     number of duplicates)
+   */
+  record Advised(int concurrencyWithoutAdvice) implements ReadPolicy {
+    public Advised {
+      if (concurrencyWithoutAdvice < 1) {
+        throw new IllegalArgumentException(
+            "concurrencyWithoutAdvice must be >= 1, was " + concurrencyWithoutAdvice);
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "advised(C without advice="
+          + (concurrencyWithoutAdvice == Integer.MAX_VALUE ? "all" : concurrencyWithoutAdvice)
+          + ")";
     }
   }
 

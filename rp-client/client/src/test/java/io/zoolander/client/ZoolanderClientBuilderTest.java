@@ -114,6 +114,9 @@ class ZoolanderClientBuilderTest {
   void readPolicyValidation() {
     assertThatThrownBy(() -> ReadPolicy.fixed(0)).hasMessageContaining("concurrency");
     assertThatThrownBy(() -> ReadPolicy.hedged(1.0)).hasMessageContaining("percentile");
+    assertThatThrownBy(() -> ReadPolicy.advised(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("concurrencyWithoutAdvice must be >= 1, was 0");
     assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().bounds(2, 1))
         .hasMessageContaining("bounds");
     assertThatThrownBy(() -> ReadPolicy.adaptiveBuilder().windowReads(5))
@@ -160,6 +163,9 @@ class ZoolanderClientBuilderTest {
     assertThatThrownBy(() -> new ReadPolicy.Adaptive(1, 3, 1, 200, 0.005, 1.2, 0.01, 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("lowering thresholds");
+    assertThatThrownBy(() -> new ReadPolicy.Advised(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("concurrencyWithoutAdvice");
   }
 
   @Test
@@ -175,6 +181,10 @@ class ZoolanderClientBuilderTest {
     assertThat(ReadPolicy.adaptiveBuilder().bounds(2, 3).initial(9).build().initialConcurrency())
         .as("the initial C is clamped to the bounds")
         .isEqualTo(3);
+    assertThat(ReadPolicy.advised(1))
+        .isEqualTo(new ReadPolicy.Advised(1))
+        .hasToString("advised(C without advice=1)");
+    assertThat(ReadPolicy.advised(Integer.MAX_VALUE)).hasToString("advised(C without advice=all)");
   }
 
   @Test

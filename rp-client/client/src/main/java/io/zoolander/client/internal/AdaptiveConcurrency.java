@@ -4,6 +4,7 @@ import io.zoolander.client.ReadPolicy;
 import io.zoolander.wire.Ticker;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The autonomic degree-of-concurrency policy (after the St Andrews autonomic client): reads are
@@ -12,10 +13,14 @@ import java.util.concurrent.TimeUnit;
  * ratio (reads where some duplicate refused, failed or timed out) or the latency variation (p90 /
  * p50 of every reply latency in the window, winners and losers) reached the raising thresholds, and
  * down by one if both are below the lowering thresholds. For {@link ReadPolicy.Fixed} C never
- * moves; for {@link ReadPolicy.Hedged} it is 1 (the hedges add the others). C never exceeds the
- * number of active duplicates, which changes when duplicates are added or retired while the client
- * runs ({@link #setDuplicates}). Not thread-safe: used on the client's I/O thread only (the event
- * loop); {@link #current()} may be read from any thread. Internal: not part of the public API.
+ * moves; for {@link ReadPolicy.Hedged} it is 1 (the hedges add the others). For {@link
+ * ReadPolicy.Advised} C does not move by itself either: it is the read fan-out the newest
+ * membership record advises ({@link #setAdvisedFanOut}), or the policy's own C while none is
+ * advised; the other policies ignore the advice. C never exceeds the number of active duplicates,
+ * which changes when duplicates are added or retired while the client runs ({@link
+ * #setDuplicates}), and is at least 1. Not thread-safe: used on the client's I/O thread only (the
+ * event loop); {@link #current()} may be read from any thread. Internal: not part of the public
+ * API.
  */
 public final class AdaptiveConcurrency {
   static final long WINDOW_MAX_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -29,8 +34,18 @@ public final class AdaptiveConcurrency {
   /** The policy's own bound on C, whatever the number of duplicates. */
   private final int policyMax;
 
-  /** The C a fixed policy asks for (it holds once there are that many duplicates). */
-  private final int fixedConcurrency;
+  /** The advised policy, or null for the others (which ignore the advice). */
+  private final ReadPolicy.@Nullable Advised advised;
+
+  /**
+   * The C a fixed or advised policy asks for now (it holds once there are that many duplicates): a
+   * fixed policy's C; the advised fan-out, or the advised policy's C without advice. 0 for the
+   * other policies.
+   */
+  private int requested;
+
+  /** The read fan-out the newest membership record advises, 0 for none (whatever the policy). */
+  private int advisedFanOut;
 
   private int maxConcurrency;
   private volatile int concurrency;
@@ -58,11 +73,17 @@ public final class AdaptiveConcurrency {
       this.policy = null;
       max = 1;
       initial = 1;
+    } else if (policy instanceof ReadPolicy.Advised a) {
+      this.policy = null;
+      max = Integer.MAX_VALUE; // the advice may name any number; the duplicates cap it
+      initial = a.concurrencyWithoutAdvice(); // no advice before the first record is read
     } else {
       throw new IllegalArgumentException("unknown read policy " + policy);
     }
     this.policyMax = max;
-    this.fixedConcurrency = policy instanceof ReadPolicy.Fixed ? initial : 0;
+    this.advised = policy instanceof ReadPolicy.Advised a ? a : null;
+    this.requested =
+        policy instanceof ReadPolicy.Fixed || policy instanceof ReadPolicy.Advised ? initial : 0;
     this.maxConcurrency = Math.max(1, Math.min(duplicates, max));
     this.concurrency = Math.max(1, Math.min(maxConcurrency, initial));
     this.windowStartNanos = ticker.nanoTime();
@@ -71,16 +92,44 @@ public final class AdaptiveConcurrency {
   /**
    * The number of active duplicates changed (one added or retired while the client runs): C's
    * maximum follows it. A fixed policy's C is its own C again as far as there are duplicates for
-   * it; an adaptive C is kept within the new bounds (its minimum as far as there are duplicates for
-   * it) and moves on from there.
+   * it, an advised policy's C the advised one (or its own without advice) as far as there are
+   * duplicates for it; an adaptive C is kept within the new bounds (its minimum as far as there are
+   * duplicates for it) and moves on from there.
    */
   public void setDuplicates(int activeDuplicates) {
     maxConcurrency = Math.max(1, Math.min(activeDuplicates, policyMax));
-    int c = fixedConcurrency > 0 ? fixedConcurrency : concurrency;
+    int c = requested > 0 ? requested : concurrency;
     if (policy != null) {
       c = Math.max(c, Math.min(policy.minConcurrency(), maxConcurrency));
     }
     concurrency = Math.max(1, Math.min(maxConcurrency, c));
+  }
+
+  /**
+   * The newest membership record followed advises {@code fanOut} duplicates per read (0: none). An
+   * advised policy's C becomes {@code fanOut}, or its C without advice when 0, as far as there are
+   * active duplicates for it; the other policies ignore it (their C is the application's choice).
+   *
+   * @throws IllegalArgumentException if {@code fanOut} is negative
+   */
+  public void setAdvisedFanOut(int fanOut) {
+    if (fanOut < 0) {
+      throw new IllegalArgumentException("fanOut must be >= 0, was " + fanOut);
+    }
+    advisedFanOut = fanOut;
+    if (advised == null) {
+      return;
+    }
+    requested = fanOut > 0 ? fanOut : advised.concurrencyWithoutAdvice();
+    concurrency = Math.max(1, Math.min(maxConcurrency, requested));
+  }
+
+  /**
+   * The read fan-out last given to {@link #setAdvisedFanOut}, 0 before any (or when none is
+   * advised), whether or not the policy follows it.
+   */
+  public int advisedFanOut() {
+    return advisedFanOut;
   }
 
   /** The current maximum of C: the policy's, at most the number of active duplicates. */

@@ -324,6 +324,32 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             .map(m -> m.duplicateId() + (m.active() ? " active" : " joining"))
             .collect(Collectors.joining(", ")));
     apply(changes);
+    // Whether or not the set changed: a record may change the advised fan-out alone.
+    followAdvice(record);
+  }
+
+  /**
+   * Applies the read fan-out the record just followed advises (0: none) to C: an advised policy
+   * follows it, the others ignore it. Before any record is read, none is advised.
+   */
+  private void followAdvice(Membership record) {
+    int fanOut = record.readFanOut();
+    if (fanOut != concurrency.advisedFanOut()) {
+      String ignored =
+          settings.readPolicy() instanceof ReadPolicy.Advised
+              ? ""
+              : " (ignored: read policy " + settings.readPolicy() + ")";
+      if (fanOut > 0) {
+        LOG.info(
+            "membership version {} advises {} duplicates per read{}",
+            record.version(),
+            fanOut,
+            ignored);
+      } else {
+        LOG.info("membership version {} advises no read fan-out{}", record.version(), ignored);
+      }
+    }
+    concurrency.setAdvisedFanOut(fanOut);
   }
 
   /** Link {@code index} serves {@code duplicateId} (its endpoint record or STATUS says so). */

@@ -1,9 +1,11 @@
 package io.zoolander.client.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zoolander.client.ReadPolicy;
 import io.zoolander.wire.Ticker;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -121,5 +123,74 @@ class AdaptiveConcurrencyTest {
     assertThat(adaptive.current()).as("raised to the third duplicate").isEqualTo(3);
     adaptive.setDuplicates(1);
     assertThat(adaptive.current()).as("never above the active duplicates").isEqualTo(1);
+  }
+
+  @Test
+  void anAdvisedCFollowsTheAdviceAndFallsBackWithoutIt() {
+    AdaptiveConcurrency a = new AdaptiveConcurrency(ReadPolicy.advised(1), 3, ticker);
+    assertThat(a.current()).as("no advice before any record").isEqualTo(1);
+    assertThat(a.advisedFanOut()).isZero();
+    a.setAdvisedFanOut(2);
+    assertThat(a.current()).isEqualTo(2);
+    assertThat(a.advisedFanOut()).isEqualTo(2);
+    window(a, 1_000_000, 50_000_000, 2, 2); // variation and failures that would raise an adaptive C
+    assertThat(a.current()).as("never moves by itself").isEqualTo(2);
+    a.setAdvisedFanOut(5);
+    assertThat(a.current()).as("capped at the active duplicates").isEqualTo(3);
+    a.setAdvisedFanOut(0);
+    assertThat(a.current()).as("no advice: C without advice").isEqualTo(1);
+    assertThatThrownBy(() -> a.setAdvisedFanOut(-1)).hasMessageContaining("fanOut");
+    assertThat(a.current()).isEqualTo(1);
+
+    AdaptiveConcurrency two = new AdaptiveConcurrency(ReadPolicy.advised(2), 3, ticker);
+    assertThat(two.current()).isEqualTo(2);
+    two.setAdvisedFanOut(1);
+    assertThat(two.current()).as("advice below C without advice is followed too").isEqualTo(1);
+    two.setAdvisedFanOut(0);
+    assertThat(two.current()).isEqualTo(2);
+    assertThat(new AdaptiveConcurrency(ReadPolicy.advised(4), 2, ticker).current())
+        .as("C without advice capped at the duplicates")
+        .isEqualTo(2);
+  }
+
+  @Test
+  void anAdvisedCSurvivesAChangeOfDuplicates() {
+    AdaptiveConcurrency a = new AdaptiveConcurrency(ReadPolicy.advised(1), 2, ticker);
+    a.setAdvisedFanOut(3);
+    assertThat(a.current()).as("capped at N = 2").isEqualTo(2);
+    a.setDuplicates(3); // a duplicate added online
+    assertThat(a.current()).as("the advice, now that there are duplicates for it").isEqualTo(3);
+    a.setDuplicates(4);
+    assertThat(a.current()).as("kept, not reset to C without advice nor raised to N").isEqualTo(3);
+    assertThat(a.maxConcurrency()).isEqualTo(4);
+    a.setDuplicates(1); // retired down to one
+    assertThat(a.current()).isEqualTo(1);
+    a.setDuplicates(3);
+    assertThat(a.current()).isEqualTo(3);
+    a.setAdvisedFanOut(0);
+    a.setDuplicates(4);
+    assertThat(a.current()).as("no advice: C without advice").isEqualTo(1);
+  }
+
+  @Test
+  void otherPoliciesIgnoreTheAdvice() {
+    AdaptiveConcurrency fixed = new AdaptiveConcurrency(ReadPolicy.fixed(2), 4, ticker);
+    AdaptiveConcurrency all = new AdaptiveConcurrency(ReadPolicy.all(), 4, ticker);
+    AdaptiveConcurrency hedged = new AdaptiveConcurrency(ReadPolicy.hedged(0.95), 4, ticker);
+    AdaptiveConcurrency adaptive = adaptive(4);
+    window(adaptive, 1_000_000, 20_000_000, 4, 0);
+    assertThat(adaptive.current()).isEqualTo(2);
+    for (AdaptiveConcurrency a : List.of(fixed, all, hedged, adaptive)) {
+      a.setAdvisedFanOut(3);
+      assertThat(a.advisedFanOut()).isEqualTo(3);
+    }
+    assertThat(fixed.current()).isEqualTo(2);
+    assertThat(all.current()).isEqualTo(4);
+    assertThat(hedged.current()).isEqualTo(1);
+    assertThat(adaptive.current()).isEqualTo(2);
+    fixed.setDuplicates(3);
+    assertThat(fixed.current()).as("its own C, not the advice").isEqualTo(2);
+    window(adaptive, 1_000_000, 0, 0, 0); // calm: the adaptive policy lowers its own C
+    assertThat(adaptive.current()).isEqualTo(1);
   }
 }

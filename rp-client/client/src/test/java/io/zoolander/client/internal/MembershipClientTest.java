@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ScriptedPeer}) per duplicate answers reads. The client is configured with duplicate 1 only; the
  * membership record, written into the ensembles as the repeater would, makes it read from the
  * duplicates added and stop reading from a retired one; an older record is ignored, and a joining
- * member is not read from until it is active.
+ * member is not read from until it is active. A client with {@link ReadPolicy#advised} reads from
+ * as many duplicates as the newest record advises.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class MembershipClientTest {
@@ -225,6 +226,74 @@ class MembershipClientTest {
             return readsAt(3) > 0;
           });
       assertThat(client.readConcurrency()).isEqualTo(2);
+    }
+  }
+
+  private int readsAtAll() {
+    return readsAt(1) + readsAt(2) + readsAt(3);
+  }
+
+  /**
+   * Does {@code count} reads, then waits until the plugins received {@code perRead} read requests
+   * for each (a losing duplicate's request may still be on its way when the read returns), and
+   * checks that no more arrived.
+   */
+  private void readEach(ZoolanderClient client, int count, int perRead) throws Exception {
+    int before = readsAtAll();
+    read(client, count);
+    await(
+        WAIT,
+        count * perRead + " read requests received",
+        () -> readsAtAll() >= before + count * perRead);
+    assertThat(readsAtAll())
+        .as("read requests for %d reads, each to %d duplicates", count, perRead)
+        .isEqualTo(before + count * perRead);
+  }
+
+  @Test
+  void anAdvisedClientReadsFromAsManyDuplicatesAsTheNewestRecordAdvises() throws Exception {
+    try (ZoolanderClient client =
+        ZoolanderClient.builder()
+            .clientId(11)
+            .repeater("127.0.0.1", repeater.port())
+            .duplicate(connectString(1))
+            .duplicate(connectString(2))
+            .duplicate(connectString(3))
+            .readPolicy(ReadPolicy.advised(1))
+            .connectTimeout(Duration.ofSeconds(20))
+            .build()) {
+      DefaultZoolanderClient internal = (DefaultZoolanderClient) client;
+      assertThat(client.readConcurrency()).as("no record read yet: C without advice").isEqualTo(1);
+      readEach(client, 10, 1);
+
+      // The configured set, no advice: nothing changes.
+      Membership set =
+          new Membership(
+              1,
+              List.of(member(1, State.ACTIVE), member(2, State.ACTIVE), member(3, State.ACTIVE)));
+      write(set, 1, 2, 3);
+      await(WAIT, "the record followed", () -> internal.membershipVersion() == 1);
+      assertThat(client.readConcurrency()).isEqualTo(1);
+
+      // The same members, a fan-out of 2 advised: a new version whose only change is the advice.
+      Membership advising = set.withReadFanOut(2);
+      assertThat(advising.members()).isEqualTo(set.members());
+      write(advising, 1, 2, 3);
+      await(WAIT, "the advice followed", () -> internal.membershipVersion() == 2);
+      assertThat(client.readConcurrency()).as("C = the advised fan-out").isEqualTo(2);
+      readEach(client, 10, 2);
+
+      // More than the active duplicates advised: capped at them.
+      write(advising.withReadFanOut(5), 1, 2, 3);
+      await(WAIT, "the larger advice followed", () -> internal.membershipVersion() == 3);
+      assertThat(client.readConcurrency()).as("capped at the 3 active duplicates").isEqualTo(3);
+      readEach(client, 10, 3);
+
+      // The advice withdrawn: back to C without advice.
+      write(advising.withReadFanOut(5).withReadFanOut(0), 1, 2, 3);
+      await(WAIT, "the advice withdrawn", () -> internal.membershipVersion() == 4);
+      assertThat(client.readConcurrency()).as("no advice: C without advice").isEqualTo(1);
+      readEach(client, 10, 1);
     }
   }
 }
