@@ -1,10 +1,12 @@
 package io.zoolander.server.bench;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.zoolander.client.ReadPolicy;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.jmx.MeterNames;
 import io.zoolander.server.repeater.ControllerDecision.Reason;
 import io.zoolander.server.repeater.ControllerSettings;
+import io.zoolander.server.repeater.FanOutDecision;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ServerMode;
@@ -65,6 +67,9 @@ public final class DiurnalBench {
   private static final String BASE_PATH = "/zoolander";
   private static final int KEYS = 10;
   private static final int VALUE_BYTES = 128;
+
+  /** The client's counter of read requests sent to duplicates. */
+  private static final String READ_REQUESTS = "zoolander.client.read.requests";
 
   /**
    * What to run.
@@ -147,6 +152,8 @@ public final class DiurnalBench {
    * @param dropped accesses not sent: too many in flight
    * @param additions spares the controller added (0 for a static configuration)
    * @param retirements duplicates the controller retired
+   * @param readRequests read requests the client sent to duplicates (first tries and retries)
+   * @param fanOutChanges read fan-outs the controller advised (raised or lowered)
    */
   public record Outcome(
       String name,
@@ -159,7 +166,9 @@ public final class DiurnalBench {
       long failed,
       long dropped,
       long additions,
-      long retirements) {}
+      long retirements,
+      long readRequests,
+      long fanOutChanges) {}
 
   /** One access of the schedule: when (ns after the start), and whether it reads. */
   record Arrival(long offsetNanos, boolean read, int key) {}
@@ -329,8 +338,16 @@ public final class DiurnalBench {
     AtomicLong nodeNanos = new AtomicLong();
     long dayNanos = TimeUnit.SECONDS.toNanos(settings.daySeconds());
     ScheduledExecutorService side = Executors.newScheduledThreadPool(2);
+    SimpleMeterRegistry clientMeters = new SimpleMeterRegistry();
     try (ZoolanderClient client =
-        cluster.clientBuilder().requestTimeout(Duration.ofSeconds(DRAIN_SECONDS)).build()) {
+        cluster
+            .clientBuilder()
+            .requestTimeout(Duration.ofSeconds(DRAIN_SECONDS))
+            .meterRegistry(clientMeters)
+            // The controller's client asks as many duplicates per read as it advises; a static
+            // configuration's asks one, the best-ranked, as by default.
+            .readPolicy(controlled ? ReadPolicy.advised(1) : ReadPolicy.fixed(1))
+            .build()) {
       long start = System.nanoTime();
       long sampleNanos = TimeUnit.MILLISECONDS.toNanos(100);
       side.scheduleAtFixedRate(
@@ -423,7 +440,24 @@ public final class DiurnalBench {
         failed.get(),
         dropped,
         controlled ? (long) count(meters, "add", Reason.BELOW_TARGET) : 0,
-        controlled ? (long) count(meters, "retire", Reason.FEWER_SUFFICE) : 0);
+        controlled ? (long) count(meters, "retire", Reason.FEWER_SUFFICE) : 0,
+        (long) clientMeters.get(READ_REQUESTS).counter().count(),
+        controlled ? (long) fanOutChanges(meters) : 0);
+  }
+
+  private static double fanOutChanges(SimpleMeterRegistry meters) {
+    double changes = 0;
+    for (FanOutDecision.Reason reason : FanOutDecision.Reason.values()) {
+      if (reason.action() != FanOutDecision.Action.HOLD) {
+        changes +=
+            meters
+                .get(MeterNames.REPEATER_CONTROLLER_FAN_OUT_DECISIONS)
+                .tag(MeterNames.TAG_REASON, reason.tag())
+                .counter()
+                .count();
+      }
+    }
+    return changes;
   }
 
   private static double count(SimpleMeterRegistry meters, String action, Reason reason) {
@@ -476,7 +510,10 @@ public final class DiurnalBench {
                 + " duplicate 1 slowed (a fifth of its accesses by 4 x tau) from 25%% to 40%% and from 65%% to 75%%"
                 + " of the day. SLO: in each 1-s window, at least %s of the reads answered within %s ms. The"
                 + " controller has %d to %d duplicates (target %s at tau %s ms, period 200 ms, cooldown 1 s, 5"
-                + " periods to retire, 10 samples at least, samples kept %d s).%n%n",
+                + " periods to retire, 10 samples at least, samples kept %d s) and advises the read fan-out its"
+                + " client follows (ReadPolicy.advised(1)); a static configuration's client reads from the"
+                + " best-ranked duplicate (fixed(1)). Requests per read: read requests sent to duplicates per read"
+                + " scheduled.%n%n",
             settings.daySeconds(),
             100 * settings.readFraction(),
             NIGHT_FRACTION * settings.peakRatePerSec(),
@@ -489,23 +526,25 @@ public final class DiurnalBench {
             trim(settings.tauMs()),
             SAMPLE_MAX_AGE.toSeconds()));
     b.append(
-        "| configuration | SLO violations (windows) | node-seconds | reads within tau | failed | dropped |"
-            + " added | retired |\n");
-    b.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        "| configuration | SLO violations (windows) | node-seconds | reads within tau | requests per read |"
+            + " failed | dropped | added | retired | fan-out changes |\n");
+    b.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (Outcome o : outcomes) {
       b.append(
           String.format(
               Locale.ROOT,
-              "| %s | %d of %d | %.1f | %.4f | %d | %d | %s | %s |%n",
+              "| %s | %d of %d | %.1f | %.4f | %.2f | %d | %d | %s | %s | %s |%n",
               o.name(),
               o.violations(),
               o.windows(),
               o.nodeSeconds(),
               o.reads() == 0 ? Double.NaN : (double) o.readsWithinTau() / o.reads(),
+              o.reads() == 0 ? Double.NaN : (double) o.readRequests() / o.reads(),
               o.failed(),
               o.dropped(),
               o.name().equals("controller") ? Long.toString(o.additions()) : "",
-              o.name().equals("controller") ? Long.toString(o.retirements()) : ""));
+              o.name().equals("controller") ? Long.toString(o.retirements()) : "",
+              o.name().equals("controller") ? Long.toString(o.fanOutChanges()) : ""));
     }
     Outcome best = bestStatic(outcomes);
     b.append('\n');
@@ -546,7 +585,7 @@ public final class DiurnalBench {
               Locale.ROOT,
               "    {\"name\": %s, \"windows\": %d, \"violations\": %d, \"nodeSeconds\": %.3f, \"reads\": %d,"
                   + " \"readsWithinTau\": %d, \"writes\": %d, \"failed\": %d, \"dropped\": %d, \"additions\": %d,"
-                  + " \"retirements\": %d}",
+                  + " \"retirements\": %d, \"readRequests\": %d, \"fanOutChanges\": %d}",
               quote(o.name()),
               o.windows(),
               o.violations(),
@@ -557,7 +596,9 @@ public final class DiurnalBench {
               o.failed(),
               o.dropped(),
               o.additions(),
-              o.retirements()));
+              o.retirements(),
+              o.readRequests(),
+              o.fanOutChanges()));
     }
     Outcome best = bestStatic(outcomes);
     b.append("\n  ],\n  \"bestStaticAtNoMoreNodeSeconds\": ")

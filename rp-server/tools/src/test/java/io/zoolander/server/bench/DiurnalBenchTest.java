@@ -103,6 +103,8 @@ class DiurnalBenchTest {
           .as(o.name())
           .isEqualTo(outcomes.get(0).reads() + outcomes.get(0).writes());
       assertThat(o.readsWithinTau()).as(o.name()).isBetween(0L, o.reads());
+      // Every read sent (not dropped at the in-flight bound) sent one request at least.
+      assertThat(o.readRequests()).as(o.name()).isGreaterThanOrEqualTo(o.reads() - o.dropped());
     }
     // Node-seconds are sampled every 100 ms over the day.
     assertThat(outcomes.get(1).nodeSeconds()).isCloseTo(4, within(0.5));
@@ -112,7 +114,9 @@ class DiurnalBenchTest {
     String md = Files.readString(dir.resolve("diurnal.md"), StandardCharsets.UTF_8);
     assertThat(md)
         .startsWith("`zoolander bench --diurnal`")
-        .contains("| configuration | SLO violations (windows) | node-seconds |")
+        .contains(
+            "| configuration | SLO violations (windows) | node-seconds | reads within tau |"
+                + " requests per read |")
         .contains("| controller |", "| static 1 |", "| static 2 |");
     assertThat(md)
         .containsAnyOf(
@@ -125,6 +129,6 @@ class DiurnalBenchTest {
   }
 
   private static Outcome outcome(String name, long violations, double nodeSeconds) {
-    return new Outcome(name, 60, violations, nodeSeconds, 100, 90, 100, 0, 0, 0, 0);
+    return new Outcome(name, 60, violations, nodeSeconds, 100, 90, 100, 0, 0, 0, 0, 100, 0);
   }
 }
