@@ -341,9 +341,9 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
               : " (ignored: read policy " + settings.readPolicy() + ")";
       if (fanOut > 0) {
         LOG.info(
-            "membership version {} advises {} duplicates per read{}",
+            "membership version {} advises {} per read{}",
             record.version(),
-            fanOut,
+            fanOut == 1 ? "1 duplicate" : fanOut + " duplicates",
             ignored);
       } else {
         LOG.info("membership version {} advises no read fan-out{}", record.version(), ignored);

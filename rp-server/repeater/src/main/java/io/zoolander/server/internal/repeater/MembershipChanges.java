@@ -423,7 +423,9 @@ final class MembershipChanges implements AutoCloseable {
               LOG.info(
                   "membership version {} advises {}",
                   next.version(),
-                  fanOut == 0 ? "no read fan-out" : fanOut + " duplicates per read");
+                  fanOut == 0
+                      ? "no read fan-out"
+                      : fanOut + (fanOut == 1 ? " duplicate" : " duplicates") + " per read");
               done.complete(next);
             } catch (Exception e) {
               done.completeExceptionally(e);

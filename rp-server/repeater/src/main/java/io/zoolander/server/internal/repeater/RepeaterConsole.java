@@ -246,7 +246,10 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     Membership m = await(core.setReadFanOut(fanOut), "set the read fan-out to " + fanOut);
     return (fanOut == 0
             ? "no read fan-out is advised"
-            : "clients with the advised read policy ask " + fanOut + " duplicates per read")
+            : "clients with the advised read policy ask "
+                + fanOut
+                + (fanOut == 1 ? " duplicate" : " duplicates")
+                + " per read")
         + " (membership version "
         + m.version()
         + ")";
