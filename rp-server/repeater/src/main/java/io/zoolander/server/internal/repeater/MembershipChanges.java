@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Threading.</b> Changes run one at a time on this class's own thread, where the blocking
  * ZooKeeper calls are made; what touches links runs on the sequencer loop through {@link Host}.
- * {@link #adoptAtStart} runs on the starting thread before the sequencer loop exists.
+ * {@link #readAtStart} runs on the starting thread before the sequencer loop exists.
  */
 final class MembershipChanges implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MembershipChanges.class);
@@ -138,9 +138,11 @@ final class MembershipChanges implements AutoCloseable {
 
   /**
    * Reads the record at the configured duplicates (one answer is enough; the others get the grace
-   * period) and, if one exists, at the members it names that are not configured, and adopts the
-   * newest: the set to claim the epoch at and stream to. Nothing changes when no duplicate holds a
-   * record.
+   * period, unless a majority has answered: a change is written to a majority of the set before it,
+   * so a majority of that set holds the newest record, and one duplicate down must not cost a
+   * takeover the grace twice, here and in the claim) and, if one exists, at the members it names
+   * that are not configured, and adopts the newest: the set to claim the epoch at and stream to.
+   * Nothing changes when no duplicate holds a record.
    *
    * @return the newest record, if any; the caller adds and removes links to match it
    */
@@ -187,6 +189,7 @@ final class MembershipChanges implements AutoCloseable {
                   "read the membership record of",
                   indexes,
                   1,
+                  QuorumCall.majority(indexes.size()),
                   deadline,
                   source -> source.readMembership(remainingMillis(deadline, ticker)));
     } catch (EpochTakenException e) {

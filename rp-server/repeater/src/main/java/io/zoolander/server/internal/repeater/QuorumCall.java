@@ -73,6 +73,24 @@ final class QuorumCall {
    */
   <T> Answers<T> call(String what, List<Integer> indexes, int needed, long deadline, Step<T> step)
       throws IOException, InterruptedException, TimeoutException, EpochTakenException {
+    return call(what, indexes, needed, indexes.size(), deadline, step);
+  }
+
+  /**
+   * As {@link #call(String, List, int, long, Step)}, but done as soon as {@code enough} have
+   * answered: the others get the grace only while fewer than {@code enough} have. For a step that
+   * needs some answers and is sound with a majority, so that one duplicate down does not cost the
+   * grace.
+   *
+   * @param enough how many answers end the call at once, {@code >= needed}
+   */
+  <T> Answers<T> call(
+      String what, List<Integer> indexes, int needed, int enough, long deadline, Step<T> step)
+      throws IOException, InterruptedException, TimeoutException, EpochTakenException {
+    if (enough < needed) {
+      throw new IllegalArgumentException(
+          "enough must be >= needed (" + needed + "), was " + enough);
+    }
     ExecutorService callers =
         Executors.newFixedThreadPool(
             Math.max(1, indexes.size()),
@@ -88,7 +106,7 @@ final class QuorumCall {
       Map<Integer, String> failed = new LinkedHashMap<>();
       boolean allTimeouts = true; // a duplicate's own timeout is still a timeout for the caller
       long until = deadline;
-      while (answers.size() + failed.size() < indexes.size()) {
+      while (answers.size() + failed.size() < indexes.size() && answers.size() < enough) {
         if (indexes.size() - failed.size() < needed) {
           break; // a majority can no longer answer
         }

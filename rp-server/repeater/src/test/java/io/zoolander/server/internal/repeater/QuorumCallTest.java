@@ -2,11 +2,13 @@ package io.zoolander.server.internal.repeater;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Ticker;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -69,6 +71,36 @@ class QuorumCallTest {
     assertThat(answers.answers()).containsOnlyKeys(0, 2).containsValues(1, 3);
     assertThat(answers.missing()).containsOnlyKeys(1);
     assertThat(answers.missing().get(1)).isEqualTo("no answer in time");
+  }
+
+  @Test
+  void enoughAnswersEndTheCallWithoutTheGrace() throws Exception {
+    QuorumCall patient = quorum(3);
+    QuorumCall quorum = new QuorumCall(sources, LONG_NANOS, Ticker.system());
+    // The grace and the deadline are 30 s; the test's own bound is far shorter, so the call must
+    // end on the second answer, not on the grace.
+    QuorumCall.Answers<Integer> answers =
+        assertTimeoutPreemptively(
+            Duration.ofSeconds(10),
+            () ->
+                quorum.call(
+                    "read",
+                    List.of(0, 1, 2),
+                    1,
+                    2,
+                    System.nanoTime() + LONG_NANOS,
+                    source -> {
+                      if (source.duplicateId() == 2) {
+                        never.await();
+                      }
+                      return source.duplicateId();
+                    }));
+    assertThat(answers.answers()).containsOnlyKeys(0, 2);
+    assertThat(answers.missing()).containsOnlyKeys(1);
+    assertThatThrownBy(
+            () -> patient.call("read", List.of(0, 1, 2), 2, 1, System.nanoTime(), s -> 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("enough must be >= needed (2), was 1");
   }
 
   @Test
