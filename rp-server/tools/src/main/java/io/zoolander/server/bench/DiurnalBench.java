@@ -20,8 +20,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -330,6 +333,7 @@ public final class DiurnalBench {
     AtomicLongArray within = new AtomicLongArray(windows);
     long tauNanos = (long) (settings.tauMs() * 1e6);
     AtomicLong failed = new AtomicLong();
+    Map<String, Long> failures = new ConcurrentHashMap<>();
     long dropped = 0;
     long writes = 0;
     Semaphore inFlight = new Semaphore(MAX_OUTSTANDING);
@@ -398,6 +402,7 @@ public final class DiurnalBench {
               inFlight.release();
               if (e != null) {
                 failed.incrementAndGet();
+                failures.merge(failure(a.read(), e), 1L, Long::sum);
               } else if (a.read() && System.nanoTime() - intended <= tauNanos) {
                 within.incrementAndGet(window);
               }
@@ -414,6 +419,10 @@ public final class DiurnalBench {
       side.awaitTermination(10, TimeUnit.SECONDS);
       cluster.clearAnomaly(1);
     }
+    failures.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(5)
+        .forEach(f -> say("%s: %d failed: %s", name, f.getValue(), f.getKey()));
     long windowsWithReads = 0;
     long violations = 0;
     long readCount = 0;
@@ -458,6 +467,12 @@ public final class DiurnalBench {
       }
     }
     return changes;
+  }
+
+  /** What a failed access says, for the failure summary: the op and its cause's message. */
+  private static String failure(boolean read, Throwable e) {
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return (read ? "read: " : "write: ") + cause;
   }
 
   private static double count(SimpleMeterRegistry meters, String action, Reason reason) {
