@@ -113,6 +113,73 @@ class ClientBehaviourTest {
   }
 
   @Test
+  void aDuplicateThatLostAWritesResultDoesNotFailItWhileAnotherMayStillReply() throws Exception {
+    try (ZoolanderClient client = builder().build()) {
+      // A fast duplicate got a retry long after it applied the write (its result no longer held);
+      // the slow one has not applied it yet and replies with the result later.
+      CompletableFuture<WriteResult> marker = client.setData("/m", utf8("m"), -1);
+      CompletableFuture<WriteResult> f = client.setData("/a", utf8("x"), -1);
+      await(
+          WAIT,
+          "the repeater received both writes",
+          () ->
+              repeater.received(Message.Write.class).stream()
+                      .map(Message.Write::requestId)
+                      .distinct()
+                      .count()
+                  >= 2);
+      List<Message.Write> sent = repeater.received(Message.Write.class);
+      Message.Write m = sent.get(0);
+      Message.Write w =
+          sent.stream().filter(x -> x.requestId() != m.requestId()).findFirst().orElseThrow();
+      two.send(Message.Error.forRequest(ErrorCode.DUPLICATE_REQUEST, w.requestId(), "lost"));
+      // One link's messages are handled in order: once the marker's reply is, so is the error.
+      two.send(reply(m, 8, 2, new OpResult.DataSet(1)));
+      marker.get(10, TimeUnit.SECONDS);
+      assertThat(f).as("one of two duplicates lost the result").isNotDone();
+      one.send(reply(w, 9, 1, new OpResult.DataSet(2)));
+      WriteResult result = f.get(10, TimeUnit.SECONDS);
+      assertThat(result.seq()).isEqualTo(9);
+      assertThat(result.duplicateId()).isEqualTo(1);
+
+      // Both lost it: the write fails, saying it WAS applied.
+      CompletableFuture<WriteResult> g = client.setData("/b", utf8("y"), -1);
+      await(
+          WAIT,
+          "the repeater received the second write",
+          () ->
+              repeater.received(Message.Write.class).stream()
+                  .anyMatch(x -> x.requestId() > w.requestId()));
+      Message.Write w2 =
+          repeater.received(Message.Write.class).stream()
+              .filter(x -> x.requestId() > w.requestId())
+              .findFirst()
+              .orElseThrow();
+      one.send(Message.Error.forRequest(ErrorCode.DUPLICATE_REQUEST, w2.requestId(), "lost"));
+      two.send(Message.Error.forRequest(ErrorCode.DUPLICATE_REQUEST, w2.requestId(), "lost"));
+      assertThat(codeOf(g)).isEqualTo(KeeperException.Code.SYSTEMERROR);
+      assertThatThrownBy(g::join).hasMessageContaining("WAS applied by an earlier attempt");
+    }
+  }
+
+  @Test
+  void aWriteWhoseResultALaggingDuplicateNeverSendsFailsAtItsDeadlineSayingItWasApplied()
+      throws Exception {
+    try (ZoolanderClient client = builder().requestTimeout(Duration.ofSeconds(1)).build()) {
+      CompletableFuture<WriteResult> f = client.setData("/a", utf8("x"), -1);
+      await(
+          WAIT,
+          "the repeater received the write",
+          () -> !repeater.received(Message.Write.class).isEmpty());
+      Message.Write w = repeater.received(Message.Write.class).get(0);
+      two.send(Message.Error.forRequest(ErrorCode.DUPLICATE_REQUEST, w.requestId(), "lost"));
+      assertThat(codeOf(f)).isEqualTo(KeeperException.Code.SYSTEMERROR);
+      assertThatThrownBy(f::join).hasMessageContaining("WAS applied by an earlier attempt");
+      assertThat(((DefaultZoolanderClient) client).pendingRequests()).isZero();
+    }
+  }
+
+  @Test
   void anUnansweredWriteIsResentWithTheSameRequestIdThenTimesOutWithoutLeaking() throws Exception {
     try (ZoolanderClient client =
         builder()

@@ -10,8 +10,10 @@ import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.internal.WriteTrace;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -19,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +51,9 @@ final class ClientWrites {
     void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first);
 
     void reportInconsistency(InconsistencyEvent event);
+
+    /** How many duplicates are counted now (active): each may still reply to a write. */
+    int countedDuplicates();
   }
 
   private final ClientSettings settings;
@@ -138,6 +144,15 @@ final class ClientWrites {
     /** Attempts refused with OVERLOADED (not sequenced). */
     int shed;
 
+    /**
+     * The duplicates (link names) that answered DUPLICATE_REQUEST: they applied the write earlier
+     * but no longer hold its result. A duplicate still behind will reply with it when it applies.
+     */
+    final Set<String> resultLostAt = new HashSet<>();
+
+    /** The last such answer's message; null while none came. */
+    @Nullable String resultLost;
+
     ScheduledFuture<?> retry;
     ScheduledFuture<?> deadline;
 
@@ -172,14 +187,16 @@ final class ClientWrites {
             () ->
                 failWrite(
                     w,
-                    new ZoolanderException(
-                        KeeperException.Code.OPERATIONTIMEOUT,
-                        "write "
-                            + w.write.requestId()
-                            + " not acknowledged within "
-                            + settings.requestTimeoutMs()
-                            + " ms"
-                            + whyUnacknowledged())),
+                    w.resultLost != null
+                        ? resultLost(w)
+                        : new ZoolanderException(
+                            KeeperException.Code.OPERATIONTIMEOUT,
+                            "write "
+                                + w.write.requestId()
+                                + " not acknowledged within "
+                                + settings.requestTimeoutMs()
+                                + " ms"
+                                + whyUnacknowledged())),
             settings.requestTimeoutMs(),
             TimeUnit.MILLISECONDS);
     sendWrite(w);
@@ -291,6 +308,41 @@ final class ClientWrites {
     }
   }
 
+  /**
+   * A duplicate applied the write long ago (a retry reached it more than {@link
+   * ClientRecord#WINDOW} of this client's writes later) and no longer holds its result. A duplicate
+   * that has not applied it yet (a slow one, while a fast one got the retry) will still reply with
+   * the result: the write fails only once every counted duplicate has answered so, or at its
+   * deadline.
+   */
+  private void onResultLost(PeerLink from, PendingWrite w, Message.Error error) {
+    w.resultLostAt.add(from.name());
+    w.resultLost = error.message();
+    if (w.resultLostAt.size() >= host.countedDuplicates()) {
+      failWrite(w, resultLost(w));
+    } else {
+      LOG.debug(
+          "{} applied write {} earlier and no longer holds its result; waiting for a duplicate"
+              + " that has not applied it yet to reply",
+          from.name(),
+          w.write.requestId());
+    }
+  }
+
+  private static ZoolanderException resultLost(PendingWrite w) {
+    return new ZoolanderException(
+        KeeperException.Code.SYSTEMERROR,
+        ErrorCode.DUPLICATE_REQUEST,
+        "write "
+            + w.write.requestId()
+            + " WAS applied by an earlier attempt, but its result is no longer held "
+            + "(more than "
+            + ClientRecord.WINDOW
+            + " later writes): "
+            + w.resultLost,
+        null);
+  }
+
   private void failWrite(PendingWrite w, ZoolanderException e) {
     if (writes.remove(w.write.requestId()) == w) {
       w.retry.cancel(false);
@@ -335,20 +387,7 @@ final class ClientWrites {
                   error.code(),
                   from.name() + " refused the write: " + error.message(),
                   null));
-      case DUPLICATE_REQUEST ->
-          failWrite(
-              w,
-              new ZoolanderException(
-                  KeeperException.Code.SYSTEMERROR,
-                  error.code(),
-                  "write "
-                      + w.write.requestId()
-                      + " WAS applied by an earlier attempt, but its result is no longer held "
-                      + "(more than "
-                      + ClientRecord.WINDOW
-                      + " later writes): "
-                      + error.message(),
-                  null));
+      case DUPLICATE_REQUEST -> onResultLost(from, w, error);
       default ->
           LOG.debug(
               "{} answered write {} with {}: {}; waiting for other replies or the retry",

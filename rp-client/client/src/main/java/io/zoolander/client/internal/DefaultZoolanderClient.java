@@ -1256,6 +1256,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
 
     @Override
+    public int countedDuplicates() {
+      return members.activeCount();
+    }
+
+    @Override
     public void reportInconsistency(InconsistencyEvent event) {
       DefaultZoolanderClient.this.reportInconsistency(event);
     }
