@@ -52,8 +52,11 @@ final class ClientWrites {
 
     void reportInconsistency(InconsistencyEvent event);
 
-    /** How many duplicates are counted now (active): each may still reply to a write. */
-    int countedDuplicates();
+    /**
+     * How many duplicates the client is linked to and has not seen retired (active or joining):
+     * each applies every write, and may still reply to one.
+     */
+    int liveDuplicates();
   }
 
   private final ClientSettings settings;
@@ -318,7 +321,7 @@ final class ClientWrites {
   private void onResultLost(PeerLink from, PendingWrite w, Message.Error error) {
     w.resultLostAt.add(from.name());
     w.resultLost = error.message();
-    if (w.resultLostAt.size() >= host.countedDuplicates()) {
+    if (w.resultLostAt.size() >= host.liveDuplicates()) {
       failWrite(w, resultLost(w));
     } else {
       LOG.debug(

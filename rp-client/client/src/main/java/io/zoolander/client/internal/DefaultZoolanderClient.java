@@ -1256,8 +1256,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
 
     @Override
-    public int countedDuplicates() {
-      return members.activeCount();
+    public int liveDuplicates() {
+      return members.liveCount();
     }
 
     @Override

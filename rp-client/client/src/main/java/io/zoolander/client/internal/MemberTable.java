@@ -114,6 +114,17 @@ final class MemberTable {
     return n;
   }
 
+  /** How many links are not retired: active ones, and joining ones that apply writes too. */
+  int liveCount() {
+    int n = 0;
+    for (Slot s : slots) {
+      if (s.standing != Standing.RETIRED) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** The duplicate link {@code index} serves, -1 if not known. */
   int duplicateId(int index) {
     return slots.get(index).duplicateId;

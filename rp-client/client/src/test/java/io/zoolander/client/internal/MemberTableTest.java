@@ -71,6 +71,7 @@ class MemberTableTest {
     assertThat(table.standing(0)).isEqualTo(MemberTable.Standing.RETIRED);
     assertThat(table.counted(0)).isFalse();
     assertThat(table.activeCount()).isEqualTo(1);
+    assertThat(table.liveCount()).as("retired links are not live").isEqualTo(1);
     assertThat(table.indexOf(2)).isEqualTo(1);
 
     // Added back later: a new link, at a new index; the retired one stays retired.
@@ -94,6 +95,7 @@ class MemberTableTest {
     assertThat(changes.joining()).containsExactly(1);
     assertThat(table.counted(1)).isFalse();
     assertThat(table.activeCount()).isEqualTo(1);
+    assertThat(table.liveCount()).as("a joining link applies writes too").isEqualTo(2);
 
     changes =
         table.follow(new Membership(5, List.of(active(1, ONE), active(2, TWO), active(3, THREE))));

@@ -469,10 +469,13 @@ public final class DiurnalBench {
     return changes;
   }
 
-  /** What a failed access says, for the failure summary: the op and its cause's message. */
+  /**
+   * What a failed access says, for the failure summary: the op and its cause's message, numbers
+   * (request ids, client ids, seqs) left out so that failures of one kind count together.
+   */
   private static String failure(boolean read, Throwable e) {
     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    return (read ? "read: " : "write: ") + cause;
+    return (read ? "read: " : "write: ") + cause.toString().replaceAll("\\d+", "#");
   }
 
   private static double count(SimpleMeterRegistry meters, String action, Reason reason) {
