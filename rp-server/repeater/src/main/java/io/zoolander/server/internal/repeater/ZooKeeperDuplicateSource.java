@@ -50,6 +50,13 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   /** The session kept from reading the state to claiming the epoch; null otherwise. */
   private ZooKeeper kept;
 
+  /**
+   * Set by {@link #close}: no session is opened or kept any more. A duplicate retired online is
+   * closed while the periodic epoch check may still hold it in its list: a session opened for it
+   * then would be kept by no one and reconnect to the stopped ensemble for ever.
+   */
+  private boolean closed;
+
   public ZooKeeperDuplicateSource(
       int duplicateId, String connectString, Znodes znodes, int sessionTimeoutMillis) {
     this(
@@ -385,6 +392,10 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     ZooKeeper zk;
     synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException(
+            "the source of duplicate " + duplicateId + " at " + connectString + " is closed");
+      }
       zk = kept;
       kept = null;
     }
@@ -403,8 +414,10 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       T result = action.run(zk);
       if (keep) {
         synchronized (this) {
-          kept = zk;
-          keeping = true;
+          if (!closed) { // closed meanwhile: this session goes with the call
+            kept = zk;
+            keeping = true;
+          }
         }
       }
       return result;
@@ -490,6 +503,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
     RecordWatcher<PluginEndpoint> w;
     ZooKeeper session;
     synchronized (this) {
+      closed = true;
       w = watcher;
       session = kept;
       kept = null;
