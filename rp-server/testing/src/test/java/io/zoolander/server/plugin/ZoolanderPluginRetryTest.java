@@ -21,6 +21,7 @@ import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.Znodes;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -352,6 +353,65 @@ class ZoolanderPluginRetryTest {
             .containsExactly(new OpResult.DataSet(2));
         client.send(new Message.Read(5, 11, ReadKind.GET_DATA, "/a", 4));
         assertThat(client.next(Message.ReadReply.class).data()).isEqualTo(utf8("c"));
+      }
+    } finally {
+      plugin.stop();
+    }
+  }
+
+  /**
+   * A snapshot asked for while the applier works through a backlog (a stalled duplicate, far behind
+   * the repeater) is taken between two runs of it, at the seq applied then, not once the whole
+   * backlog is applied: a duplicate joining by state transfer from it would otherwise wait as long
+   * as the backlog lasts (7 s in the diurnal bench). The backlog is still applied in full.
+   */
+  @Test
+  void aSnapshotAskedDuringABacklogIsTakenBetweenTwoRunsOfIt() throws Exception {
+    Znodes znodes = new Znodes("/inproc/backlog");
+    ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
+    LeaderPlugin plugin = factory.newPlugin();
+    plugin.start(
+        TestLeaderContext.of(
+            ensemble,
+            1,
+            Map.of(
+                ZoolanderPluginConfig.DUPLICATE_ID_KEY,
+                "13",
+                ZoolanderPluginConfig.BASE_PATH_KEY,
+                znodes.basePath())));
+    try {
+      ZoolanderPluginView view = factory.plugin().orElseThrow();
+      try (ScriptedPeer repeater =
+          ScriptedPeer.hello(view.endpoint().orElseThrow(), Role.REPEATER, "repeater")) {
+        repeater.send(new Message.Sequenced(1, 1, 5, 1, List.of(Op.create("/b", utf8("0")))));
+        assertThat(repeater.nextOf(Message.Ack.class).appliedSeq()).isEqualTo(1);
+        zk.create(
+            znodes.anomaly(),
+            utf8("probability=1;delayMs=10;distribution=fixed;applies=writes"),
+            ZooDefs.Ids.OPEN_ACL_UNSAFE,
+            CreateMode.PERSISTENT);
+        awaitInjector(view, true);
+
+        // Four runs' worth (a run is one batch, 64 writes), each write stalled 10 ms: 2.5 s.
+        int last = 1 + 256;
+        List<Message.Sequenced> backlog = new ArrayList<>();
+        for (int seq = 2; seq <= last; seq++) {
+          backlog.add(
+              new Message.Sequenced(
+                  1, seq, 5, seq, List.of(Op.setData("/b", utf8(Integer.toString(seq)), -1))));
+        }
+        repeater.sendTogether(backlog);
+        repeater.send(new Message.TransferRequest(1, 99));
+        Message.TransferChunk snapshot = repeater.nextOf(Message.TransferChunk.class);
+        assertThat(snapshot.appliedSeq())
+            .as("taken between two runs of the backlog, not after it")
+            .isBetween(1L, (long) last - 1);
+
+        long acked = 0;
+        while (acked < last) { // an ACK per run, each within ScriptedPeer.WAIT
+          acked = repeater.nextOf(Message.Ack.class).appliedSeq();
+        }
+        assertThat(acked).isEqualTo(last);
       }
     } finally {
       plugin.stop();

@@ -81,6 +81,19 @@ final class Applier {
    */
   private final ConcurrentLinkedQueue<Received> inbox = new ConcurrentLinkedQueue<>();
 
+  /**
+   * Most SEQUENCED one slice of a drain applies before the urgent tasks get their turn: one full
+   * batch.
+   */
+  static final int MAX_RUN_WRITES = Batch.MAX_BATCH_WRITES;
+
+  /**
+   * Tasks that must not wait behind a backlog of writes (a snapshot for a state transfer): run
+   * between two slices of a drain, or on their own when no drain is under way. A duplicate slower
+   * than the write rate never empties its inbox, and a drain takes the inbox until it is empty.
+   */
+  private final ConcurrentLinkedQueue<Task> urgent = new ConcurrentLinkedQueue<>();
+
   private final ApplierState state;
   private final SequencedWrites writes;
   private final WriteApplier single;
@@ -386,10 +399,13 @@ final class Applier {
 
   /**
    * The repeater asks for a snapshot of this duplicate for a state transfer: it is read between two
-   * applies and sent back on {@code from} as TRANSFER_CHUNKs. Any thread; never blocks.
+   * applies, without waiting for a backlog of writes to be applied first (the target streams from
+   * the snapshot's seq, which the repeater's log still holds), and sent back on {@code from} as
+   * TRANSFER_CHUNKs. Any thread; never blocks.
    */
   void transferRequested(Channel from, Message.TransferRequest request) {
-    execute(() -> source.snapshot(from, request));
+    urgent.add(() -> source.snapshot(from, request));
+    execute(this::runUrgent);
   }
 
   /**
@@ -510,7 +526,8 @@ final class Applier {
   /**
    * Takes every SEQUENCED received so far (while the applier was busy, several reads' worth may
    * have queued up), so consecutive writes from one connection go into one batch however they
-   * arrived; later drain tasks find the inbox empty.
+   * arrived; later drain tasks find the inbox empty. It applies them in slices of at most {@link
+   * #MAX_RUN_WRITES}, and runs the urgent tasks between two slices.
    */
   private void drainInbox() throws InterruptedException {
     Received first = inbox.poll();
@@ -525,8 +542,29 @@ final class Applier {
         WriteTrace.mark(WriteTrace.Stage.APPLIER_TOOK, m.clientId(), m.requestId());
         expiry.touched(m.clientId());
       }
-      writes.received(first.from(), run);
+      // In slices, the urgent tasks between two: a slice's applies are done when it returns, so
+      // nothing is in flight then.
+      for (int start = 0; start < run.size(); start += MAX_RUN_WRITES) {
+        writes.received(
+            first.from(), run.subList(start, Math.min(run.size(), start + MAX_RUN_WRITES)));
+        runUrgent();
+      }
       first = next;
+    }
+  }
+
+  /** Runs the urgent tasks queued so far; one that fails is logged and the others still run. */
+  private void runUrgent() throws InterruptedException {
+    assert thread.isCurrent() : ApplierThread.ONLY;
+    for (Task task = urgent.poll(); task != null; task = urgent.poll()) {
+      if (state.stopped()) {
+        return;
+      }
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        LOG.error("Duplicate {}: unexpected failure in the applier", duplicateId, e);
+      }
     }
   }
 
