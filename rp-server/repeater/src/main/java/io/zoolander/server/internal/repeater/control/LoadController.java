@@ -234,19 +234,11 @@ public final class LoadController implements AutoCloseable {
     }
     last = d;
     decisions.get(d.reason()).increment();
-    if (d.changes() || d.reason() != lastReason) {
-      LOG.info("load controller: {}", d.describe());
-    } else {
-      LOG.debug("load controller: {}", d.describe());
-    }
+    log(d.changes() || d.reason() != lastReason, d.describe());
     lastReason = d.reason();
     lastFanOut = f;
     fanOutDecisions.get(f.reason()).increment();
-    if (f.changes() || f.reason() != lastFanOutReason) {
-      LOG.info("load controller: {}", f.describe());
-    } else {
-      LOG.debug("load controller: {}", f.describe());
-    }
+    log(f.changes() || f.reason() != lastFanOutReason, f.describe());
     lastFanOutReason = f.reason();
     if (d.changes()) {
       change(d);
@@ -254,6 +246,24 @@ public final class LoadController implements AutoCloseable {
     if (f.changes()) {
       changeFanOut(f);
     }
+  }
+
+  /**
+   * A decision at INFO when it changes something or its reason differs from the period before, at
+   * DEBUG otherwise: a steady deployment would write a line a period.
+   */
+  private static void log(boolean news, String decision) {
+    if (news) {
+      LOG.info("load controller: {}", decision);
+    } else {
+      LOG.debug("load controller: {}", decision);
+    }
+  }
+
+  /** Why a change failed, in one line. */
+  private static String why(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+    return cause == null ? failure.toString() : cause.getMessage();
   }
 
   private void changeFanOut(FanOutDecision f) {
@@ -268,11 +278,7 @@ public final class LoadController implements AutoCloseable {
           policy.fanOutChangeEnded(f);
           if (failure != null) {
             fanOutFailures.increment();
-            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-            LOG.warn(
-                "load controller: read fan-out not set to {}: {}",
-                f.fanOut(),
-                cause == null ? failure.toString() : cause.getMessage());
+            LOG.warn("load controller: read fan-out not set to {}: {}", f.fanOut(), why(failure));
           }
         });
   }
@@ -300,12 +306,11 @@ public final class LoadController implements AutoCloseable {
                 membership.activeCount());
           } else {
             failures.get(d.action()).increment();
-            Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
             LOG.warn(
                 "load controller: duplicate {} not {}: {}; cooldown of {} ms before the next change",
                 d.duplicateId(),
                 what,
-                cause == null ? failure.toString() : cause.getMessage(),
+                why(failure),
                 settings.cooldownMs());
           }
         });
