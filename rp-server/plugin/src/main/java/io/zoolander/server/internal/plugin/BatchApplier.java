@@ -166,12 +166,16 @@ final class BatchApplier {
       return 0;
     }
     List<org.apache.zookeeper.OpResult> done;
+    WriteApplier.EarlyReply early = new WriteApplier.EarlyReply();
     try {
       long startNanos = System.nanoTime();
       mark(WriteTrace.Stage.MULTI_SUBMITTED, run, startNanos);
-      done = multis.multi(batch.multi());
+      Batch planned = batch;
+      done = multis.multi(batch.multi(), applied -> replyEarly(planned, applied, early));
       long multiNanos = System.nanoTime() - startNanos;
-      mark(WriteTrace.Stage.MULTI_DONE, run, startNanos + multiNanos);
+      if (!early.sent) {
+        mark(WriteTrace.Stage.MULTI_DONE, run, startNanos + multiNanos);
+      }
       for (int i = 0; i < batch.writes().size(); i++) {
         meters.applied(multiNanos); // per write: the multi that applied it, as when applied alone
       }
@@ -217,9 +221,31 @@ final class BatchApplier {
     recovery.succeeded();
     for (int i = 0; i < run.size(); i++) {
       recent.applied(run.get(i));
-      out.reply(run.get(i), run.get(i).seq(), results.get(i));
+      if (early.sent) {
+        out.replied(run.get(i), run.get(i).seq(), results.get(i));
+      } else {
+        out.reply(run.get(i), run.get(i).seq(), results.get(i));
+      }
     }
     return run.size();
+  }
+
+  /**
+   * On ZooKeeper's thread that applied the batch: every write's REPLY at once when the results are
+   * the predicted ones, as {@link WriteApplier} does for a write alone.
+   */
+  private void replyEarly(
+      Batch batch, List<org.apache.zookeeper.OpResult> applied, WriteApplier.EarlyReply early) {
+    List<List<OpResult>> results = batch.results(znodes, applied);
+    if (!results.equals(batch.predicted())) {
+      return;
+    }
+    mark(WriteTrace.Stage.MULTI_DONE, batch.writes(), System.nanoTime());
+    for (int i = 0; i < batch.writes().size(); i++) {
+      Message.Sequenced write = batch.writes().get(i);
+      out.sendReply(write, write.seq(), results.get(i));
+    }
+    early.sent = true;
   }
 
   private static void mark(WriteTrace.Stage stage, List<Message.Sequenced> run, long nanos) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.KeeperException.Code;
 import org.apache.zookeeper.Op;
@@ -17,6 +18,8 @@ import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.ServerCnxn.DisconnectReason;
 import org.apache.zookeeper.server.ZoolanderLocalConnection;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The applier's multis submitted in-process into the leader's request pipeline ({@link
@@ -28,6 +31,8 @@ import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
  * Owned by the applier thread.
  */
 final class LocalMultis implements Multis {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LocalMultis.class);
 
   private final ApplierThread owner;
   private final LocalServer server;
@@ -59,6 +64,12 @@ final class LocalMultis implements Multis {
 
   @Override
   public List<OpResult> multi(List<Op> ops) throws KeeperException, InterruptedException {
+    return multi(ops, results -> {});
+  }
+
+  @Override
+  public List<OpResult> multi(List<Op> ops, Consumer<List<OpResult>> whenApplied)
+      throws KeeperException, InterruptedException {
     assert owner.isCurrent() : ApplierThread.ONLY;
     ZooKeeper zk = session.zk();
     if (connection == null || connection.getSessionId() != zk.getSessionId()) {
@@ -71,7 +82,15 @@ final class LocalMultis implements Multis {
     connection.submitMulti(
         ops,
         (rc, results) -> {
+          if (done.isDone()) {
+            return; // the applier gave up waiting (timeout) and reads the state instead
+          }
           if (rc == Code.OK) {
+            try {
+              whenApplied.accept(results);
+            } catch (RuntimeException e) {
+              LOG.error("the hook on an applied multi failed; the applier carries on", e);
+            }
             done.complete(results);
           } else {
             done.completeExceptionally(new MultiFailed(rc, results));
@@ -83,7 +102,9 @@ final class LocalMultis implements Multis {
     } catch (ExecutionException e) {
       throw (KeeperException) e.getCause();
     } catch (TimeoutException e) {
-      throw KeeperException.create(Code.OPERATIONTIMEOUT);
+      KeeperException timedOut = KeeperException.create(Code.OPERATIONTIMEOUT);
+      done.completeExceptionally(timedOut); // a late answer no longer calls whenApplied
+      throw timedOut;
     }
   }
 

@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.plugin;
 
 import java.util.List;
+import java.util.function.Consumer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
@@ -17,6 +18,20 @@ interface Multis {
 
   /** Applies {@code ops} atomically. */
   List<OpResult> multi(List<Op> ops) throws KeeperException, InterruptedException;
+
+  /**
+   * As {@link #multi(List)}, and hands a successful multi's results to {@code whenApplied} as soon
+   * as they are known, before this returns: on ZooKeeper's thread that applied it for the
+   * in-process path, so that the applier's REPLY need not wait for the applier thread to wake. Not
+   * called for a multi that failed or timed out. {@code whenApplied} must be short, must not block,
+   * and may touch only what is safe from another thread; what it does happens-before this returns.
+   */
+  default List<OpResult> multi(List<Op> ops, Consumer<List<OpResult>> whenApplied)
+      throws KeeperException, InterruptedException {
+    List<OpResult> results = multi(ops);
+    whenApplied.accept(results);
+    return results;
+  }
 
   /** Multis through the plugin's session, as a ZooKeeper client sends them. */
   static Multis through(OwnSession session) {

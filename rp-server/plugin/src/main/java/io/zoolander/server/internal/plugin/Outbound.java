@@ -88,10 +88,27 @@ final class Outbound {
    * changes. Applier thread.
    */
   void reply(Message.Sequenced message, long seq, List<OpResult> results) {
+    sendReply(message, seq, results);
+    replied(message, seq, results);
+  }
+
+  /**
+   * The REPLY alone, as {@link #reply} sends it: for a write applied in-process, from ZooKeeper's
+   * thread that applied it, before the applier wakes; the applier then calls {@link #replied}. Any
+   * thread.
+   */
+  void sendReply(Message.Sequenced message, long seq, List<OpResult> results) {
     WriteTrace.mark(WriteTrace.Stage.PLUGIN_REPLIED, message.clientId(), message.requestId());
     toClient(
         message.clientId(),
         new Message.Reply(message.clientId(), message.requestId(), seq, duplicateId, results));
+  }
+
+  /**
+   * What follows a REPLY sent by {@link #sendReply}: the watches get the write's changes when
+   * {@code seq} is the message's own. Applier thread.
+   */
+  void replied(Message.Sequenced message, long seq, List<OpResult> results) {
     if (watches != null && seq == message.seq()) {
       watches.applied(seq, WatchChanges.of(message.ops(), results));
     }

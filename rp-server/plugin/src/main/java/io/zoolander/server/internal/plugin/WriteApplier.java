@@ -140,6 +140,7 @@ final class WriteApplier {
     }
     List<OpResult> predicted = prediction.results();
     List<OpResult> results;
+    EarlyReply early = new EarlyReply();
     try {
       ClientRecord record =
           ClientTable.after(known.record(), message.requestId(), message.seq(), predicted);
@@ -158,10 +159,13 @@ final class WriteApplier {
       long startNanos = System.nanoTime();
       WriteTrace.mark(
           WriteTrace.Stage.MULTI_SUBMITTED, message.clientId(), message.requestId(), startNanos);
-      List<org.apache.zookeeper.OpResult> done = multis.multi(multi);
+      List<org.apache.zookeeper.OpResult> done =
+          multis.multi(multi, applied -> replyEarly(message, predicted, applied, early));
       long doneNanos = System.nanoTime();
-      WriteTrace.mark(
-          WriteTrace.Stage.MULTI_DONE, message.clientId(), message.requestId(), doneNanos);
+      if (!early.sent) {
+        WriteTrace.mark(
+            WriteTrace.Stage.MULTI_DONE, message.clientId(), message.requestId(), doneNanos);
+      }
       meters.applied(doneNanos - startNanos);
       results = ZkOps.succeeded(znodes, done);
       epochs.advance(next, ZkOps.stateVersion(done));
@@ -217,8 +221,35 @@ final class WriteApplier {
       }
     }
     recovery.succeeded();
-    out.reply(message, message.seq(), results);
+    if (early.sent) {
+      out.replied(message, message.seq(), results);
+    } else {
+      out.reply(message, message.seq(), results);
+    }
     return Outcome.APPLIED;
+  }
+
+  /** Whether {@link #replyEarly} sent the REPLY; read after the multi returned. */
+  static final class EarlyReply {
+    boolean sent;
+  }
+
+  /**
+   * On ZooKeeper's thread that applied the multi: REPLY at once when the results are the ones the
+   * client record holds (the usual case), so the client does not wait for the applier thread to
+   * wake. A misprediction is left to the applier, which corrects the record before it replies.
+   */
+  private void replyEarly(
+      Message.Sequenced message,
+      List<OpResult> predicted,
+      List<org.apache.zookeeper.OpResult> applied,
+      EarlyReply early) {
+    List<OpResult> results = ZkOps.succeeded(znodes, applied);
+    if (results.equals(predicted)) {
+      WriteTrace.mark(WriteTrace.Stage.MULTI_DONE, message.clientId(), message.requestId());
+      out.sendReply(message, message.seq(), results);
+      early.sent = true;
+    }
   }
 
   /**
