@@ -363,7 +363,7 @@ class ZoolanderCommandTest {
             "sessionTimeoutMs=10000",
             "startTimeoutMs=30000",
             "epoch=(the highest epoch found plus one)",
-            "clientIoThreads=1",
+            "clientIoThreads=0",
             "--config=FILE");
     assertThat(r.out().lines()).allSatisfy(line -> assertThat(line.length()).isLessThan(80));
   }

@@ -70,10 +70,12 @@ public final class RepeaterSettings {
   public static final double DEFAULT_SLA_TAU_MS = 5;
 
   /**
-   * Threads that read and decode client connections (sequencing itself runs on one more, dedicated
-   * thread).
+   * Threads that read and decode client connections besides the sequencer's own: none, so the
+   * sequencer thread reads the clients and a write is sequenced without waking another thread
+   * (docs/benchmarks.md: fewer threads on the write path is lower latency at low write rates and
+   * more writes/s at saturation on a 2-core host).
    */
-  public static final int DEFAULT_CLIENT_IO_THREADS = 1;
+  public static final int DEFAULT_CLIENT_IO_THREADS = 0;
 
   /** TCP connect timeout to a plugin, in milliseconds. */
   public static final int PLUGIN_CONNECT_TIMEOUT_MILLIS = 2_000;

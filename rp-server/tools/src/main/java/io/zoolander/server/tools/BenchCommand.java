@@ -277,7 +277,7 @@ final class BenchCommand implements Callable<Integer> {
       names = "--repeater-setting",
       paramLabel = "KEY=VALUE",
       description =
-          "An entry of the child repeater's repeater.properties, e.g. clientIoThreads=0 or"
+          "An entry of the child repeater's repeater.properties, e.g. clientIoThreads=1 or"
               + " batching=none (repeatable; `zoolander repeater --help` lists the keys). Main bench and"
               + " --write-saturation.")
   Map<String, String> repeaterSettings = new LinkedHashMap<>();
