@@ -83,6 +83,7 @@ public final class Bench {
     Optional<BenchResult.HeapResult> heap;
     Optional<LoopbackRoundTrip.Result> loopback;
     Optional<LoopbackRoundTrip.Result> loopbackPaced;
+    Optional<LoopbackRoundTrip.Result> loopbackPacedWrites = Optional.empty();
     double tauOff;
     double tauOn;
     try (EmbeddedCluster cluster =
@@ -138,6 +139,21 @@ public final class Bench {
                         settings.maxAccesses(),
                         settings.ratePerSec(),
                         LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
+        // And at the write rate: the repeater's threads and the applier see only the writes, so
+        // they sleep longer between two than the threads that also see the reads.
+        double writeRate = settings.ratePerSec() * (1 - settings.readFraction());
+        if (writeRate >= 1 && settings.readFraction() > 0) {
+          loopbackPacedWrites =
+              loopback(
+                  String.format(Locale.ROOT, "paced at the write rate, %.0f/s", writeRate),
+                  (warmup, duration) ->
+                      LoopbackRoundTrip.measurePaced(
+                          warmup,
+                          duration,
+                          settings.maxAccesses(),
+                          writeRate,
+                          LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
+        }
 
         List<Boolean> conditions =
             settings.anomaly() == null ? List.of(false) : List.of(false, true);
@@ -174,6 +190,7 @@ public final class Bench {
             heap,
             loopback,
             loopbackPaced,
+            loopbackPacedWrites,
             dir);
     for (Path written : BenchReport.write(result, commandLine)) {
       say("wrote %s", written.toAbsolutePath());

@@ -123,6 +123,7 @@ public final class BenchReport {
     // scans the systems by key does not count them twice.
     loopbackJson(j, "loopback", r.loopback());
     loopbackJson(j, "loopbackPaced", r.loopbackPaced());
+    loopbackJson(j, "loopbackPacedWrites", r.loopbackPacedWrites());
     j.key("missCurves").openArray();
     for (boolean anomalies : new boolean[] {false, true}) {
       Optional<TailAnalysis.Curves> curves =
@@ -459,7 +460,8 @@ public final class BenchReport {
     tailSummary(r, md);
     missByTau(r, md);
     frontiers(r, md);
-    md.append(loopbackMarkdown(r.loopback(), r.loopbackPaced()));
+    md.append(loopbackMarkdown(r.loopback(), r.loopbackPaced(), r.loopbackPacedWrites()));
+    writeOverhead(r, md);
     if (r.heap().isPresent()) {
       BenchResult.HeapResult h = r.heap().get();
       md.append("## Heap under sustained load\n\n");
@@ -644,8 +646,10 @@ public final class BenchReport {
    * loop and, if measured, paced at the bench's rate.
    */
   static String loopbackMarkdown(
-      Optional<LoopbackRoundTrip.Result> closed, Optional<LoopbackRoundTrip.Result> paced) {
-    if (closed.isEmpty() && paced.isEmpty()) {
+      Optional<LoopbackRoundTrip.Result> closed,
+      Optional<LoopbackRoundTrip.Result> paced,
+      Optional<LoopbackRoundTrip.Result> pacedWrites) {
+    if (closed.isEmpty() && paced.isEmpty() && pacedWrites.isEmpty()) {
       return "";
     }
     StringBuilder md = new StringBuilder("## Netty loopback round trip\n\n");
@@ -655,7 +659,8 @@ public final class BenchReport {
             + " event loop, TCP_NODELAY. Closed loop: each echo sends the next frame at once, so both"
             + " threads stay awake (the hop on running threads). Paced: frames sent at the bench's"
             + " rate, both threads asleep in between (the hop with the wake-up every hop of a write"
-            + " pays at that rate).\n\n");
+            + " pays at that rate); at the write rate too, since the repeater's threads and the"
+            + " applier see only the writes and sleep longer between two.\n\n");
     md.append("| mode | frames | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms | mean ms |\n");
     md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
     closed.ifPresent(
@@ -680,8 +685,86 @@ public final class BenchReport {
                     l.seconds(),
                     l.warmupSeconds()),
                 l));
+    pacedWrites.ifPresent(
+        l ->
+            loopbackRow(
+                md,
+                String.format(
+                    Locale.ROOT,
+                    "paced at the write rate, %.0f/s, %.1f s after %.1f s of warm-up",
+                    l.ratePerSec(),
+                    l.seconds(),
+                    l.warmupSeconds()),
+                l));
     md.append("\n");
     return md.toString();
+  }
+
+  /** Extra loopback round trips a sequenced write may take at p50 over plain's (issue 17). */
+  static final double WRITE_HOPS_ALLOWED = 1.5;
+
+  /** A sequenced write's p99 may be at most this times plain's (issue 17). */
+  static final double WRITE_P99_RATIO_ALLOWED = 1.3;
+
+  /**
+   * The write path's overhead without the injector, against its floor: each {@code rp-N}'s write
+   * p50 against plain's plus {@value #WRITE_HOPS_ALLOWED} loopback round trips (paced at the
+   * bench's rate, and at its write rate), and its p99 against {@value #WRITE_P99_RATIO_ALLOWED}x
+   * plain's.
+   */
+  static void writeOverhead(BenchResult r, StringBuilder md) {
+    Optional<BenchResult.SystemResult> plain = r.system("plain", false);
+    if (plain.isEmpty() || r.loopbackPaced().isEmpty()) {
+      return;
+    }
+    BenchResult.Latency p = plain.get().writes();
+    double atRate = p.p50Ms() + WRITE_HOPS_ALLOWED * r.loopbackPaced().get().ms(50);
+    Optional<Double> atWriteRate =
+        r.loopbackPacedWrites().map(l -> p.p50Ms() + WRITE_HOPS_ALLOWED * l.ms(50));
+    md.append("## Write overhead against its floor (injector off)\n\n");
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "A sequenced write's p50 may be plain `setData`'s (%.3f ms) plus %.1f loopback round"
+                + " trips, its p99 %.1fx plain's (%.3f ms). The allowance with the round trip paced"
+                + " at the bench's rate: %.3f ms",
+            p.p50Ms(),
+            WRITE_HOPS_ALLOWED,
+            WRITE_P99_RATIO_ALLOWED,
+            p.p99Ms(),
+            atRate));
+    atWriteRate.ifPresent(
+        a -> md.append(String.format(Locale.ROOT, "; paced at the write rate: %.3f ms", a)));
+    md.append(".\n\n");
+    md.append("| system | write p50 ms | vs plain | p50 within allowance (rate");
+    md.append(atWriteRate.isPresent() ? " / write rate)" : ")");
+    md.append(" | write p99 ms | vs plain | p99 within |\n|---|---:|---:|---|---:|---:|---|\n");
+    for (BenchResult.SystemResult s : r.systems()) {
+      if (s.anomalies() || !s.system().startsWith("rp-") || s.system().contains("hedged")) {
+        continue;
+      }
+      BenchResult.Latency w = s.writes();
+      String within = yesNo(w.p50Ms() <= atRate);
+      if (atWriteRate.isPresent()) {
+        within += " / " + yesNo(w.p50Ms() <= atWriteRate.get());
+      }
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "| %s | %.3f | %.2fx | %s | %.3f | %.2fx | %s |%n",
+              s.system(),
+              w.p50Ms(),
+              w.p50Ms() / p.p50Ms(),
+              within,
+              w.p99Ms(),
+              w.p99Ms() / p.p99Ms(),
+              yesNo(w.p99Ms() <= WRITE_P99_RATIO_ALLOWED * p.p99Ms())));
+    }
+    md.append("\n");
+  }
+
+  private static String yesNo(boolean yes) {
+    return yes ? "yes" : "no";
   }
 
   private static void loopbackRow(StringBuilder md, String mode, LoopbackRoundTrip.Result l) {

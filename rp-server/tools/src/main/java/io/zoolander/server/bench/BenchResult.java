@@ -22,6 +22,9 @@ import org.HdrHistogram.Histogram;
  *     hop), closed loop, if it ran
  * @param loopbackPaced the same paced at the bench's rate (each hop also waking the receiving
  *     thread, as every hop of a write does at that rate), if it ran
+ * @param loopbackPacedWrites the same paced at the bench's write rate, if it ran and writes are
+ *     fewer than accesses: the repeater's threads and the applier see only writes, so on a host
+ *     where a thread's wake-up costs more the longer it slept, this is the floor of their hops
  * @param out the directory the results were written to
  */
 public record BenchResult(
@@ -35,6 +38,7 @@ public record BenchResult(
     Optional<HeapResult> heap,
     Optional<LoopbackRoundTrip.Result> loopback,
     Optional<LoopbackRoundTrip.Result> loopbackPaced,
+    Optional<LoopbackRoundTrip.Result> loopbackPacedWrites,
     Path out) {
 
   public BenchResult {

@@ -633,7 +633,7 @@ public final class WriteSaturationBench {
           "\nOn one host the partitions share its cores; on hosts of their own each partition"
               + " sequences and applies only its writes.\n\n");
     }
-    b.append(BenchReport.loopbackMarkdown(loopback, Optional.empty()));
+    b.append(BenchReport.loopbackMarkdown(loopback, Optional.empty(), Optional.empty()));
     return b.toString();
   }
 

@@ -91,7 +91,9 @@ class BenchLoadsTest {
     assertThat(r.frameBytes()).isEqualTo(64);
     assertThat(r.ms(50)).isPositive().isLessThanOrEqualTo(r.ms(99));
     assertThat(r.ratePerSec()).isZero();
-    assertThat(BenchReport.loopbackMarkdown(java.util.Optional.of(r), java.util.Optional.empty()))
+    assertThat(
+            BenchReport.loopbackMarkdown(
+                java.util.Optional.of(r), java.util.Optional.empty(), java.util.Optional.empty()))
         .contains("## Netty loopback round trip", "| closed loop, 3 outstanding, ")
         .contains("| 500 round trips of 64 bytes |")
         .doesNotContain("paced");
@@ -114,7 +116,9 @@ class BenchLoadsTest {
     assertThat(r.outstanding()).isZero();
     assertThat(elapsedSeconds).isGreaterThanOrEqualTo(99 / 200.0);
     assertThat(r.ms(50)).isPositive().isLessThanOrEqualTo(r.ms(99));
-    assertThat(BenchReport.loopbackMarkdown(java.util.Optional.empty(), java.util.Optional.of(r)))
+    assertThat(
+            BenchReport.loopbackMarkdown(
+                java.util.Optional.empty(), java.util.Optional.of(r), java.util.Optional.empty()))
         .contains("| paced at 200/s, ")
         .contains("| 100 round trips of 64 bytes |");
     assertThatThrownBy(
