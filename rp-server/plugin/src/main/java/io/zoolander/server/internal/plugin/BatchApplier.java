@@ -219,13 +219,12 @@ final class BatchApplier {
       correctRecords(zk, batch, known, results);
     }
     recovery.succeeded();
+    if (!early.sent) {
+      out.sendReplies(run, results);
+    }
     for (int i = 0; i < run.size(); i++) {
       recent.applied(run.get(i));
-      if (early.sent) {
-        out.replied(run.get(i), run.get(i).seq(), results.get(i));
-      } else {
-        out.reply(run.get(i), run.get(i).seq(), results.get(i));
-      }
+      out.replied(run.get(i), run.get(i).seq(), results.get(i));
     }
     return run.size();
   }
@@ -241,10 +240,7 @@ final class BatchApplier {
       return;
     }
     mark(WriteTrace.Stage.MULTI_DONE, batch.writes(), System.nanoTime());
-    for (int i = 0; i < batch.writes().size(); i++) {
-      Message.Sequenced write = batch.writes().get(i);
-      out.sendReply(write, write.seq(), results.get(i));
-    }
+    out.sendReplies(batch.writes(), results);
     early.sent = true;
   }
 

@@ -4,7 +4,10 @@ import io.netty.channel.Channel;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.OpResult;
 import io.zoolander.wire.internal.WriteTrace;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,6 +108,40 @@ final class Outbound {
   }
 
   /**
+   * The REPLYs of a batch's writes, as {@link #sendReply} sends each: those to one client go in one
+   * task on its connection's event loop with one flush, not one task, one flush and one system call
+   * each. Any thread.
+   *
+   * @param results the results of {@code writes}, in the same order
+   */
+  void sendReplies(List<Message.Sequenced> writes, List<List<OpResult>> results) {
+    Map<Channel, List<Message.Reply>> byConnection = new LinkedHashMap<>();
+    for (int i = 0; i < writes.size(); i++) {
+      Message.Sequenced write = writes.get(i);
+      WriteTrace.mark(WriteTrace.Stage.PLUGIN_REPLIED, write.clientId(), write.requestId());
+      Channel client = writable(write.clientId(), Message.Reply.class);
+      if (client != null) {
+        byConnection
+            .computeIfAbsent(client, c -> new ArrayList<>())
+            .add(
+                new Message.Reply(
+                    write.clientId(), write.requestId(), write.seq(), duplicateId, results.get(i)));
+      }
+    }
+    byConnection.forEach(
+        (client, replies) ->
+            client
+                .eventLoop()
+                .execute(
+                    () -> {
+                      for (Message.Reply reply : replies) {
+                        client.write(reply, client.voidPromise());
+                      }
+                      client.flush();
+                    }));
+  }
+
+  /**
    * What follows a REPLY sent by {@link #sendReply}: the watches get the write's changes when
    * {@code seq} is the message's own. Applier thread.
    */
@@ -130,18 +167,29 @@ final class Outbound {
    * replies (a client that does not is not waited for: the answer is dropped). Any thread.
    */
   void toClient(long clientId, Message answer) {
+    Channel client = writable(clientId, answer.getClass());
+    if (client != null) {
+      client.writeAndFlush(answer);
+    }
+  }
+
+  /**
+   * @return {@code clientId}'s registered connection if it reads its replies; null if it has none,
+   *     or (logged) if it does not read them, and the {@code kind} of answer is dropped
+   */
+  private Channel writable(long clientId, Class<? extends Message> kind) {
     Channel client = peers.client(clientId);
     if (client == null) {
-      return;
+      return null;
     }
     if (!client.isWritable()) {
       LOG.warn(
           "Duplicate {}: client {} does not read its replies; dropping a {}",
           duplicateId,
           clientId,
-          answer.getClass().getSimpleName());
-      return;
+          kind.getSimpleName());
+      return null;
     }
-    client.writeAndFlush(answer);
+    return client;
   }
 }
