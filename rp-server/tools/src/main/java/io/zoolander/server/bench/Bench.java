@@ -4,6 +4,7 @@ import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.ZooKeeperEnsemble;
+import io.zoolander.server.workload.ClosedLoopLoad;
 import io.zoolander.server.workload.OpenLoopLoad;
 import io.zoolander.wire.Op;
 import io.zoolander.wire.internal.WriteTrace;
@@ -230,37 +231,61 @@ public final class Bench {
       List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
       throws Exception {
     int seconds = settings.jvmWarmupSeconds();
-    if (seconds == 0) {
+    int accesses = settings.jvmWarmupAccesses();
+    if (seconds == 0 && accesses == 0) {
       return;
     }
     say(
-        "warming up every JVM (JIT, connections) for %d s through Zoolander and %d s through plain ZooKeeper ",
-        seconds, seconds);
+        "warming up every JVM (JIT, connections) for %d s and %d closed-loop accesses through Zoolander,"
+            + " and the same through plain ZooKeeper ",
+        seconds, accesses);
     try (RpSystem rp =
         new RpSystem(
             rpClient(repeater, cluster, settings.duplicates()),
             settings.duplicates(),
             Double.NaN)) {
       rp.connect(SETUP_TIMEOUT_SECONDS);
+      warmUp(new CountingSystem(rp), seconds, accesses, value);
+    }
+    warmUp(
+        new CountingSystem(
+            ensembles.size() >= 2
+                ? PlainSystems.balanced(ensembles, settings.balance(), settings.seed())
+                : PlainSystems.plain(ensembles.get(0))),
+        seconds,
+        accesses,
+        value);
+    out.println();
+  }
+
+  /**
+   * The bench's open-loop load for {@code seconds}, then a closed loop of {@code accesses}
+   * alternating writes and reads: at the bench's rate a write path sees too few writes to be
+   * compiled before the measured runs.
+   */
+  private void warmUp(CountingSystem system, int seconds, int accesses, byte[] value)
+      throws InterruptedException {
+    if (seconds > 0) {
       load(
-          new CountingSystem(rp),
+          system,
           settings.ratePerSec(),
           Duration.ZERO,
           Duration.ofSeconds(seconds),
           settings.seed(),
           value);
     }
-    load(
-        new CountingSystem(
-            ensembles.size() >= 2
-                ? PlainSystems.balanced(ensembles, settings.balance(), settings.seed())
-                : PlainSystems.plain(ensembles.get(0))),
-        settings.ratePerSec(),
-        Duration.ZERO,
-        Duration.ofSeconds(seconds),
-        settings.seed(),
-        value);
-    out.println();
+    if (accesses > 0) {
+      ClosedLoopLoad.run(
+          k ->
+              k % 2 == 0
+                  ? system.write((k / 2) % settings.keys(), value)
+                  : system.read((k / 2) % settings.keys()),
+          BenchSettings.JVM_WARMUP_OUTSTANDING,
+          Duration.ZERO,
+          Duration.ofMinutes(2),
+          accesses,
+          Duration.ofMinutes(1));
+    }
   }
 
   /**

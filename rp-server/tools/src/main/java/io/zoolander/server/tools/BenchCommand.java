@@ -158,6 +158,14 @@ final class BenchCommand implements Callable<Integer> {
   Integer jvmWarmupSeconds;
 
   @Option(
+      names = "--jvm-warmup-accesses",
+      description =
+          "Then a closed loop of this many accesses, half reads and half writes, "
+              + "16 in flight, through Zoolander and through plain ZooKeeper, each, so the write path is "
+              + "compiled too (default: 20000; --quick: 500; 0: none).")
+  Integer jvmWarmupAccesses;
+
+  @Option(
       names = "--max-accesses",
       description =
           "Bound on the measured accesses of one system in one condition, "
@@ -656,6 +664,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (jvmWarmupSeconds != null) {
       b.jvmWarmupSeconds(jvmWarmupSeconds);
+    }
+    if (jvmWarmupAccesses != null) {
+      b.jvmWarmupAccesses(jvmWarmupAccesses);
     }
     if (maxAccesses != null) {
       b.maxAccesses(maxAccesses);

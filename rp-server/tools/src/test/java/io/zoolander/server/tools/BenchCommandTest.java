@@ -141,9 +141,15 @@ class BenchCommandTest {
                     l ->
                         l.matches("\\| [a-z0-9-]+ \\| [0-9.]+ \\|( [0-9.]+% \\([0-9]+\\) \\|){4}")))
         .hasSize(2 * SYSTEMS.size());
-    // the loopback round trip, closed loop and paced, and the new JSON sections
-    assertThat(numbers(json, "rttP50Ms")).hasSize(2).allSatisfy(t -> assertThat(t).isPositive());
-    assertThat(md).contains("| closed loop, 1 outstanding, ").contains("| paced at ");
+    // the loopback round trip, closed loop, paced at the bench's rate and at its write rate, and
+    // the write overhead judged against it
+    assertThat(numbers(json, "rttP50Ms")).hasSize(3).allSatisfy(t -> assertThat(t).isPositive());
+    assertThat(md)
+        .contains("| closed loop, 1 outstanding, ")
+        .contains("| paced at ")
+        .contains("| paced at the write rate, ")
+        .contains("## Write overhead against its floor (injector off)")
+        .containsPattern("\\| rp-1 \\| [0-9.]+ \\| [0-9.]+x \\| (yes|no) / (yes|no) \\|");
     assertThat(json.split("\"onFrontier\": ", -1)).hasSize(1 + 2 * 3 * SYSTEMS.size());
     assertThat(numbers(json, "miss")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
     assertThat(json.split("\"misses\": \\[", -1)).hasSize(1 + 2 * SYSTEMS.size());
@@ -208,6 +214,8 @@ class BenchCommandTest {
         .contains("every rp count must be in 1..2");
     assertThat(run("bench", "--anomaly", "probability=2").usageError())
         .contains("anomaly: probability must be in 0..1");
+    assertThat(run("bench", "--jvm-warmup-accesses", "-1").usageError())
+        .isEqualTo("zoolander: JVM warm-up accesses must be in 0..10000000, was -1");
     assertThat(run("bench", "--balance", "zigzag").usageError())
         .contains("balance must be round-robin or random");
     assertThat(run("bench", "--repeater-setting", "clientIoThread=0").usageError())
