@@ -137,7 +137,20 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
 
   /** The record of a client's first applied request. */
   public static ClientRecord first(Entry entry) {
-    return window(entry.requestId(), List.of(), entry);
+    return window(entry.requestId(), List.of(), List.of(entry));
+  }
+
+  /**
+   * The first record of a client, after {@code entries} in order: as {@link #first} and then {@link
+   * #append} of each of the others, computed at once.
+   *
+   * @throws IllegalArgumentException if {@code entries} is empty or its request ids do not increase
+   */
+  public static ClientRecord first(List<Entry> entries) {
+    if (entries.isEmpty()) {
+      throw new IllegalArgumentException("entries must not be empty");
+    }
+    return window(increasing(-1, entries), List.of(), entries);
   }
 
   /** Whether {@code requestId} was applied already: it is not above {@link #highestRequestId()}. */
@@ -186,13 +199,51 @@ public record ClientRecord(long highestRequestId, List<Entry> entries) {
               + " is not newer than the highest applied, "
               + highestRequestId);
     }
-    return window(entry.requestId(), entries, entry);
+    return window(entry.requestId(), entries, List.of(entry));
   }
 
-  private static ClientRecord window(long highest, List<Entry> previous, Entry entry) {
-    List<Entry> window = new ArrayList<>(Math.min(previous.size() + 1, WINDOW));
-    window.addAll(previous.subList(Math.max(0, previous.size() + 1 - WINDOW), previous.size()));
-    window.add(entry);
+  /**
+   * The record after {@code newer}, in order: the same as {@link #append} of each, computed at once
+   * (the window is the newest outcomes that fit, whether they come one by one or together), for a
+   * batch of a client's writes applied in one multi.
+   *
+   * @throws IllegalArgumentException if the request ids of {@code newer} do not increase from above
+   *     {@link #highestRequestId()}
+   */
+  public ClientRecord appendAll(List<Entry> newer) {
+    if (newer.isEmpty()) {
+      return this;
+    }
+    return window(increasing(highestRequestId, newer), entries, newer);
+  }
+
+  /**
+   * @return the last request id of {@code newer}
+   * @throws IllegalArgumentException unless their ids increase from above {@code highest}
+   */
+  private static long increasing(long highest, List<Entry> newer) {
+    long previous = highest;
+    for (Entry e : newer) {
+      if (e.requestId() <= previous) {
+        throw new IllegalArgumentException(
+            "request " + e.requestId() + " is not newer than the highest applied, " + previous);
+      }
+      previous = e.requestId();
+    }
+    return previous;
+  }
+
+  /**
+   * The newest outcomes of {@code previous} followed by {@code added} that fit: at most {@link
+   * #WINDOW}, and at most {@link #MAX_ENCODED_BYTES} encoded, the oldest dropped first.
+   */
+  private static ClientRecord window(long highest, List<Entry> previous, List<Entry> added) {
+    int total = previous.size() + added.size();
+    int from = Math.max(0, total - WINDOW);
+    List<Entry> window = new ArrayList<>(total - from);
+    for (int i = from; i < total; i++) {
+      window.add(i < previous.size() ? previous.get(i) : added.get(i - previous.size()));
+    }
     int body = 0;
     for (Entry e : window) {
       body += e.encodedLength();

@@ -53,6 +53,60 @@ class ClientRecordTest {
     assertThat(record.encode().length).isLessThan(ClientRecord.WINDOW * 8 + 4);
   }
 
+  /**
+   * A batch's outcomes appended at once give the same record as appended one by one, across the
+   * window's count and its byte bound: outcomes of a few bytes, and created paths of 20 KiB (three
+   * fill the 64 KiB bound).
+   */
+  @Test
+  void appendingABatchAtOnceIsAppendingItsOutcomesOneByOne() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+    String longPath = "/" + "p".repeat(20 * 1024);
+    for (int trial = 0; trial < 200; trial++) {
+      List<ClientRecord.Entry> all = new ArrayList<>();
+      long requestId = random.nextInt(3);
+      int count = 1 + random.nextInt(80);
+      for (int i = 0; i < count; i++) {
+        requestId += 1 + random.nextInt(3);
+        OpResult result =
+            random.nextInt(10) == 0
+                ? new OpResult.Created(longPath + i)
+                : new OpResult.DataSet(random.nextInt(1000));
+        all.add(new ClientRecord.Entry(requestId, 100 + i, List.of(result)));
+      }
+      int split = 1 + random.nextInt(count); // the first batch's size, then the rest in one
+      ClientRecord oneByOne = ClientRecord.first(all.get(0));
+      for (ClientRecord.Entry e : all.subList(1, count)) {
+        oneByOne = oneByOne.append(e);
+      }
+      ClientRecord atOnce =
+          ClientRecord.first(all.subList(0, split)).appendAll(all.subList(split, count));
+      assertThat(atOnce)
+          .as("trial %d: %d outcomes, split at %d", trial, count, split)
+          .isEqualTo(oneByOne);
+      assertThat(atOnce.encodedLength()).isLessThanOrEqualTo(ClientRecord.MAX_ENCODED_BYTES);
+    }
+  }
+
+  @Test
+  void aBatchMustBeNewerThanTheRecordAndIncreasing() {
+    ClientRecord record =
+        ClientRecord.first(new ClientRecord.Entry(10, 1, List.of(new OpResult.Deleted())));
+    List<OpResult> set = List.of(new OpResult.DataSet(1));
+    assertThat(record.appendAll(List.of())).isSameAs(record);
+    assertThatThrownBy(() -> record.appendAll(List.of(new ClientRecord.Entry(10, 2, set))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("request 10 is not newer than the highest applied, 10");
+    assertThatThrownBy(
+            () ->
+                record.appendAll(
+                    List.of(
+                        new ClientRecord.Entry(12, 2, set), new ClientRecord.Entry(11, 3, set))))
+        .hasMessageContaining("request 11 is not newer than the highest applied, 12");
+    assertThatThrownBy(() -> ClientRecord.first(List.of()))
+        .hasMessageContaining("entries must not be empty");
+  }
+
   @Test
   void duplicatesAreRequestIdsNotAboveTheHighest() {
     ClientRecord record =

@@ -138,17 +138,21 @@ final class Batch {
       throw new IllegalArgumentException(
           "predicted: one result list per write, " + run.size() + ", not " + predicted.size());
     }
-    Map<Long, ClientRecord> records = new LinkedHashMap<>();
+    // Each client's record once for the batch, not once per write: the same window either way.
+    Map<Long, List<ClientRecord.Entry>> outcomes = new LinkedHashMap<>();
     for (int i = 0; i < run.size(); i++) {
       Message.Sequenced write = run.get(i);
-      ClientRecord base =
-          records.containsKey(write.clientId())
-              ? records.get(write.clientId())
-              : known.get(write.clientId()).record();
-      records.put(
-          write.clientId(),
-          ClientTable.after(base, write.requestId(), write.seq(), predicted.get(i)));
+      outcomes
+          .computeIfAbsent(write.clientId(), c -> new ArrayList<>())
+          .add(new ClientRecord.Entry(write.requestId(), write.seq(), predicted.get(i)));
     }
+    Map<Long, ClientRecord> records = new LinkedHashMap<>();
+    outcomes.forEach(
+        (clientId, entries) -> {
+          ClientRecord base = known.get(clientId).record();
+          records.put(
+              clientId, base == null ? ClientRecord.first(entries) : base.appendAll(entries));
+        });
     List<Long> clientIds = List.copyOf(records.keySet());
     List<org.apache.zookeeper.Op> multi = new ArrayList<>();
     multi.add(ZkOps.stateUpdate(znodes, next, stateVersion));

@@ -27,7 +27,11 @@ final class WatchLog {
 
   private static final long CHANGE_OVERHEAD_BYTES = 64;
 
-  record Entry(long seq, List<Change> changes, long bytes) {}
+  /**
+   * @param paths the distinct paths {@code changes} touch, computed once: every entry is indexed by
+   *     them when recorded and unindexed when dropped
+   */
+  record Entry(long seq, List<Change> changes, long bytes, Set<String> paths) {}
 
   private final int maxEntries;
   private final long maxBytes;
@@ -61,15 +65,15 @@ final class WatchLog {
     for (Change c : changes) {
       size += CHANGE_OVERHEAD_BYTES + 2L * c.path().length();
     }
-    Entry entry = new Entry(seq, changes, size);
+    Entry entry = new Entry(seq, changes, size, paths(changes));
     entries.addLast(entry);
-    for (String path : paths(entry)) {
+    for (String path : entry.paths()) {
       byPath.computeIfAbsent(path, p -> new ArrayDeque<>()).addLast(entry);
     }
     bytes += size;
     while (!entries.isEmpty() && (entries.size() > maxEntries || bytes > maxBytes)) {
       Entry dropped = entries.removeFirst();
-      for (String path : paths(dropped)) {
+      for (String path : dropped.paths()) {
         ArrayDeque<Entry> onPath = byPath.get(path);
         onPath.removeFirst(); // the oldest of every path it changed
         if (onPath.isEmpty()) {
@@ -81,9 +85,12 @@ final class WatchLog {
     }
   }
 
-  private static Set<String> paths(Entry entry) {
+  private static Set<String> paths(List<Change> changes) {
+    if (changes.size() == 1) {
+      return Set.of(changes.get(0).path()); // most writes are one op
+    }
     Set<String> paths = new LinkedHashSet<>();
-    for (Change c : entry.changes()) {
+    for (Change c : changes) {
       paths.add(c.path());
     }
     return paths;
