@@ -85,6 +85,7 @@ public final class Bench {
     Optional<LoopbackRoundTrip.Result> loopback;
     Optional<LoopbackRoundTrip.Result> loopbackPaced;
     Optional<LoopbackRoundTrip.Result> loopbackPacedWrites = Optional.empty();
+    long measuredFromNanos;
     double tauOff;
     double tauOn;
     try (EmbeddedCluster cluster =
@@ -118,6 +119,7 @@ public final class Bench {
             "%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander",
             settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
+        measuredFromNanos = System.nanoTime(); // the write trace leaves the warm-up out
         loopback =
             loopback(
                 LoopbackRoundTrip.DEFAULT_OUTSTANDING + " outstanding",
@@ -199,7 +201,7 @@ public final class Bench {
     out.println();
     out.println(BenchReport.markdown(result, commandLine));
     if (settings.traceWrites()) {
-      writeTraceReport(traceDir, dir.resolve("write-trace.md"));
+      writeTraceReport(traceDir, dir.resolve("write-trace.md"), measuredFromNanos);
     }
     out.flush();
     return result;
@@ -210,10 +212,10 @@ public final class Bench {
    * appended theirs while they ran (a write whose last records were still pending when they stopped
    * is left out as not traced whole); this JVM's, the client's, are flushed first.
    */
-  private void writeTraceReport(Path traceDir, Path file) {
+  private void writeTraceReport(Path traceDir, Path file, long sinceNanos) {
     try {
       WriteTrace.flush();
-      String table = WriteTraceReport.read(traceDir).markdown();
+      String table = WriteTraceReport.read(traceDir, sinceNanos).markdown();
       Files.writeString(file, table, StandardCharsets.UTF_8);
       out.println(table);
       say("wrote %s", file.toAbsolutePath());

@@ -81,6 +81,15 @@ public final class WriteTraceReport {
    * @throws IllegalArgumentException if a line is malformed, or no write was traced whole
    */
   public static Report read(Path dir) throws IOException {
+    return read(dir, Long.MIN_VALUE);
+  }
+
+  /**
+   * As {@link #read(Path)}, keeping only the writes called at or after {@code sinceNanos} ({@link
+   * System#nanoTime()}; {@link Long#MIN_VALUE}: all): the measured runs, not the warm-up's closed
+   * loop, whose queueing is not a user's latency.
+   */
+  public static Report read(Path dir, long sinceNanos) throws IOException {
     Map<String, EnumMap<Stage, Long>> outside = new HashMap<>();
     Map<String, List<EnumMap<Stage, Long>>> plugins = new HashMap<>();
     List<Path> files;
@@ -118,6 +127,9 @@ public final class WriteTraceReport {
           }
           if (first == null || mine.size() != stages.length - countInPlugin()) {
             return; // not traced whole (e.g. started before the trace, or a plain write)
+          }
+          if (sinceNanos != Long.MIN_VALUE && mine.get(Stage.CLIENT_CALLED) - sinceNanos < 0) {
+            return; // before the measured runs
           }
           long[] t = new long[stages.length];
           for (Stage s : stages) {

@@ -81,6 +81,37 @@ class WriteTraceReportTest {
         .contains("| **client called** | **client answered** | 900 | 900 | 900 |");
   }
 
+  /** One write of request {@code request} traced whole, called at {@code startMicros}. */
+  private void whole(long request, long startMicros) throws Exception {
+    process("1.trace", request, startMicros, 10, Stage.CLIENT_CALLED, Stage.CLIENT_SENT);
+    process("2.trace", request, startMicros + 20, 10, Stage.REPEATER_READ, Stage.SEQUENCED);
+    process(
+        "3.trace",
+        request,
+        startMicros + 40,
+        10,
+        Stage.PLUGIN_READ,
+        Stage.APPLIER_TOOK,
+        Stage.MULTI_SUBMITTED,
+        Stage.MULTI_DONE,
+        Stage.PLUGIN_REPLIED);
+    process("1.trace", request, startMicros + 100, 0, Stage.CLIENT_ANSWERED);
+  }
+
+  @Test
+  void writesCalledBeforeTheMeasuredRunsAreLeftOut() throws Exception {
+    whole(8, 0); // the warm-up's
+    whole(16, 5_000);
+    whole(24, 6_000);
+
+    assertThat(WriteTraceReport.read(dir).writes()).isEqualTo(3);
+    WriteTraceReport.Report measured = WriteTraceReport.read(dir, 5_000 * 1_000L);
+    assertThat(measured.writes()).isEqualTo(2);
+    assertThat(measured.total().p50Micros()).isEqualTo(100);
+    assertThatThrownBy(() -> WriteTraceReport.read(dir, 7_000 * 1_000L))
+        .hasMessageContaining("no write was traced whole");
+  }
+
   @Test
   void nothingTracedWholeOrAMalformedLineIsAClearError() throws Exception {
     process("1.trace", 8, 0, 10, Stage.CLIENT_CALLED, Stage.CLIENT_SENT);
