@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,7 +130,8 @@ final class Outbound {
       }
     }
     byConnection.forEach(
-        (client, replies) ->
+        (client, replies) -> {
+          try {
             client
                 .eventLoop()
                 .execute(
@@ -138,7 +140,11 @@ final class Outbound {
                         client.write(reply, client.voidPromise());
                       }
                       client.flush();
-                    }));
+                    });
+          } catch (RejectedExecutionException e) {
+            // The plugin is closing its connections: as for a client that is gone, nothing is sent.
+          }
+        });
   }
 
   /**

@@ -76,4 +76,32 @@ class OutboundTest {
     assertThat((Object) b.readOutbound()).isNull();
     assertThat(bFlushes.flushes).isEqualTo(1);
   }
+
+  @Test
+  void repliesToAConnectionWhoseEventLoopIsShuttingDownAreDropped() throws Exception {
+    io.netty.channel.DefaultEventLoop stopped = new io.netty.channel.DefaultEventLoop();
+    stopped.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.SECONDS).sync();
+    EmbeddedChannel closing =
+        new EmbeddedChannel() {
+          @Override
+          public io.netty.channel.EventLoop eventLoop() {
+            return stopped; // as when the plugin closes while ZooKeeper's thread replies
+          }
+        };
+    Peers peers = new Peers();
+    peers.addClient(10, closing);
+    Outbound out =
+        new Outbound(
+            3,
+            peers,
+            new ApplierState(
+                new ApplierThread("outbound-test"),
+                new GapTracker(16, 0),
+                new BookkeepingState(1, 0),
+                0));
+
+    out.sendReplies(List.of(write(5, 10, 1)), List.of(List.of(new OpResult.Deleted())));
+
+    assertThat((Object) closing.readOutbound()).isNull();
+  }
 }
