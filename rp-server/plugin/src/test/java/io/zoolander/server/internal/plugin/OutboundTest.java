@@ -30,6 +30,18 @@ class OutboundTest {
     }
   }
 
+  /** Duplicate 3's outbound messages to {@code peers}. */
+  private static Outbound outbound(Peers peers) {
+    return new Outbound(
+        3,
+        peers,
+        new ApplierState(
+            new ApplierThread("outbound-test"),
+            new GapTracker(16, 0),
+            new BookkeepingState(1, 0),
+            0));
+  }
+
   private static Message.Sequenced write(long seq, long clientId, long requestId) {
     return new Message.Sequenced(1, seq, clientId, requestId, List.of(Op.delete("/k" + seq, -1)));
   }
@@ -43,15 +55,7 @@ class OutboundTest {
     Peers peers = new Peers();
     peers.addClient(10, a);
     peers.addClient(20, b);
-    Outbound out =
-        new Outbound(
-            3,
-            peers,
-            new ApplierState(
-                new ApplierThread("outbound-test"),
-                new GapTracker(16, 0),
-                new BookkeepingState(1, 0),
-                0));
+    Outbound out = outbound(peers);
     List<Message.Sequenced> writes =
         List.of(write(5, 10, 1), write(6, 20, 1), write(7, 10, 2), write(8, 30, 1));
     List<List<OpResult>> results = new ArrayList<>();
@@ -90,15 +94,7 @@ class OutboundTest {
         };
     Peers peers = new Peers();
     peers.addClient(10, closing);
-    Outbound out =
-        new Outbound(
-            3,
-            peers,
-            new ApplierState(
-                new ApplierThread("outbound-test"),
-                new GapTracker(16, 0),
-                new BookkeepingState(1, 0),
-                0));
+    Outbound out = outbound(peers);
 
     out.sendReplies(List.of(write(5, 10, 1)), List.of(List.of(new OpResult.Deleted())));
 
