@@ -300,15 +300,7 @@ class ZoolanderPluginRetryTest {
     Znodes znodes = new Znodes("/inproc/anomaly");
     ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
     LeaderPlugin plugin = factory.newPlugin();
-    plugin.start(
-        TestLeaderContext.of(
-            ensemble,
-            1,
-            Map.of(
-                ZoolanderPluginConfig.DUPLICATE_ID_KEY,
-                "12",
-                ZoolanderPluginConfig.BASE_PATH_KEY,
-                znodes.basePath())));
+    plugin.start(TestLeaderContext.onOwnBasePath(ensemble, 12, znodes, Map.of()));
     try {
       ZoolanderPluginView view = factory.plugin().orElseThrow();
       assertThat(view.anomalyInjector()).isEqualTo(AnomalySettings.OFF);
@@ -370,15 +362,7 @@ class ZoolanderPluginRetryTest {
     Znodes znodes = new Znodes("/inproc/backlog");
     ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
     LeaderPlugin plugin = factory.newPlugin();
-    plugin.start(
-        TestLeaderContext.of(
-            ensemble,
-            1,
-            Map.of(
-                ZoolanderPluginConfig.DUPLICATE_ID_KEY,
-                "13",
-                ZoolanderPluginConfig.BASE_PATH_KEY,
-                znodes.basePath())));
+    plugin.start(TestLeaderContext.onOwnBasePath(ensemble, 13, znodes, Map.of()));
     try {
       ZoolanderPluginView view = factory.plugin().orElseThrow();
       try (ScriptedPeer repeater =

@@ -515,15 +515,7 @@ class ZoolanderPluginTest {
     Znodes znodes = new Znodes("/inproc/zl");
     ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
     LeaderPlugin plugin = factory.newPlugin();
-    LeaderContext context =
-        TestLeaderContext.of(
-            ensemble,
-            1,
-            Map.of(
-                ZoolanderPluginConfig.DUPLICATE_ID_KEY,
-                "9",
-                ZoolanderPluginConfig.BASE_PATH_KEY,
-                znodes.basePath()));
+    LeaderContext context = TestLeaderContext.onOwnBasePath(ensemble, 9, znodes, Map.of());
     try {
       plugin.start(context);
       ZoolanderPluginView view = factory.plugin().orElseThrow();
@@ -714,16 +706,8 @@ class ZoolanderPluginTest {
     ZoolanderPluginFactory factory = new ZoolanderPluginFactory();
     LeaderPlugin plugin = factory.newPlugin();
     plugin.start(
-        TestLeaderContext.of(
-            ensemble,
-            1,
-            Map.of(
-                ZoolanderPluginConfig.DUPLICATE_ID_KEY,
-                "11",
-                ZoolanderPluginConfig.BASE_PATH_KEY,
-                znodes.basePath(),
-                ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY,
-                "10000")));
+        TestLeaderContext.onOwnBasePath(
+            ensemble, 11, znodes, Map.of(ZoolanderPluginConfig.SESSION_TIMEOUT_MS_KEY, "10000")));
     int writes = 40;
     try (ScriptedPeer repeater =
         ScriptedPeer.hello(
