@@ -132,30 +132,12 @@ public final class Bench {
                         LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
         // Paced at the bench's rate: between two frames both event loops sleep, as the write
         // path's threads do between the bench's accesses, so each hop includes a wake-up.
-        loopbackPaced =
-            loopback(
-                String.format(Locale.ROOT, "paced at %.0f/s", settings.ratePerSec()),
-                (warmup, duration) ->
-                    LoopbackRoundTrip.measurePaced(
-                        warmup,
-                        duration,
-                        settings.maxAccesses(),
-                        settings.ratePerSec(),
-                        LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
+        loopbackPaced = pacedLoopback("paced at %.0f/s", settings.ratePerSec());
         // And at the write rate: the repeater's threads and the applier see only the writes, so
         // they sleep longer between two than the threads that also see the reads.
         double writeRate = settings.ratePerSec() * (1 - settings.readFraction());
         if (writeRate >= 1 && settings.readFraction() > 0) {
-          loopbackPacedWrites =
-              loopback(
-                  String.format(Locale.ROOT, "paced at the write rate, %.0f/s", writeRate),
-                  (warmup, duration) ->
-                      LoopbackRoundTrip.measurePaced(
-                          warmup,
-                          duration,
-                          settings.maxAccesses(),
-                          writeRate,
-                          LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
+          loopbackPacedWrites = pacedLoopback("paced at the write rate, %.0f/s", writeRate);
         }
 
         List<Boolean> conditions =
@@ -409,6 +391,20 @@ public final class Bench {
         measurement.run(Duration.ofSeconds(1), Duration.ofSeconds(settings.loopbackSeconds()));
     out.printf("p50 %.3f ms, p99 %.3f ms%n", r.ms(50), r.ms(99));
     return Optional.of(r);
+  }
+
+  /** {@link #loopback} paced at {@code ratePerSec}, described by {@code how} (given the rate). */
+  private Optional<LoopbackRoundTrip.Result> pacedLoopback(String how, double ratePerSec)
+      throws Exception {
+    return loopback(
+        String.format(Locale.ROOT, how, ratePerSec),
+        (warmup, duration) ->
+            LoopbackRoundTrip.measurePaced(
+                warmup,
+                duration,
+                settings.maxAccesses(),
+                ratePerSec,
+                LoopbackRoundTrip.DEFAULT_FRAME_BYTES));
   }
 
   /**

@@ -674,28 +674,8 @@ public final class BenchReport {
                     l.seconds(),
                     l.warmupSeconds()),
                 l));
-    paced.ifPresent(
-        l ->
-            loopbackRow(
-                md,
-                String.format(
-                    Locale.ROOT,
-                    "paced at %.0f/s, %.1f s after %.1f s of warm-up",
-                    l.ratePerSec(),
-                    l.seconds(),
-                    l.warmupSeconds()),
-                l));
-    pacedWrites.ifPresent(
-        l ->
-            loopbackRow(
-                md,
-                String.format(
-                    Locale.ROOT,
-                    "paced at the write rate, %.0f/s, %.1f s after %.1f s of warm-up",
-                    l.ratePerSec(),
-                    l.seconds(),
-                    l.warmupSeconds()),
-                l));
+    paced.ifPresent(l -> pacedRow(md, "paced at", l));
+    pacedWrites.ifPresent(l -> pacedRow(md, "paced at the write rate,", l));
     md.append("\n");
     return md.toString();
   }
@@ -765,6 +745,19 @@ public final class BenchReport {
 
   private static String yesNo(boolean yes) {
     return yes ? "yes" : "no";
+  }
+
+  private static void pacedRow(StringBuilder md, String how, LoopbackRoundTrip.Result l) {
+    loopbackRow(
+        md,
+        String.format(
+            Locale.ROOT,
+            "%s %.0f/s, %.1f s after %.1f s of warm-up",
+            how,
+            l.ratePerSec(),
+            l.seconds(),
+            l.warmupSeconds()),
+        l);
   }
 
   private static void loopbackRow(StringBuilder md, String mode, LoopbackRoundTrip.Result l) {
