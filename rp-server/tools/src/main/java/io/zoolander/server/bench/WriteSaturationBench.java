@@ -75,6 +75,8 @@ public final class WriteSaturationBench {
    * @param seconds measured seconds per system and N (over all rounds), 1..3600
    * @param warmupSeconds discarded seconds before a system's first slice (a quarter before later
    *     ones), 0..600
+   * @param jitWarmupMaxSeconds before measuring a deployment, load it until its JVMs' JIT compilers
+   *     are quiet ({@link JitWarmup}), for at most this long; 0..3600, 0 for none
    * @param rounds slices the measured seconds are cut into, interleaving plain and Zoolander,
    *     1..100
    * @param maxWrites measured writes per slice at most
@@ -91,6 +93,7 @@ public final class WriteSaturationBench {
       int outstanding,
       int seconds,
       int warmupSeconds,
+      int jitWarmupMaxSeconds,
       int rounds,
       long maxWrites,
       int keys,
@@ -106,6 +109,8 @@ public final class WriteSaturationBench {
     public static final int QUICK_SECONDS = 1;
     public static final int DEFAULT_WARMUP_SECONDS = 2;
     public static final int QUICK_WARMUP_SECONDS = 1;
+    public static final int DEFAULT_JIT_WARMUP_MAX_SECONDS = 120;
+    public static final int QUICK_JIT_WARMUP_MAX_SECONDS = 0;
     public static final int DEFAULT_ROUNDS = 2;
     public static final int QUICK_ROUNDS = 1;
     public static final long DEFAULT_MAX_WRITES = 1_000_000;
@@ -139,6 +144,9 @@ public final class WriteSaturationBench {
       check(
           warmupSeconds >= 0 && warmupSeconds <= 600,
           "warm-up seconds must be in 0..600, was " + warmupSeconds);
+      check(
+          jitWarmupMaxSeconds >= 0 && jitWarmupMaxSeconds <= 3_600,
+          "JIT warm-up max seconds must be in 0..3600, was " + jitWarmupMaxSeconds);
       check(rounds >= 1 && rounds <= 100, "rounds must be in 1..100, was " + rounds);
       check(
           seconds * 1000L / rounds >= 100,
@@ -195,8 +203,15 @@ public final class WriteSaturationBench {
     }
   }
 
+  /** One turn of the JIT warm-up gives each system of a deployment this long. */
+  private static final Duration JIT_WARMUP_SLICE = Duration.ofSeconds(1);
+
   private final Settings settings;
   private final PrintWriter out;
+  private final JitActivity jit = JitActivity.ofThisJvmAndDescendants();
+
+  /** How each deployment's JIT warm-up ended, by deployment ("N = 2", "P = 1"). */
+  private final Map<String, JitWarmup.Outcome> jitWarmups = new LinkedHashMap<>();
 
   public WriteSaturationBench(Settings settings, PrintWriter out) {
     this.settings = settings;
@@ -228,6 +243,7 @@ public final class WriteSaturationBench {
         markdown(
             rows,
             partitioned,
+            jitWarmups,
             loopback,
             settings,
             commandLine,
@@ -282,6 +298,19 @@ public final class WriteSaturationBench {
         createData(plain, builder, value);
         try (RpSystem rp = new RpSystem(builder, n, Double.NaN)) {
           rp.connect(SETUP_TIMEOUT_SECONDS);
+          jitWarmup(
+              "N = " + n,
+              () -> {
+                closedLoop(
+                    k -> plain.setData(PlainSystems.path(k % settings.keys()), value),
+                    Duration.ZERO,
+                    JIT_WARMUP_SLICE);
+                closedLoop(
+                    k -> plain.multi(withBookkeeping(k, value)), Duration.ZERO, JIT_WARMUP_SLICE);
+                closedLoop(
+                    k -> rp.write(k % settings.keys(), value), Duration.ZERO, JIT_WARMUP_SLICE);
+                drain(cluster);
+              });
           Tally plainTally = new Tally(n, PLAIN_SYSTEM);
           Tally bookkeepingTally = new Tally(n, BOOKKEEPING_SYSTEM);
           Tally rpTally = new Tally(n, rp.name());
@@ -388,6 +417,13 @@ public final class WriteSaturationBench {
           partitions.writeAll(ops).get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         }
       }
+      jitWarmup(
+          "P = " + p,
+          () ->
+              closedLoop(
+                  k -> partitions.setData(partitionedPath(k % settings.keys(), p), value, -1),
+                  Duration.ZERO,
+                  JIT_WARMUP_SLICE));
       String system = p + " partition" + (p == 1 ? "" : "s");
       Tally tally = new Tally(p, system);
       int rounds = settings.rounds();
@@ -435,6 +471,33 @@ public final class WriteSaturationBench {
             .requestTimeout(Duration.ofSeconds(30));
     connectStrings.forEach(builder::duplicate);
     return builder;
+  }
+
+  /**
+   * Runs {@code turn} until the JIT compilers of this JVM and of the deployment's are quiet, at
+   * most {@code jitWarmupMaxSeconds}: fresh JVMs on 2 cores compile for tens of seconds, and a
+   * slice measured meanwhile measures the compilers. Skipped (and said) where {@code /proc} cannot
+   * tell.
+   */
+  private void jitWarmup(String deployment, JitWarmup.Turn turn) throws Exception {
+    if (settings.jitWarmupMaxSeconds() == 0) {
+      return;
+    }
+    if (!jit.supported()) {
+      say("%s: no per-thread CPU times here (/proc): no JIT warm-up", deployment);
+      return;
+    }
+    say(
+        "%s: every system in turn until the JIT compilers are quiet (at most %d s): ",
+        deployment, settings.jitWarmupMaxSeconds());
+    JitWarmup.Outcome outcome =
+        JitWarmup.run(
+            turn,
+            jit::compileNanosSinceLastCall,
+            System::nanoTime,
+            Duration.ofSeconds(settings.jitWarmupMaxSeconds()));
+    out.println(outcome.describe());
+    jitWarmups.put(deployment, outcome);
   }
 
   private static String partitionName(int partition) {
@@ -533,6 +596,7 @@ public final class WriteSaturationBench {
   static String markdown(
       List<Row> rows,
       List<Row> partitioned,
+      Map<String, JitWarmup.Outcome> jitWarmups,
       Optional<LoopbackRoundTrip.Result> loopback,
       Settings s,
       String commandLine,
@@ -563,6 +627,22 @@ public final class WriteSaturationBench {
             loadStart,
             loadEnd,
             seconds));
+    if (!jitWarmups.isEmpty()) {
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "Before measuring, each deployment was loaded (each system %d s a turn) until the JIT"
+                  + " compilers of all its JVMs and the bench's spent at most %.0f%% of a core over %d"
+                  + " turns in a row, for at most %d s:%n%n",
+              JIT_WARMUP_SLICE.toSeconds(),
+              JitWarmup.QUIET_SHARE * 100,
+              JitWarmup.QUIET_TURNS,
+              s.jitWarmupMaxSeconds()));
+      jitWarmups.forEach(
+          (deployment, o) ->
+              b.append("- ").append(deployment).append(": ").append(o.describe()).append('\n'));
+      b.append('\n');
+    }
     b.append(
         "| N | system | writes/s | applied everywhere/s | vs plain | p50 ms | p99 ms | completed | failed |\n");
     b.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");

@@ -240,6 +240,15 @@ final class BenchCommand implements Callable<Integer> {
   boolean writeSaturation;
 
   @Option(
+      names = "--jit-warmup-max-seconds",
+      description =
+          "With --write-saturation: before measuring each deployment, load it (every system 1 s a"
+              + " turn) until the JIT compilers of all its JVMs are quiet (at most 3% of a core over 2"
+              + " turns in a row), for at most this long; fresh JVMs on 2 cores compile for tens of"
+              + " seconds (default: 120; --quick: 0, none).")
+  Integer jitWarmupMaxSeconds;
+
+  @Option(
       names = "--outstanding",
       paramLabel = "N",
       description =
@@ -481,6 +490,11 @@ final class BenchCommand implements Callable<Integer> {
             : quick
                 ? WriteSaturationBench.Settings.QUICK_WARMUP_SECONDS
                 : WriteSaturationBench.Settings.DEFAULT_WARMUP_SECONDS,
+        jitWarmupMaxSeconds != null
+            ? jitWarmupMaxSeconds
+            : quick
+                ? WriteSaturationBench.Settings.QUICK_JIT_WARMUP_MAX_SECONDS
+                : WriteSaturationBench.Settings.DEFAULT_JIT_WARMUP_MAX_SECONDS,
         rounds != null
             ? rounds
             : quick

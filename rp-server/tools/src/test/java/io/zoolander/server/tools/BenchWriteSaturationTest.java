@@ -14,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code zoolander bench --write-saturation} end to end with tiny counts: a row for plain setData,
  * one for the same write with the plugin's bookkeeping and one for Zoolander at every N, writes
- * completed and none failed, and the loopback round trip beside them. No speed is asserted.
+ * completed and none failed, each deployment's JIT warm-up and the loopback round trip beside them.
+ * No speed is asserted.
  */
 class BenchWriteSaturationTest {
 
@@ -38,6 +39,8 @@ class BenchWriteSaturationTest {
             "1",
             "--max-accesses",
             "2000",
+            "--jit-warmup-max-seconds",
+            "1",
             "--repeater-setting",
             "clientIoThreads=0",
             "--out",
@@ -105,6 +108,15 @@ class BenchWriteSaturationTest {
     assertThat(dir.resolve("logs-p2-1").resolve("repeater.properties"))
         .as("each partition's repeater")
         .exists();
+    for (String deployment : new String[] {"N = 1", "N = 2", "P = 1", "P = 2"}) {
+      assertThat(table)
+          .as("each deployment was loaded until its compilers were quiet, or for the bound")
+          .containsPattern(
+              "\n- "
+                  + deployment
+                  + ": JIT (quiet|still busy at the bound) after [0-9]+ s \\([0-9]+ turns?;"
+                  + " compilers at [0-9.]+% of a core over the last\\)\n");
+    }
     assertThat(table)
         .contains(
             "## Netty loopback round trip",
