@@ -47,6 +47,9 @@ public final class Bench {
 
   private static final long SETUP_TIMEOUT_SECONDS = 60;
 
+  /** One turn of the JIT warm-up gives Zoolander and plain ZooKeeper this long each. */
+  private static final Duration JIT_WARMUP_SLICE = Duration.ofSeconds(1);
+
   private final BenchSettings settings;
   private final PrintWriter out;
 
@@ -85,6 +88,7 @@ public final class Bench {
     Optional<LoopbackRoundTrip.Result> loopback;
     Optional<LoopbackRoundTrip.Result> loopbackPaced;
     Optional<LoopbackRoundTrip.Result> loopbackPacedWrites = Optional.empty();
+    Optional<JitWarmup.Outcome> jitWarmup = Optional.empty();
     long measuredFromNanos;
     double tauOff;
     double tauOn;
@@ -119,6 +123,7 @@ public final class Bench {
             "%d keys of %d bytes in every ensemble, for plain ZooKeeper and for Zoolander",
             settings.keys(), settings.valueBytes());
         warmUp(ensembles.list(), repeater, cluster, value);
+        jitWarmup = jitWarmUp(ensembles.list(), repeater, cluster, value);
         measuredFromNanos = System.nanoTime(); // the write trace leaves the warm-up out
         loopback =
             loopback(
@@ -176,6 +181,7 @@ public final class Bench {
             loopback,
             loopbackPaced,
             loopbackPacedWrites,
+            jitWarmup,
             dir);
     for (Path written : BenchReport.write(result, commandLine)) {
       say("wrote %s", written.toAbsolutePath());
@@ -231,15 +237,61 @@ public final class Bench {
       rp.connect(SETUP_TIMEOUT_SECONDS);
       warmUp(new CountingSystem(rp), seconds, accesses, value);
     }
-    warmUp(
-        new CountingSystem(
-            ensembles.size() >= 2
-                ? PlainSystems.balanced(ensembles, settings.balance(), settings.seed())
-                : PlainSystems.plain(ensembles.get(0))),
-        seconds,
-        accesses,
-        value);
+    warmUp(new CountingSystem(plainWarmupSystem(ensembles)), seconds, accesses, value);
     out.println();
+  }
+
+  /** What warms plain ZooKeeper's paths: spread over the ensembles when there are several. */
+  private SystemUnderTest plainWarmupSystem(List<PlainEnsemble> ensembles) {
+    return ensembles.size() >= 2
+        ? PlainSystems.balanced(ensembles, settings.balance(), settings.seed())
+        : PlainSystems.plain(ensembles.get(0));
+  }
+
+  /**
+   * The warm-ups' closed loop, alternating writes and reads, {@link
+   * BenchSettings#JVM_WARMUP_OUTSTANDING} in flight, for at most {@code accesses} or {@code
+   * duration}.
+   */
+  private void closedLoop(CountingSystem system, byte[] value, long accesses, Duration duration)
+      throws InterruptedException {
+    ClosedLoopLoad.run(
+        k ->
+            k % 2 == 0
+                ? system.write((k / 2) % settings.keys(), value)
+                : system.read((k / 2) % settings.keys()),
+        BenchSettings.JVM_WARMUP_OUTSTANDING,
+        Duration.ZERO,
+        duration,
+        accesses,
+        Duration.ofMinutes(1));
+  }
+
+  /**
+   * Turns of 1 s of the closed-loop warm-up's load through Zoolander, then through plain ZooKeeper,
+   * until the JIT compilers of every JVM are quiet ({@link JitWarmup}).
+   */
+  private Optional<JitWarmup.Outcome> jitWarmUp(
+      List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
+      throws Exception {
+    try (RpSystem rp =
+        new RpSystem(
+            rpClient(repeater, cluster, settings.duplicates()),
+            settings.duplicates(),
+            Double.NaN)) {
+      rp.connect(SETUP_TIMEOUT_SECONDS);
+      CountingSystem zoolander = new CountingSystem(rp);
+      CountingSystem plain = new CountingSystem(plainWarmupSystem(ensembles));
+      return JitWarmup.untilQuiet(
+          JitActivity.ofThisJvmAndDescendants(),
+          settings.jitWarmupMaxSeconds(),
+          () -> {
+            closedLoop(zoolander, value, Long.MAX_VALUE, JIT_WARMUP_SLICE);
+            closedLoop(plain, value, Long.MAX_VALUE, JIT_WARMUP_SLICE);
+          },
+          out,
+          "");
+    }
   }
 
   /**
@@ -259,16 +311,7 @@ public final class Bench {
           value);
     }
     if (accesses > 0) {
-      ClosedLoopLoad.run(
-          k ->
-              k % 2 == 0
-                  ? system.write((k / 2) % settings.keys(), value)
-                  : system.read((k / 2) % settings.keys()),
-          BenchSettings.JVM_WARMUP_OUTSTANDING,
-          Duration.ZERO,
-          Duration.ofMinutes(2),
-          accesses,
-          Duration.ofMinutes(1));
+      closedLoop(system, value, accesses, Duration.ofMinutes(2));
     }
   }
 

@@ -124,6 +124,17 @@ public final class BenchReport {
     loopbackJson(j, "loopback", r.loopback());
     loopbackJson(j, "loopbackPaced", r.loopbackPaced());
     loopbackJson(j, "loopbackPacedWrites", r.loopbackPacedWrites());
+    if (r.jitWarmup().isPresent()) {
+      JitWarmup.Outcome w = r.jitWarmup().get();
+      j.key("jitWarmup").open();
+      j.field("turns", w.turns());
+      j.field("seconds", w.seconds());
+      j.field("quiet", w.quiet());
+      j.field("lastTurnShare", w.lastTurnShare());
+      j.close();
+    } else {
+      j.key("jitWarmup").raw("null");
+    }
     j.key("missCurves").openArray();
     for (boolean anomalies : new boolean[] {false, true}) {
       Optional<TailAnalysis.Curves> curves =
@@ -355,7 +366,8 @@ public final class BenchReport {
                 + "(setData) of %d keys with %d-byte values, the same sequence for every system; %d s measured per system "
                 + "and condition, in %d interleaved rounds (every round measures each system once, so all share the "
                 + "machine's drifting background load), each slice after a discarded warm-up (%d s for a system's first, a "
-                + "quarter of it later), at most %d accesses per slice, after %d s of JVM warm-up through each path; latency "
+                + "quarter of it later), at most %d accesses per slice, after %d s and %d closed-loop accesses of JVM "
+                + "warm-up through each path%s; latency "
                 + "from the intended send time; at most %d accesses in flight (arrivals beyond are dropped and counted). "
                 + "Plain ZooKeeper uses %d sessions per ensemble. Anomaly injector: %s.%n%n",
             s.duplicates(),
@@ -373,6 +385,13 @@ public final class BenchReport {
             s.warmupSeconds(),
             Math.max(1, s.maxAccesses() / s.rounds()),
             s.jvmWarmupSeconds(),
+            s.jvmWarmupAccesses(),
+            r.jitWarmup()
+                .map(
+                    w ->
+                        ", then 1-s turns through each until the JIT compilers were quiet: "
+                            + w.describe())
+                .orElse(""),
             s.maxOutstanding(),
             s.sessions(),
             s.anomaly() == null

@@ -25,6 +25,7 @@ import org.HdrHistogram.Histogram;
  * @param loopbackPacedWrites the same paced at the bench's write rate, if it ran and writes are
  *     fewer than accesses: the repeater's threads and the applier see only writes, so on a host
  *     where a thread's wake-up costs more the longer it slept, this is the floor of their hops
+ * @param jitWarmup how the JIT warm-up before the measurements ended, if it ran
  * @param out the directory the results were written to
  */
 public record BenchResult(
@@ -39,6 +40,7 @@ public record BenchResult(
     Optional<LoopbackRoundTrip.Result> loopback,
     Optional<LoopbackRoundTrip.Result> loopbackPaced,
     Optional<LoopbackRoundTrip.Result> loopbackPacedWrites,
+    Optional<JitWarmup.Outcome> jitWarmup,
     Path out) {
 
   public BenchResult {

@@ -40,6 +40,13 @@ public final class BenchSettings {
   /** Accesses the closed-loop JVM warm-up keeps in flight. */
   public static final int JVM_WARMUP_OUTSTANDING = 16;
 
+  /**
+   * Then at most this long of turns through Zoolander and plain ZooKeeper until the JIT compilers
+   * of every JVM are quiet ({@link JitWarmup}): on 2 cores the fresh JVMs were still compiling
+   * during the first half of the measured rounds, at up to a quarter of a core.
+   */
+  public static final int DEFAULT_JIT_WARMUP_MAX_SECONDS = 120;
+
   public static final long DEFAULT_MAX_ACCESSES = 1_000_000;
   public static final int DEFAULT_MAX_OUTSTANDING = 1_000;
   public static final int DEFAULT_KEYS = 100;
@@ -75,6 +82,7 @@ public final class BenchSettings {
   private final int rounds;
   private final int jvmWarmupSeconds;
   private final int jvmWarmupAccesses;
+  private final int jitWarmupMaxSeconds;
   private final long maxAccesses;
   private final int maxOutstanding;
   private final int keys;
@@ -105,6 +113,7 @@ public final class BenchSettings {
     rounds = b.rounds;
     jvmWarmupSeconds = b.jvmWarmupSeconds;
     jvmWarmupAccesses = b.jvmWarmupAccesses;
+    jitWarmupMaxSeconds = b.jitWarmupMaxSeconds;
     maxAccesses = b.maxAccesses;
     maxOutstanding = b.maxOutstanding;
     keys = b.keys;
@@ -184,6 +193,11 @@ public final class BenchSettings {
   /** Accesses of the closed-loop JVM warm-up, each system; 0 for none. */
   public int jvmWarmupAccesses() {
     return jvmWarmupAccesses;
+  }
+
+  /** The longest JIT warm-up ({@link JitWarmup}) after the JVM warm-up; 0 for none. */
+  public int jitWarmupMaxSeconds() {
+    return jitWarmupMaxSeconds;
   }
 
   /**
@@ -298,6 +312,7 @@ public final class BenchSettings {
     private int rounds = DEFAULT_ROUNDS;
     private int jvmWarmupSeconds = DEFAULT_JVM_WARMUP_SECONDS;
     private int jvmWarmupAccesses = DEFAULT_JVM_WARMUP_ACCESSES;
+    private int jitWarmupMaxSeconds = DEFAULT_JIT_WARMUP_MAX_SECONDS;
     private long maxAccesses = DEFAULT_MAX_ACCESSES;
     private int maxOutstanding = DEFAULT_MAX_OUTSTANDING;
     private int keys = DEFAULT_KEYS;
@@ -318,9 +333,9 @@ public final class BenchSettings {
     private Builder() {}
 
     /**
-     * Small counts for a smoke run or a test: 200 accesses/s, 1 s and 500 accesses of JVM warm-up,
-     * 1 s warm-up and 1 s per system in 2 rounds, heap phase of 2 s at 300/s, 1 s of loopback round
-     * trips.
+     * Small counts for a smoke run or a test: 200 accesses/s, 1 s and 500 accesses of JVM warm-up
+     * and no JIT warm-up, 1 s warm-up and 1 s per system in 2 rounds, heap phase of 2 s at 300/s, 1
+     * s of loopback round trips.
      */
     public Builder quick() {
       ratePerSec = 200;
@@ -328,6 +343,7 @@ public final class BenchSettings {
       warmupSeconds = 1;
       jvmWarmupSeconds = 1;
       jvmWarmupAccesses = 500;
+      jitWarmupMaxSeconds = 0;
       rounds = 2;
       keys = 10;
       heapRatePerSec = 300;
@@ -405,6 +421,14 @@ public final class BenchSettings {
           accesses >= 0 && accesses <= 10_000_000,
           "JVM warm-up accesses must be in 0..10000000, was " + accesses);
       this.jvmWarmupAccesses = accesses;
+      return this;
+    }
+
+    public Builder jitWarmupMaxSeconds(int seconds) {
+      check(
+          seconds >= 0 && seconds <= 3_600,
+          "JIT warm-up max seconds must be in 0..3600, was " + seconds);
+      this.jitWarmupMaxSeconds = seconds;
       return this;
     }
 

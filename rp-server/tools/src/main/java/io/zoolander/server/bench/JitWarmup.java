@@ -1,6 +1,8 @@
 package io.zoolander.server.bench;
 
+import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.LongSupplier;
 
 /**
@@ -11,7 +13,7 @@ import java.util.function.LongSupplier;
  * code is compiled). Time and the compilers' activity are given, so the rule is testable without a
  * JVM's compilers or a clock.
  */
-final class JitWarmup {
+public final class JitWarmup {
   /** Compilers at or below this share of one core over a turn are quiet. */
   static final double QUIET_SHARE = 0.03;
 
@@ -33,9 +35,9 @@ final class JitWarmup {
    *     ended it)
    * @param lastTurnShare the compilers' CPU over the last turn, as a share of one core
    */
-  record Outcome(int turns, double seconds, boolean quiet, double lastTurnShare) {
+  public record Outcome(int turns, double seconds, boolean quiet, double lastTurnShare) {
     /** One line for the report. */
-    String describe() {
+    public String describe() {
       return String.format(
           java.util.Locale.ROOT,
           "%s after %.0f s (%d turn%s; compilers at %.1f%% of a core over the last)",
@@ -79,5 +81,31 @@ final class JitWarmup {
         return new Outcome(turns, (end - start) / 1e9, quiet, share);
       }
     }
+  }
+
+  /**
+   * The benches' use: nothing when {@code maxSeconds} is 0, or when {@code jit} cannot read the
+   * compilers here (which it prints); else {@link #run} on the system clock, printing on {@code
+   * out} what it does and how it ended, after the bench's {@code [bench]} prefix and {@code label}.
+   */
+  static Optional<Outcome> untilQuiet(
+      JitActivity jit, int maxSeconds, Turn turn, PrintWriter out, String label) throws Exception {
+    if (maxSeconds == 0) {
+      return Optional.empty();
+    }
+    if (!jit.supported()) {
+      out.printf("[bench] %sno per-thread CPU times here (/proc): no JIT warm-up%n", label);
+      out.flush();
+      return Optional.empty();
+    }
+    out.printf(
+        "[bench] %severy system in turn until the JIT compilers are quiet (at most %d s): ",
+        label, maxSeconds);
+    out.flush();
+    Outcome outcome =
+        run(turn, jit::compileNanosSinceLastCall, System::nanoTime, Duration.ofSeconds(maxSeconds));
+    out.println(outcome.describe());
+    out.flush();
+    return Optional.of(outcome);
   }
 }

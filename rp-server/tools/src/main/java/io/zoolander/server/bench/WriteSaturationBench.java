@@ -480,24 +480,8 @@ public final class WriteSaturationBench {
    * tell.
    */
   private void jitWarmup(String deployment, JitWarmup.Turn turn) throws Exception {
-    if (settings.jitWarmupMaxSeconds() == 0) {
-      return;
-    }
-    if (!jit.supported()) {
-      say("%s: no per-thread CPU times here (/proc): no JIT warm-up", deployment);
-      return;
-    }
-    say(
-        "%s: every system in turn until the JIT compilers are quiet (at most %d s): ",
-        deployment, settings.jitWarmupMaxSeconds());
-    JitWarmup.Outcome outcome =
-        JitWarmup.run(
-            turn,
-            jit::compileNanosSinceLastCall,
-            System::nanoTime,
-            Duration.ofSeconds(settings.jitWarmupMaxSeconds()));
-    out.println(outcome.describe());
-    jitWarmups.put(deployment, outcome);
+    JitWarmup.untilQuiet(jit, settings.jitWarmupMaxSeconds(), turn, out, deployment + ": ")
+        .ifPresent(outcome -> jitWarmups.put(deployment, outcome));
   }
 
   private static String partitionName(int partition) {

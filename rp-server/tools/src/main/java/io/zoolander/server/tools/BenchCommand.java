@@ -242,10 +242,11 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--jit-warmup-max-seconds",
       description =
-          "With --write-saturation: before measuring each deployment, load it (every system 1 s a"
-              + " turn) until the JIT compilers of all its JVMs are quiet (at most 3% of a core over 2"
-              + " turns in a row), for at most this long; fresh JVMs on 2 cores compile for tens of"
-              + " seconds (default: 120; --quick: 0, none).")
+          "Before measuring, after the JVM warm-up, load the deployment (Zoolander and plain"
+              + " ZooKeeper 1 s each a turn; with --write-saturation every system of each deployment)"
+              + " until the JIT compilers of all its JVMs and the bench's are quiet (at most 3% of a"
+              + " core over 2 turns in a row), for at most this long; fresh JVMs on 2 cores compile for"
+              + " tens of seconds (default: 120; --quick: 0, none).")
   Integer jitWarmupMaxSeconds;
 
   @Option(
@@ -681,6 +682,9 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (jvmWarmupAccesses != null) {
       b.jvmWarmupAccesses(jvmWarmupAccesses);
+    }
+    if (jitWarmupMaxSeconds != null) {
+      b.jitWarmupMaxSeconds(jitWarmupMaxSeconds);
     }
     if (maxAccesses != null) {
       b.maxAccesses(maxAccesses);

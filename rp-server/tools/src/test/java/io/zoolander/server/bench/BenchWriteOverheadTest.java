@@ -59,6 +59,7 @@ class BenchWriteOverheadTest {
         Optional.empty(),
         loopback(400, 40),
         atWriteRate,
+        Optional.empty(),
         Path.of("."));
   }
 

@@ -55,6 +55,7 @@ class BenchCommandTest {
           .hasSize(3);
     }
     assertThat(json).contains("\"heap\": {\n    \"system\": \"rp-2\",");
+    assertThat(json).as("--quick: no JIT warm-up").contains("\"jitWarmup\": null");
     assertThat(numbers(json, "anomalies")).isEmpty(); // booleans, not numbers
     assertThat(json).contains("\"anomalies\": false", "\"anomalies\": true");
     assertThat(numbers(json, "tauMs"))
@@ -186,10 +187,17 @@ class BenchCommandTest {
             "1",
             "--heap-seconds",
             "0",
+            "--jit-warmup-max-seconds",
+            "1",
             "--out",
             out.toString());
     assertThat(r.exit()).as(r.err()).isZero();
     String json = Files.readString(out.resolve("bench.json"), StandardCharsets.UTF_8);
+    assertThat(json)
+        .as("one 2-s turn through Zoolander and plain reaches the 1-s bound, quiet or not")
+        .containsPattern(
+            "\"jitWarmup\": \\{\\s*\"turns\": 1,\\s*\"seconds\": [0-9.]+,\\s*\"quiet\": false,"
+                + "\\s*\"lastTurnShare\": [0-9.]+");
     Matcher names = Pattern.compile("\"system\": \"([a-z0-9-]+)\",").matcher(json);
     List<String> systems = new ArrayList<>();
     while (names.find()) {
@@ -201,6 +209,10 @@ class BenchCommandTest {
         .allSatisfy(a -> assertThat(a).isPositive());
     String md = Files.readString(out.resolve("bench.md"), StandardCharsets.UTF_8);
     assertThat(md).contains("## Writes", "| plain |", "| rp-1 |").doesNotContain("| hedged |");
+    assertThat(md)
+        .containsPattern(
+            "warm-up through each path, then 1-s turns through each until the JIT compilers were"
+                + " quiet: JIT still busy at the bound after [0-9]+ s \\(1 turn;");
   }
 
   @Test
