@@ -274,6 +274,9 @@ public final class Bench {
   private Optional<JitWarmup.Outcome> jitWarmUp(
       List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
       throws Exception {
+    if (settings.jitWarmupMaxSeconds() == 0) {
+      return Optional.empty(); // not even a client to connect
+    }
     try (RpSystem rp =
         new RpSystem(
             rpClient(repeater, cluster, settings.duplicates()),

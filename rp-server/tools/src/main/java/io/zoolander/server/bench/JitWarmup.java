@@ -2,6 +2,7 @@ package io.zoolander.server.bench;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.LongSupplier;
 
@@ -39,7 +40,7 @@ public final class JitWarmup {
     /** One line for the report. */
     public String describe() {
       return String.format(
-          java.util.Locale.ROOT,
+          Locale.ROOT,
           "%s after %.0f s (%d turn%s; compilers at %.1f%% of a core over the last)",
           quiet ? "JIT quiet" : "JIT still busy at the bound",
           seconds,
