@@ -229,16 +229,25 @@ public final class Bench {
         "warming up every JVM (JIT, connections) for %d s and %d closed-loop accesses through Zoolander,"
             + " and the same through plain ZooKeeper ",
         seconds, accesses);
-    try (RpSystem rp =
-        new RpSystem(
-            rpClient(repeater, cluster, settings.duplicates()),
-            settings.duplicates(),
-            Double.NaN)) {
-      rp.connect(SETUP_TIMEOUT_SECONDS);
+    try (RpSystem rp = warmupRp(repeater, cluster)) {
       warmUp(new CountingSystem(rp), seconds, accesses, value);
     }
     warmUp(new CountingSystem(plainWarmupSystem(ensembles)), seconds, accesses, value);
     out.println();
+  }
+
+  /** What warms Zoolander's paths: a connected client of all the deployment's duplicates. */
+  private RpSystem warmupRp(ChildRepeater repeater, EmbeddedCluster cluster) throws Exception {
+    RpSystem rp =
+        new RpSystem(
+            rpClient(repeater, cluster, settings.duplicates()), settings.duplicates(), Double.NaN);
+    try {
+      rp.connect(SETUP_TIMEOUT_SECONDS);
+      return rp;
+    } catch (Exception | Error e) {
+      rp.close();
+      throw e;
+    }
   }
 
   /** What warms plain ZooKeeper's paths: spread over the ensembles when there are several. */
@@ -277,12 +286,7 @@ public final class Bench {
     if (settings.jitWarmupMaxSeconds() == 0) {
       return Optional.empty(); // not even a client to connect
     }
-    try (RpSystem rp =
-        new RpSystem(
-            rpClient(repeater, cluster, settings.duplicates()),
-            settings.duplicates(),
-            Double.NaN)) {
-      rp.connect(SETUP_TIMEOUT_SECONDS);
+    try (RpSystem rp = warmupRp(repeater, cluster)) {
       CountingSystem zoolander = new CountingSystem(rp);
       CountingSystem plain = new CountingSystem(plainWarmupSystem(ensembles));
       return JitWarmup.untilQuiet(
