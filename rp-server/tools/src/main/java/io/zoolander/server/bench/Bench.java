@@ -47,9 +47,6 @@ public final class Bench {
 
   private static final long SETUP_TIMEOUT_SECONDS = 60;
 
-  /** One turn of the JIT warm-up gives Zoolander and plain ZooKeeper this long each. */
-  private static final Duration JIT_WARMUP_SLICE = Duration.ofSeconds(1);
-
   private final BenchSettings settings;
   private final PrintWriter out;
 
@@ -293,8 +290,8 @@ public final class Bench {
           JitActivity.ofThisJvmAndDescendants(),
           settings.jitWarmupMaxSeconds(),
           () -> {
-            closedLoop(zoolander, value, Long.MAX_VALUE, JIT_WARMUP_SLICE);
-            closedLoop(plain, value, Long.MAX_VALUE, JIT_WARMUP_SLICE);
+            closedLoop(zoolander, value, Long.MAX_VALUE, JitWarmup.SLICE_PER_SYSTEM);
+            closedLoop(plain, value, Long.MAX_VALUE, JitWarmup.SLICE_PER_SYSTEM);
           },
           out,
           "");

@@ -21,6 +21,9 @@ public final class JitWarmup {
   /** Quiet turns in a row that end the warm-up. */
   static final int QUIET_TURNS = 2;
 
+  /** How long a turn loads each system of the deployment. */
+  static final Duration SLICE_PER_SYSTEM = Duration.ofSeconds(1);
+
   /** One turn of load; its results are discarded. */
   @FunctionalInterface
   interface Turn {

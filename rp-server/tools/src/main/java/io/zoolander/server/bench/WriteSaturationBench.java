@@ -203,9 +203,6 @@ public final class WriteSaturationBench {
     }
   }
 
-  /** One turn of the JIT warm-up gives each system of a deployment this long. */
-  private static final Duration JIT_WARMUP_SLICE = Duration.ofSeconds(1);
-
   private final Settings settings;
   private final PrintWriter out;
   private final JitActivity jit = JitActivity.ofThisJvmAndDescendants();
@@ -304,11 +301,15 @@ public final class WriteSaturationBench {
                 closedLoop(
                     k -> plain.setData(PlainSystems.path(k % settings.keys()), value),
                     Duration.ZERO,
-                    JIT_WARMUP_SLICE);
+                    JitWarmup.SLICE_PER_SYSTEM);
                 closedLoop(
-                    k -> plain.multi(withBookkeeping(k, value)), Duration.ZERO, JIT_WARMUP_SLICE);
+                    k -> plain.multi(withBookkeeping(k, value)),
+                    Duration.ZERO,
+                    JitWarmup.SLICE_PER_SYSTEM);
                 closedLoop(
-                    k -> rp.write(k % settings.keys(), value), Duration.ZERO, JIT_WARMUP_SLICE);
+                    k -> rp.write(k % settings.keys(), value),
+                    Duration.ZERO,
+                    JitWarmup.SLICE_PER_SYSTEM);
                 drain(cluster);
               });
           Tally plainTally = new Tally(n, PLAIN_SYSTEM);
@@ -423,7 +424,7 @@ public final class WriteSaturationBench {
               closedLoop(
                   k -> partitions.setData(partitionedPath(k % settings.keys(), p), value, -1),
                   Duration.ZERO,
-                  JIT_WARMUP_SLICE));
+                  JitWarmup.SLICE_PER_SYSTEM));
       String system = p + " partition" + (p == 1 ? "" : "s");
       Tally tally = new Tally(p, system);
       int rounds = settings.rounds();
@@ -618,7 +619,7 @@ public final class WriteSaturationBench {
               "Before measuring, each deployment was loaded (each system %d s a turn) until the JIT"
                   + " compilers of all its JVMs and the bench's spent at most %.0f%% of a core over %d"
                   + " turns in a row, for at most %d s:%n%n",
-              JIT_WARMUP_SLICE.toSeconds(),
+              JitWarmup.SLICE_PER_SYSTEM.toSeconds(),
               JitWarmup.QUIET_SHARE * 100,
               JitWarmup.QUIET_TURNS,
               s.jitWarmupMaxSeconds()));
