@@ -3,6 +3,7 @@ package io.zoolander.server.plugin;
 import static io.zoolander.server.plugin.PluginTestSupport.ZNODES;
 import static io.zoolander.server.plugin.PluginTestSupport.appData;
 import static io.zoolander.server.plugin.PluginTestSupport.awaitEndpoint;
+import static io.zoolander.server.plugin.PluginTestSupport.awaitLiveEndpoint;
 import static io.zoolander.server.plugin.PluginTestSupport.state;
 import static io.zoolander.server.plugin.PluginTestSupport.utf8;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -61,7 +62,7 @@ class BatchApplyTest {
 
   @BeforeEach
   void findPlugin() throws InterruptedException {
-    endpoint = awaitEndpoint(zk, ensemble, e -> true);
+    endpoint = awaitLiveEndpoint(zk, ensemble);
   }
 
   @Test

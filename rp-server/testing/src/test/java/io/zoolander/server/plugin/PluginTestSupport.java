@@ -7,6 +7,9 @@ import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
@@ -49,6 +52,26 @@ final class PluginTestSupport {
   static ZooKeeper connect(String connectString) throws Exception {
     ZooKeeper zk = ZooKeepers.connect(connectString, Duration.ofSeconds(10), WAIT);
     return zk;
+  }
+
+  /**
+   * Waits until the endpoint znode holds an endpoint that accepts connections, and returns it.
+   * After a test restarted the server (kill -9), the dead plugin's endpoint stays in the znode
+   * until the restarted plugin replaces it (its session is restored with the server's data): a test
+   * that starts then must not take it.
+   */
+  static PluginEndpoint awaitLiveEndpoint(ZooKeeper zk, ZooKeeperEnsemble ensemble)
+      throws InterruptedException {
+    return awaitEndpoint(zk, ensemble, PluginTestSupport::acceptsConnections);
+  }
+
+  private static boolean acceptsConnections(PluginEndpoint endpoint) {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(endpoint.host(), endpoint.port()), 1_000);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** Waits until the endpoint znode holds an endpoint {@code accepted} and returns it. */
