@@ -59,18 +59,25 @@ class EngineAccuracyTest {
 
   /** Which configurations of the grid run. */
   enum Grid {
-    FULL,
-    CROSS_SECTION;
+    FULL("full"),
+    CROSS_SECTION("cross-section");
+
+    /** The value of the grid property that chooses it. */
+    final String value;
+
+    Grid(String value) {
+      this.value = value;
+    }
 
     static Grid fromProperty() {
-      String value = System.getProperty(GRID_PROPERTY, "cross-section");
-      return switch (value) {
-        case "full" -> FULL;
-        case "cross-section" -> CROSS_SECTION;
-        default ->
-            throw new IllegalArgumentException(
-                GRID_PROPERTY + " must be full or cross-section, was " + value);
-      };
+      String value = System.getProperty(GRID_PROPERTY, CROSS_SECTION.value);
+      for (Grid grid : values()) {
+        if (grid.value.equals(value)) {
+          return grid;
+        }
+      }
+      throw new IllegalArgumentException(
+          GRID_PROPERTY + " must be full or cross-section, was " + value);
     }
 
     boolean includes(double utilisation, int duplicates) {
@@ -253,7 +260,7 @@ class EngineAccuracyTest {
   private static String table(
       Grid grid, List<Point> points, double meanEngineMs, double slowestMs, double seconds) {
     StringBuilder out = new StringBuilder();
-    out.append("Grid: ").append(grid.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+    out.append("Grid: ").append(grid.value);
     out.append(" (").append(GRID_PROPERTY).append(")\n\n");
     out.append(summary(points, meanEngineMs, slowestMs, seconds)).append("\n\n");
     out.append(
