@@ -178,6 +178,21 @@ public final class BenchReport {
       }
     }
     j.closeArray();
+    j.key("targets").openArray();
+    for (TargetVerdicts.Row row : TargetVerdicts.judge(r)) {
+      j.open();
+      j.field("target", row.target());
+      j.field("unit", row.unit());
+      j.field("measured", row.measured());
+      j.field("measuredLow", row.measuredInterval().low());
+      j.field("measuredHigh", row.measuredInterval().high());
+      j.field("bound", row.bound());
+      j.field("boundLow", row.boundInterval().low());
+      j.field("boundHigh", row.boundInterval().high());
+      j.field("verdict", row.verdict().words());
+      j.close();
+    }
+    j.closeArray();
     j.close();
     return j.toString() + "\n";
   }
@@ -481,6 +496,7 @@ public final class BenchReport {
     frontiers(r, md);
     md.append(loopbackMarkdown(r.loopback(), r.loopbackPaced(), r.loopbackPacedWrites()));
     writeOverhead(r, md);
+    md.append(TargetVerdicts.markdown(TargetVerdicts.judge(r)));
     if (r.heap().isPresent()) {
       BenchResult.HeapResult h = r.heap().get();
       md.append("## Heap under sustained load\n\n");
@@ -699,17 +715,11 @@ public final class BenchReport {
     return md.toString();
   }
 
-  /** Extra loopback round trips a sequenced write may take at p50 over plain's (issue 17). */
-  static final double WRITE_HOPS_ALLOWED = 1.5;
-
-  /** A sequenced write's p99 may be at most this times plain's (issue 17). */
-  static final double WRITE_P99_RATIO_ALLOWED = 1.3;
-
   /**
    * The write path's overhead without the injector, against its floor: each {@code rp-N}'s write
-   * p50 against plain's plus {@value #WRITE_HOPS_ALLOWED} loopback round trips (paced at the
-   * bench's rate, and at its write rate), and its p99 against {@value #WRITE_P99_RATIO_ALLOWED}x
-   * plain's.
+   * p50 against plain's plus {@value TargetVerdicts#WRITE_HOPS_ALLOWED} loopback round trips (paced
+   * at the bench's rate, and at its write rate), and its p99 against {@value
+   * TargetVerdicts#WRITE_P99_RATIO_ALLOWED}x plain's.
    */
   static void writeOverhead(BenchResult r, StringBuilder md) {
     Optional<BenchResult.SystemResult> plain = r.system("plain", false);
@@ -717,9 +727,9 @@ public final class BenchReport {
       return;
     }
     BenchResult.Latency p = plain.get().writes();
-    double atRate = p.p50Ms() + WRITE_HOPS_ALLOWED * r.loopbackPaced().get().ms(50);
+    double atRate = p.p50Ms() + TargetVerdicts.WRITE_HOPS_ALLOWED * r.loopbackPaced().get().ms(50);
     Optional<Double> atWriteRate =
-        r.loopbackPacedWrites().map(l -> p.p50Ms() + WRITE_HOPS_ALLOWED * l.ms(50));
+        r.loopbackPacedWrites().map(l -> p.p50Ms() + TargetVerdicts.WRITE_HOPS_ALLOWED * l.ms(50));
     md.append("## Write overhead against its floor (injector off)\n\n");
     md.append(
         String.format(
@@ -728,8 +738,8 @@ public final class BenchReport {
                 + " trips, its p99 %.1fx plain's (%.3f ms). The allowance with the round trip paced"
                 + " at the bench's rate: %.3f ms",
             p.p50Ms(),
-            WRITE_HOPS_ALLOWED,
-            WRITE_P99_RATIO_ALLOWED,
+            TargetVerdicts.WRITE_HOPS_ALLOWED,
+            TargetVerdicts.WRITE_P99_RATIO_ALLOWED,
             p.p99Ms(),
             atRate));
     atWriteRate.ifPresent(
@@ -757,7 +767,7 @@ public final class BenchReport {
               within,
               w.p99Ms(),
               w.p99Ms() / p.p99Ms(),
-              yesNo(w.p99Ms() <= WRITE_P99_RATIO_ALLOWED * p.p99Ms())));
+              yesNo(w.p99Ms() <= TargetVerdicts.WRITE_P99_RATIO_ALLOWED * p.p99Ms())));
     }
     md.append("\n");
   }
