@@ -93,7 +93,8 @@ final class TargetVerdicts {
    * @return the rows this run can judge: reads (for {@code rp-1}), writes (for every unhedged
    *     {@code rp-N}) against plain, with the loopback round trip paced at the bench's rate and, if
    *     measured, at its write rate; the largest unhedged {@code rp-N}'s misses at tau against
-   *     plain's and the best hedged system's. Empty without plain's injector-off row.
+   *     plain's and the best hedged system's, if N >= 2 (one duplicate has nothing to mask a slow
+   *     one with). Empty without plain's injector-off row.
    */
   static List<Row> judge(BenchResult r) {
     List<Row> rows = new ArrayList<>();
@@ -194,8 +195,8 @@ final class TargetVerdicts {
   private static void tailRows(BenchResult r, BenchResult.SystemResult plain, List<Row> rows) {
     Optional<BenchResult.SystemResult> rpRow =
         r.systems().stream()
-            .filter(s -> !s.anomalies() && s.system().matches("rp-[0-9]+"))
-            .max(Comparator.comparingInt(s -> Integer.parseInt(s.system().substring(3))));
+            .filter(s -> !s.anomalies() && s.system().matches("rp-[0-9]+") && duplicates(s) >= 2)
+            .max(Comparator.comparingInt(TargetVerdicts::duplicates));
     double tau = plain.tauMs();
     if (rpRow.isEmpty() || Double.isNaN(tau) || samples(plain) == 0 || samples(rpRow.get()) == 0) {
       return;
@@ -240,6 +241,11 @@ final class TargetVerdicts {
             allowed,
             new Intervals.Interval(allowed, allowed),
             Verdict.atMost(measured, new Intervals.Interval(allowed, allowed))));
+  }
+
+  /** The N of {@code rp-N}. */
+  private static int duplicates(BenchResult.SystemResult rp) {
+    return Integer.parseInt(rp.system().substring("rp-".length()));
   }
 
   /** Reads started that completed or failed. */

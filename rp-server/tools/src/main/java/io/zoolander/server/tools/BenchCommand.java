@@ -48,7 +48,9 @@ import picocli.CommandLine.Spec;
           + " extra load, and the Netty loopback round trip, the floor of one extra hop. Then a sustained phase that"
           + " samples the client's and the repeater's heap.",
       "Writes bench.json, bench.md and PNG charts (latency, miss rate, miss rate against tau, frontier) into --out"
-          + " and prints the tables. Every run is bounded in time and count; the defaults take about eight minutes."
+          + " and prints the tables; bench.md also judges the data path's targets, each figure with its 95%%"
+          + " interval: met, not met, or undecided when the run had too few samples. Every run is bounded in time"
+          + " and count; the defaults take about eight minutes."
     })
 final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -145,4 +145,16 @@ class TargetVerdictsTest {
     assertThat(rows).isEmpty();
     assertThat(TargetVerdicts.markdown(rows)).isEmpty();
   }
+
+  @Test
+  void withOneDuplicateTheTailIsNotJudged() {
+    double tau = 1.0;
+    List<TargetVerdicts.Row> rows =
+        TargetVerdicts.judge(
+            result(
+                List.of(
+                    system("plain", tau, readsWithSlow(10_000, 100), spread(400, 800, 10_000)),
+                    system("rp-1", tau, readsWithSlow(10_000, 10), spread(400, 500, 10_000)))));
+    assertThat(rows).isNotEmpty().noneMatch(r -> r.target().contains("misses tau"));
+  }
 }

@@ -151,6 +151,14 @@ class BenchCommandTest {
         .contains("| paced at the write rate, ")
         .contains("## Write overhead against its floor (injector off)")
         .containsPattern("\\| rp-1 \\| [0-9.]+ \\| [0-9.]+x \\| (yes|no) / (yes|no) \\|");
+    // the targets with their intervals: rp-1's reads (2), each unhedged rp-N's writes (3 each),
+    // rp-2's misses at tau against plain and the best hedged system (2)
+    assertThat(md)
+        .contains("## The data path's targets, with 95% intervals")
+        .containsPattern(
+            "\\| `rp-1` read p50 <= 1.15x plain's \\| [0-9.]+ ms \\| .* \\| [a-z* ]+ \\|");
+    assertThat(json.split("\"verdict\": ", -1)).hasSize(1 + 2 + 2 * 3 + 2);
+    assertThat(json.split("\"verdict\": \"(met|not met|undecided)\"", -1)).hasSize(1 + 10);
     assertThat(json.split("\"onFrontier\": ", -1)).hasSize(1 + 2 * 3 * SYSTEMS.size());
     assertThat(numbers(json, "miss")).allSatisfy(f -> assertThat(f).isBetween(0.0, 1.0));
     assertThat(json.split("\"misses\": \\[", -1)).hasSize(1 + 2 * SYSTEMS.size());
