@@ -1,5 +1,6 @@
 package io.zoolander.server.bench;
 
+import java.util.function.DoubleUnaryOperator;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.HistogramIterationValue;
 
@@ -165,8 +166,7 @@ final class Intervals {
   }
 
   /** The p in (0, 1) at which the monotone {@code f} equals {@code target}, by bisection. */
-  private static double solve(
-      java.util.function.DoubleUnaryOperator f, double target, boolean increasing) {
+  private static double solve(DoubleUnaryOperator f, double target, boolean increasing) {
     double lo = 0;
     double hi = 1;
     for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {

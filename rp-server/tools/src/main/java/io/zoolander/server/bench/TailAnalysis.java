@@ -40,8 +40,13 @@ public final class TailAnalysis {
     if (total == 0 || Double.isNaN(tauMs)) {
       return Double.NaN;
     }
+    return (double) misses(histogram, failed, tauMs) / total;
+  }
+
+  /** The accesses slower than {@code tauMs} or failed, as {@link #missFraction} counts them. */
+  public static long misses(Histogram histogram, long failed, double tauMs) {
     long within = histogram.getCountBetweenValues(0, (long) Math.floor(tauMs * 1000));
-    return 1 - (double) within / total;
+    return histogram.getTotalCount() + failed - within;
   }
 
   /** Messages sent per read, counted where they are sent; NaN if no read was started. */

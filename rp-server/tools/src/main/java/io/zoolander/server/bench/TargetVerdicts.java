@@ -106,8 +106,8 @@ final class TargetVerdicts {
     r.system("rp-1", false)
         .ifPresent(
             rp1 -> {
-              percentileRow(rows, "rp-1", "read", 0.5, READ_P50_RATIO_ALLOWED, rp1, plain, true);
-              percentileRow(rows, "rp-1", "read", 0.99, READ_P99_RATIO_ALLOWED, rp1, plain, true);
+              percentileRow(rows, 0.5, READ_P50_RATIO_ALLOWED, rp1, plain, true);
+              percentileRow(rows, 0.99, READ_P99_RATIO_ALLOWED, rp1, plain, true);
             });
     for (BenchResult.SystemResult rp : r.systems()) {
       if (rp.anomalies() || !rp.system().startsWith("rp-") || rp.system().contains("hedged")) {
@@ -115,7 +115,7 @@ final class TargetVerdicts {
       }
       r.loopbackPaced().ifPresent(l -> writeP50Row(rows, rp, plain, l));
       r.loopbackPacedWrites().ifPresent(l -> writeP50Row(rows, rp, plain, l));
-      percentileRow(rows, rp.system(), "write", 0.99, WRITE_P99_RATIO_ALLOWED, rp, plain, false);
+      percentileRow(rows, 0.99, WRITE_P99_RATIO_ALLOWED, rp, plain, false);
     }
     tailRows(r, plain, rows);
     return rows;
@@ -124,8 +124,6 @@ final class TargetVerdicts {
   /** {@code rp}'s {@code q} quantile at most {@code ratio} times plain's. */
   private static void percentileRow(
       List<Row> rows,
-      String name,
-      String kind,
       double q,
       double ratio,
       BenchResult.SystemResult rp,
@@ -144,8 +142,8 @@ final class TargetVerdicts {
             String.format(
                 Locale.ROOT,
                 "`%s` %s p%s <= %sx plain's",
-                name,
-                kind,
+                rp.system(),
+                reads ? "read" : "write",
                 q == 0.5 ? "50" : "99",
                 trim(ratio)),
             "ms",
@@ -253,10 +251,8 @@ final class TargetVerdicts {
     return s.reads().histogram().getTotalCount() + s.reads().failed();
   }
 
-  /** Reads slower than {@code tauMs} or failed, as {@link TailAnalysis#missFraction} counts. */
   private static long misses(BenchResult.SystemResult s, double tauMs) {
-    Histogram h = s.reads().histogram();
-    return samples(s) - h.getCountBetweenValues(0, (long) Math.floor(tauMs * US_PER_MS));
+    return TailAnalysis.misses(s.reads().histogram(), s.reads().failed(), tauMs);
   }
 
   private static String trim(double v) {
