@@ -191,6 +191,13 @@ public final class MeterNames {
   public static final String PLUGIN_READS_DIRECT = "zoolander.plugin.reads.direct";
 
   /**
+   * Counter, tags {@code duplicate, server}: reads of the stats the result predictor needs before a
+   * write (an unconditional {@code setData} or a sequential create whose node it has not seen)
+   * answered from the leader's in-memory tree, without a request through the plugin's session.
+   */
+  public static final String PLUGIN_STATS_LOCAL = "zoolander.plugin.stats.local";
+
+  /**
    * Counter, tags {@code duplicate, server}: writes to the data root by ZooKeeper sessions other
    * than the plugin's; the first fences the duplicate.
    */

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Timeout;
  * The plugin's in-process data path (issue 17) while writes flow: writes submitted into the
  * leaders' request pipelines, reads answered from their in-memory trees. Each client reads its own
  * writes, never goes back in time, and every answer's data is what its reported seq says; most
- * reads are answered on the event loop, without the applier; every write went in-process.
+ * reads are answered on the event loop, without the applier; every write went in-process, and the
+ * stats the result predictor needed were read from the tree.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class InProcessDataPathTest {
@@ -42,6 +43,11 @@ class InProcessDataPathTest {
         assertThat(writer.create("/counter", value(0)).get(30, TimeUnit.SECONDS).succeeded())
             .isTrue();
         assertThat(reader.create("/own", value(0)).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
+        // A sequential create under a parent the predictor has not seen: it needs the parent's
+        // child count, read from the tree.
+        double statsBefore = counted(MeterNames.PLUGIN_STATS_LOCAL);
+        assertThat(writer.createSequential("/job-", value(0)).get(30, TimeUnit.SECONDS).succeeded())
+            .isTrue();
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong written = new AtomicLong();
         Thread background =
@@ -94,6 +100,9 @@ class InProcessDataPathTest {
         assertThat(counted(MeterNames.PLUGIN_MULTIS_LOCAL))
             .as("multis submitted in-process, on both duplicates")
             .isGreaterThanOrEqualTo(2 * 402.0 / 64);
+        assertThat(counted(MeterNames.PLUGIN_STATS_LOCAL) - statsBefore)
+            .as("the predictor's stats read from the in-memory tree, on both duplicates")
+            .isGreaterThanOrEqualTo(2);
         assertThat(counted(MeterNames.PLUGIN_READS_DIRECT) - directBefore)
             .as("reads answered on the event loop from the in-memory tree")
             .isGreaterThan(reads / 2.0);

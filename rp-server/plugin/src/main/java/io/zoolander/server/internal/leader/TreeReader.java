@@ -4,7 +4,10 @@ import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
@@ -15,8 +18,9 @@ import org.apache.zookeeper.server.DataNode;
 import org.apache.zookeeper.server.DataTree;
 
 /**
- * Reads one znode, together with the duplicate's bookkeeping state, straight from the leader's
- * in-memory {@link DataTree}: no ZooKeeper session, no request pipeline, no queueing behind writes.
+ * Reads one znode, together with the duplicate's bookkeeping state, or the stats of several,
+ * straight from the leader's in-memory {@link DataTree}: no ZooKeeper session, no request pipeline,
+ * no queueing behind writes.
  *
  * <h2>Why the answer is consistent</h2>
  *
@@ -116,6 +120,59 @@ public final class TreeReader {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The stats of {@code znodes} (as {@code exists} gives them), all as of one transaction,
+   * validated as {@link #read} is: each stat's {@code mzxid} and {@code pzxid} (so its version and
+   * its child count's version), and for a missing znode its nearest existing ancestor's {@code
+   * pzxid}, at most that transaction. Tries again while commits race it.
+   *
+   * @return each znode's stat, null if it does not exist; empty if {@link #MAX_ATTEMPTS} attempts
+   *     all raced a commit (the caller then reads through the request pipeline)
+   */
+  public Optional<Map<String, Stat>> stats(Collection<String> znodes) {
+    Objects.requireNonNull(znodes, "znodes");
+    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      Map<String, Stat> stats = tryStats(tree.get(), znodes);
+      if (stats != null) {
+        return Optional.of(stats);
+      }
+      racedAttempts.increment();
+      if (attempt % 16 == 0) {
+        LockSupport.parkNanos(1_000);
+      } else {
+        Thread.onSpinWait();
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * One attempt of {@link #stats}: null if a transaction after the one it started from raced it.
+   */
+  private static Map<String, Stat> tryStats(DataTree dataTree, Collection<String> znodes) {
+    long z = dataTree.lastProcessedZxid;
+    Map<String, Stat> stats = new HashMap<>();
+    for (String znode : znodes) {
+      DataNode node = dataTree.getNode(znode);
+      if (node == null) {
+        if (ancestorPzxid(dataTree, znode) > z) {
+          return null;
+        }
+        stats.put(znode, null);
+        continue;
+      }
+      Stat stat = new Stat();
+      synchronized (node) {
+        node.copyStat(stat);
+      }
+      if (stat.getMzxid() > z || stat.getPzxid() > z) {
+        return null;
+      }
+      stats.put(znode, stat);
+    }
+    return stats;
   }
 
   /** Attempts so far that a concurrent commit invalidated (and that were tried again). */

@@ -383,6 +383,11 @@ final class Applier {
     return foreignWrites == null ? 0 : foreignWrites.seen();
   }
 
+  /** Reads of the predictor's stats answered from the in-memory tree, without the session. */
+  long statsFromTree() {
+    return treeReads == null ? 0 : treeReads.statsFromTree();
+  }
+
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */
   long readsServedOnEventLoop() {
     return treeReads == null ? 0 : treeReads.servedOnEventLoop();

@@ -80,7 +80,8 @@ final class PluginMeters implements AutoCloseable {
 
   /**
    * Adds the counters of the in-process data path: reads the applier did not have to answer, multis
-   * submitted in-process. (Micrometer holds the applier weakly: the plugin keeps it.)
+   * submitted in-process, the predictor's stats read from the tree. (Micrometer holds the applier
+   * weakly: the plugin keeps it.)
    */
   void watchDataPath(Applier applier) {
     add(
@@ -95,6 +96,13 @@ final class PluginMeters implements AutoCloseable {
             .tags(tags)
             .description(
                 "Client reads answered on their connection's event loop from the in-memory tree")
+            .register(registry));
+    add(
+        FunctionCounter.builder(
+                MeterNames.PLUGIN_STATS_LOCAL, applier, a -> (double) a.statsFromTree())
+            .tags(tags)
+            .description(
+                "Reads of the stats the result predictor needs answered from the in-memory tree")
             .register(registry));
   }
 

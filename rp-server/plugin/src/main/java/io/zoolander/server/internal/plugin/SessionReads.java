@@ -7,6 +7,7 @@ import io.zoolander.wire.Znodes;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -23,7 +24,8 @@ import org.apache.zookeeper.data.Stat;
  * between two applies: ZooKeeper answers a session's requests in order, so each read sees exactly
  * the state at the {@code appliedSeq} current when it was issued. The anomaly injector may hold a
  * read's answer back; it is then sent from the connection's event loop, later, without delaying
- * other reads.
+ * other reads. When the plugin runs in the leader, both come from its in-memory tree ({@link
+ * TreeReads}) instead, and the session is the fallback when commits keep racing the tree's reader.
  */
 final class SessionReads {
 
@@ -161,8 +163,10 @@ final class SessionReads {
   }
 
   /**
-   * Reads the stats of {@code paths}, all requests in flight together (after the writes before
-   * them, so they see the state at {@code appliedSeq}).
+   * Reads the stats of {@code paths}: from the leader's in-memory tree when there is one (the
+   * applier waited for its multis, so the tree holds every write up to {@code appliedSeq}), else,
+   * or if commits kept racing the tree's reader, on the session, all requests in flight together
+   * (after the writes before them, so they see the state at {@code appliedSeq}).
    *
    * @return each znode's stat, null if it does not exist
    */
@@ -170,6 +174,12 @@ final class SessionReads {
     assert owner.isCurrent() : ApplierThread.ONLY;
     if (paths.isEmpty()) {
       return Map.of();
+    }
+    if (tree != null) {
+      Optional<Map<String, Stat>> fromTree = tree.stats(paths);
+      if (fromTree.isPresent()) {
+        return fromTree.get();
+      }
     }
     ZooKeeper zk = session.zk();
     Map<String, Stat> stats = new HashMap<>();

@@ -7,10 +7,13 @@ import io.zoolander.wire.DuplicateState;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Znodes;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.zookeeper.KeeperException.Code;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * Client reads answered from the leader's in-memory tree ({@link TreeReader}): no ZooKeeper
@@ -39,6 +42,7 @@ final class TreeReads {
   private final ApplierState state;
   private final AnomalyInjector anomalies;
   private final LongAdder servedOnEventLoop = new LongAdder();
+  private final LongAdder statsFromTree = new LongAdder();
 
   TreeReads(
       int duplicateId,
@@ -89,6 +93,26 @@ final class TreeReads {
     }
     send(channel, read, result.get());
     return true;
+  }
+
+  /**
+   * The stats of {@code znodes} for the result predictor, from the tree. On the applier thread,
+   * after the multis it waited for: the tree has them all, and nothing replaces it meanwhile.
+   *
+   * @return each znode's stat, null if it does not exist; empty if the tree could not be read
+   *     consistently (commits kept racing): the caller then reads through the session
+   */
+  Optional<Map<String, Stat>> stats(Set<String> znodes) {
+    Optional<Map<String, Stat>> stats = reader.stats(znodes);
+    if (stats.isPresent()) {
+      statsFromTree.increment();
+    }
+    return stats;
+  }
+
+  /** Stat reads for the result predictor answered from the tree, without the session. */
+  long statsFromTree() {
+    return statsFromTree.sum();
   }
 
   /** Reads answered on an event loop, without the applier. */

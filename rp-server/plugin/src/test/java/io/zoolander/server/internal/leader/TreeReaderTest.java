@@ -11,6 +11,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -22,6 +23,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -104,10 +106,26 @@ class TreeReaderTest {
         .isEqualTo(zooKeeper.server().getZKDatabase().getDataTree().lastProcessedZxid);
   }
 
+  @Test
+  void statsAreWhatZooKeeperReportsAndNullForMissingNodes() throws Exception {
+    zk.setData(X, seqBytes(7), -1);
+    zk.create(P + "/a", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    zk.delete(P + "/c0", -1);
+
+    Map<String, Stat> stats = reader().stats(List.of(X, P, DEEP)).orElseThrow();
+
+    assertThat(stats).containsOnlyKeys(X, P, DEEP);
+    assertThat(stats.get(X)).isEqualTo(zk.exists(X, false));
+    assertThat(stats.get(X).getVersion()).isEqualTo(1);
+    assertThat(stats.get(P)).isEqualTo(zk.exists(P, false));
+    assertThat(stats.get(DEEP)).isNull();
+  }
+
   /**
    * Write {@code seq} sets the state to seq, /x to seq, replaces /p's only child with c{seq}, and
    * creates /y when seq is even, deletes it when odd: one multi each, several in flight at once.
-   * Readers on two threads check that every answer is exactly what the state it reports says.
+   * Readers on two threads check that every answer is exactly what the state it reports says, and
+   * that the stats of /x and /y they read together are those one write left.
    */
   @Test
   void answersUnderConcurrentMultisAlwaysMatchTheStateTheyReport() throws Exception {
@@ -129,6 +147,16 @@ class TreeReaderTest {
               () -> {
                 long lastSeq = -1;
                 while (writing.get()) {
+                  Optional<Map<String, Stat>> stats = reader.stats(List.of(X, Y));
+                  if (stats.isPresent()) {
+                    // /x's version is the seq of the last write; /y exists after even ones.
+                    Stat x = stats.get().get(X);
+                    boolean y = stats.get().get(Y) != null;
+                    if (x == null || y != (x.getVersion() % 2 == 0)) {
+                      violations.add("stats: /x " + x + ", /y exists=" + y);
+                    }
+                    answers.incrementAndGet();
+                  }
                   for (ReadKind kind : ReadKind.values()) {
                     String path =
                         switch (kind) {
