@@ -191,11 +191,12 @@ public final class MeterNames {
   public static final String PLUGIN_READS_DIRECT = "zoolander.plugin.reads.direct";
 
   /**
-   * Counter, tags {@code duplicate, server}: reads of the stats the result predictor needs before a
-   * write (an unconditional {@code setData} or a sequential create whose node it has not seen)
-   * answered from the leader's in-memory tree, without a request through the plugin's session.
+   * Counter, tags {@code duplicate, server}: the applier's lookups before a write answered from the
+   * leader's in-memory tree, without a request through the plugin's session: the stats the result
+   * predictor needs (an unconditional {@code setData} or a sequential create on a node it has not
+   * seen) and client records not cached (a client's first write since start).
    */
-  public static final String PLUGIN_STATS_LOCAL = "zoolander.plugin.stats.local";
+  public static final String PLUGIN_LOOKUPS_LOCAL = "zoolander.plugin.lookups.local";
 
   /**
    * Counter, tags {@code duplicate, server}: writes to the data root by ZooKeeper sessions other

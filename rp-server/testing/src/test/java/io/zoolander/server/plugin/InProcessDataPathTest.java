@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Timeout;
  * leaders' request pipelines, reads answered from their in-memory trees. Each client reads its own
  * writes, never goes back in time, and every answer's data is what its reported seq says; most
  * reads are answered on the event loop, without the applier; every write went in-process, and the
- * stats the result predictor needed were read from the tree.
+ * applier's lookups (client records, the result predictor's stats) were read from the tree.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class InProcessDataPathTest {
@@ -44,8 +44,8 @@ class InProcessDataPathTest {
             .isTrue();
         assertThat(reader.create("/own", value(0)).get(30, TimeUnit.SECONDS).succeeded()).isTrue();
         // A sequential create under a parent the predictor has not seen: it needs the parent's
-        // child count, read from the tree.
-        double statsBefore = counted(MeterNames.PLUGIN_STATS_LOCAL);
+        // child count, read from the tree (the clients' records were, at their first writes).
+        double lookupsBefore = counted(MeterNames.PLUGIN_LOOKUPS_LOCAL);
         assertThat(writer.createSequential("/job-", value(0)).get(30, TimeUnit.SECONDS).succeeded())
             .isTrue();
         AtomicBoolean writing = new AtomicBoolean(true);
@@ -100,7 +100,7 @@ class InProcessDataPathTest {
         assertThat(counted(MeterNames.PLUGIN_MULTIS_LOCAL))
             .as("multis submitted in-process, on both duplicates")
             .isGreaterThanOrEqualTo(2 * 402.0 / 64);
-        assertThat(counted(MeterNames.PLUGIN_STATS_LOCAL) - statsBefore)
+        assertThat(counted(MeterNames.PLUGIN_LOOKUPS_LOCAL) - lookupsBefore)
             .as("the predictor's stats read from the in-memory tree, on both duplicates")
             .isGreaterThanOrEqualTo(2);
         assertThat(counted(MeterNames.PLUGIN_READS_DIRECT) - directBefore)

@@ -2,6 +2,7 @@ package io.zoolander.server.internal.plugin;
 
 import io.netty.channel.Channel;
 import io.zoolander.server.internal.leader.LocalServer;
+import io.zoolander.server.internal.leader.TreeReader;
 import io.zoolander.server.plugin.ZoolanderPluginConfig;
 import io.zoolander.server.plugin.ZoolanderPluginView.Snapshot;
 import io.zoolander.wire.BookkeepingState;
@@ -172,7 +173,8 @@ final class Applier {
     this.backPressure = new BackPressure(id, config.maxQueuedMessages());
     GapTracker gaps = new GapTracker(config.gapBufferMessages(), state.appliedSeq());
     this.state = new ApplierState(thread, gaps, state, stateVersion);
-    ClientTable clients = new ClientTable(znodes, acl);
+    TreeReader treeReader = local == null ? null : local.treeReader(znodes);
+    ClientTable clients = new ClientTable(znodes, acl, treeReader);
     ResultPredictor predictor = new ResultPredictor(znodes);
     RecentWrites recent =
         new RecentWrites(
@@ -191,9 +193,7 @@ final class Applier {
                 channel.closeFuture().addListener(f -> execute(() -> watchesClosed(channel))));
     Outbound out = new Outbound(id, peers, this.state, watches);
     this.treeReads =
-        local == null
-            ? null
-            : new TreeReads(id, znodes, local.treeReader(znodes), this.state, anomalies);
+        local == null ? null : new TreeReads(id, znodes, treeReader, this.state, anomalies);
     SessionReads sessionReads =
         new SessionReads(
             thread, id, znodes, session, anomalies, config.sessionTimeoutMs(), treeReads);
@@ -383,9 +383,12 @@ final class Applier {
     return foreignWrites == null ? 0 : foreignWrites.seen();
   }
 
-  /** Reads of the predictor's stats answered from the in-memory tree, without the session. */
-  long statsFromTree() {
-    return treeReads == null ? 0 : treeReads.statsFromTree();
+  /**
+   * The applier's lookups before a write (the predictor's stats, client records not cached)
+   * answered from the in-memory tree, without the session. Any thread.
+   */
+  long lookupsFromTree() {
+    return (treeReads == null ? 0 : treeReads.statsFromTree()) + clients.readFromTree();
   }
 
   /** Client reads answered on an event loop from the in-memory tree, without the applier. */

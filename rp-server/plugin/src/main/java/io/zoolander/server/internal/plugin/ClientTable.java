@@ -1,11 +1,15 @@
 package io.zoolander.server.internal.plugin;
 
+import io.zoolander.server.internal.leader.TreeReader;
 import io.zoolander.wire.ClientRecord;
 import io.zoolander.wire.OpResult;
+import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Znodes;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
@@ -39,8 +43,12 @@ final class ClientTable {
    */
   record Known(ClientRecord record, int version) {}
 
+  private static final Known ABSENT_RECORD = new Known(null, ABSENT);
+
   private final Znodes znodes;
   private final List<ACL> acl;
+  private final TreeReader tree;
+  private final LongAdder readFromTree = new LongAdder();
   private final Map<Long, Known> cache =
       new LinkedHashMap<>(64, 0.75f, true) {
         @Override
@@ -50,15 +58,19 @@ final class ClientTable {
       };
 
   ClientTable(Znodes znodes) {
-    this(znodes, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+    this(znodes, ZooDefs.Ids.OPEN_ACL_UNSAFE, null);
   }
 
   /**
    * @param acl the ACL a new client record is created with
+   * @param tree the leader's in-memory tree, which records are read from (the applier has waited
+   *     for every multi it submitted, so the tree holds them), through the session only when it
+   *     cannot be read consistently; null: always through the session
    */
-  ClientTable(Znodes znodes, List<ACL> acl) {
+  ClientTable(Znodes znodes, List<ACL> acl, TreeReader tree) {
     this.znodes = znodes;
     this.acl = acl;
+    this.tree = tree;
   }
 
   /**
@@ -78,13 +90,27 @@ final class ClientTable {
    * @return the record of {@code clientId} as ZooKeeper holds it now, bypassing the cache
    */
   Known read(ZooKeeper zk, long clientId) throws KeeperException, InterruptedException {
+    String path = znodes.client(clientId);
+    if (tree != null) {
+      Optional<TreeReader.Result> read = tree.read(path, ReadKind.GET_DATA);
+      if (read.isPresent()) {
+        readFromTree.increment();
+        TreeReader.Result r = read.get();
+        return r.exists() ? new Known(ClientRecord.decode(r.data()), r.version()) : ABSENT_RECORD;
+      }
+    }
     Stat stat = new Stat();
     try {
-      byte[] data = zk.getData(znodes.client(clientId), false, stat);
+      byte[] data = zk.getData(path, false, stat);
       return new Known(ClientRecord.decode(data), stat.getVersion());
     } catch (KeeperException.NoNodeException e) {
-      return new Known(null, ABSENT);
+      return ABSENT_RECORD;
     }
+  }
+
+  /** Records read from the in-memory tree, without the session. Any thread. */
+  long readFromTree() {
+    return readFromTree.sum();
   }
 
   /**

@@ -80,8 +80,8 @@ final class PluginMeters implements AutoCloseable {
 
   /**
    * Adds the counters of the in-process data path: reads the applier did not have to answer, multis
-   * submitted in-process, the predictor's stats read from the tree. (Micrometer holds the applier
-   * weakly: the plugin keeps it.)
+   * submitted in-process, the applier's lookups answered from the tree. (Micrometer holds the
+   * applier weakly: the plugin keeps it.)
    */
   void watchDataPath(Applier applier) {
     add(
@@ -99,10 +99,11 @@ final class PluginMeters implements AutoCloseable {
             .register(registry));
     add(
         FunctionCounter.builder(
-                MeterNames.PLUGIN_STATS_LOCAL, applier, a -> (double) a.statsFromTree())
+                MeterNames.PLUGIN_LOOKUPS_LOCAL, applier, a -> (double) a.lookupsFromTree())
             .tags(tags)
             .description(
-                "Reads of the stats the result predictor needs answered from the in-memory tree")
+                "The applier's lookups before a write (predicted results' stats, client records)"
+                    + " answered from the in-memory tree")
             .register(registry));
   }
 
