@@ -103,23 +103,10 @@ public final class TreeReader {
   public Optional<Result> read(String znode, ReadKind kind) {
     Objects.requireNonNull(znode, "znode");
     Objects.requireNonNull(kind, "kind");
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      DataTree dataTree = tree.get();
-      if (dataTree.getNode(statePath) == null) {
-        return Optional.empty(); // not set up yet: the state znode is never deleted once created
-      }
-      Result result = tryOnce(dataTree, znode, kind);
-      if (result != null) {
-        return Optional.of(result);
-      }
-      racedAttempts.increment();
-      if (attempt % 16 == 0) {
-        LockSupport.parkNanos(1_000); // let the committing thread finish on a busy host
-      } else {
-        Thread.onSpinWait();
-      }
+    if (tree.get().getNode(statePath) == null) {
+      return Optional.empty(); // not set up yet: the state znode is never deleted once created
     }
-    return Optional.empty();
+    return untilConsistent(() -> tryOnce(tree.get(), znode, kind));
   }
 
   /**
@@ -133,14 +120,22 @@ public final class TreeReader {
    */
   public Optional<Map<String, Stat>> stats(Collection<String> znodes) {
     Objects.requireNonNull(znodes, "znodes");
-    for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-      Map<String, Stat> stats = tryStats(tree.get(), znodes);
-      if (stats != null) {
-        return Optional.of(stats);
+    return untilConsistent(() -> tryStats(tree.get(), znodes));
+  }
+
+  /**
+   * Runs {@code attempt} until it gives an answer (null: a commit raced it), at most {@link
+   * #MAX_ATTEMPTS} times.
+   */
+  private <T> Optional<T> untilConsistent(Supplier<T> attempt) {
+    for (int i = 1; i <= MAX_ATTEMPTS; i++) {
+      T answer = attempt.get();
+      if (answer != null) {
+        return Optional.of(answer);
       }
       racedAttempts.increment();
-      if (attempt % 16 == 0) {
-        LockSupport.parkNanos(1_000);
+      if (i % 16 == 0) {
+        LockSupport.parkNanos(1_000); // let the committing thread finish on a busy host
       } else {
         Thread.onSpinWait();
       }

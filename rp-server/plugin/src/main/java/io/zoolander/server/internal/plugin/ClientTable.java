@@ -22,11 +22,12 @@ import org.apache.zookeeper.data.Stat;
  * <base>/clients/<clientId>}): a cache of the records it has read or written, with their znode
  * versions, and the ops that update them. Confined to the applier thread.
  *
- * <p>ZooKeeper holds the truth: a record is read on a client's first write after start (or after
- * {@link #clear}) and updated only in a multi that also advances the state znode, with a version
- * check (or a create, for a client's first write), so a stale cache makes that multi fail instead
- * of losing an update. The applier clears the cache whenever it re-reads the state after a
- * ZooKeeper failure, since a lost multi may have changed a record.
+ * <p>ZooKeeper holds the truth: a record is read (from the leader's in-memory tree when the plugin
+ * runs there) on a client's first write after start (or after {@link #clear}) and updated only in a
+ * multi that also advances the state znode, with a version check (or a create, for a client's first
+ * write), so a stale cache makes that multi fail instead of losing an update. The applier clears
+ * the cache whenever it re-reads the state after a ZooKeeper failure, since a lost multi may have
+ * changed a record.
  */
 final class ClientTable {
 
