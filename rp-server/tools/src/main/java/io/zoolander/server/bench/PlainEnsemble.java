@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
@@ -99,6 +100,34 @@ final class PlainEnsemble implements AutoCloseable {
       zk.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     } catch (KeeperException.NodeExistsException e) {
       zk.setData(path, data, -1);
+    }
+  }
+
+  /**
+   * Creates {@code paths} with {@code data} in one multi (their missing ancestors first, one at a
+   * time), as Zoolander's set-up creates its keys: so both leave about as many transactions in the
+   * server's log. If one of them exists already, each is created or overwritten alone ({@link
+   * #createIfAbsent}).
+   */
+  void createAll(List<String> paths, byte[] data) throws KeeperException, InterruptedException {
+    if (paths.isEmpty()) {
+      return;
+    }
+    String first = paths.get(0);
+    createIfAbsent(first, data);
+    List<Op> ops = new ArrayList<>();
+    for (String path : paths.subList(1, paths.size())) {
+      ops.add(Op.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
+    }
+    if (ops.isEmpty()) {
+      return;
+    }
+    try {
+      sessions.get(0).multi(ops);
+    } catch (KeeperException e) {
+      for (String path : paths.subList(1, paths.size())) {
+        createIfAbsent(path, data);
+      }
     }
   }
 
