@@ -657,14 +657,7 @@ public final class Bench {
       List<PlainEnsemble> ensembles, ChildRepeater repeater, EmbeddedCluster cluster, byte[] value)
       throws Exception {
     for (PlainEnsemble e : ensembles) {
-      List<String> paths = new ArrayList<>();
-      for (int k = 0; k < settings.keys(); k++) {
-        paths.add(PlainSystems.path(k));
-        if (paths.size() == CREATES_PER_WRITE || k == settings.keys() - 1) {
-          e.createAll(paths, value);
-          paths.clear();
-        }
-      }
+      e.createKeys(settings.keys(), value, CREATES_PER_WRITE);
     }
     try (ZoolanderClient client = rpClient(repeater, cluster, settings.duplicates()).build()) {
       List<Op> ops = new ArrayList<>();

@@ -104,12 +104,30 @@ final class PlainEnsemble implements AutoCloseable {
   }
 
   /**
-   * Creates {@code paths} with {@code data} in one multi (their missing ancestors first, one at a
-   * time), as Zoolander's set-up creates its keys: so both leave about as many transactions in the
-   * server's log. If one of them exists already, each is created or overwritten alone ({@link
+   * Creates the bench's keys 0 to {@code keys - 1} ({@link PlainSystems#path}) with {@code data},
+   * in multis of {@code perMulti}, as the benches create Zoolander's keys: so plain's server and
+   * Zoolander's duplicates leave about as many transactions in their logs (50,000 creates one by
+   * one took plain's server past ZooKeeper's snapshot threshold while it was measured).
+   */
+  void createKeys(int keys, byte[] data, int perMulti)
+      throws KeeperException, InterruptedException {
+    List<String> paths = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      paths.add(PlainSystems.path(k));
+      if (paths.size() == perMulti || k == keys - 1) {
+        createAll(paths, data);
+        paths.clear();
+      }
+    }
+  }
+
+  /**
+   * Creates {@code paths} with {@code data} in one multi (the first one's missing ancestors first,
+   * one at a time). If one of them exists already, each is created or overwritten alone ({@link
    * #createIfAbsent}).
    */
-  void createAll(List<String> paths, byte[] data) throws KeeperException, InterruptedException {
+  private void createAll(List<String> paths, byte[] data)
+      throws KeeperException, InterruptedException {
     if (paths.isEmpty()) {
       return;
     }

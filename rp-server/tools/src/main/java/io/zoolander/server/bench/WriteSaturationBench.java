@@ -520,9 +520,7 @@ public final class WriteSaturationBench {
 
   private void createData(PlainEnsemble plain, ZoolanderClientBuilder builder, byte[] value)
       throws Exception {
-    for (int k = 0; k < settings.keys(); k++) {
-      plain.createIfAbsent(PlainSystems.path(k), value);
-    }
+    plain.createKeys(settings.keys(), value, CREATES_PER_WRITE);
     plain.createIfAbsent(BOOKKEEPING_STATE, new byte[STATE_BYTES]);
     plain.createIfAbsent(BOOKKEEPING_RECORD, new byte[RECORD_BYTES]);
     try (ZoolanderClient client = builder.build()) {
