@@ -106,8 +106,8 @@ final class PlainEnsemble implements AutoCloseable {
   /**
    * Creates the bench's keys 0 to {@code keys - 1} ({@link PlainSystems#path}) with {@code data},
    * in multis of {@code perMulti}, as the benches create Zoolander's keys: so plain's server and
-   * Zoolander's duplicates leave about as many transactions in their logs (50,000 creates one by
-   * one took plain's server past ZooKeeper's snapshot threshold while it was measured).
+   * Zoolander's duplicates leave about as many transactions in their logs (with 50,000 keys created
+   * one by one, plain's p99 was 170 to 190 ms; docs/benchmarks.md).
    */
   void createKeys(int keys, byte[] data, int perMulti)
       throws KeeperException, InterruptedException {
@@ -122,28 +122,25 @@ final class PlainEnsemble implements AutoCloseable {
   }
 
   /**
-   * Creates {@code paths} with {@code data} in one multi (the first one's missing ancestors first,
-   * one at a time). If one of them exists already, each is created or overwritten alone ({@link
-   * #createIfAbsent}).
+   * Creates {@code paths} (at least one) with {@code data}: the first alone with its missing
+   * ancestors, the others in one multi. If one of them exists already, each is created or
+   * overwritten alone ({@link #createIfAbsent}).
    */
   private void createAll(List<String> paths, byte[] data)
       throws KeeperException, InterruptedException {
-    if (paths.isEmpty()) {
+    createIfAbsent(paths.get(0), data);
+    List<String> rest = paths.subList(1, paths.size());
+    if (rest.isEmpty()) {
       return;
     }
-    String first = paths.get(0);
-    createIfAbsent(first, data);
     List<Op> ops = new ArrayList<>();
-    for (String path : paths.subList(1, paths.size())) {
+    for (String path : rest) {
       ops.add(Op.create(path, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
-    }
-    if (ops.isEmpty()) {
-      return;
     }
     try {
       sessions.get(0).multi(ops);
     } catch (KeeperException e) {
-      for (String path : paths.subList(1, paths.size())) {
+      for (String path : rest) {
         createIfAbsent(path, data);
       }
     }
