@@ -246,7 +246,7 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "Before measuring, after the JVM warm-up, load the deployment (Zoolander and plain"
               + " ZooKeeper 1 s each a turn; with --write-saturation every system of each deployment)"
-              + " until the JIT compilers of all its JVMs and the bench's are quiet (at most 3% of a"
+              + " until the JIT compilers of all its JVMs and the bench's are quiet (at most 3%% of a"
               + " core over 2 turns in a row), for at most this long; fresh JVMs on 2 cores compile for"
               + " tens of seconds (default: 120; --quick: 0, none).")
   Integer jitWarmupMaxSeconds;

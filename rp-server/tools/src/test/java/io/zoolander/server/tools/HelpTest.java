@@ -3,6 +3,9 @@ package io.zoolander.server.tools;
 import static io.zoolander.server.tools.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -24,9 +27,20 @@ class HelpTest {
   @Test
   void everySubcommandListsEachOptionOnceAndFormatsEveryDescription() {
     for (String command : COMMANDS) {
-      CliRun r = run(command, "--help");
+      // picocli warns on the JVM's standard error, not on the command's error writer.
+      ByteArrayOutputStream warnings = new ByteArrayOutputStream();
+      PrintStream standardError = System.err;
+      CliRun r;
+      System.setErr(new PrintStream(warnings, true, StandardCharsets.UTF_8));
+      try {
+        r = run(command, "--help");
+      } finally {
+        System.setErr(standardError);
+      }
       assertThat(r.exit()).as(command).isZero();
-      assertThat(r.out() + r.err()).as(command).doesNotContain("picocli WARN");
+      assertThat(r.out() + r.err() + warnings.toString(StandardCharsets.UTF_8))
+          .as(command)
+          .doesNotContain("picocli WARN");
       Map<String, Integer> listed = new HashMap<>();
       Matcher m = OPTION_LINE.matcher(r.out());
       while (m.find()) {
