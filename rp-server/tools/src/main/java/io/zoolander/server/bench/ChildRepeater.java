@@ -187,6 +187,11 @@ final class ChildRepeater implements AutoCloseable {
     return host;
   }
 
+  /** The repeater JVM's process id. */
+  long pid() {
+    return process.pid();
+  }
+
   int port() {
     return port;
   }

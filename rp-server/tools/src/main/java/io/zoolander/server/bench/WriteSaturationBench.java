@@ -71,6 +71,9 @@ public final class WriteSaturationBench {
    * @param duplicateCounts the N of each deployment, 1..8
    * @param partitionCounts the P of each partitioned deployment (P partitions of one duplicate and
    *     a repeater each), 1..8; empty for none
+   * @param partitionCores whether each partition's JVMs (its duplicate's server and its repeater)
+   *     run on a CPU of their own ({@link CpuAffinity}), partition i on the i-th CPU this JVM may
+   *     use (round robin): a stand-in for hosts of their own; needs partition counts
    * @param outstanding writes kept in flight by the closed loop, 1..10000
    * @param seconds measured seconds per system and N (over all rounds), 1..3600
    * @param warmupSeconds discarded seconds before a system's first slice (a quarter before later
@@ -90,6 +93,7 @@ public final class WriteSaturationBench {
   public record Settings(
       List<Integer> duplicateCounts,
       List<Integer> partitionCounts,
+      boolean partitionCores,
       int outstanding,
       int seconds,
       int warmupSeconds,
@@ -136,6 +140,9 @@ public final class WriteSaturationBench {
         check(p != null && p >= 1 && p <= 8, "every partition count must be in 1..8, was " + p);
       }
       partitionCounts = List.copyOf(new TreeSet<>(partitionCounts));
+      check(
+          !partitionCores || !partitionCounts.isEmpty(),
+          "partition cores need partition counts (--partitions)");
       repeaterSettings = ChildRepeater.checkSettings(repeaterSettings);
       check(
           outstanding >= 1 && outstanding <= 10_000,
@@ -224,6 +231,10 @@ public final class WriteSaturationBench {
             ? Files.createDirectories(settings.out())
             : Files.createTempDirectory("zoolander-bench-write-saturation-");
     say("results go to %s", dir.toAbsolutePath());
+    if (settings.partitionCores()) {
+      CpuAffinity.requireTaskset(); // before anything starts
+      say("partitions on CPUs of their own, from CPUs %s", CpuAffinity.allowedCpus());
+    }
     Optional<LoopbackRoundTrip.Result> loopback = loopback();
     byte[] value = new byte[settings.valueBytes()];
     new SplittableRandom(1).nextBytes(value);
@@ -384,6 +395,7 @@ public final class WriteSaturationBench {
         "P = %d: starting %d partition%s of one duplicate and a repeater ...",
         p, p, p == 1 ? "" : "s");
     List<AutoCloseable> opened = new ArrayList<>();
+    List<Integer> cpus = settings.partitionCores() ? CpuAffinity.allowedCpus() : List.of();
     try {
       Partitioning.Builder routes = Partitioning.builder().partitions(p);
       PartitionedClient.Builder client = PartitionedClient.builder();
@@ -399,6 +411,23 @@ public final class WriteSaturationBench {
                 List.of(),
                 dir.resolve("logs-p" + p + "-" + i));
         opened.add(repeater);
+        if (settings.partitionCores()) {
+          int partition = i;
+          int cpu = cpus.get(i % cpus.size());
+          ZooKeeperEnsemble duplicate = cluster.duplicate(cluster.duplicateIds().get(0));
+          for (int server : duplicate.serverIds()) {
+            CpuAffinity.pin(
+                duplicate
+                    .pid(server)
+                    .orElseThrow(
+                        () ->
+                            new IllegalStateException(
+                                "partition " + partition + ": no server process")),
+                cpu);
+          }
+          CpuAffinity.pin(repeater.pid(), cpu);
+          say("P = %d: partition %d's JVMs on CPU %d", p, i, cpu);
+        }
         routes.route(partitionName(i), i);
         client.partition(i, clientOf(repeater, List.of(connectString)).build());
       }
@@ -668,7 +697,13 @@ public final class WriteSaturationBench {
       b.append(
           "Partitions: P deployments of one single-server duplicate and a repeater each (child JVMs,"
               + " as above), one PartitionedClient spreading the same closed loop's setData writes over"
-              + " them (key k in partition k mod P).\n\n");
+              + " them (key k in partition k mod P)."
+              + (s.partitionCores()
+                  ? " Each partition's JVMs (its server and its repeater) on a CPU of their own"
+                      + " (--partition-cores; partition i on the i-th CPU, round robin), a stand-in for"
+                      + " hosts of their own; the bench's JVM, the client, runs on any CPU."
+                  : "")
+              + "\n\n");
       b.append("| P | writes/s | vs 1 partition | p50 ms | p99 ms | completed | failed |\n");
       b.append("|---:|---:|---:|---:|---:|---:|---:|\n");
       double one =
@@ -693,8 +728,12 @@ public final class WriteSaturationBench {
                 r.failed()));
       }
       b.append(
-          "\nOn one host the partitions share its cores; on hosts of their own each partition"
-              + " sequences and applies only its writes.\n\n");
+          s.partitionCores()
+              ? "\nOne partition has one CPU; P partitions have P (when the host has them), so the"
+                  + " ratio is what adding a partition on a host of its own adds, less what the client"
+                  + " running beside them takes.\n\n"
+              : "\nOn one host the partitions share its cores; on hosts of their own each partition"
+                  + " sequences and applies only its writes.\n\n");
     }
     b.append(BenchReport.loopbackMarkdown(loopback, Optional.empty(), Optional.empty()));
     return b.toString();

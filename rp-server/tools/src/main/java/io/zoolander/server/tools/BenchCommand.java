@@ -122,6 +122,14 @@ final class BenchCommand implements Callable<Integer> {
   List<Integer> partitionCounts;
 
   @Option(
+      names = "--partition-cores",
+      description =
+          "With --partitions: run each partition's JVMs (its server and its repeater) on a CPU of"
+              + " their own, partition i on the i-th CPU (Linux's taskset), as a stand-in for hosts of"
+              + " their own: one partition gets one CPU, P partitions get P.")
+  boolean partitionCores;
+
+  @Option(
       names = "--rate",
       paramLabel = "PER_SEC",
       description =
@@ -482,6 +490,7 @@ final class BenchCommand implements Callable<Integer> {
     return new WriteSaturationBench.Settings(
         rpCounts != null ? rpCounts : WriteSaturationBench.Settings.DEFAULT_DUPLICATE_COUNTS,
         partitionCounts != null ? partitionCounts : List.of(),
+        partitionCores,
         outstanding != null ? outstanding : WriteSaturationBench.Settings.DEFAULT_OUTSTANDING,
         seconds != null
             ? seconds

@@ -33,6 +33,7 @@ class BenchWriteSaturationTest {
             "1,2",
             "--partitions",
             "1,2",
+            "--partition-cores",
             "--outstanding",
             "4",
             "--seconds",
@@ -105,6 +106,12 @@ class BenchWriteSaturationTest {
                 + " \\| "
                 + number
                 + " \\| [1-9][0-9]* \\| 0 \\|");
+    assertThat(table)
+        .contains("Each partition's JVMs (its server and its repeater) on a CPU of their own");
+    assertThat(r.out())
+        .as("each partition pinned")
+        .containsPattern("P = 2: partition 0's JVMs on CPU [0-9]+")
+        .containsPattern("P = 2: partition 1's JVMs on CPU [0-9]+");
     assertThat(dir.resolve("logs-p2-1").resolve("repeater.properties"))
         .as("each partition's repeater")
         .exists();
