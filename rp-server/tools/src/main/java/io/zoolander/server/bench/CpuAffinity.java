@@ -75,7 +75,54 @@ final class CpuAffinity {
    * @throws IOException if {@code taskset} is missing or refuses (its output is in the message)
    */
   static void pin(long pid, int cpu) throws IOException, InterruptedException {
-    taskset("pin process " + pid + " to CPU " + cpu, "-a", "-p", "-c", cpu + "", pid + "");
+    pin(pid, List.of(cpu));
+  }
+
+  /**
+   * Pins every thread of process {@code pid} to {@code cpus}.
+   *
+   * @throws IOException if {@code taskset} is missing or refuses (its output is in the message)
+   */
+  static void pin(long pid, List<Integer> cpus) throws IOException, InterruptedException {
+    String list = String.join(",", cpus.stream().map(String::valueOf).toList());
+    String what = "pin process " + pid + " to CPU" + (cpus.size() == 1 ? " " : "s ") + list;
+    taskset(what, "-a", "-p", "-c", list, pid + "");
+  }
+
+  /**
+   * Which CPUs the partitions get and which the bench's own JVM (the client) keeps.
+   *
+   * @param partitionCpus partition i runs on {@code partitionCpus.get(i % size)}
+   * @param clientCpus the bench's JVM's CPUs; shared with the partitions when there are not more
+   *     CPUs than partitions
+   */
+  record Plan(List<Integer> partitionCpus, List<Integer> clientCpus) {
+    /**
+     * With more CPUs than the most partitions, each partition gets one of the last ones and the
+     * client the others, the same ones whatever the partition count, so that the client's share
+     * does not change between the counts compared; otherwise the partitions take the CPUs round
+     * robin and the client runs on any.
+     *
+     * @throws IllegalArgumentException if {@code allowed} is empty or {@code maxPartitions < 1}
+     */
+    static Plan of(List<Integer> allowed, int maxPartitions) {
+      if (allowed.isEmpty() || maxPartitions < 1) {
+        throw new IllegalArgumentException(
+            "a CPU plan needs CPUs and partitions, had " + allowed + " and " + maxPartitions);
+      }
+      if (allowed.size() > maxPartitions) {
+        int split = allowed.size() - maxPartitions;
+        return new Plan(
+            List.copyOf(allowed.subList(split, allowed.size())),
+            List.copyOf(allowed.subList(0, split)));
+      }
+      return new Plan(List.copyOf(allowed), List.copyOf(allowed));
+    }
+
+    /** Whether the client shares its CPUs with the partitions. */
+    boolean clientShares() {
+      return partitionCpus.stream().anyMatch(clientCpus::contains);
+    }
   }
 
   /**

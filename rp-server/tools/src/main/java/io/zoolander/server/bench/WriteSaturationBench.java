@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -231,9 +232,18 @@ public final class WriteSaturationBench {
             ? Files.createDirectories(settings.out())
             : Files.createTempDirectory("zoolander-bench-write-saturation-");
     say("results go to %s", dir.toAbsolutePath());
+    Optional<CpuAffinity.Plan> cpus = Optional.empty();
     if (settings.partitionCores()) {
       CpuAffinity.requireTaskset(); // before anything starts
-      say("partitions on CPUs of their own, from CPUs %s", CpuAffinity.allowedCpus());
+      cpus =
+          Optional.of(
+              CpuAffinity.Plan.of(
+                  CpuAffinity.allowedCpus(), Collections.max(settings.partitionCounts())));
+      say(
+          "partitions on CPUs %s, the client on CPUs %s%s",
+          cpus.get().partitionCpus(),
+          cpus.get().clientCpus(),
+          cpus.get().clientShares() ? " (shared: no more CPUs than partitions)" : "");
     }
     Optional<LoopbackRoundTrip.Result> loopback = loopback();
     byte[] value = new byte[settings.valueBytes()];
@@ -243,14 +253,26 @@ public final class WriteSaturationBench {
       rows.addAll(deployment(n, value, dir));
     }
     List<Row> partitioned = new ArrayList<>();
-    for (int p : settings.partitionCounts()) {
-      partitioned.add(partitioned(p, value, dir));
+    List<Integer> allowed = cpus.isPresent() ? CpuAffinity.allowedCpus() : List.of();
+    long self = ProcessHandle.current().pid();
+    if (cpus.isPresent() && !cpus.get().clientShares()) {
+      CpuAffinity.pin(self, cpus.get().clientCpus());
+    }
+    try {
+      for (int p : settings.partitionCounts()) {
+        partitioned.add(partitioned(p, value, dir, cpus));
+      }
+    } finally {
+      if (cpus.isPresent() && !cpus.get().clientShares()) {
+        CpuAffinity.pin(self, allowed);
+      }
     }
     double loadEnd = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     String table =
         markdown(
             rows,
             partitioned,
+            cpus,
             jitWarmups,
             loopback,
             settings,
@@ -390,12 +412,12 @@ public final class WriteSaturationBench {
    * partition {@code k mod p}). With one duplicate a partition, a write acknowledged is applied
    * everywhere. The row's {@code duplicates} is {@code p}.
    */
-  private Row partitioned(int p, byte[] value, Path dir) throws Exception {
+  private Row partitioned(int p, byte[] value, Path dir, Optional<CpuAffinity.Plan> cpus)
+      throws Exception {
     say(
         "P = %d: starting %d partition%s of one duplicate and a repeater ...",
         p, p, p == 1 ? "" : "s");
     List<AutoCloseable> opened = new ArrayList<>();
-    List<Integer> cpus = settings.partitionCores() ? CpuAffinity.allowedCpus() : List.of();
     try {
       Partitioning.Builder routes = Partitioning.builder().partitions(p);
       PartitionedClient.Builder client = PartitionedClient.builder();
@@ -411,9 +433,10 @@ public final class WriteSaturationBench {
                 List.of(),
                 dir.resolve("logs-p" + p + "-" + i));
         opened.add(repeater);
-        if (settings.partitionCores()) {
+        if (cpus.isPresent()) {
           int partition = i;
-          int cpu = cpus.get(i % cpus.size());
+          List<Integer> partitionCpus = cpus.get().partitionCpus();
+          int cpu = partitionCpus.get(i % partitionCpus.size());
           ZooKeeperEnsemble duplicate = cluster.duplicate(cluster.duplicateIds().get(0));
           for (int server : duplicate.serverIds()) {
             CpuAffinity.pin(
@@ -608,6 +631,7 @@ public final class WriteSaturationBench {
   static String markdown(
       List<Row> rows,
       List<Row> partitioned,
+      Optional<CpuAffinity.Plan> cpus,
       Map<String, JitWarmup.Outcome> jitWarmups,
       Optional<LoopbackRoundTrip.Result> loopback,
       Settings s,
@@ -698,11 +722,7 @@ public final class WriteSaturationBench {
           "Partitions: P deployments of one single-server duplicate and a repeater each (child JVMs,"
               + " as above), one PartitionedClient spreading the same closed loop's setData writes over"
               + " them (key k in partition k mod P)."
-              + (s.partitionCores()
-                  ? " Each partition's JVMs (its server and its repeater) on a CPU of their own"
-                      + " (--partition-cores; partition i on the i-th CPU, round robin), a stand-in for"
-                      + " hosts of their own; the bench's JVM, the client, runs on any CPU."
-                  : "")
+              + cpus.map(WriteSaturationBench::cpuPlanMarkdown).orElse("")
               + "\n\n");
       b.append("| P | writes/s | vs 1 partition | p50 ms | p99 ms | completed | failed |\n");
       b.append("|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -728,15 +748,29 @@ public final class WriteSaturationBench {
                 r.failed()));
       }
       b.append(
-          s.partitionCores()
-              ? "\nOne partition has one CPU; P partitions have P (when the host has them), so the"
-                  + " ratio is what adding a partition on a host of its own adds, less what the client"
-                  + " running beside them takes.\n\n"
+          cpus.isPresent()
+              ? "\nOne partition has one CPU, P partitions have P: the ratio is what a partition on a"
+                  + " host of its own adds"
+                  + (cpus.get().clientShares()
+                      ? ", less what the client, running beside them, takes from them.\n\n"
+                      : ", the client's CPUs the same for every P.\n\n")
               : "\nOn one host the partitions share its cores; on hosts of their own each partition"
                   + " sequences and applies only its writes.\n\n");
     }
     b.append(BenchReport.loopbackMarkdown(loopback, Optional.empty(), Optional.empty()));
     return b.toString();
+  }
+
+  /** Where the partitions and the client ran, with {@code --partition-cores}. */
+  static String cpuPlanMarkdown(CpuAffinity.Plan plan) {
+    return " Each partition's JVMs (its server and its repeater) on a CPU of their own, a stand-in for"
+        + " hosts of their own (--partition-cores): partition i on the i-th of CPUs "
+        + plan.partitionCpus()
+        + (plan.clientShares()
+            ? "; the bench's JVM, the client, on any of CPUs "
+                + plan.clientCpus()
+                + ", shared with them (the host has no more CPUs than partitions)."
+            : "; the bench's JVM, the client, on CPUs " + plan.clientCpus() + " alone.");
   }
 
   /** A percentile of a histogram of microseconds, in ms; NaN when it is empty. */

@@ -126,7 +126,9 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "With --partitions: run each partition's JVMs (its server and its repeater) on a CPU of"
               + " their own, partition i on the i-th CPU (Linux's taskset), as a stand-in for hosts of"
-              + " their own: one partition gets one CPU, P partitions get P.")
+              + " their own: one partition gets one CPU, P partitions get P. With more CPUs than"
+              + " partitions the bench's own JVM, the client, keeps the others; with fewer it shares"
+              + " them.")
   boolean partitionCores;
 
   @Option(

@@ -35,6 +35,27 @@ class CpuAffinityTest {
   }
 
   @Test
+  void withMoreCpusThanPartitionsTheClientKeepsTheFirstOnesForEveryPartitionCount() {
+    CpuAffinity.Plan plan = CpuAffinity.Plan.of(List.of(0, 1, 2, 3), 2);
+    assertThat(plan.partitionCpus()).containsExactly(2, 3);
+    assertThat(plan.clientCpus()).containsExactly(0, 1);
+    assertThat(plan.clientShares()).isFalse();
+
+    CpuAffinity.Plan tight = CpuAffinity.Plan.of(List.of(0, 1), 2);
+    assertThat(tight.partitionCpus()).containsExactly(0, 1);
+    assertThat(tight.clientCpus()).containsExactly(0, 1);
+    assertThat(tight.clientShares()).isTrue();
+
+    assertThat(CpuAffinity.Plan.of(List.of(0, 1), 4).partitionCpus())
+        .as("more partitions than CPUs: round robin")
+        .containsExactly(0, 1);
+    assertThatThrownBy(() -> CpuAffinity.Plan.of(List.of(), 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> CpuAffinity.Plan.of(List.of(0), 0))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   @Timeout(value = 60, unit = TimeUnit.SECONDS)
   void pinsEveryThreadOfAChildJvmAndTheThreadsItStartsLater() throws Exception {
     List<Integer> cpus = CpuAffinity.allowedCpus();
@@ -67,6 +88,9 @@ class CpuAffinityTest {
       List<List<Integer>> later = taskCpus(child.pid());
       assertThat(later.size()).as("one thread more").isGreaterThan(pinned.size());
       assertThat(later).as("the later thread too").allMatch(c -> c.equals(List.of(last)));
+
+      CpuAffinity.pin(child.pid(), cpus);
+      assertThat(taskCpus(child.pid())).as("back on every CPU").allMatch(c -> c.equals(cpus));
     } finally {
       child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }

@@ -107,7 +107,8 @@ class BenchWriteSaturationTest {
                 + number
                 + " \\| [1-9][0-9]* \\| 0 \\|");
     assertThat(table)
-        .contains("Each partition's JVMs (its server and its repeater) on a CPU of their own");
+        .contains("Each partition's JVMs (its server and its repeater) on a CPU of their own")
+        .containsPattern("the bench's JVM, the client, on (any of )?CPUs \\[[0-9, ]+\\]");
     assertThat(r.out())
         .as("each partition pinned")
         .containsPattern("P = 2: partition 0's JVMs on CPU [0-9]+")
