@@ -218,6 +218,9 @@ public final class WriteSaturationBench {
   /** How each deployment's JIT warm-up ended, by deployment ("N = 2", "P = 1"). */
   private final Map<String, JitWarmup.Outcome> jitWarmups = new LinkedHashMap<>();
 
+  /** The CPU each partitioned deployment's measurement used, by P. */
+  private final Map<Integer, CpuUse> partitionCpuUse = new LinkedHashMap<>();
+
   public WriteSaturationBench(Settings settings, PrintWriter out) {
     this.settings = settings;
     this.out = out;
@@ -273,6 +276,7 @@ public final class WriteSaturationBench {
             rows,
             partitioned,
             cpus,
+            partitionCpuUse,
             jitWarmups,
             loopback,
             settings,
@@ -418,37 +422,47 @@ public final class WriteSaturationBench {
         "P = %d: starting %d partition%s of one duplicate and a repeater ...",
         p, p, p == 1 ? "" : "s");
     List<AutoCloseable> opened = new ArrayList<>();
+    List<Long> partitionPids = new ArrayList<>();
     try {
       Partitioning.Builder routes = Partitioning.builder().partitions(p);
       PartitionedClient.Builder client = PartitionedClient.builder();
       for (int i = 0; i < p; i++) {
         EmbeddedCluster cluster = duplicates(1);
         opened.add(cluster);
-        String connectString = cluster.duplicate(cluster.duplicateIds().get(0)).connectString();
+        int duplicateId = cluster.duplicateIds().get(0);
+        ZooKeeperEnsemble ensemble = cluster.duplicate(duplicateId);
+        String connectString = ensemble.connectString();
         ChildRepeater repeater =
             ChildRepeater.start(
-                Map.of(cluster.duplicateIds().get(0), connectString),
+                Map.of(duplicateId, connectString),
                 BASE_PATH,
                 settings.repeaterSettings(),
                 List.of(),
                 dir.resolve("logs-p" + p + "-" + i));
         opened.add(repeater);
-        if (cpus.isPresent()) {
+        // This partition's JVMs: its repeater and its duplicate's servers.
+        List<Long> pids = new ArrayList<>(List.of(repeater.pid()));
+        for (int server : ensemble.serverIds()) {
           int partition = i;
+          pids.add(
+              ensemble
+                  .pid(server)
+                  .orElseThrow(
+                      () ->
+                          new IllegalStateException(
+                              "partition "
+                                  + partition
+                                  + ": server "
+                                  + server
+                                  + " is not running")));
+        }
+        partitionPids.addAll(pids);
+        if (cpus.isPresent()) {
           List<Integer> partitionCpus = cpus.get().partitionCpus();
           int cpu = partitionCpus.get(i % partitionCpus.size());
-          ZooKeeperEnsemble duplicate = cluster.duplicate(cluster.duplicateIds().get(0));
-          for (int server : duplicate.serverIds()) {
-            CpuAffinity.pin(
-                duplicate
-                    .pid(server)
-                    .orElseThrow(
-                        () ->
-                            new IllegalStateException(
-                                "partition " + partition + ": no server process")),
-                cpu);
+          for (long pid : pids) {
+            CpuAffinity.pin(pid, cpu);
           }
-          CpuAffinity.pin(repeater.pid(), cpu);
           say("P = %d: partition %d's JVMs on CPU %d", p, i, cpu);
         }
         routes.route(partitionName(i), i);
@@ -482,6 +496,7 @@ public final class WriteSaturationBench {
       int rounds = settings.rounds();
       Duration slice = Duration.ofMillis(settings.seconds() * 1000L / rounds);
       Duration firstWarmup = Duration.ofSeconds(settings.warmupSeconds());
+      CpuUse.Meter cpuMeter = new CpuUse.Meter(partitionPids);
       for (int round = 0; round < rounds; round++) {
         Duration warmup = round == 0 ? firstWarmup : firstWarmup.dividedBy(4);
         say("P = %d, round %d/%d: ", p, round + 1, rounds);
@@ -493,8 +508,12 @@ public final class WriteSaturationBench {
             0);
         out.println();
       }
+      CpuUse cpu = cpuMeter.stop();
+      partitionCpuUse.put(p, cpu);
       Row row = tally.row();
-      say("P = %d: %.0f writes/s", p, row.writesPerSec());
+      say(
+          "P = %d: %.0f writes/s; CPU: the client %.2f cores, the partitions' JVMs %.2f",
+          p, row.writesPerSec(), cpu.clientCores(), cpu.partitionCores());
       return row;
     } finally {
       for (int i = opened.size() - 1; i >= 0; i--) {
@@ -632,6 +651,7 @@ public final class WriteSaturationBench {
       List<Row> rows,
       List<Row> partitioned,
       Optional<CpuAffinity.Plan> cpus,
+      Map<Integer, CpuUse> partitionCpuUse,
       Map<String, JitWarmup.Outcome> jitWarmups,
       Optional<LoopbackRoundTrip.Result> loopback,
       Settings s,
@@ -724,8 +744,10 @@ public final class WriteSaturationBench {
               + " them (key k in partition k mod P)."
               + cpus.map(WriteSaturationBench::cpuPlanMarkdown).orElse("")
               + "\n\n");
-      b.append("| P | writes/s | vs 1 partition | p50 ms | p99 ms | completed | failed |\n");
-      b.append("|---:|---:|---:|---:|---:|---:|---:|\n");
+      b.append(
+          "| P | writes/s | vs 1 partition | p50 ms | p99 ms | completed | failed | client CPU"
+              + " | partitions' CPU |\n");
+      b.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
       double one =
           partitioned.stream()
               .filter(r -> r.duplicates() == 1)
@@ -736,7 +758,7 @@ public final class WriteSaturationBench {
         b.append(
             String.format(
                 Locale.ROOT,
-                "| %d | %.0f | %s | %.3f | %.3f | %d | %d |%n",
+                "| %d | %.0f | %s | %.3f | %.3f | %d | %d | %s | %s |%n",
                 r.duplicates(),
                 r.writesPerSec(),
                 Double.isNaN(one)
@@ -745,8 +767,14 @@ public final class WriteSaturationBench {
                 percentileMs(r.histogram(), 50),
                 percentileMs(r.histogram(), 99),
                 r.completed(),
-                r.failed()));
+                r.failed(),
+                cores(partitionCpuUse.get(r.duplicates()), CpuUse::clientCores),
+                cores(partitionCpuUse.get(r.duplicates()), CpuUse::partitionCores)));
       }
+      b.append(
+          "\nclient CPU, partitions' CPU: the cores the bench's JVM and the partitions' JVMs (servers"
+              + " and repeaters) used on average over the measured rounds, warm-ups between them"
+              + " included.\n");
       b.append(
           cpus.isPresent()
               ? "\nOne partition has one CPU, P partitions have P: the ratio is what a partition on a"
@@ -759,6 +787,13 @@ public final class WriteSaturationBench {
     }
     b.append(BenchReport.loopbackMarkdown(loopback, Optional.empty(), Optional.empty()));
     return b.toString();
+  }
+
+  private static String cores(CpuUse use, java.util.function.ToDoubleFunction<CpuUse> which) {
+    if (use == null || Double.isNaN(which.applyAsDouble(use))) {
+      return "";
+    }
+    return String.format(Locale.ROOT, "%.2f", which.applyAsDouble(use));
   }
 
   /** Where the partitions and the client ran, with {@code --partition-cores}. */

@@ -98,6 +98,10 @@ class BenchWriteSaturationTest {
                 + number
                 + " \\| [1-9][0-9]* \\| 0 \\|");
     assertThat(table)
+        .as("the CPU the client and the partitions used")
+        .containsPattern(
+            "\\| 1 \\| [1-9][0-9]* \\| 1\\.00x \\| [^\n]* \\| [0-9]+\\.[0-9]{2} \\| [0-9]+\\.[0-9]{2} \\|\n");
+    assertThat(table)
         .containsPattern(
             "\\| 2 \\| [1-9][0-9]* \\| "
                 + number
