@@ -26,6 +26,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -73,8 +74,8 @@ public final class WriteSaturationBench {
    * @param partitionCounts the P of each partitioned deployment (P partitions of one duplicate and
    *     a repeater each), 1..8; empty for none
    * @param partitionCores whether each partition's JVMs (its duplicate's server and its repeater)
-   *     run on a CPU of their own ({@link CpuAffinity}), partition i on the i-th CPU this JVM may
-   *     use (round robin): a stand-in for hosts of their own; needs partition counts
+   *     run on a CPU of their own, as {@link CpuAffinity.Plan} assigns them: a stand-in for hosts
+   *     of their own; needs partition counts
    * @param outstanding writes kept in flight by the closed loop, 1..10000
    * @param seconds measured seconds per system and N (over all rounds), 1..3600
    * @param warmupSeconds discarded seconds before a system's first slice (a quarter before later
@@ -789,7 +790,7 @@ public final class WriteSaturationBench {
     return b.toString();
   }
 
-  private static String cores(CpuUse use, java.util.function.ToDoubleFunction<CpuUse> which) {
+  private static String cores(CpuUse use, ToDoubleFunction<CpuUse> which) {
     if (use == null || Double.isNaN(which.applyAsDouble(use))) {
       return "";
     }
