@@ -236,13 +236,12 @@ public final class WriteSaturationBench {
             ? Files.createDirectories(settings.out())
             : Files.createTempDirectory("zoolander-bench-write-saturation-");
     say("results go to %s", dir.toAbsolutePath());
+    List<Integer> allowed = List.of(); // this JVM's CPUs, given back after the partitions
     Optional<CpuAffinity.Plan> cpus = Optional.empty();
     if (settings.partitionCores()) {
       CpuAffinity.requireTaskset(); // before anything starts
-      cpus =
-          Optional.of(
-              CpuAffinity.Plan.of(
-                  CpuAffinity.allowedCpus(), Collections.max(settings.partitionCounts())));
+      allowed = CpuAffinity.allowedCpus();
+      cpus = Optional.of(CpuAffinity.Plan.of(allowed, Collections.max(settings.partitionCounts())));
       say(
           "partitions on CPUs %s, the client on CPUs %s%s",
           cpus.get().partitionCpus(),
@@ -257,9 +256,9 @@ public final class WriteSaturationBench {
       rows.addAll(deployment(n, value, dir));
     }
     List<Row> partitioned = new ArrayList<>();
-    List<Integer> allowed = cpus.isPresent() ? CpuAffinity.allowedCpus() : List.of();
     long self = ProcessHandle.current().pid();
-    if (cpus.isPresent() && !cpus.get().clientShares()) {
+    boolean pinClient = cpus.isPresent() && !cpus.get().clientShares();
+    if (pinClient) {
       CpuAffinity.pin(self, cpus.get().clientCpus());
     }
     try {
@@ -267,7 +266,7 @@ public final class WriteSaturationBench {
         partitioned.add(partitioned(p, value, dir, cpus));
       }
     } finally {
-      if (cpus.isPresent() && !cpus.get().clientShares()) {
+      if (pinClient) {
         CpuAffinity.pin(self, allowed);
       }
     }

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -125,11 +126,12 @@ class CpuAffinityTest {
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       for (String line = in.readLine(); line != null; line = in.readLine()) {
         if (line.equals("thread")) {
+          CountDownLatch never = new CountDownLatch(1);
           Thread t =
               new Thread(
                   () -> {
                     try {
-                      Thread.sleep(60_000);
+                      never.await(); // stays alive until the JVM is killed
                     } catch (InterruptedException e) {
                       // exit
                     }
