@@ -142,7 +142,20 @@ public enum ErrorCode {
    * sequences its own writes, so no write can be atomic across two. Refused by the client before
    * anything is sent (never on the wire): applied nowhere.
    */
-  CROSS_PARTITION(123, false);
+  CROSS_PARTITION(123, false),
+  /**
+   * The write names a top-level name that a mover is copying to another partition ({@link
+   * NameRoutes.Frozen}): refused by the repeater before sequencing, applied nowhere. Retry after
+   * {@link Message.Error#retryAfterMillis()}: the freeze ends when the copy is done.
+   */
+  NAME_FROZEN(124, false),
+  /**
+   * The request names a top-level name that has moved to another partition ({@link
+   * NameRoutes.Moved}, in this partition's route record): a write is refused by the repeater before
+   * sequencing (applied nowhere), a read by the plugin. Read the route record to learn where it
+   * went.
+   */
+  NAME_MOVED(125, false);
 
   private final int code;
   private final boolean closesConnection;

@@ -205,7 +205,7 @@ class ValidationTest {
     assertThat(Arrays.stream(ErrorCode.values()).mapToInt(ErrorCode::code))
         .containsExactly(
             1, 2, 3, 4, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 120,
-            121, 122, 123);
+            121, 122, 123, 124, 125);
     assertThatThrownBy(() -> Role.fromCode(0)).hasMessage("role: unknown code 0");
   }
 }

@@ -2,6 +2,7 @@ package io.zoolander.server.internal.repeater;
 
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Membership;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.PluginEndpoint;
 import java.util.Map;
 import java.util.Optional;
@@ -106,8 +107,22 @@ public interface DuplicateSource extends AutoCloseable {
         "duplicate " + duplicateId() + ": this source cannot hold a membership record");
   }
 
-  /** What a repeater learns at a duplicate where it claimed its epoch. */
-  record Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {}
+  /**
+   * What a repeater learns at a duplicate where it claimed its epoch.
+   *
+   * @param routes the partition's route record ({@link NameRoutes#PATH}) as of the claimed state
+   * @param routesVersion its znode's data version, -1 if it does not exist
+   */
+  record Claim(
+      BookkeepingState state,
+      Optional<PluginEndpoint> endpoint,
+      NameRoutes routes,
+      int routesVersion) {
+    /** A claim at a duplicate without a route record. */
+    public Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {
+      this(state, endpoint, NameRoutes.NONE, -1);
+    }
+  }
 
   /**
    * Starts reporting the endpoint: {@code listener} is called on every change (appearance, change,

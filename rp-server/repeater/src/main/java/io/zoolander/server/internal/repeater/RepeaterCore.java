@@ -285,12 +285,18 @@ public final class RepeaterCore implements AutoCloseable {
     long claimedNanos = System.nanoTime();
     Map<Integer, Long> applied = new LinkedHashMap<>();
     long maxApplied = 0;
+    // The route record of a most advanced duplicate: as of maxApplied, after every write recovered.
+    RouteGuard.Versioned routes = RouteGuard.Versioned.ABSENT;
     for (Map.Entry<Integer, DuplicateSource.Claim> claimOf : claimed.claims().entrySet()) {
-      long appliedSeq = claimOf.getValue().state().appliedSeq();
+      DuplicateSource.Claim c = claimOf.getValue();
+      long appliedSeq = c.state().appliedSeq();
       DuplicateLink link = links.all().get(claimOf.getKey());
       link.initialAck(appliedSeq);
       applied.put(link.id(), appliedSeq);
-      maxApplied = Math.max(maxApplied, appliedSeq);
+      if (appliedSeq >= maxApplied) {
+        maxApplied = appliedSeq;
+        routes = new RouteGuard.Versioned(c.routes(), c.routesVersion());
+      }
     }
     for (Map.Entry<Integer, String> left : claimed.leftOut().entrySet()) {
       DuplicateLink link = links.all().get(left.getKey());
@@ -302,7 +308,7 @@ public final class RepeaterCore implements AutoCloseable {
       links.get(id).leftOutOfClaim("still joining the deployment: it rejoins by state transfer");
     }
     List<Message.Sequenced> recovered = claim.recover(claimed, applied, deadline);
-    long firstSeq = sequencer.begin(maxApplied, recovered, admission);
+    long firstSeq = sequencer.begin(maxApplied, recovered, admission, routes);
     long doneNanos = System.nanoTime();
     takeover =
         new Takeover(

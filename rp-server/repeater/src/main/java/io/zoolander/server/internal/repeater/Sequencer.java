@@ -66,6 +66,9 @@ final class Sequencer {
   /** Sheds WRITEs above the admitted rate; null when admission control is off. */
   private AdmissionController admission;
 
+  /** Refuses WRITEs to names moved or being moved away; set by {@link #begin}. */
+  private RouteGuard routes;
+
   private RetransmissionLog log;
   private boolean flushScheduled;
 
@@ -115,9 +118,14 @@ final class Sequencer {
    * On the starting thread, before the loop sequences anything.
    *
    * @param admission the admission controller, null when admission control is off
+   * @param routeRecord the route record as of {@code maxApplied}
    * @return the first seq the log holds
    */
-  long begin(long maxApplied, List<Message.Sequenced> recovered, AdmissionController admission) {
+  long begin(
+      long maxApplied,
+      List<Message.Sequenced> recovered,
+      AdmissionController admission,
+      RouteGuard.Versioned routeRecord) {
     List<ByteBuf> frames = new ArrayList<>(recovered.size());
     for (Message.Sequenced write : recovered) {
       ByteBuf frame =
@@ -138,6 +146,7 @@ final class Sequencer {
     log = new RetransmissionLog(config.logCapacityMessages(), config.logCapacityBytes(), firstSeq);
     frames.forEach(log::append);
     this.admission = admission;
+    this.routes = new RouteGuard(routeRecord);
     highestAckedLive = maxApplied;
     nextSeq = maxApplied + 1;
     claimedSeq = maxApplied;
@@ -312,8 +321,18 @@ final class Sequencer {
   private void sequenceOne(ClientHandler from, Message.Write write) {
     long requestId = write.requestId();
     WriteTrace.mark(WriteTrace.Stage.SEQUENCED, write.clientId(), requestId);
+    // A stopped sequencer's record may be stale: it refuses for being stopped instead (append).
+    RouteGuard.Check route = stopped() ? RouteGuard.Check.SEQUENCE : routes.check(write);
+    Message.Error refused = route.refusal();
+    if (refused != null) {
+      from.refuse(refused.code(), requestId, refused.retryAfterMillis(), refused.message());
+      return;
+    }
     switch (append(write)) {
-      case SEQUENCED -> clients.sequenced(from, log.lastSeq() - highestAckedLive);
+      case SEQUENCED -> {
+        routes.sequenced(route);
+        clients.sequenced(from, log.lastSeq() - highestAckedLive);
+      }
       case SHUTTING_DOWN ->
           from.refuse(ErrorCode.SHUTTING_DOWN, requestId, 0, "the repeater is shutting down");
       case STALE_EPOCH -> from.refuse(ErrorCode.STALE_EPOCH, requestId, 0, staleMessage());

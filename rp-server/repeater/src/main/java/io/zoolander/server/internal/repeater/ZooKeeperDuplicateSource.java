@@ -2,9 +2,11 @@ package io.zoolander.server.internal.repeater;
 
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Membership;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.RecordWatcher;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -176,7 +178,24 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
               endpoint =
                   Optional.empty(); // none published, or not an endpoint: recovery does without it
             }
-            return new Claim(claimed, endpoint);
+            // The claimed state is final for older repeaters, so is the record read after it.
+            Stat routesStat = new Stat();
+            try {
+              NameRoutes routes =
+                  NameRoutes.decode(zk.getData(znodes.toZnode(NameRoutes.PATH), false, routesStat));
+              return new Claim(claimed, endpoint, routes, routesStat.getVersion());
+            } catch (KeeperException.NoNodeException e) {
+              return new Claim(claimed, endpoint);
+            } catch (IllegalArgumentException e) {
+              throw new IOException(
+                  "duplicate "
+                      + duplicateId
+                      + ": "
+                      + znodes.toZnode(NameRoutes.PATH)
+                      + " is not a route record (written outside Zoolander?): "
+                      + e.getMessage(),
+                  e);
+            }
           }
         });
   }
