@@ -1,6 +1,7 @@
 package io.zoolander.client;
 
 import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.Op;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
@@ -35,11 +37,23 @@ import org.jspecify.annotations.Nullable;
  * client.create("/orders/42", data); // partition 1
  * }</pre>
  *
+ * <p>A top-level name can be moved to another partition online ({@link #moveName}). Each client
+ * learns of a move when the old partition refuses a request for the name ({@link
+ * ErrorCode#NAME_MOVED}): it reads that partition's route record, waits until the new partition's
+ * duplicates have applied the copy, and sends the request there, from then on routing the name
+ * there ({@link #movedNames()}).
+ *
  * <p>Thread-safe, as the partitions' clients are. It owns them: {@link #close()} closes them all.
  */
 public final class PartitionedClient implements AutoCloseable {
+  /** Most times one request follows a name moved again and again before it fails. */
+  static final int MAX_MOVES_FOLLOWED = 4;
+
   private final Partitioning partitioning;
   private final List<ZoolanderClient> partitions;
+
+  /** Top-level names learned to live elsewhere than the partitioning says: moved online. */
+  private final Map<String, Integer> movedNames = new ConcurrentHashMap<>();
 
   private PartitionedClient(Partitioning partitioning, List<ZoolanderClient> partitions) {
     this.partitioning = partitioning;
@@ -64,12 +78,59 @@ public final class PartitionedClient implements AutoCloseable {
   }
 
   /**
-   * The partition holding {@code path} ({@link Partitioning#partitionOf}).
+   * The partition holding {@code path}: where its top-level name was moved, as far as this client
+   * has learned, else {@link Partitioning#partitionOf}.
    *
    * @throws IllegalArgumentException if {@code path} is not absolute, or is the root
    */
   public int partitionOf(String path) {
-    return partitioning.partitionOf(path);
+    int partition = partitioning.partitionOf(path); // validates
+    Integer moved = movedNames.get(NameRoutes.topLevelName(path));
+    return moved != null ? moved : partition;
+  }
+
+  /**
+   * The top-level names this client has learned were moved online, with the partition each lives in
+   * now.
+   */
+  public Map<String, Integer> movedNames() {
+    return Map.copyOf(movedNames);
+  }
+
+  /**
+   * Moves every path under the top-level name {@code name} to partition {@code toPartition},
+   * online: the other clients' writes to it wait (they are refused with {@link
+   * ErrorCode#NAME_FROZEN} and sent again) while the subtree is copied, and once the copy is
+   * complete the source partition refuses every request for it with {@link ErrorCode#NAME_MOVED},
+   * which sends a {@code PartitionedClient} to the new partition. No write is lost or applied
+   * twice, and no client reads the name older than what it has read or written before. The steps
+   * and their limits are in {@code docs/operations.md}, "Moving a name to another partition".
+   *
+   * @return completes once the name is served by {@code toPartition} and the source's copy is
+   *     deleted; fails with {@link ZoolanderException} if the name is not valid, the target holds
+   *     {@code /name} already, or a step fails (the steps done are undone as far as they can be)
+   */
+  public CompletableFuture<Void> moveName(String name, int toPartition) {
+    if (toPartition < 0 || toPartition >= partitions.size()) {
+      return badArguments(
+          new IllegalArgumentException(
+              "toPartition " + toPartition + " is not one of the " + partitions.size()));
+    }
+    int from;
+    try {
+      from = partitionOf("/" + name);
+      if (name.isEmpty() || name.contains("/") || name.equals(NameRoutes.NAME)) {
+        throw new IllegalArgumentException(
+            "name must be one top-level path component, not "
+                + NameRoutes.NAME
+                + ": '"
+                + name
+                + "'");
+      }
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return badArguments(e);
+    }
+    return new NameMover(partitions, movedNames, name, from, toPartition).start();
   }
 
   // ---- writes ----
@@ -190,11 +251,68 @@ public final class PartitionedClient implements AutoCloseable {
       String path, Function<ZoolanderClient, CompletableFuture<T>> call) {
     int partition;
     try {
-      partition = partitioning.partitionOf(path);
+      partition = partitionOf(path);
     } catch (IllegalArgumentException | NullPointerException e) {
       return badArguments(e);
     }
-    return call.apply(partitions.get(partition));
+    return followingMoves(List.of(path), partition, call, 0);
+  }
+
+  /**
+   * Calls {@code call} on {@code partition}'s client; if it refuses a name of {@code paths} as
+   * moved (NAME_MOVED, applied nowhere), learns where it went from that partition's route record,
+   * waits until the new partition's duplicates hold the moved copy, and calls it there.
+   */
+  private <T> CompletableFuture<T> followingMoves(
+      List<String> paths,
+      int partition,
+      Function<ZoolanderClient, CompletableFuture<T>> call,
+      int followed) {
+    return call.apply(partitions.get(partition))
+        .exceptionallyCompose(
+            failure -> {
+              if (!NameMover.refusedAsMoved(failure) || followed >= MAX_MOVES_FOLLOWED) {
+                return CompletableFuture.failedFuture(failure);
+              }
+              return NameMover.learnMoves(partitions, movedNames, partition, paths)
+                  .thenCompose(
+                      learned -> {
+                        int next;
+                        try {
+                          next = partitionOfAll(paths);
+                        } catch (ZoolanderException e) {
+                          return CompletableFuture.failedFuture(e);
+                        }
+                        return followingMoves(paths, next, call, followed + 1);
+                      });
+            });
+  }
+
+  /** The one partition holding every path of a write, or CROSS_PARTITION. */
+  private int partitionOfAll(List<String> paths) {
+    int partition = -1;
+    String first = null;
+    for (String path : paths) {
+      int p = partitionOf(path);
+      if (partition >= 0 && p != partition) {
+        throw new ZoolanderException(
+            KeeperException.Code.BADARGUMENTS,
+            ErrorCode.CROSS_PARTITION,
+            "a write spans partitions "
+                + partition
+                + " ("
+                + first
+                + ") and "
+                + p
+                + " ("
+                + path
+                + "); each partition sequences its own writes: write to each apart",
+            null);
+      }
+      partition = p;
+      first = first == null ? path : first;
+    }
+    return partition;
   }
 
   /** A path no partition holds fails the call as an invalid argument, like the client's own. */
@@ -208,31 +326,19 @@ public final class PartitionedClient implements AutoCloseable {
     if (ops.isEmpty()) {
       return call.apply(partitions.get(partitioning.defaultPartition())); // refused there
     }
-    int partition = -1;
+    List<String> paths = new ArrayList<>(ops.size());
     for (Op op : ops) {
-      int p;
-      try {
-        p = partitioning.partitionOf(op.path());
-      } catch (IllegalArgumentException e) {
-        return badArguments(e);
-      }
-      if (partition >= 0 && p != partition) {
-        return CompletableFuture.failedFuture(
-            new ZoolanderException(
-                KeeperException.Code.BADARGUMENTS,
-                ErrorCode.CROSS_PARTITION,
-                "a write spans partitions "
-                    + partition
-                    + " and "
-                    + p
-                    + " ("
-                    + op.path()
-                    + "); each partition sequences its own writes: write to each apart",
-                null));
-      }
-      partition = p;
+      paths.add(op.path());
     }
-    return call.apply(partitions.get(partition));
+    int partition;
+    try {
+      partition = partitionOfAll(paths);
+    } catch (IllegalArgumentException e) {
+      return badArguments(e);
+    } catch (ZoolanderException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return followingMoves(paths, partition, call, 0);
   }
 
   /** Builds a {@link PartitionedClient}; every setter validates its argument. */

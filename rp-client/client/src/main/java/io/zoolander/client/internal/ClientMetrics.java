@@ -64,8 +64,8 @@ final class ClientMetrics {
     shedWrites =
         Counter.builder("zoolander.client.write.shed")
             .description(
-                "Refusals of a write with OVERLOADED (shed by the repeater); each is retried within the retry "
-                    + "budget")
+                "Refusals of a write with OVERLOADED (shed by the repeater) or NAME_FROZEN (a name being"
+                    + " moved); each is retried within the retry budget")
             .register(registry);
     readRetriesDenied =
         Counter.builder("zoolander.client.read.retries.denied")

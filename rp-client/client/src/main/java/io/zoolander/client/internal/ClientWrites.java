@@ -381,7 +381,8 @@ final class ClientWrites {
       return;
     }
     switch (error.code()) {
-      case OVERLOADED -> onWriteShed(from, w, error);
+      case OVERLOADED, NAME_FROZEN -> onWriteShed(from, w, error); // both end: send it again later
+      case NAME_MOVED -> onNameMoved(from, w, error);
       case UNAUTHENTICATED, UNAUTHORIZED ->
           failWrite(
               w,
@@ -399,6 +400,35 @@ final class ClientWrites {
               error.code(),
               error.message());
     }
+  }
+
+  /**
+   * The repeater refused an attempt because a name it touches has moved to another partition (not
+   * sequenced). If every attempt so far was refused before sequencing, the write was applied
+   * nowhere: it fails with BADARGUMENTS, which a {@code PartitionedClient} takes as its cue to send
+   * it to the name's new partition. If an earlier attempt may have been sequenced before the move,
+   * it may have been applied and moved along with the name: it fails with CONNECTIONLOSS, as any
+   * write whose outcome is unknown, and is not sent anywhere again.
+   */
+  private void onNameMoved(PeerLink from, PendingWrite w, Message.Error error) {
+    boolean appliedNowhere = w.shed + 1 == w.attempts;
+    failWrite(
+        w,
+        new ZoolanderException(
+            appliedNowhere
+                ? KeeperException.Code.BADARGUMENTS
+                : KeeperException.Code.CONNECTIONLOSS,
+            ErrorCode.NAME_MOVED,
+            from.name()
+                + " refused write "
+                + w.write.requestId()
+                + ": "
+                + error.message()
+                + (appliedNowhere
+                    ? "; it was applied nowhere"
+                    : "; an earlier attempt, resent after no reply, may have been applied before the"
+                        + " move"),
+            null));
   }
 
   /**

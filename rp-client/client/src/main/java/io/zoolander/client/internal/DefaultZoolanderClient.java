@@ -996,8 +996,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (index < 0 || r.sentNanos.remove(index) == null) {
       return;
     }
-    if (ClientWrites.refusesTheRequest(
-        error.code())) { // every duplicate would refuse it the same way
+    // Every duplicate would refuse it the same way (a moved name: once it applied the move).
+    if (ClientWrites.refusesTheRequest(error.code()) || error.code() == ErrorCode.NAME_MOVED) {
       finishReadUnanswered(
           r,
           new ZoolanderException(

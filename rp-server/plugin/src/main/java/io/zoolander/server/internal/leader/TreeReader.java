@@ -1,6 +1,7 @@
 package io.zoolander.server.internal.leader;
 
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Znodes;
 import java.util.ArrayList;
@@ -42,7 +43,10 @@ import org.apache.zookeeper.server.DataTree;
  *       delete raises the parent's {@code pzxid} before it changes the node map).
  * </ol>
  *
- * An accepted result is therefore exactly the state after transaction {@code z} for both znodes:
+ * The partition's route record ({@link NameRoutes#PATH}) is read and validated the same way, so a
+ * read of a name moved away is refused by the record as of the very transaction it read.
+ *
+ * <p>An accepted result is therefore exactly the state after transaction {@code z} for all three:
  * the data returned reflects the {@code appliedSeq} returned, never a later write, never part of
  * one. Every applied write changes the state znode, so the state's {@code appliedSeq} is the seq of
  * the last write the data can reflect. A transaction applied concurrently makes a validation fail;
@@ -61,6 +65,7 @@ public final class TreeReader {
 
   private final Supplier<DataTree> tree;
   private final String statePath;
+  private final String routesPath;
   private final LongAdder racedAttempts = new LongAdder();
 
   /**
@@ -71,6 +76,7 @@ public final class TreeReader {
   public TreeReader(Supplier<DataTree> tree, Znodes znodes) {
     this.tree = Objects.requireNonNull(tree, "tree");
     this.statePath = Objects.requireNonNull(znodes, "znodes").state();
+    this.routesPath = znodes.toZnode(NameRoutes.PATH);
   }
 
   /**
@@ -84,6 +90,8 @@ public final class TreeReader {
    * @param children its child names, sorted ({@link ReadKind#GET_CHILDREN} only)
    * @param state the duplicate's bookkeeping state the answer reflects
    * @param zxid the last transaction the answer reflects
+   * @param routes the partition's route record ({@link NameRoutes#PATH}) as of the same
+   *     transaction, null if it does not exist
    */
   @SuppressWarnings("ArrayRecordComponent") // ZooKeeper's own array, passed on without a copy
   public record Result(
@@ -92,7 +100,8 @@ public final class TreeReader {
       int version,
       List<String> children,
       BookkeepingState state,
-      long zxid) {}
+      long zxid,
+      byte[] routes) {}
 
   /**
    * Reads {@code znode}, trying again while commits race it.
@@ -191,11 +200,26 @@ public final class TreeReader {
     if (stateMzxid > z) {
       return null;
     }
+    byte[] routes;
+    DataNode routesNode = dataTree.getNode(routesPath);
+    if (routesNode == null) {
+      if (ancestorPzxid(dataTree, routesPath) > z) {
+        return null;
+      }
+      routes = null;
+    } else {
+      synchronized (routesNode) {
+        routes = routesNode.getData();
+        if (routesNode.stat.getMzxid() > z) {
+          return null;
+        }
+      }
+    }
     DataNode node = dataTree.getNode(znode);
     if (node == null) {
       return ancestorPzxid(dataTree, znode) > z
           ? null
-          : new Result(false, null, -1, List.of(), BookkeepingState.decode(stateBytes), z);
+          : new Result(false, null, -1, List.of(), BookkeepingState.decode(stateBytes), z, routes);
     }
     Stat stat = new Stat();
     byte[] data = null;
@@ -220,7 +244,8 @@ public final class TreeReader {
         stat.getVersion(),
         List.copyOf(children),
         BookkeepingState.decode(stateBytes),
-        z);
+        z,
+        routes);
   }
 
   /** The child-list zxid of the nearest ancestor of {@code znode} that exists. */

@@ -192,11 +192,21 @@ final class Applier {
             channel ->
                 channel.closeFuture().addListener(f -> execute(() -> watchesClosed(channel))));
     Outbound out = new Outbound(id, peers, this.state, watches);
+    MovedNames movedNames = new MovedNames();
     this.treeReads =
-        local == null ? null : new TreeReads(id, znodes, treeReader, this.state, anomalies);
+        local == null
+            ? null
+            : new TreeReads(id, znodes, treeReader, this.state, anomalies, movedNames);
     SessionReads sessionReads =
         new SessionReads(
-            thread, id, znodes, session, anomalies, config.sessionTimeoutMs(), treeReads);
+            thread,
+            id,
+            znodes,
+            session,
+            anomalies,
+            config.sessionTimeoutMs(),
+            treeReads,
+            movedNames);
     this.localMultis = local == null ? null : new LocalMultis(thread, local, session, digestAuth);
     Multis multis = localMultis != null ? localMultis : Multis.through(session);
     this.reads =

@@ -3,6 +3,7 @@ package io.zoolander.server.internal.plugin;
 import io.netty.channel.Channel;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.Znodes;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +39,7 @@ final class SessionReads {
   private final AnomalyInjector anomalies;
   private final long timeoutMs;
   private final TreeReads tree;
+  private final MovedNames movedNames;
 
   /**
    * @param timeoutMs how long to wait for the stats before giving up (OPERATIONTIMEOUT)
@@ -52,7 +54,8 @@ final class SessionReads {
       OwnSession session,
       AnomalyInjector anomalies,
       long timeoutMs,
-      TreeReads tree) {
+      TreeReads tree,
+      MovedNames movedNames) {
     this.owner = owner;
     this.duplicateId = duplicateId;
     this.znodes = znodes;
@@ -60,6 +63,7 @@ final class SessionReads {
     this.anomalies = anomalies;
     this.timeoutMs = timeoutMs;
     this.tree = tree;
+    this.movedNames = movedNames;
   }
 
   /**
@@ -74,44 +78,71 @@ final class SessionReads {
     }
     String znode = znodes.toZnode(read.path());
     ZooKeeper zk = session.zk();
+    DataRead done = new DataRead();
     switch (read.kind()) {
       case GET_DATA ->
           zk.getData(
-              znode,
-              false,
-              (rc, path, ctx, data, stat) ->
-                  readDone(channel, read, asOf, rc, data, stat, List.of()),
-              null);
+              znode, false, (rc, path, ctx, data, stat) -> done.set(rc, data, stat, null), null);
       case EXISTS ->
-          zk.exists(
-              znode,
-              false,
-              (rc, path, ctx, stat) -> readDone(channel, read, asOf, rc, null, stat, List.of()),
-              null);
+          zk.exists(znode, false, (rc, path, ctx, stat) -> done.set(rc, null, stat, null), null);
       case GET_CHILDREN ->
           zk.getChildren(
               znode,
               false,
-              (rc, path, ctx, children, stat) ->
-                  readDone(channel, read, asOf, rc, null, stat, children),
+              (rc, path, ctx, children, stat) -> done.set(rc, null, stat, children),
               null);
+    }
+    // The route record, read after the data on the same session: ZooKeeper answers a session's
+    // requests in order and the applier applies nothing between, so it is the data's state's.
+    zk.getData(
+        znodes.toZnode(NameRoutes.PATH),
+        false,
+        (rc, path, ctx, record, stat) -> readDone(channel, read, asOf, done, rc, record),
+        null);
+  }
+
+  /** A data read's answer, held until the route record read after it is answered too. */
+  private static final class DataRead {
+    int rc;
+    byte[] data;
+    Stat stat;
+    List<String> children;
+
+    void set(int rc, byte[] data, Stat stat, List<String> children) {
+      this.rc = rc;
+      this.data = data;
+      this.stat = stat;
+      this.children = children;
     }
   }
 
-  /** On ZooKeeper's event thread. */
+  /** On ZooKeeper's event thread, after the data read's callback. */
   private void readDone(
-      Channel channel,
-      Message.Read read,
-      long asOf,
-      int rc,
-      byte[] data,
-      Stat stat,
-      List<String> children) {
-    Code code = Code.get(rc);
+      Channel channel, Message.Read read, long asOf, DataRead done, int recordRc, byte[] record) {
+    Code code = Code.get(done.rc);
+    Code recordCode = Code.get(recordRc);
+    byte[] data = done.data;
+    Stat stat = done.stat;
+    List<String> children = done.children;
     Message answer;
     try {
-      if (code == Code.OK && stat != null) {
-        List<String> sorted = children == null ? List.of() : children.stream().sorted().toList();
+      Message.Error refused =
+          recordCode == Code.OK || recordCode == Code.NONODE
+              ? movedNames.refusal(read, recordCode == Code.OK ? record : null)
+              : Message.Error.forRequest(
+                  ErrorCode.INTERNAL,
+                  read.requestId(),
+                  "read of " + NameRoutes.PATH + " failed in ZooKeeper: " + recordCode);
+      if (refused != null) {
+        answer = refused;
+      } else if (code == Code.OK && stat != null) {
+        List<String> sorted =
+            children == null
+                ? List.of()
+                : movedNames.visibleChildren(
+                    read,
+                    children.stream().sorted().toList(),
+                    recordCode == Code.OK ? record : null);
         answer =
             new Message.ReadReply(
                 read.clientId(),

@@ -29,7 +29,8 @@ import org.apache.zookeeper.data.Stat;
  * then answers from the tree too ({@link #answer}). Before a state transfer replaces the tree the
  * applier publishes a non-ACTIVE snapshot and counts a replacement ({@link
  * ApplierState#treeReplacing()}); a read that saw the count change while it read is handed to the
- * applier, so no answer mixes the old tree and the new one.
+ * applier, so no answer mixes the old tree and the new one. A name the partition's route record
+ * says has moved away is refused ({@link MovedNames}), by the record read with the data.
  *
  * <p>Thread-safe: {@link #tryServe} runs on any connection's event loop, {@link #answer} on the
  * applier thread.
@@ -41,6 +42,7 @@ final class TreeReads {
   private final TreeReader reader;
   private final ApplierState state;
   private final AnomalyInjector anomalies;
+  private final MovedNames movedNames;
   private final LongAdder servedOnEventLoop = new LongAdder();
   private final LongAdder statsFromTree = new LongAdder();
 
@@ -49,12 +51,14 @@ final class TreeReads {
       Znodes znodes,
       TreeReader reader,
       ApplierState state,
-      AnomalyInjector anomalies) {
+      AnomalyInjector anomalies,
+      MovedNames movedNames) {
     this.duplicateId = duplicateId;
     this.znodes = znodes;
     this.reader = reader;
     this.state = state;
     this.anomalies = anomalies;
+    this.movedNames = movedNames;
   }
 
   /**
@@ -126,26 +130,29 @@ final class TreeReads {
 
   private void send(Channel channel, Message.Read read, TreeReader.Result r) {
     long asOf = r.state().appliedSeq();
+    Message.Error refused = movedNames.refusal(read, r.routes());
     Message answer =
-        r.exists()
-            ? new Message.ReadReply(
-                read.clientId(),
-                read.requestId(),
-                duplicateId,
-                asOf,
-                Code.OK,
-                r.data() == null ? SessionReads.NO_DATA : r.data(),
-                r.version(),
-                r.children())
-            : new Message.ReadReply(
-                read.clientId(),
-                read.requestId(),
-                duplicateId,
-                asOf,
-                Code.NONODE,
-                SessionReads.NO_DATA,
-                -1,
-                List.of());
+        refused != null
+            ? refused
+            : r.exists()
+                ? new Message.ReadReply(
+                    read.clientId(),
+                    read.requestId(),
+                    duplicateId,
+                    asOf,
+                    Code.OK,
+                    r.data() == null ? SessionReads.NO_DATA : r.data(),
+                    r.version(),
+                    movedNames.visibleChildren(read, r.children(), r.routes()))
+                : new Message.ReadReply(
+                    read.clientId(),
+                    read.requestId(),
+                    duplicateId,
+                    asOf,
+                    Code.NONODE,
+                    SessionReads.NO_DATA,
+                    -1,
+                    List.of());
     long delayMs = anomalies.readDelayMs(read.clientId(), read.requestId());
     if (delayMs > 0) {
       channel

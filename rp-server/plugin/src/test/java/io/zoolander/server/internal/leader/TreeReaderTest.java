@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zoolander.testsupport.StandaloneZooKeeper;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.BookkeepingState;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Znodes;
 import java.nio.ByteBuffer;
@@ -40,6 +41,7 @@ class TreeReaderTest {
   private static final String Y = ZNODES.toZnode("/y");
   private static final String P = ZNODES.toZnode("/p");
   private static final String DEEP = ZNODES.toZnode("/gone/deeper/still");
+  private static final String ROUTES = ZNODES.toZnode(NameRoutes.PATH);
 
   @TempDir Path dir;
   private StandaloneZooKeeper zooKeeper;
@@ -104,6 +106,10 @@ class TreeReaderTest {
     assertThat(missing.state().appliedSeq()).isEqualTo(7);
     assertThat(missing.zxid())
         .isEqualTo(zooKeeper.server().getZKDatabase().getDataTree().lastProcessedZxid);
+    assertThat(missing.routes()).as("no route record").isNull();
+
+    zk.create(ROUTES, seqBytes(9), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+    assertThat(seqOf(reader.read(X, ReadKind.GET_DATA).orElseThrow().routes())).isEqualTo(9);
   }
 
   @Test
@@ -122,10 +128,11 @@ class TreeReaderTest {
   }
 
   /**
-   * Write {@code seq} sets the state to seq, /x to seq, replaces /p's only child with c{seq}, and
-   * creates /y when seq is even, deletes it when odd: one multi each, several in flight at once.
-   * Readers on two threads check that every answer is exactly what the state it reports says, and
-   * that the stats of /x and /y they read together are those one write left.
+   * Write {@code seq} sets the state to seq, /x and the route record to seq, replaces /p's only
+   * child with c{seq}, and creates /y when seq is even, deletes it when odd: one multi each,
+   * several in flight at once. Readers on two threads check that every answer is exactly what the
+   * state it reports says, and that the stats of /x and /y they read together are those one write
+   * left.
    */
   @Test
   void answersUnderConcurrentMultisAlwaysMatchTheStateTheyReport() throws Exception {
@@ -134,6 +141,7 @@ class TreeReaderTest {
         new BookkeepingState(1, 0).encode(),
         ZooDefs.Ids.OPEN_ACL_UNSAFE,
         CreateMode.PERSISTENT);
+    zk.create(ROUTES, seqBytes(0), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
     TreeReader reader = reader();
     int writes = 3_000;
     AtomicBoolean writing = new AtomicBoolean(true);
@@ -224,6 +232,7 @@ class TreeReaderTest {
     List<Op> ops = new ArrayList<>();
     ops.add(Op.setData(ZNODES.state(), new BookkeepingState(1, seq).encode(), -1));
     ops.add(Op.setData(X, seqBytes(seq), -1));
+    ops.add(Op.setData(ROUTES, seqBytes(seq), -1));
     ops.add(Op.delete(P + "/c" + (seq - 1), -1));
     ops.add(
         Op.create(P + "/c" + seq, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT));
@@ -235,6 +244,9 @@ class TreeReaderTest {
   }
 
   private static String check(ReadKind kind, TreeReader.Result a, long seq) {
+    if (a.routes() == null || seqOf(a.routes()) != seq) {
+      return "route record " + (a.routes() == null ? "none" : seqOf(a.routes())) + " at seq " + seq;
+    }
     return switch (kind) {
       case GET_DATA ->
           a.exists() && seqOf(a.data()) == seq && a.version() == seq

@@ -85,7 +85,8 @@ class BatchRecoveryTest {
               ApplierState state = new ApplierState(thread, gaps, new BookkeepingState(1, 0), 0);
               AnomalyInjector anomalies = new AnomalyInjector(1, ZNODES.anomaly());
               SessionReads reads =
-                  new SessionReads(thread, 1, ZNODES, session, anomalies, 10_000, null);
+                  new SessionReads(
+                      thread, 1, ZNODES, session, anomalies, 10_000, null, new MovedNames());
               ReadGate gate = new ReadGate(thread, 1, state, reads, 1_000, 16);
               Fencing fencing =
                   new Fencing(

@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * has acked it (a connected duplicate that has not yet been sent it is fenced at once, a
  * disconnected one when it reconnects needing it); if none has, the WRITE is refused with
  * OVERLOADED instead, since evicting would fence them all (see {@link
- * RetransmissionLog#mayAppend}). Pausing clients is {@link ClientFlow}'s.
+ * RetransmissionLog#mayAppend}). Pausing clients is {@link ClientFlow}'s. A WRITE naming a name the
+ * partition's route record freezes or has moved away is refused before it gets a seq ({@link
+ * RouteGuard}).
  *
  * <p>Owned by the sequencer loop: the log, the run and the flush state are touched there only
  * (asserted), after {@link #begin} has filled the log on the starting thread. The epoch, the next

@@ -1,0 +1,245 @@
+package io.zoolander.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.zoolander.client.NodeData;
+import io.zoolander.client.PartitionedClient;
+import io.zoolander.client.Partitioning;
+import io.zoolander.client.ZoolanderException;
+import io.zoolander.server.testing.EmbeddedCluster;
+import io.zoolander.server.testing.EmbeddedPartitions;
+import io.zoolander.testsupport.ZooKeepers;
+import io.zoolander.wire.ErrorCode;
+import io.zoolander.wire.NameRoutes;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Moving a top-level name between the two partitions of an {@link EmbeddedPartitions} deployment
+ * online ({@link PartitionedClient#moveName}), while other clients that still route it by the old
+ * partitioning write and read it. Checked in each partition's own duplicates with a plain ZooKeeper
+ * client. The tests run in order: the name moves there and back.
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class NameMoveIT {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private static final Partitioning STATIC = Partitioning.builder().partitions(2).build();
+  private static final int WRITES_AFTER = 20;
+  private static final int MAX_WRITES = 5_000;
+  private static int written;
+
+  private static EmbeddedPartitions deployment;
+  private static PartitionedClient mover;
+  private static PartitionedClient writer;
+  private static PartitionedClient reader;
+
+  @BeforeAll
+  static void start() throws Exception {
+    deployment =
+        EmbeddedPartitions.builder().partitions(2).eachPartition(b -> b.duplicates(2)).start();
+    mover = deployment.newClient(STATIC);
+    writer = deployment.newClient(STATIC);
+    reader = deployment.newClient(STATIC);
+    await(mover.create("/users", bytes("root")));
+    for (int i = 0; i < 5; i++) {
+      await(mover.create("/users/" + i, bytes("user " + i)));
+      await(mover.create("/users/" + i + "/profile", bytes("profile " + i)));
+    }
+    await(mover.create("/orders", bytes("stays")));
+  }
+
+  @AfterAll
+  static void stop() {
+    if (deployment != null) {
+      deployment.close();
+    }
+  }
+
+  /**
+   * While {@code /users} moves from partition 0 to 1, another client creates nodes under it one
+   * after the other, routing by the partitioning that says 0: every write succeeds exactly once,
+   * the ones after the move land in partition 1, and partition 0 keeps nothing of the name.
+   */
+  @Test
+  @Order(1)
+  void aNameMovesUnderWritesWithNoWriteLostOrAppliedTwice() throws Exception {
+    assertThat(text(await(reader.getData("/users/3")).data())).isEqualTo("user 3");
+
+    AtomicBoolean moved = new AtomicBoolean();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    CompletableFuture<List<Integer>> writes =
+        CompletableFuture.supplyAsync(
+            () -> {
+              List<Integer> routedTo = new ArrayList<>(); // where each write was routed, once done
+              int after = 0;
+              while (after < WRITES_AFTER
+                  && routedTo.size() < MAX_WRITES
+                  && System.nanoTime() < deadline) {
+                boolean movedBefore = moved.get();
+                writer
+                    .create("/users/w" + routedTo.size(), bytes("w"))
+                    .orTimeout(WAIT.toMillis(), TimeUnit.MILLISECONDS)
+                    .join();
+                routedTo.add(writer.partitionOf("/users"));
+                after += movedBefore ? 1 : 0;
+              }
+              return routedTo;
+            });
+    await(writer.create("/users/first", bytes("before the move"))); // the writer is going
+    await(mover.moveName("users", 1));
+    moved.set(true);
+    List<Integer> routedTo = writes.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    written = routedTo.size();
+    assertThat(routedTo)
+        .as("writes done while the writer routed to 0, then to 1")
+        .contains(0, 1)
+        .endsWith(1);
+    assertThat(mover.partitionOf("/users/1")).isEqualTo(1);
+    assertThat(writer.movedNames()).containsEntry("users", 1);
+    EmbeddedCluster to = deployment.partition(1);
+    EmbeddedCluster from = deployment.partition(0);
+    for (int id : to.duplicateIds()) {
+      try (ZooKeeper zk = ZooKeepers.connect(to.duplicate(id).connectString())) {
+        List<String> children = zk.getChildren(to.znodes().toZnode("/users"), false);
+        assertThat(children).as("partition 1, duplicate %d", id).hasSize(5 + 1 + written);
+        for (int i = 0; i < written; i++) {
+          assertThat(children).contains("w" + i);
+        }
+        assertThat(text(zk.getData(to.znodes().toZnode("/users/4/profile"), false, null)))
+            .isEqualTo("profile 4");
+      }
+    }
+    for (int id : from.duplicateIds()) {
+      try (ZooKeeper zk = ZooKeepers.connect(from.duplicate(id).connectString())) {
+        assertThat(zk.exists(from.znodes().toZnode("/users"), false))
+            .as("partition 0, duplicate %d keeps no copy", id)
+            .isNull();
+        assertThat(zk.exists(from.znodes().toZnode("/orders"), false)).isNotNull();
+      }
+    }
+    // The root lists the name once, and never the route record.
+    assertThat(await(reader.getChildren("/"))).containsExactly("orders", "users");
+  }
+
+  /**
+   * A client that read the name before the move, and has not written it since, reads it after
+   * another client changed it in its new partition: it is sent there, and reads the change.
+   */
+  @Test
+  @Order(2)
+  void aClientThatReadTheOldPartitionReadsTheNewOne() throws Exception {
+    assertThat(reader.movedNames()).isEmpty();
+    assertThat(await(writer.setData("/users/3", bytes("changed after the move"), -1)).succeeded())
+        .isTrue();
+    NodeData read = await(reader.getData("/users/3"));
+    assertThat(text(read.data())).isEqualTo("changed after the move");
+    assertThat(reader.movedNames()).containsEntry("users", 1);
+    assertThat(await(reader.getChildren("/users"))).hasSize(5 + 1 + written);
+  }
+
+  /**
+   * A client of partition 0 alone, which routes nothing, is refused: its writes before sequencing,
+   * its reads by the duplicates; and so is a repeater that takes partition 0 over, which reads the
+   * route record from the duplicates it claims.
+   */
+  @Test
+  @Order(3)
+  void theOldPartitionRefusesTheNameAcrossATakeover() throws Exception {
+    EmbeddedCluster from = deployment.partition(0);
+    assertMoved(reader.partition(0).create("/users/x", bytes("stale route")));
+    assertMoved(reader.partition(0).getData("/users"));
+
+    int port = from.repeater().boundAddress().getPort();
+    from.killRepeater();
+    from.startRepeater(b -> b.clientListen("127.0.0.1", port));
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    var created =
+        CompletableFuture.supplyAsync(
+            () -> {
+              while (true) {
+                try {
+                  return reader.partition(0).create("/users/y", bytes("stale route")).join();
+                } catch (CompletionException e) {
+                  if (System.nanoTime() > deadline
+                      || (e.getCause() instanceof ZoolanderException z
+                          && z.errorCode().orElse(null) == ErrorCode.NAME_MOVED)) {
+                    throw e;
+                  }
+                  // the client is still finding the new repeater: try again
+                }
+              }
+            });
+    assertMoved(created);
+    assertThat(await(reader.partition(0).create("/orders/z", bytes("ok"))).succeeded()).isTrue();
+  }
+
+  /** The name moves back; a move onto a partition that holds the name is refused and undone. */
+  @Test
+  @Order(4)
+  void aNameMovesBackAndAMoveOntoHeldDataIsRefusedAndUndone() throws Exception {
+    await(mover.moveName("users", 0));
+    assertThat(mover.partitionOf("/users")).isZero();
+    assertThat(text(await(writer.getData("/users/3")).data())).isEqualTo("changed after the move");
+    assertThat(writer.partitionOf("/users")).isZero();
+    assertThat(await(writer.getChildren("/users"))).hasSize(5 + 1 + written);
+
+    // "/both" exists in each partition: a move of it would overwrite data.
+    await(mover.partition(0).create("/both", bytes("in 0")));
+    await(mover.partition(1).create("/both", bytes("in 1")));
+    assertThatThrownBy(() -> await(mover.moveName("both", 1)))
+        .cause()
+        .isInstanceOf(ZoolanderException.class)
+        .extracting(e -> ((ZoolanderException) e).code())
+        .isEqualTo(KeeperException.Code.NODEEXISTS);
+    // Undone: both partitions serve their own /both again, to any client.
+    assertThat(await(writer.partition(0).setData("/both", bytes("0 again"), -1)).succeeded())
+        .isTrue();
+    assertThat(await(writer.partition(1).setData("/both", bytes("1 again"), -1)).succeeded())
+        .isTrue();
+    Map<String, ?> routes0 =
+        NameRoutes.decode(await(mover.partition(0).getData(NameRoutes.PATH)).data()).routes();
+    assertThat(routes0).doesNotContainKey("both");
+  }
+
+  private static void assertMoved(CompletableFuture<?> refused) {
+    assertThatThrownBy(() -> refused.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+        .cause()
+        .isInstanceOf(ZoolanderException.class)
+        .satisfies(
+            e -> {
+              ZoolanderException z = (ZoolanderException) e;
+              assertThat(z.errorCode()).contains(ErrorCode.NAME_MOVED);
+              assertThat(z.code()).isEqualTo(KeeperException.Code.BADARGUMENTS);
+            });
+  }
+
+  private static <T> T await(CompletableFuture<T> f) throws Exception {
+    return f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String text(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}
