@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.zoolander.client.NodeData;
 import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
+import io.zoolander.client.RetryBudget;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.EmbeddedPartitions;
@@ -21,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
@@ -217,6 +219,87 @@ class NameMoveIT {
     Map<String, ?> routes0 =
         NameRoutes.decode(await(mover.partition(0).getData(NameRoutes.PATH)).data()).routes();
     assertThat(routes0).doesNotContainKey("both");
+  }
+
+  /**
+   * A mover that stopped while it copied {@code /carts} to partition 1 (played by a client that
+   * freezes both partitions, copies part of the subtree and closes) leaves the name frozen: an
+   * impatient client's write to it is refused. {@link PartitionedClient#recoverMove} undoes the
+   * move: the partial copy is deleted, partition 1 sends the name's clients back to 0, and the
+   * writes go on in partition 0.
+   */
+  @Test
+  @Order(5)
+  void aMoveWhoseMoverStoppedIsUndoneByAnotherClient() throws Exception {
+    await(writer.create("/carts", bytes("c")));
+    await(writer.create("/carts/1", bytes("one")));
+    try (PartitionedClient stopped = deployment.newClient(STATIC)) {
+      long a = stopped.partition(0).clientId();
+      long b = stopped.partition(1).clientId();
+      changeRoutes(stopped, 0, r -> r.with("carts", new NameRoutes.Frozen(a, 0, 1)));
+      changeRoutes(stopped, 1, r -> r.with("carts", new NameRoutes.Frozen(b, 0, 1)));
+      await(stopped.partition(1).create("/carts", bytes("c"))); // the copy, cut short
+    }
+    try (PartitionedClient impatient =
+        deployment.newClient(
+            STATIC,
+            (partition, builder) ->
+                builder.retryBudget(RetryBudget.builder().maxShedWriteRetries(0).build()))) {
+      assertThatThrownBy(() -> await(impatient.create("/carts/2", bytes("two"))))
+          .cause()
+          .isInstanceOf(ZoolanderException.class)
+          .extracting(e -> ((ZoolanderException) e).errorCode().orElseThrow())
+          .isEqualTo(ErrorCode.NAME_FROZEN);
+    }
+
+    assertThat(await(mover.recoverMove("carts"))).isZero();
+    assertThat(await(writer.create("/carts/2", bytes("two"))).succeeded()).isTrue();
+    assertThat(await(writer.getChildren("/carts"))).containsExactly("1", "2");
+    EmbeddedCluster to = deployment.partition(1);
+    for (int id : to.duplicateIds()) {
+      try (ZooKeeper zk = ZooKeepers.connect(to.duplicate(id).connectString())) {
+        assertThat(zk.exists(to.znodes().toZnode("/carts"), false))
+            .as("partition 1, duplicate %d: the partial copy is deleted", id)
+            .isNull();
+      }
+    }
+    assertMoved(writer.partition(1).getData("/carts"));
+    assertThat(await(mover.recoverMove("carts"))).as("nothing left to recover").isEqualTo(-1);
+  }
+
+  /**
+   * A mover that stopped after it marked {@code /carts} moved at partition 0, before it ended the
+   * freeze at partition 1: the copy is complete, so {@link PartitionedClient#recoverMove} finishes
+   * the move.
+   */
+  @Test
+  @Order(6)
+  void aMoveWhoseCopyWasCompleteIsFinishedByAnotherClient() throws Exception {
+    try (PartitionedClient stopped = deployment.newClient(STATIC)) {
+      long a = stopped.partition(0).clientId();
+      long b = stopped.partition(1).clientId();
+      changeRoutes(stopped, 0, r -> r.with("carts", new NameRoutes.Frozen(a, 0, 1)));
+      changeRoutes(stopped, 1, r -> r.with("carts", new NameRoutes.Frozen(b, 0, 1)));
+      await(stopped.partition(1).create("/carts", bytes("c")));
+      await(stopped.partition(1).create("/carts/1", bytes("one")));
+      long t = await(stopped.partition(1).create("/carts/2", bytes("two"))).seq();
+      changeRoutes(stopped, 0, r -> r.with("carts", new NameRoutes.Moved(1, t, a)));
+    }
+    assertThat(await(mover.recoverMove("carts"))).isOne();
+    assertThat(await(writer.create("/carts/3", bytes("three"))).succeeded()).isTrue();
+    assertThat(writer.partitionOf("/carts")).isOne();
+    assertThat(await(reader.getChildren("/carts"))).containsExactly("1", "2", "3");
+  }
+
+  /** Changes a partition's route record as a mover does: read, change, write at its version. */
+  private static void changeRoutes(
+      PartitionedClient client, int partition, UnaryOperator<NameRoutes> change) throws Exception {
+    NodeData record = await(client.partition(partition).getData(NameRoutes.PATH));
+    byte[] next = change.apply(NameRoutes.decode(record.data())).encode();
+    assertThat(
+            await(client.partition(partition).setData(NameRoutes.PATH, next, record.version()))
+                .succeeded())
+        .isTrue();
   }
 
   private static void assertMoved(CompletableFuture<?> refused) {

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -88,13 +89,97 @@ final class NameMover {
     if (from == to) {
       return CompletableFuture.completedFuture(null);
     }
-    return CompletableFuture.runAsync(
-        this::move,
-        task -> {
-          Thread t = new Thread(task, "zoolander-name-mover-" + name);
+    return onOwnThread(name, this::move);
+  }
+
+  /**
+   * Finishes or undoes a move of {@code name} that its mover left unfinished (it stopped between
+   * the first freeze and the last unfreeze), on a thread of its own: this client takes each freeze
+   * over. If the source has marked the name moved, the copy is complete: the target's freeze ends
+   * and the name lives there (the source's copy stays, unreachable: only the dead mover could
+   * delete it; a move back removes it). Otherwise the copy is deleted from the target, which then
+   * sends the name's clients back to the source, and the source's freeze ends.
+   *
+   * @return completes with the partition the name lives in, or -1 if no move of it was unfinished
+   */
+  static CompletableFuture<Integer> recover(
+      List<ZoolanderClient> partitions, Map<String, Integer> movedNames, String name) {
+    return onOwnThread(
+        name,
+        () -> {
+          for (int p = 0; p < partitions.size(); p++) {
+            NameMover scan = new NameMover(partitions, movedNames, name, p, p);
+            if (scan.versioned(p).routes().route(name).orElse(null) instanceof Frozen f
+                && f.from() < partitions.size()
+                && f.to() < partitions.size()) {
+              return new NameMover(partitions, movedNames, name, f.from(), f.to()).finishOrUndo();
+            }
+          }
+          return -1;
+        });
+  }
+
+  private static <T> CompletableFuture<T> onOwnThread(String name, Supplier<T> task) {
+    return CompletableFuture.supplyAsync(
+        task,
+        run -> {
+          Thread t = new Thread(run, "zoolander-name-mover-" + name);
           t.setDaemon(true);
           t.start();
         });
+  }
+
+  private static CompletableFuture<Void> onOwnThread(String name, Runnable task) {
+    return onOwnThread(
+        name,
+        () -> {
+          task.run();
+          return null;
+        });
+  }
+
+  private int finishOrUndo() {
+    ZoolanderClient a = partitions.get(from);
+    ZoolanderClient b = partitions.get(to);
+    String root = "/" + name;
+    Route atFrom = versioned(from).routes().route(name).orElse(null);
+    if (atFrom instanceof Moved m && m.partition() == to) {
+      LOG.info(
+          "finishing the move of {} from partition {} to {}: its copy is complete", root, from, to);
+      takeOver(to, b);
+      change(to, r -> r.without(name));
+      movedNames.put(name, to);
+      return to;
+    }
+    LOG.info("undoing the move of {} from partition {} to {}", root, from, to);
+    if (takeOver(to, b)) {
+      deleteAll(b, reversed(readSubtree(b, root)));
+      long seqAtA = a.lastSeenSeq();
+      change(to, r -> r.with(name, new Moved(from, seqAtA, b.clientId())));
+    }
+    if (takeOver(from, a)) {
+      change(from, r -> r.without(name));
+    }
+    movedNames.remove(name);
+    return from;
+  }
+
+  /**
+   * Takes over {@code partition}'s freeze of the name, for {@code client}.
+   *
+   * @return whether the name is frozen there (by {@code client} now)
+   */
+  private boolean takeOver(int partition, ZoolanderClient client) {
+    boolean[] frozen = new boolean[1];
+    change(
+        partition,
+        r -> {
+          frozen[0] = r.routes().get(name) instanceof Frozen;
+          return r.routes().get(name) instanceof Frozen f && f.moverClientId() != client.clientId()
+              ? r.with(name, new Frozen(client.clientId(), f.from(), f.to()))
+              : r;
+        });
+    return frozen[0];
   }
 
   private void move() {
@@ -102,14 +187,14 @@ final class NameMover {
     ZoolanderClient b = partitions.get(to);
     String root = "/" + name;
     LOG.info("moving {} from partition {} to partition {}", root, from, to);
-    change(from, r -> r.with(name, new Frozen(a.clientId())));
+    change(from, r -> r.with(name, new Frozen(a.clientId(), from, to)));
     Route atB = null;
     List<Node> subtree;
     List<Node> copied = new ArrayList<>();
     long copiedAt;
     try {
       atB = versioned(to).routes().route(name).orElse(null);
-      change(to, r -> r.with(name, new Frozen(b.clientId())));
+      change(to, r -> r.with(name, new Frozen(b.clientId(), from, to)));
       if (join(b.exists(root))) {
         throw new ZoolanderException(
             KeeperException.Code.NODEEXISTS,

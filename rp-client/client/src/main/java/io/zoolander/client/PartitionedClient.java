@@ -133,6 +133,25 @@ public final class PartitionedClient implements AutoCloseable {
     return new NameMover(partitions, movedNames, name, from, toPartition).start();
   }
 
+  /**
+   * Finishes or undoes a move of {@code name} whose mover stopped before it was done (its process
+   * died, say), which leaves the name frozen: its writes wait until they fail. This client takes
+   * the move over: if the source had marked the name moved, the copy was complete and the move is
+   * finished; otherwise the partial copy is deleted from the target and the name stays where it
+   * was. Safe to call while the mover still runs: that move then fails, its further writes to the
+   * name refused.
+   *
+   * @return completes with the partition the name lives in, or -1 if no move of it was unfinished
+   */
+  public CompletableFuture<Integer> recoverMove(String name) {
+    try {
+      partitionOf("/" + name); // validates
+    } catch (IllegalArgumentException | NullPointerException e) {
+      return badArguments(e);
+    }
+    return NameMover.recover(partitions, movedNames, name);
+  }
+
   // ---- writes ----
 
   /**

@@ -27,9 +27,9 @@ import java.util.TreeSet;
  * the record in the same tree as the data read.
  *
  * <p>Encoded as UTF-8 text an operator can read with {@code zkCli.sh get}: a first line {@code
- * zoolander-routes 1}, then one line per name, {@code frozen <mover> <name>} or {@code moved
- * <mover> <partition> <seq> <name>} (the name last: ZooKeeper names may hold spaces, never a line
- * break).
+ * zoolander-routes 1}, then one line per name, {@code frozen <mover> <from> <to> <name>} or {@code
+ * moved <mover> <partition> <seq> <name>} (the name last: ZooKeeper names may hold spaces, never a
+ * line break).
  *
  * @param routes top-level name to its route, sorted by name
  */
@@ -53,14 +53,22 @@ public record NameRoutes(Map<String, Route> routes) {
   }
 
   /**
-   * Being copied away by {@code moverClientId}.
+   * Held still by {@code moverClientId} while the name is copied from partition {@code from} to
+   * partition {@code to} (this partition is one of them): the record says which move it is part of,
+   * so that another client can finish or undo the move if its mover stops ({@link #change}).
    *
    * @param moverClientId the mover's client id ({@code >= 0})
+   * @param from the partition the name is copied from ({@code >= 0})
+   * @param to the partition it is copied to ({@code >= 0}, not {@code from})
    */
-  public record Frozen(long moverClientId) implements Route {
+  public record Frozen(long moverClientId, int from, int to) implements Route {
     public Frozen {
       if (moverClientId < 0) {
         throw new IllegalArgumentException("moverClientId must be >= 0, was " + moverClientId);
+      }
+      if (from < 0 || to < 0 || from == to) {
+        throw new IllegalArgumentException(
+            "from and to must be two partitions (>= 0), were " + from + " and " + to);
       }
     }
   }
@@ -150,6 +158,9 @@ public record NameRoutes(Map<String, Route> routes) {
    * <ul>
    *   <li>served here or {@link Moved} away to {@link Frozen} by the writer (a move begins here, or
    *       a name moved away comes back and is frozen while it is copied in);
+   *   <li>{@link Frozen} by another client to {@link Frozen} by the writer, for the same move: the
+   *       writer takes the move over, to finish or undo it (its mover died); the mover's further
+   *       writes to the name are refused from then on;
    *   <li>{@link Frozen} by the writer to served here (the copy is done, or the move is given up);
    *   <li>{@link Frozen} by the writer to {@link Moved} with the writer as mover (the move is
    *       done).
@@ -174,8 +185,14 @@ public record NameRoutes(Map<String, Route> routes) {
       if (f.moverClientId() != writerClientId) {
         return "client " + writerClientId + " can freeze " + changed + " for itself only";
       }
-      if (from instanceof Frozen) {
-        return changed + " is frozen by client " + from.moverClientId() + " already";
+      if (from instanceof Frozen held
+          && (held.moverClientId() == writerClientId
+              || held.from() != f.from()
+              || held.to() != f.to())) {
+        return changed
+            + " is "
+            + describe(held)
+            + " already: only that move can be taken over, by another client";
       }
       return null;
     }
@@ -205,7 +222,13 @@ public record NameRoutes(Map<String, Route> routes) {
     }
     return route instanceof Moved m
         ? "moved to partition " + m.partition()
-        : "frozen by client " + route.moverClientId();
+        : "frozen by client "
+            + route.moverClientId()
+            + " (a move from "
+            + ((Frozen) route).from()
+            + " to "
+            + ((Frozen) route).to()
+            + ")";
   }
 
   /** The record as UTF-8 text (see the class comment). */
@@ -221,7 +244,13 @@ public record NameRoutes(Map<String, Route> routes) {
                 .append(' ')
                 .append(m.seq());
           } else {
-            s.append("frozen ").append(route.moverClientId());
+            Frozen f = (Frozen) route;
+            s.append("frozen ")
+                .append(f.moverClientId())
+                .append(' ')
+                .append(f.from())
+                .append(' ')
+                .append(f.to());
           }
           s.append(' ').append(name).append('\n');
         });
@@ -246,18 +275,20 @@ public record NameRoutes(Map<String, Route> routes) {
     TreeMap<String, Route> routes = new TreeMap<>();
     for (int i = 1; i < lines.length - 1; i++) {
       String line = lines[i];
-      String[] f = line.split(" ", line.startsWith("moved ") ? 5 : 3);
+      String[] f = line.split(" ", 5);
       try {
         Route route;
         String name;
-        if (f[0].equals("frozen") && f.length == 3) {
-          route = new Frozen(Long.parseLong(f[1]));
-          name = f[2];
+        if (f[0].equals("frozen") && f.length == 5) {
+          route = new Frozen(Long.parseLong(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]));
+          name = f[4];
         } else if (f[0].equals("moved") && f.length == 5) {
           route = new Moved(Integer.parseInt(f[2]), Long.parseLong(f[3]), Long.parseLong(f[1]));
           name = f[4];
         } else {
-          throw new IllegalArgumentException("neither 'frozen <mover> <name>' nor 'moved ...'");
+          throw new IllegalArgumentException(
+              "neither 'frozen <mover> <from> <to> <name>' nor 'moved <mover> <partition> <seq>"
+                  + " <name>'");
         }
         checkName(name);
         if (routes.put(name, route) != null) {

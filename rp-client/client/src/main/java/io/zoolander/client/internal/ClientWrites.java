@@ -480,7 +480,7 @@ final class ClientWrites {
               appliedNowhere
                   ? KeeperException.Code.THROTTLEDOP
                   : KeeperException.Code.CONNECTIONLOSS,
-              ErrorCode.OVERLOADED,
+              error.code(), // OVERLOADED, or NAME_FROZEN
               "write "
                   + w.write.requestId()
                   + " shed by "

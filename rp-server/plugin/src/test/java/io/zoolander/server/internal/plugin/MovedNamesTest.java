@@ -35,7 +35,7 @@ class MovedNamesTest {
   private static final long MOVER = 5;
   private static final long OTHER = 6;
   private static final NameRoutes ROUTES =
-      NameRoutes.NONE.with("gone", new Moved(1, 40, MOVER)).with("going", new Frozen(MOVER));
+      NameRoutes.NONE.with("gone", new Moved(1, 40, MOVER)).with("going", new Frozen(MOVER, 0, 1));
 
   private final MovedNames moved = new MovedNames();
 

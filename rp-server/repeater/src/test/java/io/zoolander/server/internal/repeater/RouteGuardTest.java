@@ -22,7 +22,7 @@ class RouteGuardTest {
 
   @Test
   void aMoveFreezesThenMovesTheNameForEveryoneButTheMover() {
-    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER));
+    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER, 0, 1));
     assertSequenced(write(MOVER, new Op.Create(NameRoutes.PATH, frozen.encode(), PERSISTENT)));
     assertThat(guard.current()).isEqualTo(new RouteGuard.Versioned(frozen, 0));
 
@@ -49,7 +49,7 @@ class RouteGuardTest {
 
   @Test
   void aChangeIsAdoptedOnlyOnceSequenced() {
-    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER));
+    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER, 0, 1));
     RouteGuard.Check check =
         guard.check(write(MOVER, new Op.Create(NameRoutes.PATH, frozen.encode(), PERSISTENT)));
     assertThat(check.refusal()).isNull();
@@ -59,7 +59,7 @@ class RouteGuardTest {
 
   @Test
   void invalidChangesAreRefusedAsInvalidOps() {
-    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER));
+    NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER, 0, 1));
     byte[] record = frozen.encode();
     assertInvalid(write(MOVER, new Op.SetData(NameRoutes.PATH, record, -1)), "does not exist yet");
     assertInvalid(
