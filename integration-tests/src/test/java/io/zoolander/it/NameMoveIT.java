@@ -7,9 +7,11 @@ import io.zoolander.client.NodeData;
 import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.RetryBudget;
+import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.testing.EmbeddedCluster;
 import io.zoolander.server.testing.EmbeddedPartitions;
+import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.ZooKeepers;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.NameRoutes;
@@ -106,8 +108,16 @@ class NameMoveIT {
               return routedTo;
             });
     await(writer.create("/users/first", bytes("before the move"))); // the writer is going
-    await(mover.moveName("users", 1));
+    CompletableFuture<Void> move = mover.moveName("users", 1);
+    // The mover's own client writes the name while it is frozen: the write waits for the move (the
+    // freeze lets the mover's writes through, so one sent to the source now could miss the copy).
+    Await.await(WAIT, "the move's freeze at partition 0", () -> frozen(writer, 0, "users"));
+    CompletableFuture<WriteResult> own = mover.create("/users/own", bytes("the mover's"));
+    CompletableFuture<Boolean> ownAfterTheMove = own.thenApply(written -> move.isDone());
+    await(move);
     moved.set(true);
+    assertThat(await(own).succeeded()).isTrue();
+    assertThat(await(ownAfterTheMove)).as("the mover's own write waited for the move").isTrue();
     List<Integer> routedTo = writes.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     written = routedTo.size();
     assertThat(routedTo)
@@ -121,7 +131,8 @@ class NameMoveIT {
     for (int id : to.duplicateIds()) {
       try (ZooKeeper zk = ZooKeepers.connect(to.duplicate(id).connectString())) {
         List<String> children = zk.getChildren(to.znodes().toZnode("/users"), false);
-        assertThat(children).as("partition 1, duplicate %d", id).hasSize(5 + 1 + written);
+        assertThat(children).as("partition 1, duplicate %d", id).hasSize(5 + 2 + written);
+        assertThat(children).contains("own", "first");
         for (int i = 0; i < written; i++) {
           assertThat(children).contains("w" + i);
         }
@@ -154,7 +165,7 @@ class NameMoveIT {
     NodeData read = await(reader.getData("/users/3"));
     assertThat(text(read.data())).isEqualTo("changed after the move");
     assertThat(reader.movedNames()).containsEntry("users", 1);
-    assertThat(await(reader.getChildren("/users"))).hasSize(5 + 1 + written);
+    assertThat(await(reader.getChildren("/users"))).hasSize(5 + 2 + written);
   }
 
   /**
@@ -201,7 +212,7 @@ class NameMoveIT {
     assertThat(mover.partitionOf("/users")).isZero();
     assertThat(text(await(writer.getData("/users/3")).data())).isEqualTo("changed after the move");
     assertThat(writer.partitionOf("/users")).isZero();
-    assertThat(await(writer.getChildren("/users"))).hasSize(5 + 1 + written);
+    assertThat(await(writer.getChildren("/users"))).hasSize(5 + 2 + written);
 
     // "/both" exists in each partition: a move of it would overwrite data.
     await(mover.partition(0).create("/both", bytes("in 0")));
@@ -289,6 +300,16 @@ class NameMoveIT {
     assertThat(await(writer.create("/carts/3", bytes("three"))).succeeded()).isTrue();
     assertThat(writer.partitionOf("/carts")).isOne();
     assertThat(await(reader.getChildren("/carts"))).containsExactly("1", "2", "3");
+  }
+
+  /** Whether {@code partition}'s route record says {@code name} is frozen. */
+  private static boolean frozen(PartitionedClient client, int partition, String name) {
+    try {
+      byte[] record = client.partition(partition).getData(NameRoutes.PATH).join().data();
+      return NameRoutes.decode(record).route(name).orElse(null) instanceof NameRoutes.Frozen;
+    } catch (CompletionException e) {
+      return false; // no record yet
+    }
   }
 
   /** Changes a partition's route record as a mover does: read, change, write at its version. */

@@ -12,6 +12,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.zookeeper.KeeperException;
 import org.jspecify.annotations.Nullable;
 
@@ -54,6 +55,14 @@ public final class PartitionedClient implements AutoCloseable {
 
   /** Top-level names learned to live elsewhere than the partitioning says: moved online. */
   private final Map<String, Integer> movedNames = new ConcurrentHashMap<>();
+
+  /**
+   * Names this client is moving, each with a future completed when the move ends. This client's
+   * partition clients are the movers, whose writes a freeze lets through: the application's own
+   * writes to the name through this client must wait for the move, or they could land at the source
+   * after its subtree was read, and be lost.
+   */
+  private final Map<String, CompletableFuture<Void>> moving = new ConcurrentHashMap<>();
 
   private PartitionedClient(Partitioning partitioning, List<ZoolanderClient> partitions) {
     this.partitioning = partitioning;
@@ -130,7 +139,28 @@ public final class PartitionedClient implements AutoCloseable {
     } catch (IllegalArgumentException | NullPointerException e) {
       return badArguments(e);
     }
-    return new NameMover(partitions, movedNames, name, from, toPartition).start();
+    return whileMoving(
+        name, () -> new NameMover(partitions, movedNames, name, from, toPartition).start());
+  }
+
+  /**
+   * Runs {@code move} with {@code name} marked as moving by this client: its writes through this
+   * client wait until it ends. Refused if this client moves the name already.
+   */
+  private <T> CompletableFuture<T> whileMoving(String name, Supplier<CompletableFuture<T>> move) {
+    CompletableFuture<Void> ended = new CompletableFuture<>();
+    if (moving.putIfAbsent(name, ended) != null) {
+      return CompletableFuture.failedFuture(
+          new ZoolanderException(
+              KeeperException.Code.BADARGUMENTS, "this client is moving /" + name + " already"));
+    }
+    CompletableFuture<T> done = move.get();
+    done.whenComplete(
+        (result, failure) -> {
+          moving.remove(name, ended);
+          ended.complete(null);
+        });
+    return done;
   }
 
   /**
@@ -149,7 +179,7 @@ public final class PartitionedClient implements AutoCloseable {
     } catch (IllegalArgumentException | NullPointerException e) {
       return badArguments(e);
     }
-    return NameMover.recover(partitions, movedNames, name);
+    return whileMoving(name, () -> NameMover.recover(partitions, movedNames, name));
   }
 
   // ---- writes ----
@@ -161,32 +191,32 @@ public final class PartitionedClient implements AutoCloseable {
    * root or a relative path.
    */
   public CompletableFuture<WriteResult> write(List<Op> ops) {
-    return routeWrite(ops, c -> c.write(ops));
+    return routeOps(ops, c -> c.write(ops));
   }
 
   /** As {@link #write}, completing once every live duplicate of the partition has applied it. */
   public CompletableFuture<WriteResult> writeAll(List<Op> ops) {
-    return routeWrite(ops, c -> c.writeAll(ops));
+    return routeOps(ops, c -> c.writeAll(ops));
   }
 
   /** Creates a persistent node in its partition. */
   public CompletableFuture<WriteResult> create(String path, byte[] data) {
-    return routePath(path, c -> c.create(path, data));
+    return routeWrite(List.of(path), c -> c.create(path, data));
   }
 
   /** Creates a persistent sequential node in its partition; the created path is in the result. */
   public CompletableFuture<WriteResult> createSequential(String pathPrefix, byte[] data) {
-    return routePath(pathPrefix, c -> c.createSequential(pathPrefix, data));
+    return routeWrite(List.of(pathPrefix), c -> c.createSequential(pathPrefix, data));
   }
 
   /** Sets a node's data if its version matches ({@code -1}: any version). */
   public CompletableFuture<WriteResult> setData(String path, byte[] data, int version) {
-    return routePath(path, c -> c.setData(path, data, version));
+    return routeWrite(List.of(path), c -> c.setData(path, data, version));
   }
 
   /** Deletes a node if its version matches ({@code -1}: any version). */
   public CompletableFuture<WriteResult> delete(String path, int version) {
-    return routePath(path, c -> c.delete(path, version));
+    return routeWrite(List.of(path), c -> c.delete(path, version));
   }
 
   // ---- reads ----
@@ -340,7 +370,7 @@ public final class PartitionedClient implements AutoCloseable {
         new ZoolanderException(KeeperException.Code.BADARGUMENTS, null, e.getMessage(), e));
   }
 
-  private CompletableFuture<WriteResult> routeWrite(
+  private CompletableFuture<WriteResult> routeOps(
       List<Op> ops, Function<ZoolanderClient, CompletableFuture<WriteResult>> call) {
     if (ops.isEmpty()) {
       return call.apply(partitions.get(partitioning.defaultPartition())); // refused there
@@ -349,13 +379,28 @@ public final class PartitionedClient implements AutoCloseable {
     for (Op op : ops) {
       paths.add(op.path());
     }
+    return routeWrite(paths, call);
+  }
+
+  /**
+   * Sends a write of {@code paths} to their partition, once no move this client makes of their
+   * names is under way.
+   */
+  private CompletableFuture<WriteResult> routeWrite(
+      List<String> paths, Function<ZoolanderClient, CompletableFuture<WriteResult>> call) {
     int partition;
     try {
       partition = partitionOfAll(paths);
-    } catch (IllegalArgumentException e) {
+    } catch (IllegalArgumentException | NullPointerException e) {
       return badArguments(e);
     } catch (ZoolanderException e) {
       return CompletableFuture.failedFuture(e);
+    }
+    for (String path : paths) {
+      CompletableFuture<Void> move = moving.get(NameRoutes.topLevelName(path));
+      if (move != null) {
+        return move.thenCompose(ended -> routeWrite(paths, call)); // routed anew after it
+      }
     }
     return followingMoves(paths, partition, call, 0);
   }
