@@ -30,6 +30,9 @@ final class MovedNames {
    * @param record the route record's bytes, null if there is none
    */
   Message.Error refusal(Message.Read read, byte[] record) {
+    if (record == null) {
+      return null; // no name routed away: the usual case, without a lookup
+    }
     NameRoutes routes;
     try {
       routes = routes(record);

@@ -67,14 +67,16 @@ final class RouteGuard {
   Check check(Message.Write write) {
     boolean routed = !current.routes().routes().isEmpty();
     for (Op op : write.ops()) {
-      String name = NameRoutes.topLevelName(op.path());
-      if (NameRoutes.NAME.equals(name)) {
+      String path = op.path();
+      if (path.startsWith(NameRoutes.PATH)
+          && (path.length() == NameRoutes.PATH.length()
+              || path.charAt(NameRoutes.PATH.length()) == '/')) {
         return changeOf(write);
       }
-      if (routed) {
-        ErrorCode refused = current.routes().refusal(op.path(), write.clientId());
+      if (routed) { // else nothing to look up: no allocation on the write path
+        ErrorCode refused = current.routes().refusal(path, write.clientId());
         if (refused != null) {
-          return new Check(refusal(write, refused, name), null);
+          return new Check(refusal(write, refused, NameRoutes.topLevelName(path)), null);
         }
       }
     }
