@@ -302,6 +302,27 @@ class NameMoveIT {
     assertThat(await(reader.getChildren("/carts"))).containsExactly("1", "2", "3");
   }
 
+  /**
+   * A client that has not learned where {@code /carts} lives (its routes say 0; it lives in 1)
+   * moves it: to 1, nothing to do; to 0, the move starts where it lives, and the copy the stopped
+   * mover of the previous test left in partition 0 (unreachable since) is deleted first, so that
+   * partition 0 ends with exactly what partition 1 held.
+   */
+  @Test
+  @Order(7)
+  void aMoveFromAPartitionTheNameLeftStartsWhereItLives() throws Exception {
+    try (PartitionedClient fresh = deployment.newClient(STATIC)) {
+      await(fresh.moveName("carts", 1));
+      assertThat(fresh.partitionOf("/carts")).as("it lives there already").isOne();
+    }
+    try (PartitionedClient fresh = deployment.newClient(STATIC)) {
+      await(fresh.moveName("carts", 0));
+      assertThat(fresh.partitionOf("/carts")).isZero();
+    }
+    assertThat(await(reader.getChildren("/carts"))).containsExactly("1", "2", "3");
+    assertThat(reader.partitionOf("/carts")).isZero();
+  }
+
   /** Whether {@code partition}'s route record says {@code name} is frozen. */
   private static boolean frozen(PartitionedClient client, int partition, String name) {
     try {

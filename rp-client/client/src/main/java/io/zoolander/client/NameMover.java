@@ -86,10 +86,20 @@ final class NameMover {
 
   /** Runs the move on a thread of its own. */
   CompletableFuture<Void> start() {
-    if (from == to) {
-      return CompletableFuture.completedFuture(null);
+    return onOwnThread(name, from == to ? this::stayOrFollow : () -> move(0));
+  }
+
+  /**
+   * A move to the partition the client routes the name to: nothing to do, unless the name was moved
+   * away from it (this client had not learned of it), when it is moved back from where it lives.
+   */
+  private void stayOrFollow() {
+    if (versioned(from).routes().route(name).orElse(null) instanceof Moved m) {
+      movedNames.put(name, m.partition());
+      if (m.partition() < partitions.size()) {
+        new NameMover(partitions, movedNames, name, m.partition(), to).move(1);
+      }
     }
-    return onOwnThread(name, this::move);
   }
 
   /**
@@ -182,12 +192,52 @@ final class NameMover {
     return frozen[0];
   }
 
-  private void move() {
+  /** Thrown by a freeze that finds the name moved away from the partition it was to freeze. */
+  private static final class LivesElsewhere extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final int partition;
+
+    LivesElsewhere(int partition) {
+      super(null, null, false, false);
+      this.partition = partition;
+    }
+  }
+
+  /**
+   * @param followed moves of the name away from the source this mover followed so far
+   */
+  private void move(int followed) {
     ZoolanderClient a = partitions.get(from);
     ZoolanderClient b = partitions.get(to);
     String root = "/" + name;
     LOG.info("moving {} from partition {} to partition {}", root, from, to);
-    change(from, r -> r.with(name, new Frozen(a.clientId(), from, to)));
+    try {
+      // Checked in the same change as the freeze: a name moved away (this client had not learned
+      // of it) lives elsewhere, and a copy from here would copy a stale leftover, or nothing.
+      change(
+          from,
+          r -> {
+            if (r.routes().get(name) instanceof Moved m) {
+              throw new LivesElsewhere(m.partition());
+            }
+            return r.with(name, new Frozen(a.clientId(), from, to));
+          });
+    } catch (LivesElsewhere e) {
+      movedNames.put(name, e.partition);
+      if (e.partition == to) {
+        LOG.info("{} lives in partition {} already", root, to);
+        return;
+      }
+      if (followed >= PartitionedClient.MAX_MOVES_FOLLOWED || e.partition >= partitions.size()) {
+        throw new ZoolanderException(
+            KeeperException.Code.BADARGUMENTS,
+            ErrorCode.NAME_MOVED,
+            root + " has moved from partition " + from + " to " + e.partition + ": not moved",
+            null);
+      }
+      new NameMover(partitions, movedNames, name, e.partition, to).move(followed + 1);
+      return;
+    }
     Route atB = null;
     List<Node> subtree;
     List<Node> copied = new ArrayList<>();
@@ -196,9 +246,15 @@ final class NameMover {
       atB = versioned(to).routes().route(name).orElse(null);
       change(to, r -> r.with(name, new Frozen(b.clientId(), from, to)));
       if (join(b.exists(root))) {
-        throw new ZoolanderException(
-            KeeperException.Code.NODEEXISTS,
-            "partition " + to + " holds " + root + " already: nothing was moved");
+        if (!(atB instanceof Moved)) {
+          throw new ZoolanderException(
+              KeeperException.Code.NODEEXISTS,
+              "partition " + to + " holds " + root + " already: nothing was moved");
+        }
+        // The copy an earlier move away from B left behind (its mover stopped before deleting
+        // it): no client could reach it since. Frozen for this mover now, so it can go.
+        LOG.info("deleting the copy of {} an earlier move left in partition {}", root, to);
+        deleteAll(b, reversed(readSubtree(b, root)));
       }
       subtree = readSubtree(a, root); // frozen: it stays as read until A's copy is deleted
       copiedAt = copy(b, subtree, copied);

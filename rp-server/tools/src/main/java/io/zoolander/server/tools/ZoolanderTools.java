@@ -7,8 +7,8 @@ import picocli.CommandLine;
 
 /**
  * Entry point of the runnable {@code zoolander.jar} behind the README's {@code ./zoolander}: the
- * operator's commands of {@link ZoolanderCommand} plus the tools {@code demo} and {@code bench},
- * which only this jar carries.
+ * operator's commands of {@link ZoolanderCommand} plus {@code demo}, {@code bench} and {@code
+ * partitions}, which only this jar carries (they need the client SDK).
  */
 public final class ZoolanderTools {
 
@@ -46,8 +46,12 @@ public final class ZoolanderTools {
     return ZoolanderCommand.execute(commandLine(), args, out, err);
   }
 
-  /** The whole command line: {@code demo} and {@code bench}, then the operator's commands. */
+  /**
+   * The whole command line: {@code demo}, {@code bench} and {@code partitions}, then the operator's
+   * commands.
+   */
   public static CommandLine commandLine() {
-    return ZoolanderCommand.commandLine(new DemoCommand(), new BenchCommand());
+    return ZoolanderCommand.commandLine(
+        new DemoCommand(), new BenchCommand(), new PartitionsCommand());
   }
 }

@@ -22,13 +22,13 @@ record CliRun(int exit, String out, String err) {
 
   /**
    * A usage error as the command prints it: exit status 2, the error on one line, then where the
-   * help is; returns the error line.
+   * (sub)command's help is; returns the error line.
    *
    * @throws AssertionError if the run was anything else
    */
   String usageError() {
     String[] lines = err.strip().split("\n");
-    if (exit != 2 || lines.length != 2 || !lines[1].matches("Try 'zoolander \\w+ --help'.*")) {
+    if (exit != 2 || lines.length != 2 || !lines[1].matches("Try 'zoolander [\\w -]+ --help'.*")) {
       throw new AssertionError("expected a usage error (exit 2, two lines), got " + this);
     }
     return lines[0];

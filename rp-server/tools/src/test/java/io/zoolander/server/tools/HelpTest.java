@@ -22,7 +22,7 @@ import picocli.CommandLine;
  */
 class HelpTest {
   private static final String[] COMMANDS = {
-    "demo", "bench", "predict", "plan", "server", "repeater", "duplicates"
+    "demo", "bench", "predict", "plan", "server", "repeater", "duplicates", "partitions"
   };
   // An option's own line: "  -h, --help" or six spaces then "--name" (descriptions wrap deeper).
   private static final Pattern OPTION_LINE = Pattern.compile("(?m)^(?:  -\\w, |      )(--[\\w-]+)");
