@@ -37,6 +37,14 @@ public interface RepeaterMXBean {
   List<String> getTransfers();
 
   /**
+   * Writes per second to each top-level name (the first component of an application path) over the
+   * last 10 seconds, highest first, one line each: {@code /users 1250.4/s}; empty when no write
+   * came for 10 seconds. What a partition's writes are made of: the names to move to another
+   * partition when they outgrow it (docs/operations.md, "Moving a name to another partition").
+   */
+  List<String> getNameWriteRates();
+
+  /**
    * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses
    * reads (clients ask another duplicate) until {@link #unfence} or {@link #rejoin}. Fencing a
    * fenced duplicate does nothing.

@@ -319,6 +319,15 @@ public final class Repeater implements AutoCloseable {
     return core.transfers();
   }
 
+  /**
+   * Writes per second to each top-level name over the last 10 seconds, highest first: what this
+   * partition's writes are made of, the names to move to another partition when they outgrow it.
+   * One write in 8 is counted, scaled back; empty when no write came for 10 seconds.
+   */
+  public Map<String, Double> nameWriteRates() {
+    return core.nameWriteRates();
+  }
+
   /** A snapshot of every duplicate, in configuration order. */
   public List<DuplicateView> duplicates() {
     return core.duplicates();

@@ -115,6 +115,8 @@ class JmxConsoleTest {
                             (Long) row.get("appliedSeq") == lastSeq && (Long) row.get("lag") == 0),
             () -> Arrays.toString(rows(jmx)));
         assertThat((Integer) jmx.getAttribute(r, "LogSize")).isZero(); // trimmed at the lowest ACK
+        // Rates come once a 10-second window completed: none yet, but the attribute is there.
+        assertThat(jmx.getAttribute(r, "NameWriteRates")).isInstanceOf(String[].class);
         CompositeData[] rows = rows(jmx);
         assertThat(Arrays.stream(rows).map(row -> row.get("id"))).containsExactly(1, 2);
         for (CompositeData row : rows) {

@@ -15,6 +15,7 @@ import io.zoolander.wire.PluginEndpoint;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -199,6 +200,18 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
     return "rejoin of duplicate "
         + duplicateId
         + " started; its row in Duplicates shows its progress";
+  }
+
+  @Override
+  public List<String> getNameWriteRates() {
+    List<String> rows = new ArrayList<>();
+    core.nameWriteRates()
+        .forEach(
+            (name, rate) ->
+                rows.add(
+                    (name.equals(NameWriteRates.OTHER_NAMES) ? name : "/" + name)
+                        + String.format(Locale.ROOT, " %.1f/s", rate)));
+    return rows;
   }
 
   @Override

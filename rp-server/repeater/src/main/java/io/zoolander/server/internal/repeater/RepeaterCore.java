@@ -89,6 +89,11 @@ public final class RepeaterCore implements AutoCloseable {
   private final Notifier notifier;
   private final ClientFlow clients;
   private final Sequencer sequencer;
+
+  /** Over how long {@link #nameWriteRates()} counts. */
+  static final long NAME_RATES_WINDOW_MILLIS = 10_000;
+
+  private final NameWriteRates nameWriteRates;
   private final Transfers transfers;
   private final SlaWhatIf whatIf = new SlaWhatIf();
   private final LivePrediction livePrediction;
@@ -156,7 +161,13 @@ public final class RepeaterCore implements AutoCloseable {
     this.runtime = new NettyRuntime(security, meters);
     this.clients = new ClientFlow(runtime, config.logCapacityMessages());
     this.links = new DuplicateLinks(this.sources, meters, runtime, security, notifier, clients);
-    this.sequencer = new Sequencer(config, runtime, links.all(), batching, clients);
+    this.nameWriteRates =
+        new NameWriteRates(
+            meters.ticker(),
+            NAME_RATES_WINDOW_MILLIS,
+            NameWriteRates.SAMPLE_EVERY,
+            System.nanoTime());
+    this.sequencer = new Sequencer(config, runtime, links.all(), batching, clients, nameWriteRates);
     this.transfers =
         new Transfers(
             runtime, links.all(), sequencer, notifier, config.autoRejoin(), this::rejoined);
@@ -729,6 +740,11 @@ public final class RepeaterCore implements AutoCloseable {
   /** The seq the next write gets, or -1 before start. */
   public long nextSeq() {
     return sequencer.nextSeq();
+  }
+
+  /** {@link NameWriteRates#rates()}: writes per second to each top-level name, highest first. */
+  public Map<String, Double> nameWriteRates() {
+    return nameWriteRates.rates();
   }
 
   public boolean isDeposed() {

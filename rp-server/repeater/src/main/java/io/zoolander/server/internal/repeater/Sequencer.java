@@ -62,6 +62,7 @@ final class Sequencer {
   private final List<DuplicateLink> links;
   private final BatchingController batching;
   private final ClientFlow clients;
+  private final NameWriteRates nameWriteRates;
   private final FrameRun run = new FrameRun();
   private final Runnable flushTask = this::flushDirty;
 
@@ -97,8 +98,10 @@ final class Sequencer {
       NettyRuntime runtime,
       List<DuplicateLink> links,
       BatchingController batching,
-      ClientFlow clients) {
+      ClientFlow clients,
+      NameWriteRates nameWriteRates) {
     this.config = config;
+    this.nameWriteRates = nameWriteRates;
     this.runtime = runtime;
     this.links = links;
     this.batching = batching;
@@ -333,6 +336,7 @@ final class Sequencer {
     switch (append(write)) {
       case SEQUENCED -> {
         routes.sequenced(route);
+        nameWriteRates.sequenced(write);
         clients.sequenced(from, log.lastSeq() - highestAckedLive);
       }
       case SHUTTING_DOWN ->
