@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
@@ -321,6 +322,45 @@ class NameMoveIT {
     }
     assertThat(await(reader.getChildren("/carts"))).containsExactly("1", "2", "3");
     assertThat(reader.partitionOf("/carts")).isZero();
+  }
+
+  /**
+   * The target partition loses its repeater: the move fails at the target's freeze, and the mover
+   * undoes the source's freeze, so the name is written at the source again at once. With a new
+   * repeater at the target, the same move goes through.
+   */
+  @Test
+  @Order(8)
+  void aMoveThatFailsAtTheTargetLeavesTheSourceWritable() throws Exception {
+    await(writer.create("/lamps", bytes("l")));
+    EmbeddedCluster to = deployment.partition(1);
+    int port = to.repeater().boundAddress().getPort();
+    try (PartitionedClient impatient =
+        deployment.newClient(
+            STATIC, (partition, builder) -> builder.requestTimeout(Duration.ofSeconds(3)))) {
+      to.killRepeater();
+      assertThatThrownBy(() -> await(impatient.moveName("lamps", 1)))
+          .cause()
+          .isInstanceOf(ZoolanderException.class);
+      assertThat(frozen(writer, 0, "lamps")).as("the source's freeze is undone").isFalse();
+      assertThat(await(writer.create("/lamps/1", bytes("one"))).succeeded()).isTrue();
+
+      to.startRepeater(b -> b.clientListen("127.0.0.1", port));
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (true) { // the clients find the new repeater
+        try {
+          await(impatient.moveName("lamps", 1));
+          break;
+        } catch (ExecutionException e) {
+          if (System.nanoTime() > deadline) {
+            throw e;
+          }
+          Await.await(WAIT, "partition 1 unfrozen again", () -> !frozen(writer, 1, "lamps"));
+        }
+      }
+    }
+    assertThat(await(writer.getChildren("/lamps"))).containsExactly("1");
+    assertThat(writer.partitionOf("/lamps")).isOne();
   }
 
   /** Whether {@code partition}'s route record says {@code name} is frozen. */
