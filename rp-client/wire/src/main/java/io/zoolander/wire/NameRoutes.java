@@ -50,6 +50,13 @@ public record NameRoutes(Map<String, Route> routes) {
   public sealed interface Route permits Frozen, Moved {
     /** The client moving the name: the one client whose writes to it are still applied here. */
     long moverClientId();
+
+    /**
+     * The route of {@code name} in words, for errors and operators: {@code /users moved to
+     * partition 1 (complete at its seq 40)}, {@code /users frozen by client 7, moving from
+     * partition 0 to 1}.
+     */
+    String describe(String name);
   }
 
   /**
@@ -70,6 +77,18 @@ public record NameRoutes(Map<String, Route> routes) {
         throw new IllegalArgumentException(
             "from and to must be two partitions (>= 0), were " + from + " and " + to);
       }
+    }
+
+    @Override
+    public String describe(String name) {
+      return "/"
+          + name
+          + " frozen by client "
+          + moverClientId
+          + ", moving from partition "
+          + from
+          + " to "
+          + to;
     }
   }
 
@@ -92,6 +111,11 @@ public record NameRoutes(Map<String, Route> routes) {
       if (moverClientId < 0) {
         throw new IllegalArgumentException("moverClientId must be >= 0, was " + moverClientId);
       }
+    }
+
+    @Override
+    public String describe(String name) {
+      return "/" + name + " moved to partition " + partition + " (complete at its seq " + seq + ")";
     }
   }
 

@@ -1,10 +1,10 @@
 package io.zoolander.server.tools;
 
-import io.zoolander.client.NodeData;
 import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
+import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.cli.CliException;
 import io.zoolander.wire.NameRoutes;
 import java.io.PrintWriter;
@@ -15,11 +15,13 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.ScopeType;
@@ -226,48 +228,44 @@ public final class PartitionsCommand implements Runnable {
               .routes()
               .forEach(
                   (name, route) ->
-                      out.println("partition " + partition + ": " + describe(name, route)));
+                      out.println("partition " + partition + ": " + route.describe(name)));
         }
       }
       out.flush();
       return 0;
     }
-
-    private static String describe(String name, NameRoutes.Route route) {
-      if (route instanceof NameRoutes.Moved m) {
-        return "/"
-            + name
-            + " moved to partition "
-            + m.partition()
-            + " (complete at its seq "
-            + m.seq()
-            + ")";
-      }
-      NameRoutes.Frozen f = (NameRoutes.Frozen) route;
-      return "/"
-          + name
-          + " frozen by client "
-          + f.moverClientId()
-          + ", moving from partition "
-          + f.from()
-          + " to "
-          + f.to();
-    }
   }
 
+  /** A partition's route record; {@link NameRoutes#NONE} where there is none. */
   private NameRoutes routes(PartitionedClient client, int partition) {
-    try {
-      NodeData record =
-          await(
-              client.partition(partition).getData(NameRoutes.PATH),
-              "partition " + partition + "'s route record");
-      return NameRoutes.decode(record.data());
-    } catch (CliException e) {
-      if (e.getMessage().contains(KeeperException.Code.NONODE.name())) {
-        return NameRoutes.NONE;
-      }
-      throw e;
-    }
+    return await(
+        client
+            .partition(partition)
+            .getData(NameRoutes.PATH)
+            .handle(
+                (record, failure) -> {
+                  if (failure == null) {
+                    return NameRoutes.decode(record.data());
+                  }
+                  Throwable cause =
+                      failure instanceof CompletionException ? failure.getCause() : failure;
+                  if (cause instanceof ZoolanderException z
+                      && z.code() == KeeperException.Code.NONODE) {
+                    return NameRoutes.NONE;
+                  }
+                  throw new CompletionException(cause);
+                }),
+        "partition " + partition + "'s route record");
+  }
+
+  /** The {@code --name} of {@code move} and {@code recover}. */
+  static final class NameOption {
+    @Option(
+        names = "--name",
+        required = true,
+        paramLabel = "NAME",
+        description = "The top-level name.")
+    String name;
   }
 
   /** {@code zoolander partitions move}. */
@@ -281,12 +279,7 @@ public final class PartitionsCommand implements Runnable {
     @ParentCommand PartitionsCommand parent;
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(
-        names = "--name",
-        required = true,
-        paramLabel = "NAME",
-        description = "The top-level name.")
-    String name;
+    @Mixin NameOption target;
 
     @Option(
         names = "--from",
@@ -310,10 +303,11 @@ public final class PartitionsCommand implements Runnable {
       if (to < 0 || to >= partitions) {
         throw CliException.usage("--to " + to + " is not one of the " + partitions + " partitions");
       }
-      try (PartitionedClient client = parent.connect(name, from)) {
-        parent.await(client.moveName(name, to), "the move of /" + name);
+      try (PartitionedClient client = parent.connect(target.name, from)) {
+        parent.await(client.moveName(target.name, to), "the move of /" + target.name);
         PrintWriter out = spec.commandLine().getOut();
-        out.println("/" + name + " lives in partition " + client.partitionOf("/" + name));
+        out.println(
+            "/" + target.name + " lives in partition " + client.partitionOf("/" + target.name));
         out.flush();
       }
       return 0;
@@ -331,22 +325,18 @@ public final class PartitionsCommand implements Runnable {
     @ParentCommand PartitionsCommand parent;
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-    @Option(
-        names = "--name",
-        required = true,
-        paramLabel = "NAME",
-        description = "The top-level name.")
-    String name;
+    @Mixin NameOption target;
 
     @Override
     public Integer call() {
       try (PartitionedClient client = parent.connect(null, 0)) {
-        int lives = parent.await(client.recoverMove(name), "the recovery of /" + name);
+        int lives =
+            parent.await(client.recoverMove(target.name), "the recovery of /" + target.name);
         PrintWriter out = spec.commandLine().getOut();
         out.println(
             lives < 0
-                ? "no move of /" + name + " was left unfinished"
-                : "/" + name + " lives in partition " + lives);
+                ? "no move of /" + target.name + " was left unfinished"
+                : "/" + target.name + " lives in partition " + lives);
         out.flush();
       }
       return 0;

@@ -42,16 +42,7 @@ final class MovedNames {
     String name = NameRoutes.topLevelName(read.path());
     NameRoutes.Route route = name == null ? null : routes.route(name).orElse(null);
     if (route instanceof NameRoutes.Moved moved && moved.moverClientId() != read.clientId()) {
-      return Message.Error.forRequest(
-          ErrorCode.NAME_MOVED,
-          read.requestId(),
-          "/"
-              + name
-              + " has moved to partition "
-              + moved.partition()
-              + " (its seq "
-              + moved.seq()
-              + ")");
+      return Message.Error.forRequest(ErrorCode.NAME_MOVED, read.requestId(), moved.describe(name));
     }
     return null;
   }

@@ -92,30 +92,16 @@ final class RouteGuard {
 
   private Message.Error refusal(Message.Write write, ErrorCode code, String name) {
     NameRoutes.Route route = current.routes().route(name).orElseThrow();
-    if (code == ErrorCode.NAME_MOVED) {
-      NameRoutes.Moved moved = (NameRoutes.Moved) route;
-      return Message.Error.forRequest(
-          code,
-          write.requestId(),
-          "/"
-              + name
-              + " has moved to partition "
-              + moved.partition()
-              + " (its seq "
-              + moved.seq()
-              + "); this partition's "
-              + NameRoutes.PATH
-              + " says so");
-    }
-    return new Message.Error(
-        code,
-        write.requestId(),
-        FROZEN_RETRY_AFTER_MILLIS,
-        "/"
-            + name
-            + " is being moved to another partition by client "
-            + route.moverClientId()
-            + "; retry once the move is done");
+    return code == ErrorCode.NAME_MOVED
+        ? Message.Error.forRequest(
+            code,
+            write.requestId(),
+            route.describe(name) + "; this partition's " + NameRoutes.PATH + " says so")
+        : new Message.Error(
+            code,
+            write.requestId(),
+            FROZEN_RETRY_AFTER_MILLIS,
+            route.describe(name) + ": retry once the move is done");
   }
 
   private Check changeOf(Message.Write write) {
