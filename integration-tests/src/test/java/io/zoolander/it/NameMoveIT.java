@@ -129,6 +129,8 @@ class NameMoveIT {
     assertThat(writer.movedNames()).containsEntry("users", 1);
     EmbeddedCluster to = deployment.partition(1);
     EmbeddedCluster from = deployment.partition(0);
+    to.awaitConverged(WAIT); // every duplicate has applied every write, not only the first
+    from.awaitConverged(WAIT);
     for (int id : to.duplicateIds()) {
       try (ZooKeeper zk = ZooKeepers.connect(to.duplicate(id).connectString())) {
         List<String> children = zk.getChildren(to.znodes().toZnode("/users"), false);
@@ -251,6 +253,8 @@ class NameMoveIT {
       changeRoutes(stopped, 0, r -> r.with("carts", new NameRoutes.Frozen(a, 0, 1)));
       changeRoutes(stopped, 1, r -> r.with("carts", new NameRoutes.Frozen(b, 0, 1)));
       await(stopped.partition(1).create("/carts", bytes("c"))); // the copy, cut short
+      // Not the copy's: a node the source never held. Recovery must not delete it.
+      await(stopped.partition(1).create("/carts/stray", bytes("s")));
     }
     try (PartitionedClient impatient =
         deployment.newClient(
@@ -268,15 +272,20 @@ class NameMoveIT {
     assertThat(await(writer.create("/carts/2", bytes("two"))).succeeded()).isTrue();
     assertThat(await(writer.getChildren("/carts"))).containsExactly("1", "2");
     EmbeddedCluster to = deployment.partition(1);
+    to.awaitConverged(WAIT);
     for (int id : to.duplicateIds()) {
       try (ZooKeeper zk = ZooKeepers.connect(to.duplicate(id).connectString())) {
-        assertThat(zk.exists(to.znodes().toZnode("/carts"), false))
-            .as("partition 1, duplicate %d: the partial copy is deleted", id)
-            .isNull();
+        assertThat(zk.getChildren(to.znodes().toZnode("/carts"), false))
+            .as("partition 1, duplicate %d: the partial copy is deleted, the stray node kept", id)
+            .containsExactly("stray");
       }
     }
     assertMoved(writer.partition(1).getData("/carts"));
     assertThat(await(mover.recoverMove("carts"))).as("nothing left to recover").isEqualTo(-1);
+    // The recovering client is the one whose writes partition 1 still takes for the name.
+    assertMoved(writer.partition(1).delete("/carts/stray", -1));
+    assertThat(await(mover.partition(1).delete("/carts/stray", -1)).succeeded()).isTrue();
+    assertThat(await(mover.partition(1).delete("/carts", -1)).succeeded()).isTrue();
   }
 
   /**
@@ -342,7 +351,8 @@ class NameMoveIT {
       assertThatThrownBy(() -> await(impatient.moveName("lamps", 1)))
           .cause()
           .isInstanceOf(ZoolanderException.class);
-      assertThat(frozen(writer, 0, "lamps")).as("the source's freeze is undone").isFalse();
+      // Asked of the mover's client, which reads its own writes: the undo included.
+      assertThat(frozen(impatient, 0, "lamps")).as("the source's freeze is undone").isFalse();
       assertThat(await(writer.create("/lamps/1", bytes("one"))).succeeded()).isTrue();
 
       to.startRepeater(b -> b.clientListen("127.0.0.1", port));

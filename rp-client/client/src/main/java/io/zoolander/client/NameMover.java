@@ -8,8 +8,10 @@ import io.zoolander.wire.NameRoutes.Route;
 import io.zoolander.wire.Op;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -34,7 +36,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Read the subtree at A</b>. A's client reads its own writes, the freeze included, so it
  *       reads every write sequenced before the freeze.
  *   <li><b>Copy it to B</b> in writes of at most {@link #MAX_OPS_PER_WRITE} creates, parents first;
- *       refused if B holds the name already.
+ *       refused if B holds the name already, unless B's record says it moved away from B: then what
+ *       B holds is a copy an earlier mover left (it stopped before deleting it), unreachable since,
+ *       and it is deleted first.
  *   <li><b>Mark it moved at A</b>, with B's seq {@code t} of the last copy write: from then on A
  *       refuses every read and write of it (NAME_MOVED), and a client sent on to B waits until B's
  *       duplicates have applied {@code t}, so it reads the whole copy.
@@ -84,7 +88,10 @@ final class NameMover {
     this.to = to;
   }
 
-  /** Runs the move on a thread of its own. */
+  /**
+   * Runs the move on a thread of its own. A name that has moved away from the source (this client
+   * had not learned of it) is moved from where it lives.
+   */
   CompletableFuture<Void> start() {
     return onOwnThread(name, from == to ? this::stayOrFollow : () -> move(0));
   }
@@ -96,7 +103,7 @@ final class NameMover {
   private void stayOrFollow() {
     if (versioned(from).routes().route(name).orElse(null) instanceof Moved m) {
       movedNames.put(name, m.partition());
-      if (m.partition() < partitions.size()) {
+      if (m.partition() != to && m.partition() < partitions.size()) {
         new NameMover(partitions, movedNames, name, m.partition(), to).move(1);
       }
     }
@@ -107,8 +114,9 @@ final class NameMover {
    * the first freeze and the last unfreeze), on a thread of its own: this client takes each freeze
    * over. If the source has marked the name moved, the copy is complete: the target's freeze ends
    * and the name lives there (the source's copy stays, unreachable: only the dead mover could
-   * delete it; a move back removes it). Otherwise the copy is deleted from the target, which then
-   * sends the name's clients back to the source, and the source's freeze ends.
+   * delete it; a move back removes it). Otherwise the copy is deleted from the target (the nodes
+   * under the name whose paths the source holds too: nothing else), which then sends the name's
+   * clients back to the source, and the source's freeze ends.
    *
    * @return completes with the partition the name lives in, or -1 if no move of it was unfinished
    */
@@ -163,7 +171,35 @@ final class NameMover {
     }
     LOG.info("undoing the move of {} from partition {} to {}", root, from, to);
     if (takeOver(to, b)) {
-      deleteAll(b, reversed(readSubtree(b, root)));
+      // The copy holds only paths the source holds (it is frozen, or its freeze was just ended):
+      // anything else under the name at the target is not the copy's, and is not deleted.
+      Set<String> atSource = new HashSet<>();
+      readSubtree(a, root).forEach(node -> atSource.add(node.path()));
+      List<Node> copy = new ArrayList<>(readSubtree(b, root));
+      List<String> kept = new ArrayList<>();
+      copy.forEach(
+          node -> {
+            if (!atSource.contains(node.path())) {
+              kept.add(node.path());
+            }
+          });
+      // Neither what the source does not hold, nor the ancestors it needs.
+      copy.removeIf(
+          node ->
+              !atSource.contains(node.path())
+                  || kept.stream().anyMatch(k -> k.startsWith(node.path() + "/")));
+      if (!kept.isEmpty()) {
+        LOG.warn(
+            "partition {} holds {} nodes under {} that partition {} does not: kept (unreachable"
+                + " once the name is routed back to {}), e.g. {}",
+            to,
+            kept.size(),
+            root,
+            from,
+            from,
+            kept.get(0));
+      }
+      deleteAll(b, reversed(copy));
       long seqAtA = a.lastSeenSeq();
       change(to, r -> r.with(name, new Moved(from, seqAtA, b.clientId())));
     }
