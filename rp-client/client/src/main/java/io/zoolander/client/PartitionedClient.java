@@ -154,7 +154,14 @@ public final class PartitionedClient implements AutoCloseable {
           new ZoolanderException(
               KeeperException.Code.BADARGUMENTS, "this client is moving /" + name + " already"));
     }
-    CompletableFuture<T> done = move.get();
+    CompletableFuture<T> done;
+    try {
+      done = move.get();
+    } catch (RuntimeException | Error e) { // no thread for it, say: nothing was moved
+      moving.remove(name, ended);
+      ended.complete(null);
+      throw e;
+    }
     done.whenComplete(
         (result, failure) -> {
           moving.remove(name, ended);
