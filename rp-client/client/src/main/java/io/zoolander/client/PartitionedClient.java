@@ -157,10 +157,10 @@ public final class PartitionedClient implements AutoCloseable {
     CompletableFuture<T> done;
     try {
       done = move.get();
-    } catch (RuntimeException | Error e) { // no thread for it, say: nothing was moved
+    } catch (RuntimeException e) { // no thread for it, say: nothing was moved
       moving.remove(name, ended);
       ended.complete(null);
-      throw e;
+      return CompletableFuture.failedFuture(e);
     }
     done.whenComplete(
         (result, failure) -> {
