@@ -5,6 +5,7 @@ import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.NameRoutes.Frozen;
 import io.zoolander.wire.NameRoutes.Moved;
 import io.zoolander.wire.NameRoutes.Route;
+import io.zoolander.wire.NameRoutes.Versioned;
 import io.zoolander.wire.Op;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -417,19 +418,35 @@ final class NameMover {
     return r;
   }
 
-  /** A partition's route record and its version (-1: none). */
-  private record Versioned(NameRoutes routes, int version) {}
+  /**
+   * {@code client}'s partition's route record with its version; {@link NameRoutes.Versioned#ABSENT}
+   * where there is none.
+   */
+  static CompletableFuture<Versioned> readRoutes(ZoolanderClient client) {
+    return client
+        .getData(NameRoutes.PATH)
+        .handle(
+            (record, failure) -> {
+              if (failure == null) {
+                return new Versioned(NameRoutes.decode(record.data()), record.version());
+              }
+              if (cause(failure) instanceof ZoolanderException z
+                  && z.code() == KeeperException.Code.NONODE) {
+                return Versioned.ABSENT;
+              }
+              throw new CompletionException(cause(failure));
+            });
+  }
+
+  /** The failure itself, out of the {@link CompletionException} a dependent stage wraps it in. */
+  static Throwable cause(Throwable failure) {
+    return failure instanceof CompletionException c && c.getCause() != null
+        ? c.getCause()
+        : failure;
+  }
 
   private Versioned versioned(int partition) {
-    try {
-      NodeData data = join(partitions.get(partition).getData(NameRoutes.PATH));
-      return new Versioned(NameRoutes.decode(data.data()), data.version());
-    } catch (ZoolanderException e) {
-      if (e.code() == KeeperException.Code.NONODE) {
-        return new Versioned(NameRoutes.NONE, -1);
-      }
-      throw e;
-    }
+    return join(readRoutes(partitions.get(partition)));
   }
 
   /**
@@ -455,9 +472,10 @@ final class NameMover {
             "route change");
         return;
       } catch (ZoolanderException e) {
+        // Refused because another change won (the record's version moved on): read it again.
         if (attempt >= CHANGE_ATTEMPTS
             || e.errorCode().orElse(null) != ErrorCode.INVALID_OP
-            || !e.getMessage().contains("read it again")) {
+            || versioned(partition).version() == current.version()) {
           throw e;
         }
       }
@@ -468,8 +486,7 @@ final class NameMover {
 
   /** Whether {@code failure} is a refusal as moved of a request applied nowhere. */
   static boolean refusedAsMoved(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-    return cause instanceof ZoolanderException z
+    return cause(failure) instanceof ZoolanderException z
         && z.errorCode().orElse(null) == ErrorCode.NAME_MOVED
         && z.code() == KeeperException.Code.BADARGUMENTS;
   }
@@ -493,24 +510,8 @@ final class NameMover {
       int partition,
       List<String> paths,
       int attempt) {
-    return partitions
-        .get(partition)
-        .getData(NameRoutes.PATH)
-        .handle(
-            (data, failure) -> {
-              if (failure != null) {
-                Throwable cause =
-                    failure instanceof CompletionException ? failure.getCause() : failure;
-                if (cause instanceof ZoolanderException z
-                    && z.code() == KeeperException.Code.NONODE) {
-                  return NameRoutes.NONE;
-                }
-                throw failure instanceof CompletionException c
-                    ? c
-                    : new CompletionException(failure);
-              }
-              return NameRoutes.decode(data.data());
-            })
+    return readRoutes(partitions.get(partition))
+        .thenApply(Versioned::routes)
         .thenCompose(
             routes -> {
               List<CompletableFuture<Void>> copies = new ArrayList<>();

@@ -107,6 +107,16 @@ public final class PartitionedClient implements AutoCloseable {
   }
 
   /**
+   * Partition {@code partition}'s route record: the names it is moving away or has moved away
+   * ({@link NameRoutes#NONE} if none ever was).
+   *
+   * @throws IndexOutOfBoundsException if there is no such partition
+   */
+  public CompletableFuture<NameRoutes> routes(int partition) {
+    return NameMover.readRoutes(partitions.get(partition)).thenApply(NameRoutes.Versioned::routes);
+  }
+
+  /**
    * Moves every path under the top-level name {@code name} to partition {@code toPartition},
    * online: the other clients' writes to it wait (they are refused with {@link
    * ErrorCode#NAME_FROZEN} and sent again) while the subtree is copied, and once the copy is

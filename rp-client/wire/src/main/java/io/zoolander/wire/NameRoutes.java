@@ -44,6 +44,24 @@ public record NameRoutes(Map<String, Route> routes) {
   /** No name routed away: what a partition without {@link #PATH} has. */
   public static final NameRoutes NONE = new NameRoutes(Map.of());
 
+  /**
+   * A route record with its znode's data version, as a duplicate holds it: what a change of it is
+   * made against.
+   *
+   * @param version the data version, -1 while the record does not exist
+   */
+  public record Versioned(NameRoutes routes, int version) {
+    /** No record: every name is served here. */
+    public static final Versioned ABSENT = new Versioned(NONE, -1);
+
+    public Versioned {
+      Objects.requireNonNull(routes, "routes must not be null");
+      if (version < -1) {
+        throw new IllegalArgumentException("version must be >= -1, was " + version);
+      }
+    }
+  }
+
   private static final String HEADER = "zoolander-routes 1";
 
   /** Where a name stands in this partition, when it is not simply served here. */

@@ -4,7 +4,6 @@ import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
-import io.zoolander.client.ZoolanderException;
 import io.zoolander.server.cli.CliException;
 import io.zoolander.wire.NameRoutes;
 import java.io.PrintWriter;
@@ -15,11 +14,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.apache.zookeeper.KeeperException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -219,7 +216,7 @@ public final class PartitionsCommand implements Runnable {
       PrintWriter out = spec.commandLine().getOut();
       try (PartitionedClient client = parent.connect(null, 0)) {
         for (int p = 0; p < client.partitioning().partitions(); p++) {
-          NameRoutes routes = parent.routes(client, p);
+          NameRoutes routes = parent.await(client.routes(p), "partition " + p + "'s route record");
           if (routes.routes().isEmpty()) {
             out.println("partition " + p + ": every name is served here");
           }
@@ -234,28 +231,6 @@ public final class PartitionsCommand implements Runnable {
       out.flush();
       return 0;
     }
-  }
-
-  /** A partition's route record; {@link NameRoutes#NONE} where there is none. */
-  private NameRoutes routes(PartitionedClient client, int partition) {
-    return await(
-        client
-            .partition(partition)
-            .getData(NameRoutes.PATH)
-            .handle(
-                (record, failure) -> {
-                  if (failure == null) {
-                    return NameRoutes.decode(record.data());
-                  }
-                  Throwable cause =
-                      failure instanceof CompletionException ? failure.getCause() : failure;
-                  if (cause instanceof ZoolanderException z
-                      && z.code() == KeeperException.Code.NONODE) {
-                    return NameRoutes.NONE;
-                  }
-                  throw new CompletionException(cause);
-                }),
-        "partition " + partition + "'s route record");
   }
 
   /** The {@code --name} of {@code move} and {@code recover}. */

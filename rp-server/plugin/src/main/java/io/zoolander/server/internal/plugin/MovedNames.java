@@ -67,9 +67,6 @@ final class MovedNames {
   }
 
   private NameRoutes routes(byte[] record) {
-    if (record == null) {
-      return NameRoutes.NONE;
-    }
     Decoded d = last;
     if (d.bytes() != record) {
       d = new Decoded(record, NameRoutes.decode(record));

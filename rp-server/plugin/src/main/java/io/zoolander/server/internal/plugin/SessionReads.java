@@ -121,6 +121,7 @@ final class SessionReads {
       Channel channel, Message.Read read, long asOf, DataRead done, int recordRc, byte[] record) {
     Code code = Code.get(done.rc);
     Code recordCode = Code.get(recordRc);
+    byte[] routes = recordCode == Code.OK ? record : null;
     byte[] data = done.data;
     Stat stat = done.stat;
     List<String> children = done.children;
@@ -128,7 +129,7 @@ final class SessionReads {
     try {
       Message.Error refused =
           recordCode == Code.OK || recordCode == Code.NONODE
-              ? movedNames.refusal(read, recordCode == Code.OK ? record : null)
+              ? movedNames.refusal(read, routes)
               : Message.Error.forRequest(
                   ErrorCode.INTERNAL,
                   read.requestId(),
@@ -139,10 +140,7 @@ final class SessionReads {
         List<String> sorted =
             children == null
                 ? List.of()
-                : movedNames.visibleChildren(
-                    read,
-                    children.stream().sorted().toList(),
-                    recordCode == Code.OK ? record : null);
+                : movedNames.visibleChildren(read, children.stream().sorted().toList(), routes);
         answer =
             new Message.ReadReply(
                 read.clientId(),

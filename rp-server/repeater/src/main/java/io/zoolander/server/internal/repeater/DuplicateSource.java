@@ -111,16 +111,12 @@ public interface DuplicateSource extends AutoCloseable {
    * What a repeater learns at a duplicate where it claimed its epoch.
    *
    * @param routes the partition's route record ({@link NameRoutes#PATH}) as of the claimed state
-   * @param routesVersion its znode's data version, -1 if it does not exist
    */
   record Claim(
-      BookkeepingState state,
-      Optional<PluginEndpoint> endpoint,
-      NameRoutes routes,
-      int routesVersion) {
+      BookkeepingState state, Optional<PluginEndpoint> endpoint, NameRoutes.Versioned routes) {
     /** A claim at a duplicate without a route record. */
     public Claim(BookkeepingState state, Optional<PluginEndpoint> endpoint) {
-      this(state, endpoint, NameRoutes.NONE, -1);
+      this(state, endpoint, NameRoutes.Versioned.ABSENT);
     }
   }
 

@@ -16,6 +16,7 @@ import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.Credential;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.Ticker;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -72,6 +73,9 @@ import org.slf4j.LoggerFactory;
  * per client).
  */
 public final class RepeaterCore implements AutoCloseable {
+  /** Over how long {@link #nameWriteRates()} counts. */
+  static final long NAME_RATES_WINDOW_MILLIS = 10_000;
+
   private static final Logger LOG = LoggerFactory.getLogger(RepeaterCore.class);
 
   private final CoreConfig config;
@@ -89,9 +93,6 @@ public final class RepeaterCore implements AutoCloseable {
   private final Notifier notifier;
   private final ClientFlow clients;
   private final Sequencer sequencer;
-
-  /** Over how long {@link #nameWriteRates()} counts. */
-  static final long NAME_RATES_WINDOW_MILLIS = 10_000;
 
   private final NameWriteRates nameWriteRates;
   private final Transfers transfers;
@@ -297,7 +298,7 @@ public final class RepeaterCore implements AutoCloseable {
     Map<Integer, Long> applied = new LinkedHashMap<>();
     long maxApplied = 0;
     // The route record of a most advanced duplicate: as of maxApplied, after every write recovered.
-    RouteGuard.Versioned routes = RouteGuard.Versioned.ABSENT;
+    NameRoutes.Versioned routes = NameRoutes.Versioned.ABSENT;
     for (Map.Entry<Integer, DuplicateSource.Claim> claimOf : claimed.claims().entrySet()) {
       DuplicateSource.Claim c = claimOf.getValue();
       long appliedSeq = c.state().appliedSeq();
@@ -306,7 +307,7 @@ public final class RepeaterCore implements AutoCloseable {
       applied.put(link.id(), appliedSeq);
       if (appliedSeq >= maxApplied) {
         maxApplied = appliedSeq;
-        routes = new RouteGuard.Versioned(c.routes(), c.routesVersion());
+        routes = c.routes();
       }
     }
     for (Map.Entry<Integer, String> left : claimed.leftOut().entrySet()) {

@@ -3,6 +3,7 @@ package io.zoolander.server.internal.repeater;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.NameRoutes;
+import io.zoolander.wire.NameRoutes.Versioned;
 import io.zoolander.wire.Op;
 import java.util.Objects;
 import org.apache.zookeeper.CreateMode;
@@ -26,23 +27,6 @@ final class RouteGuard {
 
   /** How long a client waits before sending a write to a frozen name again. */
   static final long FROZEN_RETRY_AFTER_MILLIS = 20;
-
-  /**
-   * The record and its znode version as a duplicate holds it.
-   *
-   * @param version the znode's data version, -1 while the record does not exist
-   */
-  record Versioned(NameRoutes routes, int version) {
-    /** No record: every name is served here. */
-    static final Versioned ABSENT = new Versioned(NameRoutes.NONE, -1);
-
-    Versioned {
-      Objects.requireNonNull(routes, "routes");
-      if (version < -1) {
-        throw new IllegalArgumentException("version must be >= -1, was " + version);
-      }
-    }
-  }
 
   /**
    * What to do with one WRITE: refuse it with {@code refusal}, or sequence it and then, if {@code

@@ -8,6 +8,7 @@ import io.zoolander.server.internal.zk.RequestSize;
 import io.zoolander.server.repeater.RepeaterSettings;
 import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Message;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.internal.WriteChecks;
 import io.zoolander.wire.internal.WriteTrace;
 import java.util.ArrayList;
@@ -130,7 +131,7 @@ final class Sequencer {
       long maxApplied,
       List<Message.Sequenced> recovered,
       AdmissionController admission,
-      RouteGuard.Versioned routeRecord) {
+      NameRoutes.Versioned routeRecord) {
     List<ByteBuf> frames = new ArrayList<>(recovered.size());
     for (Message.Sequenced write : recovered) {
       ByteBuf frame =

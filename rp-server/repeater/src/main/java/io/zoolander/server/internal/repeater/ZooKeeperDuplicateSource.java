@@ -183,7 +183,8 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
             try {
               NameRoutes routes =
                   NameRoutes.decode(zk.getData(znodes.toZnode(NameRoutes.PATH), false, routesStat));
-              return new Claim(claimed, endpoint, routes, routesStat.getVersion());
+              return new Claim(
+                  claimed, endpoint, new NameRoutes.Versioned(routes, routesStat.getVersion()));
             } catch (KeeperException.NoNodeException e) {
               return new Claim(claimed, endpoint);
             } catch (IllegalArgumentException e) {

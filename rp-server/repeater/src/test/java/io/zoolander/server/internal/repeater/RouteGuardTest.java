@@ -18,13 +18,13 @@ class RouteGuardTest {
   private static final long OTHER = 4;
   private static final byte[] DATA = "x".getBytes(StandardCharsets.UTF_8);
 
-  private final RouteGuard guard = new RouteGuard(RouteGuard.Versioned.ABSENT);
+  private final RouteGuard guard = new RouteGuard(NameRoutes.Versioned.ABSENT);
 
   @Test
   void aMoveFreezesThenMovesTheNameForEveryoneButTheMover() {
     NameRoutes frozen = NameRoutes.NONE.with("users", new Frozen(MOVER, 0, 1));
     assertSequenced(write(MOVER, new Op.Create(NameRoutes.PATH, frozen.encode(), PERSISTENT)));
-    assertThat(guard.current()).isEqualTo(new RouteGuard.Versioned(frozen, 0));
+    assertThat(guard.current()).isEqualTo(new NameRoutes.Versioned(frozen, 0));
 
     RouteGuard.Check refused = guard.check(write(OTHER, new Op.SetData("/users/1", DATA, -1)));
     assertThat(refused.refusal().code()).isEqualTo(ErrorCode.NAME_FROZEN);
@@ -35,7 +35,7 @@ class RouteGuardTest {
 
     NameRoutes moved = NameRoutes.NONE.with("users", new Moved(1, 77, MOVER));
     assertSequenced(write(MOVER, new Op.SetData(NameRoutes.PATH, moved.encode(), 0)));
-    assertThat(guard.current()).isEqualTo(new RouteGuard.Versioned(moved, 1));
+    assertThat(guard.current()).isEqualTo(new NameRoutes.Versioned(moved, 1));
     RouteGuard.Check gone =
         guard.check(
             write(
@@ -53,7 +53,7 @@ class RouteGuardTest {
     RouteGuard.Check check =
         guard.check(write(MOVER, new Op.Create(NameRoutes.PATH, frozen.encode(), PERSISTENT)));
     assertThat(check.refusal()).isNull();
-    assertThat(guard.current()).isEqualTo(RouteGuard.Versioned.ABSENT); // e.g. shed: not applied
+    assertThat(guard.current()).isEqualTo(NameRoutes.Versioned.ABSENT); // e.g. shed: not applied
     assertThat(guard.check(write(OTHER, new Op.SetData("/users", DATA, -1))).refusal()).isNull();
   }
 
