@@ -195,6 +195,61 @@ class ClientRetryBudgetTest {
     }
   }
 
+  private static Message.Error nameMoved(Message.Write w) {
+    return new Message.Error(ErrorCode.NAME_MOVED, w.requestId(), 0, "/a moved to partition 1");
+  }
+
+  /**
+   * A write submitted while the repeater is down goes out only once it is back; refused there as
+   * moved, it was applied nowhere (BADARGUMENTS, the cue to send it to the name's new partition).
+   * An attempt that never reached a connection is not one that may have been sequenced.
+   */
+  @Test
+  void aWriteHeldWhileTheRepeaterWasDownThenRefusedAsMovedWasAppliedNowhere() throws Exception {
+    int port = repeater.port();
+    try (ZoolanderClient client = builder().build()) {
+      repeater.close();
+      Await.await(
+          Duration.ofSeconds(10),
+          "the client sees the repeater gone",
+          () -> !Objects.requireNonNull(client.connectionState(Peer.REPEATER)).isConnected());
+      CompletableFuture<WriteResult> write = client.create("/a", new byte[0]);
+      try (ScriptedPeer back = ScriptedPeer.listen(port)) {
+        back.on(Message.Write.class, (p, w) -> p.send(nameMoved(w)));
+        ZoolanderException e = failure(write);
+        assertThat(e.errorCode()).contains(ErrorCode.NAME_MOVED);
+        assertThat(e.code()).isEqualTo(KeeperException.Code.BADARGUMENTS);
+        assertThat(e.getMessage()).contains("applied nowhere");
+      }
+    }
+  }
+
+  /**
+   * An attempt sent and never answered (its connection dropped) may have been sequenced before the
+   * move; the resend refused as moved leaves the write's fate unknown: CONNECTIONLOSS, so no one
+   * sends it to the new partition as well.
+   */
+  @Test
+  void aWriteResentAfterNoAnswerThenRefusedAsMovedHasAnUnknownOutcome() throws Exception {
+    repeater.on(
+        Message.Write.class,
+        (p, w) -> {
+          if (p.received(Message.Write.class).size() == 1) {
+            p.dropConnection(); // the first attempt: no answer, as if its repeater died
+          } else {
+            p.send(nameMoved(w));
+          }
+        });
+    try (ZoolanderClient client = builder().build()) {
+      ZoolanderException e = failure(client.create("/a", new byte[0]));
+      assertThat(e.errorCode()).contains(ErrorCode.NAME_MOVED);
+      assertThat(e.code()).isEqualTo(KeeperException.Code.CONNECTIONLOSS);
+      List<Message.Write> sent = repeater.received(Message.Write.class);
+      assertThat(sent).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(sent.get(1).requestId()).isEqualTo(sent.get(0).requestId());
+    }
+  }
+
   @Test
   void readRetriesToTheOnlyDuplicateAreBoundedByTheBudget() throws Exception {
     int reads = 10;

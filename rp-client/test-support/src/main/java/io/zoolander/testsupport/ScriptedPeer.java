@@ -158,11 +158,20 @@ public final class ScriptedPeer implements AutoCloseable {
    * the one {@link #send} and {@link #post} write to.
    */
   public static ScriptedPeer listen() throws InterruptedException {
+    return listen(0);
+  }
+
+  /**
+   * Listens on {@code 127.0.0.1:port} ({@code 0}: a free port), e.g. where a closed peer listened,
+   * to play a server that restarts on its address.
+   */
+  public static ScriptedPeer listen(int port) throws InterruptedException {
     ScriptedPeer peer = new ScriptedPeer();
     peer.server =
         new ServerBootstrap()
             .group(GROUP)
             .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
@@ -172,7 +181,7 @@ public final class ScriptedPeer implements AutoCloseable {
                     peer.install(ch);
                   }
                 })
-            .bind("127.0.0.1", 0)
+            .bind("127.0.0.1", port)
             .sync()
             .channel();
     return peer;

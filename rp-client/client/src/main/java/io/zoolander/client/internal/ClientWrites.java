@@ -142,6 +142,8 @@ final class ClientWrites {
     final CompletableFuture<WriteResult> future;
     final long startNanos;
     WriteResult first;
+
+    /** Attempts handed to a repeater connection: each may have been sequenced. */
     int attempts;
 
     /** Attempts refused with OVERLOADED (not sequenced). */
@@ -243,8 +245,11 @@ final class ClientWrites {
     if (w.attempts > 0) {
       metrics.writeRetry();
     }
-    w.attempts++;
-    repeater.send(w.write); // if the repeater is down, the retry timer or the reconnect re-sends it
+    // Only an attempt handed to a connection can have been sequenced; while the repeater is down,
+    // the retry timer or the reconnection sends it.
+    if (repeater.send(w.write)) {
+      w.attempts++;
+    }
     scheduleWriteRetry(w, settings.writeRetryMs());
   }
 
