@@ -55,6 +55,15 @@ public interface PredictorMXBean {
   double predictSlaAt(int duplicates, double arrivalRatePerSec, double tauMs);
 
   /**
+   * The highest write rate at which the live duplicates are predicted to meet {@code targetSla} at
+   * {@code tauMs}: how many writes per second this partition can take. NaN without samples.
+   *
+   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} is not
+   *     positive and finite
+   */
+  double writeCapacityPerSec(double targetSla, double tauMs);
+
+  /**
    * The service-time samples (ms, oldest first) the predictor holds for one duplicate, no older
    * than {@link #getSampleMaxAgeMs()}.
    *

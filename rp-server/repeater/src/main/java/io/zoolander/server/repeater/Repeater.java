@@ -320,12 +320,35 @@ public final class Repeater implements AutoCloseable {
   }
 
   /**
-   * Writes per second to each top-level name over the last 10 seconds, highest first: what this
-   * partition's writes are made of, the names to move to another partition when they outgrow it.
-   * One write in 8 is counted, scaled back; empty when no write came for 10 seconds.
+   * Writes per second to each top-level name over the last complete window ({@link
+   * Builder#nameWriteRates}, 10 seconds by default), highest first: what this partition's writes
+   * are made of, the names to move to another partition when they outgrow it. One write in 8 is
+   * counted by default, scaled back; empty when no write came in the last window.
    */
   public Map<String, Double> nameWriteRates() {
     return core.nameWriteRates();
+  }
+
+  /**
+   * The highest write rate at which this partition's live duplicates are predicted to meet {@code
+   * targetSla} at {@code tauMs}, from their recent ACK latencies (the model's engine, to 1% of the
+   * rate): how many writes per second the partition can take, which a balancer compares with its
+   * {@link #nameWriteRates()}. Runs the engine: tens of milliseconds, not for every write.
+   *
+   * @param targetSla the fraction of writes to be first acknowledged within tau, in (0, 1)
+   * @param tauMs the bound, in milliseconds, positive
+   * @return writes per second (0 if not even an idle partition meets the target); NaN while no
+   *     write was acknowledged recently (an idle partition has no samples)
+   * @throws IllegalArgumentException if either is out of range
+   */
+  public double writeCapacityPerSec(double targetSla, double tauMs) {
+    if (!(targetSla > 0 && targetSla < 1)) {
+      throw new IllegalArgumentException("targetSla must be in (0, 1), was " + targetSla);
+    }
+    if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
+      throw new IllegalArgumentException("tauMs must be finite and > 0, was " + tauMs);
+    }
+    return core.writeCapacityPerSec(targetSla, tauMs);
   }
 
   /** A snapshot of every duplicate, in configuration order. */
@@ -407,6 +430,8 @@ public final class Repeater implements AutoCloseable {
     private long epochCheckMillis = RepeaterSettings.DEFAULT_EPOCH_CHECK_MILLIS;
     private int juteMaxBufferBytes = RepeaterSettings.DEFAULT_JUTE_MAX_BUFFER_BYTES;
     private long pluginAckTimeoutMillis = RepeaterSettings.DEFAULT_PLUGIN_ACK_TIMEOUT_MILLIS;
+    private long nameRatesWindowMillis = RepeaterSettings.DEFAULT_NAME_RATES_WINDOW_MILLIS;
+    private int nameRatesSampleEvery = RepeaterSettings.DEFAULT_NAME_RATES_SAMPLE_EVERY;
     private long missingDuplicateGraceMillis =
         RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS;
     private boolean autoRejoin = RepeaterSettings.DEFAULT_AUTO_REJOIN;
@@ -714,6 +739,25 @@ public final class Repeater implements AutoCloseable {
     }
 
     /**
+     * How {@link Repeater#nameWriteRates()} measures: over windows of {@code window} (default
+     * {@value RepeaterSettings#DEFAULT_NAME_RATES_WINDOW_MILLIS} ms), counting one write in {@code
+     * sampleEvery} at random (default {@value RepeaterSettings#DEFAULT_NAME_RATES_SAMPLE_EVERY}; 1
+     * counts every write). A shorter window follows the load sooner and is noisier; so is a sparser
+     * count at a low write rate.
+     *
+     * @throws IllegalArgumentException if the window is not positive or {@code sampleEvery < 1}
+     */
+    public Builder nameWriteRates(Duration window, int sampleEvery) {
+      this.nameRatesWindowMillis = positiveMillis(window, "nameWriteRates window");
+      if (sampleEvery < 1) {
+        throw new IllegalArgumentException(
+            "nameWriteRates sampleEvery must be >= 1, was " + sampleEvery);
+      }
+      this.nameRatesSampleEvery = sampleEvery;
+      return this;
+    }
+
+    /**
      * The duplicates' {@code jute.maxbuffer} (default {@value
      * RepeaterSettings#DEFAULT_JUTE_MAX_BUFFER_BYTES}, ZooKeeper's default): a write too large for
      * one ZooKeeper request of this size is refused with ERROR TOO_LARGE before it is sequenced.
@@ -896,7 +940,9 @@ public final class Repeater implements AutoCloseable {
               pluginAckTimeoutMillis,
               autoRejoin,
               logCapacityBytes,
-              missingDuplicateGraceMillis);
+              missingDuplicateGraceMillis,
+              nameRatesWindowMillis,
+              nameRatesSampleEvery);
       MeterRegistry registry = meterRegistry != null ? meterRegistry : new CompositeMeterRegistry();
       RepeaterMeters meters = new RepeaterMeters(registry, slaTauMs, ticker, predictorSampleMaxAge);
       BatchingController batchingController =

@@ -20,6 +20,18 @@ public final class RepeaterSettings {
    */
   public static final int DEFAULT_CLIENT_PORT = 0;
 
+  /**
+   * The window over which {@link Repeater#nameWriteRates()} measures each top-level name's write
+   * rate, in milliseconds.
+   */
+  public static final long DEFAULT_NAME_RATES_WINDOW_MILLIS = 10_000;
+
+  /**
+   * {@link Repeater#nameWriteRates()} counts one write in this many, on average, drawn at random:
+   * the write path pays a random draw per write and a name's lookup only for the counted ones.
+   */
+  public static final int DEFAULT_NAME_RATES_SAMPLE_EVERY = 8;
+
   /** Base path of Zoolander's znodes in every duplicate. */
   public static final String DEFAULT_BASE_PATH = Znodes.DEFAULT_BASE_PATH;
 

@@ -41,6 +41,11 @@ class RepeaterBuilderTest {
         .hasMessageContaining("missingDuplicateGrace");
     assertThatThrownBy(() -> b.missingDuplicateGrace(null))
         .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> b.nameWriteRates(Duration.ZERO, 1))
+        .hasMessageContaining("nameWriteRates window");
+    assertThatThrownBy(() -> b.nameWriteRates(Duration.ofSeconds(1), 0))
+        .hasMessageContaining("nameWriteRates sampleEvery");
+    assertThatThrownBy(() -> b.nameWriteRates(null, 1)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> b.listener(null)).isInstanceOf(NullPointerException.class);
   }
 

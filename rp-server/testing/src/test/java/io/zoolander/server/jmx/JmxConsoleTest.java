@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zoolander.client.ZoolanderClient;
+import io.zoolander.model.Admission;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.model.SlaEngine;
 import io.zoolander.model.Strategy;
@@ -167,6 +168,28 @@ class JmxConsoleTest {
         assertThat(tight)
             .isCloseTo(model(0.01, 100, 2, s1, s2), within(1e-12))
             .isLessThanOrEqualTo(two);
+        // How many writes per second the partition can take at a target: the admission engine's
+        // bisection over the same samples; below it the target is met.
+        double capacity =
+            (Double)
+                jmx.invoke(
+                    p,
+                    "writeCapacityPerSec",
+                    new Object[] {0.5, tau},
+                    new String[] {"double", "double"});
+        assertThat(capacity).isCloseTo(capacity(0.5, tau, 2, s1, s2), within(1e-9)).isPositive();
+        assertThat(model(tau, capacity / 2, 2, s1, s2)).isGreaterThanOrEqualTo(0.5);
+        assertThatThrownBy(
+                () ->
+                    jmx.invoke(
+                        p,
+                        "writeCapacityPerSec",
+                        new Object[] {1.0, tau},
+                        new String[] {"double", "double"}))
+            .isInstanceOf(RuntimeMBeanException.class)
+            .cause()
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("targetSla");
         assertThatThrownBy(
                 () ->
                     jmx.invoke(
@@ -391,6 +414,20 @@ class JmxConsoleTest {
   }
 
   /** The engine's SLA of {@code duplicates} alike duplicates whose samples are pooled. */
+  private static double capacity(
+      double targetSla, double tauMs, int duplicates, double[]... samples) {
+    return Admission.builder()
+        .engine(SlaEngine.builder().bootstrapReplicates(0))
+        .targetSla(targetSla)
+        .tauMs(tauMs)
+        .duplicates(duplicates)
+        .build()
+        .decide(
+            EmpiricalLatency.of(Arrays.stream(samples).flatMapToDouble(Arrays::stream).toArray()),
+            0)
+        .maxArrivalRatePerSec();
+  }
+
   private static double model(double tauMs, double rate, int duplicates, double[]... samples) {
     return SlaEngine.builder()
         .strategy(Strategy.predictability(duplicates))

@@ -17,6 +17,8 @@ import java.util.OptionalLong;
  * @param logCapacityBytes most bytes of encoded writes the retransmission log holds
  * @param missingDuplicateGraceMillis how long a takeover still waits for the other duplicates once
  *     a majority has answered
+ * @param nameRatesWindowMillis the window of the per-name write rates
+ * @param nameRatesSampleEvery the per-name write rates count one write in this many
  */
 public record CoreConfig(
     String clientHost,
@@ -30,9 +32,14 @@ public record CoreConfig(
     long pluginAckTimeoutMillis,
     boolean autoRejoin,
     long logCapacityBytes,
-    long missingDuplicateGraceMillis) {
+    long missingDuplicateGraceMillis,
+    long nameRatesWindowMillis,
+    int nameRatesSampleEvery) {
 
-  /** Settings with the default {@code logCapacityBytes} and {@code missingDuplicateGraceMillis}. */
+  /**
+   * Settings with the default {@code logCapacityBytes}, {@code missingDuplicateGraceMillis} and
+   * per-name write rates.
+   */
   public CoreConfig(
       String clientHost,
       int clientPort,
@@ -56,7 +63,9 @@ public record CoreConfig(
         pluginAckTimeoutMillis,
         autoRejoin,
         io.zoolander.server.repeater.RepeaterSettings.DEFAULT_LOG_CAPACITY_BYTES,
-        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS);
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_MISSING_DUPLICATE_GRACE_MILLIS,
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_NAME_RATES_WINDOW_MILLIS,
+        io.zoolander.server.repeater.RepeaterSettings.DEFAULT_NAME_RATES_SAMPLE_EVERY);
   }
 
   /**

@@ -29,9 +29,6 @@ import java.util.SplittableRandom;
  */
 final class NameWriteRates {
 
-  /** The repeater counts one write in this many, on average. */
-  static final int SAMPLE_EVERY = 8;
-
   /** Most names counted in one window. */
   static final int MAX_NAMES = 1_000;
 

@@ -80,6 +80,7 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
               Map.of(
                   "predictSla", new String[] {"duplicates", "arrivalRatePerSec"},
                   "predictSlaAt", new String[] {"duplicates", "arrivalRatePerSec", "tauMs"},
+                  "writeCapacityPerSec", new String[] {"targetSla", "tauMs"},
                   "serviceTimeSamplesMs", new String[] {"duplicateId"})));
       AdmissionController admission = core.admission();
       if (admission != null) {
@@ -353,6 +354,17 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
       }
       SlaEstimate p = core.predict(duplicates, arrivalRatePerSec, tauMs);
       return p == null ? Double.NaN : p.sla();
+    }
+
+    @Override
+    public double writeCapacityPerSec(double targetSla, double tauMs) {
+      if (!(targetSla > 0 && targetSla < 1)) {
+        throw new IllegalArgumentException("targetSla must be in (0, 1), was " + targetSla);
+      }
+      if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
+        throw new IllegalArgumentException("tauMs must be finite and > 0, was " + tauMs);
+      }
+      return core.writeCapacityPerSec(targetSla, tauMs);
     }
 
     @Override

@@ -73,9 +73,6 @@ import org.slf4j.LoggerFactory;
  * per client).
  */
 public final class RepeaterCore implements AutoCloseable {
-  /** Over how long {@link #nameWriteRates()} counts. */
-  static final long NAME_RATES_WINDOW_MILLIS = 10_000;
-
   private static final Logger LOG = LoggerFactory.getLogger(RepeaterCore.class);
 
   private final CoreConfig config;
@@ -165,8 +162,8 @@ public final class RepeaterCore implements AutoCloseable {
     this.nameWriteRates =
         new NameWriteRates(
             meters.ticker(),
-            NAME_RATES_WINDOW_MILLIS,
-            NameWriteRates.SAMPLE_EVERY,
+            config.nameRatesWindowMillis(),
+            config.nameRatesSampleEvery(),
             System.nanoTime());
     this.sequencer = new Sequencer(config, runtime, links.all(), batching, clients, nameWriteRates);
     this.transfers =
@@ -814,6 +811,14 @@ public final class RepeaterCore implements AutoCloseable {
   public SlaEstimate predictWithout(
       int withoutId, int duplicates, double arrivalRatePerSec, double tauMs) {
     return whatIf.predict(links.liveSamplesMs(withoutId), duplicates, arrivalRatePerSec, tauMs);
+  }
+
+  /**
+   * The highest write rate at which the live duplicates are predicted to meet {@code targetSla} at
+   * {@code tauMs}, from their samples; NaN without samples.
+   */
+  public double writeCapacityPerSec(double targetSla, double tauMs) {
+    return whatIf.writeCapacityPerSec(links.liveSamplesMs(), liveDuplicates(), targetSla, tauMs);
   }
 
   /**

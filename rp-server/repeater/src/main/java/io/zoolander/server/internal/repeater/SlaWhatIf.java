@@ -1,5 +1,6 @@
 package io.zoolander.server.internal.repeater;
 
+import io.zoolander.model.Admission;
 import io.zoolander.model.EmpiricalLatency;
 import io.zoolander.model.SlaEngine;
 import io.zoolander.model.SlaEstimate;
@@ -72,5 +73,30 @@ final class SlaWhatIf {
     lastTau = tauMs;
     lastAnswer = answer;
     return answer;
+  }
+
+  /**
+   * The highest write rate at which {@code duplicates} duplicates with these samples are predicted
+   * to meet {@code targetSla} at {@code tauMs}: the {@link Admission} engine's bisection, to 1% of
+   * the rate.
+   *
+   * @param samplesMs per measured duplicate, its samples in ms
+   * @return writes per second (0 if not even an idle deployment meets the target), or NaN when no
+   *     duplicate has samples
+   */
+  double writeCapacityPerSec(
+      List<double[]> samplesMs, int duplicates, double targetSla, double tauMs) {
+    double[] pooled = pooled(samplesMs);
+    if (pooled.length == 0) {
+      return Double.NaN;
+    }
+    return Admission.builder()
+        .engine(SlaEngine.builder().bootstrapReplicates(0))
+        .targetSla(targetSla)
+        .tauMs(tauMs)
+        .duplicates(duplicates)
+        .build()
+        .decide(EmpiricalLatency.of(pooled), 0)
+        .maxArrivalRatePerSec();
   }
 }
