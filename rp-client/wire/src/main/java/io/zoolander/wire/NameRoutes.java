@@ -41,6 +41,12 @@ public record NameRoutes(Map<String, Route> routes) {
   /** The application path of the route record. */
   public static final String PATH = "/" + NAME;
 
+  /**
+   * Where a repeater's per-name write rates count the writes to names beyond those it tracks: not a
+   * name, so never one to move.
+   */
+  public static final String OTHER_NAMES = "(other names)";
+
   /** No name routed away: what a partition without {@link #PATH} has. */
   public static final NameRoutes NONE = new NameRoutes(Map.of());
 

@@ -22,7 +22,7 @@ import java.util.SplittableRandom;
  * it touches once), and the counts are scaled back: the write path pays a random draw per write and
  * the name's lookup for the sampled ones. Drawn at random, not every n-th write, so that a workload
  * with a period (a client that alternates two names) is not aliased. At most {@link #MAX_NAMES}
- * names are counted per window; writes to further names count as {@link #OTHER_NAMES}.
+ * names are counted per window; writes to further names count as {@link NameRoutes#OTHER_NAMES}.
  *
  * <p>{@link #sequenced} runs on the sequencer loop only; {@link #rates} on any thread reads the
  * window published last. Time comes from a {@link Ticker}.
@@ -31,9 +31,6 @@ final class NameWriteRates {
 
   /** Most names counted in one window. */
   static final int MAX_NAMES = 1_000;
-
-  /** Where the writes to names beyond {@link #MAX_NAMES} are counted. */
-  static final String OTHER_NAMES = "(other names)";
 
   private final Ticker ticker;
   private final long windowNanos;
@@ -85,7 +82,7 @@ final class NameWriteRates {
       }
       previous = name;
       if (counting.size() >= MAX_NAMES && !counting.containsKey(name)) {
-        name = OTHER_NAMES;
+        name = NameRoutes.OTHER_NAMES;
       }
       counting.merge(name, (long) sampleEvery, Long::sum);
     }

@@ -11,6 +11,7 @@ import io.zoolander.server.jmx.ZoolanderJmx;
 import io.zoolander.server.repeater.DuplicateView;
 import io.zoolander.server.repeater.TransferProgress;
 import io.zoolander.wire.Membership;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.PluginEndpoint;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -210,7 +211,7 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
         .forEach(
             (name, rate) ->
                 rows.add(
-                    (name.equals(NameWriteRates.OTHER_NAMES) ? name : "/" + name)
+                    (name.equals(NameRoutes.OTHER_NAMES) ? name : "/" + name)
                         + String.format(Locale.ROOT, " %.1f/s", rate)));
     return rows;
   }

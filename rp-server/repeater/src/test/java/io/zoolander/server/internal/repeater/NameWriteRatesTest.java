@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import io.zoolander.wire.Message;
+import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.Op;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -73,7 +74,7 @@ class NameWriteRatesTest {
     nanos.addAndGet(WINDOW_NANOS);
     rates.sequenced(write(Op.setData("/a", DATA, -1)));
     assertThat(rates.rates()).hasSize(NameWriteRates.MAX_NAMES + 1);
-    assertThat(rates.rates().get(NameWriteRates.OTHER_NAMES)).isCloseTo(100.0, within(1e-9));
+    assertThat(rates.rates().get(NameRoutes.OTHER_NAMES)).isCloseTo(100.0, within(1e-9));
   }
 
   private static long requestIds;
