@@ -3,6 +3,9 @@ package io.zoolander.server.testing;
 import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderClientBuilder;
+import io.zoolander.client.balance.PartitionLoad;
+import io.zoolander.client.balance.PartitionProbe;
+import io.zoolander.server.repeater.Repeater;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +94,30 @@ public final class EmbeddedPartitions implements AutoCloseable {
       clients.add(client);
     }
     return client;
+  }
+
+  /**
+   * How a {@link io.zoolander.client.balance.PartitionBalancer} sees partition {@code partition}:
+   * its current repeater's {@link Repeater#nameWriteRates()} and {@link
+   * Repeater#writeCapacityPerSec} at the target. The repeater is looked up at each call, so the
+   * probe follows a restarted one.
+   *
+   * @throws IndexOutOfBoundsException if there is no such partition
+   * @throws IllegalArgumentException if the target is out of range
+   */
+  public PartitionProbe probe(int partition, double targetSla, double tauMs) {
+    EmbeddedCluster cluster = partitions.get(partition);
+    if (!(targetSla > 0 && targetSla < 1)) {
+      throw new IllegalArgumentException("targetSla must be in (0, 1), was " + targetSla);
+    }
+    if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
+      throw new IllegalArgumentException("tauMs must be finite and > 0, was " + tauMs);
+    }
+    return () -> {
+      Repeater repeater = cluster.repeater();
+      return new PartitionLoad(
+          repeater.nameWriteRates(), repeater.writeCapacityPerSec(targetSla, tauMs));
+    };
   }
 
   /** Closes the clients, then every partition. */

@@ -10,6 +10,7 @@ import io.zoolander.wire.Ticker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +27,12 @@ import java.util.function.ToIntFunction;
  *
  * <p>Rates are writes per second. A partition's capacity is its probe's; a partition whose probe
  * does not know it (no recent writes to predict from, as a spare) is taken to have the median of
- * the known ones: the partitions of a deployment are built alike. A name counts as movable from a
- * partition only if the client routes it there now (a name just moved still shows in its old
- * partition's rates for up to a window), it has writes, and it is a name (not the route record or
- * the repeater's {@link NameRoutes#OTHER_NAMES}). The rules, in order, each period:
+ * the known ones: the partitions of a deployment are built alike. Each name's rate counts in the
+ * partition the client routes it to now: a name just moved still shows in its old partition's
+ * rates, and not yet in its new one's, for up to a window, and a balancer that took the old numbers
+ * would move names after it as if nothing had moved. A name with writes may move; the route record
+ * and the repeater's {@link NameRoutes#OTHER_NAMES} are counted where they are reported and never
+ * move. The rules, in order, each period:
  *
  * <ol>
  *   <li>A move is under way: hold.
@@ -48,9 +51,9 @@ import java.util.function.ToIntFunction;
  * </ol>
  *
  * <p>The hysteresis: a consolidation fills a partition to at most the low mark, below the high mark
- * that would make it shed; the streak asks for a lull to last; the cooldown lets the rates show a
- * move (at least two of the repeaters' rate windows) before the next one is judged. A move that
- * fails is not tried again to the same partition by this policy.
+ * that would make it shed; the streak asks for a lull to last; the cooldown lets the writes the
+ * move held up drain, and the latencies (so the capacities) show the new load, before the next move
+ * is judged. A move that fails is not tried again to the same partition by this policy.
  */
 public final class PartitionPolicy {
   private final BalancerSettings settings;
@@ -90,6 +93,7 @@ public final class PartitionPolicy {
       return hold(Reason.MOVE_IN_PROGRESS, -1);
     }
     int n = loads.size();
+    List<Map<String, Double>> names = attributed(loads, partitionOf);
     double[] rate = new double[n];
     double[] capacity = new double[n];
     double[] known =
@@ -99,7 +103,7 @@ public final class PartitionPolicy {
             .sorted()
             .toArray();
     for (int p = 0; p < n; p++) {
-      rate[p] = loads.get(p).ratePerSec();
+      rate[p] = names.get(p).values().stream().mapToDouble(Double::doubleValue).sum();
       capacity[p] = loads.get(p).capacityKnown() ? loads.get(p).capacityPerSec() : median(known);
     }
     if (known.length == 0) {
@@ -107,7 +111,7 @@ public final class PartitionPolicy {
       return hold(Arrays.stream(rate).sum() > 0 ? Reason.NO_CAPACITY : Reason.BALANCED, -1);
     }
     boolean cooling = movedOnce && ticker.nanoTime() - lastMoveEndNanos < cooldownNanos;
-    Period period = new Period(loads, partitionOf, rate, capacity);
+    Period period = new Period(names, rate, capacity);
 
     int over = -1;
     double worst = 0;
@@ -179,6 +183,53 @@ public final class PartitionPolicy {
     return pending;
   }
 
+  /**
+   * Each partition's names and rates, each name in the partition the client routes it to now: its
+   * rate as that partition reports it, else as the partition it left does (the new one's window has
+   * not seen it yet). What is not a movable name stays where it is reported.
+   */
+  private static List<Map<String, Double>> attributed(
+      List<PartitionLoad> loads, ToIntFunction<String> partitionOf) {
+    int n = loads.size();
+    List<Map<String, Double>> names = new ArrayList<>(n);
+    for (int p = 0; p < n; p++) {
+      names.add(new HashMap<>());
+    }
+    List<Map.Entry<String, Double>> left = new ArrayList<>(); // reported where they no longer are
+    for (int p = 0; p < n; p++) {
+      for (Map.Entry<String, Double> e : loads.get(p).nameWriteRatesPerSec().entrySet()) {
+        int at = movable(e.getKey()) ? routedTo(e.getKey(), partitionOf, n) : p;
+        if (at == p || at < 0) {
+          names.get(p).put(e.getKey(), e.getValue());
+        } else {
+          left.add(e);
+        }
+      }
+    }
+    for (Map.Entry<String, Double> e : left) {
+      names.get(routedTo(e.getKey(), partitionOf, n)).putIfAbsent(e.getKey(), e.getValue());
+    }
+    return names;
+  }
+
+  /** Whether {@code name} is one a balancer may move (not the route record or the overflow). */
+  private static boolean movable(String name) {
+    return !name.isEmpty()
+        && !name.contains("/")
+        && !name.equals(NameRoutes.NAME)
+        && !name.equals(NameRoutes.OTHER_NAMES);
+  }
+
+  /** The partition the client routes {@code name} to, -1 if it is not a valid one. */
+  private static int routedTo(String name, ToIntFunction<String> partitionOf, int partitions) {
+    try {
+      int p = partitionOf.applyAsInt("/" + name);
+      return p >= 0 && p < partitions ? p : -1;
+    } catch (IllegalArgumentException e) { // not a name the client can route
+      return -1;
+    }
+  }
+
   private void endStreak() {
     draining = -1;
     streak = 0;
@@ -209,41 +260,30 @@ public final class PartitionPolicy {
 
   /** One period's numbers and the questions asked of them. */
   private final class Period {
-    private final List<PartitionLoad> loads;
-    private final ToIntFunction<String> partitionOf;
+    private final List<Map<String, Double>> names;
     private final double[] rate;
     private final double[] capacity;
 
-    Period(
-        List<PartitionLoad> loads,
-        ToIntFunction<String> partitionOf,
-        double[] rate,
-        double[] capacity) {
-      this.loads = loads;
-      this.partitionOf = partitionOf;
+    Period(List<Map<String, Double>> names, double[] rate, double[] capacity) {
+      this.names = names;
       this.rate = rate;
       this.capacity = capacity;
     }
 
     /** The names that may move from {@code p}, busiest first (then by name). */
     List<String> movable(int p) {
-      Map<String, Double> rates = loads.get(p).nameWriteRatesPerSec();
-      List<String> names = new ArrayList<>();
+      Map<String, Double> rates = names.get(p);
+      List<String> found = new ArrayList<>();
       rates.forEach(
           (name, r) -> {
-            if (r > 0
-                && !name.equals(NameRoutes.NAME)
-                && !name.equals(NameRoutes.OTHER_NAMES)
-                && !name.isEmpty()
-                && !name.contains("/")
-                && partitionOf.applyAsInt("/" + name) == p) {
-              names.add(name);
+            if (r > 0 && PartitionPolicy.movable(name)) {
+              found.add(name);
             }
           });
-      names.sort(
+      found.sort(
           Comparator.comparingDouble((String name) -> -rates.get(name))
               .thenComparing(Comparator.naturalOrder()));
-      return names;
+      return found;
     }
 
     /**
@@ -251,10 +291,10 @@ public final class PartitionPolicy {
      * room: one with writes if any fits, else an idle one. Null if none fits.
      */
     BalanceDecision shed(int over) {
-      List<String> names = movable(over);
+      List<String> candidates = movable(over);
       for (boolean idle : new boolean[] {false, true}) {
-        for (String name : names) {
-          double r = loads.get(over).nameWriteRatesPerSec().get(name);
+        for (String name : candidates) {
+          double r = names.get(over).get(name);
           int best = -1;
           double bestRoom = 0;
           for (int q = 0; q < rate.length; q++) {
@@ -316,7 +356,7 @@ public final class PartitionPolicy {
           name,
           from,
           to,
-          loads.get(from).nameWriteRatesPerSec().get(name),
+          names.get(from).get(name),
           rate[from],
           capacity[from],
           rate[to],

@@ -171,17 +171,25 @@ class PartitionPolicyTest {
     policy.moveEnded(first, true);
     routes.put("a", 1);
 
-    // The old partition still shows /a's writes for a window; /a is not moved again, and the next
-    // name follows once the cooldown has passed, without a new streak.
-    assertThat(decide(load(0, 100, "a", 10, "c", 5), load(1, 100, "b", 20)).reason())
-        .isEqualTo(Reason.COOLDOWN);
+    // The old partition still shows /a's writes for a window, the new one not yet: they count
+    // where /a lives now. The next name follows once the cooldown has passed, without a new streak.
+    BalanceDecision cooling = decide(load(0, 100, "a", 10, "c", 5), load(1, 100, "b", 20));
+    assertThat(cooling.reason()).isEqualTo(Reason.COOLDOWN);
+    assertThat(cooling.fromRatePerSec()).isEqualTo(5);
+    assertThat(cooling.toRatePerSec()).isEqualTo(30);
     advanceMs(COOLDOWN_MS);
-    assertMove(
-        decide(load(0, 100, "a", 10, "c", 5), load(1, 100, "b", 20)),
-        Reason.CONSOLIDATE,
-        "c",
-        0,
-        1);
+    BalanceDecision next = decide(load(0, 100, "a", 10, "c", 5), load(1, 100, "b", 20, "a", 12));
+    assertMove(next, Reason.CONSOLIDATE, "c", 0, 1);
+    assertThat(next.toRatePerSec()).as("/a at its new partition's own rate").isEqualTo(32);
+  }
+
+  @Test
+  void aMovedNamesStaleRateDoesNotMakeItsOldPartitionShedAnother() {
+    routes.put("a", 1); // moved a moment ago: partition 0's window still counts it
+    assertThat(decide(load(0, 100, "a", 50, "b", 40), load(1, 100, "x", 10)).reason())
+        .isEqualTo(Reason.BALANCED);
+    BalanceDecision d = decide(load(0, 100, "a", 50, "b", 45), load(1, 100, "x", 10));
+    assertThat(d.reason()).isEqualTo(Reason.BALANCED);
   }
 
   @Test

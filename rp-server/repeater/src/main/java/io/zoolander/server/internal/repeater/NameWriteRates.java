@@ -99,12 +99,13 @@ final class NameWriteRates {
 
   /**
    * Writes per second to each top-level name over the last complete window, highest first; empty
-   * before a window completed, or when no write came for a whole window since (the rates would be
-   * stale). Any thread.
+   * before a window completed, or once the window after it is a whole window overdue (the writes
+   * stopped: the rates would be stale). A window closes at the first write after its end, so at a
+   * low rate the next one closes a little late; the last one stands meanwhile. Any thread.
    */
   Map<String, Double> rates() {
     Published p = published;
-    if (p.endNanos() == Long.MIN_VALUE || ticker.nanoTime() - p.endNanos() > windowNanos) {
+    if (p.endNanos() == Long.MIN_VALUE || ticker.nanoTime() - p.endNanos() > 2 * windowNanos) {
       return Map.of();
     }
     List<Map.Entry<String, Double>> sorted = new ArrayList<>(p.rates().entrySet());

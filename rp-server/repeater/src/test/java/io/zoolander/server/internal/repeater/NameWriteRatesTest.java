@@ -53,7 +53,7 @@ class NameWriteRatesTest {
   }
 
   @Test
-  void ratesGoStaleAfterAWindowWithoutWrites() {
+  void aSlowStreamKeepsItsRatesBetweenWritesAndTheyGoStaleOnceTheWritesStop() {
     NameWriteRates rates = new NameWriteRates(nanos::get, WINDOW_MS, 1, 1);
     for (int i = 0; i < 100; i++) {
       rates.sequenced(write(Op.setData("/a", DATA, -1)));
@@ -61,8 +61,16 @@ class NameWriteRatesTest {
     }
     rates.sequenced(write(Op.setData("/a", DATA, -1)));
     assertThat(rates.rates()).containsOnlyKeys("a");
-    nanos.addAndGet(WINDOW_NANOS + 1);
-    assertThat(rates.rates()).as("no write for a whole window").isEmpty();
+    // One write every 0.6 windows: a window closes only at the write after its end, 1.2 windows
+    // after the last closed; just before that write, the last window still stands.
+    for (int i = 0; i < 10; i++) {
+      nanos.addAndGet(WINDOW_NANOS * 6 / 10 - 1);
+      assertThat(rates.rates()).as("before write %d", i).containsOnlyKeys("a");
+      nanos.addAndGet(1);
+      rates.sequenced(write(Op.setData("/a", DATA, -1)));
+    }
+    nanos.addAndGet(2 * WINDOW_NANOS + 1);
+    assertThat(rates.rates()).as("the next window a whole window overdue").isEmpty();
   }
 
   @Test
