@@ -58,6 +58,7 @@ public final class PartitionBalancer implements AutoCloseable {
   private ScheduledExecutorService thread; // null until started
   private boolean closed;
   private volatile BalanceDecision last;
+  private volatile CompletableFuture<Void> lastMove = CompletableFuture.completedFuture(null);
   private Reason lastReason; // the period's thread
 
   private PartitionBalancer(Builder b) {
@@ -169,6 +170,14 @@ public final class PartitionBalancer implements AutoCloseable {
     return Optional.ofNullable(policy.pending());
   }
 
+  /**
+   * Completes when the last move this balancer started has ended, done or failed (a failure is
+   * logged and counted, not thrown); completed when none was started.
+   */
+  public CompletableFuture<Void> lastMove() {
+    return lastMove;
+  }
+
   /** Stops deciding; a move under way goes on to its end. */
   @Override
   public void close() {
@@ -208,25 +217,27 @@ public final class PartitionBalancer implements AutoCloseable {
     } catch (RuntimeException e) {
       moved = CompletableFuture.failedFuture(e);
     }
-    moved.whenComplete(
-        (done, failure) -> {
-          policy.moveEnded(decision, failure == null);
-          if (failure == null) {
-            LOG.info(
-                "partition balancer: /{} moved from partition {} to {}",
-                decision.name(),
-                decision.from(),
-                decision.to());
-          } else {
-            movesFailed.increment();
-            LOG.warn(
-                "partition balancer: moving /{} from partition {} to {} failed, not tried again: {}",
-                decision.name(),
-                decision.from(),
-                decision.to(),
-                failure.toString());
-          }
-        });
+    lastMove =
+        moved.handle(
+            (done, failure) -> {
+              policy.moveEnded(decision, failure == null);
+              if (failure == null) {
+                LOG.info(
+                    "partition balancer: /{} moved from partition {} to {}",
+                    decision.name(),
+                    decision.from(),
+                    decision.to());
+              } else {
+                movesFailed.increment();
+                LOG.warn(
+                    "partition balancer: moving /{} from partition {} to {} failed, not tried again: {}",
+                    decision.name(),
+                    decision.from(),
+                    decision.to(),
+                    failure.toString());
+              }
+              return null;
+            });
   }
 
   /** Builds a {@link PartitionBalancer}; every setter validates its argument, naming it. */

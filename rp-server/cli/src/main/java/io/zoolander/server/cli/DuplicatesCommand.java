@@ -90,7 +90,7 @@ public final class DuplicatesCommand implements Runnable {
   }
 
   /** {@code host:port} to the service URL {@code JmxConsole} serves. */
-  static JMXServiceURL serviceUrl(String hostPort) {
+  public static JMXServiceURL serviceUrl(String hostPort) {
     int colon = hostPort.lastIndexOf(':');
     if (colon <= 0 || colon == hostPort.length() - 1) {
       throw CliException.usage("--jmx must be HOST:PORT, was '" + hostPort + "'");

@@ -1,6 +1,7 @@
 package io.zoolander.server.jmx;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * The repeater, as an MXBean: {@link ZoolanderJmx#REPEATER}. Attributes are snapshots taken when
@@ -38,11 +39,18 @@ public interface RepeaterMXBean {
 
   /**
    * Writes per second to each top-level name (the first component of an application path) over the
-   * last 10 seconds, highest first, one line each: {@code /users 1250.4/s}; empty when no write
-   * came for 10 seconds. What a partition's writes are made of: the names to move to another
-   * partition when they outgrow it (docs/operations.md, "Moving a name to another partition").
+   * last complete window (10 seconds by default), highest first, one line each: {@code /users
+   * 1250.4/s}; empty once the writes stopped. What a partition's writes are made of: the names to
+   * move to another partition when they outgrow it (docs/operations.md, "Moving a name to another
+   * partition").
    */
   List<String> getNameWriteRates();
+
+  /**
+   * The same for programs: each top-level name, without its slash, to its writes per second (a
+   * table of key and value to a JMX client; a partition balancer's probe reads it).
+   */
+  Map<String, Double> getNameWriteRatesPerSec();
 
   /**
    * Fences duplicate {@code duplicateId}: the repeater sends it nothing more and its plugin refuses

@@ -37,6 +37,7 @@ import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.RuntimeMBeanException;
 import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import org.junit.jupiter.api.Test;
@@ -118,6 +119,7 @@ class JmxConsoleTest {
         assertThat((Integer) jmx.getAttribute(r, "LogSize")).isZero(); // trimmed at the lowest ACK
         // Rates come once a 10-second window completed: none yet, but the attribute is there.
         assertThat(jmx.getAttribute(r, "NameWriteRates")).isInstanceOf(String[].class);
+        assertThat(jmx.getAttribute(r, "NameWriteRatesPerSec")).isInstanceOf(TabularData.class);
         CompositeData[] rows = rows(jmx);
         assertThat(Arrays.stream(rows).map(row -> row.get("id"))).containsExactly(1, 2);
         for (CompositeData row : rows) {

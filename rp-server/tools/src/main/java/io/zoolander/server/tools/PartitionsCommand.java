@@ -4,7 +4,11 @@ import io.zoolander.client.PartitionedClient;
 import io.zoolander.client.Partitioning;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderClientBuilder;
+import io.zoolander.client.balance.BalanceDecision;
+import io.zoolander.client.balance.BalancerSettings;
+import io.zoolander.client.balance.PartitionBalancer;
 import io.zoolander.server.cli.CliException;
+import io.zoolander.server.cli.DuplicatesCommand;
 import io.zoolander.wire.NameRoutes;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -25,22 +29,24 @@ import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code zoolander partitions routes|move|recover}: the route records of a partitioned deployment,
- * and moves of a top-level name between its partitions ({@link PartitionedClient#moveName}, {@link
- * PartitionedClient#recoverMove}), as a client of every partition. Only in the tools' jar: it needs
- * the client SDK.
+ * {@code zoolander partitions routes|move|recover|balance}: the route records of a partitioned
+ * deployment, moves of a top-level name between its partitions ({@link PartitionedClient#moveName},
+ * {@link PartitionedClient#recoverMove}), and a {@link PartitionBalancer} that makes them as the
+ * write load shifts, as a client of every partition. Only in the tools' jar: it needs the client
+ * SDK.
  */
 @Command(
     name = "partitions",
     mixinStandardHelpOptions = true,
     description =
         "Show the route records of a partitioned deployment, move a top-level name to another"
-            + " partition online, or finish or undo a move whose mover stopped. See"
-            + " docs/operations.md, \"Moving a name to another partition\".",
+            + " partition online, finish or undo a move whose mover stopped, or move names as the"
+            + " write load shifts. See docs/operations.md, \"Moving a name to another partition\".",
     subcommands = {
       PartitionsCommand.Routes.class,
       PartitionsCommand.Move.class,
-      PartitionsCommand.Recover.class
+      PartitionsCommand.Recover.class,
+      PartitionsCommand.Balance.class
     })
 public final class PartitionsCommand implements Runnable {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -154,6 +160,12 @@ public final class PartitionsCommand implements Runnable {
         throw CliException.usage("--name: " + e.getMessage());
       }
     }
+    return connect(builders, partitioning);
+  }
+
+  /** A client of every partition of {@code builders}, routing by {@code partitioning}. */
+  private PartitionedClient connect(
+      Map<Integer, ZoolanderClientBuilder> builders, Partitioning.Builder partitioning) {
     PartitionedClient.Builder client = PartitionedClient.builder();
     List<ZoolanderClient> built = new ArrayList<>();
     try {
@@ -315,6 +327,203 @@ public final class PartitionsCommand implements Runnable {
         out.flush();
       }
       return 0;
+    }
+  }
+
+  /** {@code zoolander partitions balance}. */
+  @Command(
+      name = "balance",
+      mixinStandardHelpOptions = true,
+      description =
+          "Move top-level names between partitions as the write load shifts (a partition balancer:"
+              + " docs/operations.md, \"A balancer that follows the write load\"), from each"
+              + " partition's rates and capacity read through its repeater's JMX console; prints"
+              + " each period's decision. Runs until stopped, or for --periods periods.")
+  static final class Balance implements Callable<Integer> {
+    @ParentCommand PartitionsCommand parent;
+    @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+    @Option(
+        names = "--jmx",
+        paramLabel = "P=HOST:PORT",
+        required = true,
+        description =
+            "Partition P's repeater JMX console (zoolander repeater --jmx-host/--jmx-port); every"
+                + " partition needs one.")
+    List<String> jmx = new ArrayList<>();
+
+    @Option(
+        names = "--route",
+        paramLabel = "NAME=P",
+        description =
+            "A static route of the applications' partitioning (repeat the option): the balancer"
+                + " must route names as they do.")
+    List<String> routes = new ArrayList<>();
+
+    @Option(
+        names = "--default-partition",
+        paramLabel = "P",
+        defaultValue = "0",
+        description = "The applications' default partition (default: ${DEFAULT-VALUE}).")
+    int defaultPartition;
+
+    @Option(
+        names = "--target-sla",
+        paramLabel = "FRACTION",
+        defaultValue = "0.99",
+        description =
+            "The fraction of writes to be acknowledged within tau, which sets each partition's"
+                + " capacity (default: ${DEFAULT-VALUE}).")
+    double targetSla;
+
+    @Option(
+        names = "--tau-ms",
+        paramLabel = "MS",
+        defaultValue = "5",
+        description = "The bound tau, in milliseconds (default: ${DEFAULT-VALUE}).")
+    double tauMs;
+
+    @Option(
+        names = "--high-mark",
+        paramLabel = "FRACTION",
+        defaultValue = "" + BalancerSettings.DEFAULT_HIGH_MARK,
+        description =
+            "A partition above this fraction of its capacity sheds names (default:"
+                + " ${DEFAULT-VALUE}).")
+    double highMark;
+
+    @Option(
+        names = "--low-mark",
+        paramLabel = "FRACTION",
+        defaultValue = "" + BalancerSettings.DEFAULT_LOW_MARK,
+        description =
+            "A partition whose rate fits under this fraction of another's capacity is drained"
+                + " into it (default: ${DEFAULT-VALUE}).")
+    double lowMark;
+
+    @Option(
+        names = "--period-ms",
+        paramLabel = "MS",
+        defaultValue = "" + BalancerSettings.DEFAULT_PERIOD_MS,
+        description = "How often it decides (default: ${DEFAULT-VALUE}).")
+    long periodMs;
+
+    @Option(
+        names = "--cooldown-ms",
+        paramLabel = "MS",
+        defaultValue = "" + BalancerSettings.DEFAULT_COOLDOWN_MS,
+        description = "No move within this long of the last one's end (default: ${DEFAULT-VALUE}).")
+    long cooldownMs;
+
+    @Option(
+        names = "--consolidate-periods",
+        paramLabel = "N",
+        defaultValue = "" + BalancerSettings.DEFAULT_CONSOLIDATE_PERIODS,
+        description =
+            "Periods in a row a partition must fit into another before it is drained (default:"
+                + " ${DEFAULT-VALUE}).")
+    int consolidatePeriods;
+
+    @Option(
+        names = "--periods",
+        paramLabel = "N",
+        defaultValue = "0",
+        description =
+            "Decide this many periods, wait for a move under way to end, and exit; 0 runs until"
+                + " stopped (default: ${DEFAULT-VALUE}).")
+    int periods;
+
+    @Override
+    public Integer call() throws InterruptedException {
+      BalancerSettings settings;
+      try {
+        settings =
+            BalancerSettings.builder()
+                .highMark(highMark)
+                .lowMark(lowMark)
+                .periodMs(periodMs)
+                .cooldownMs(cooldownMs)
+                .consolidatePeriods(consolidatePeriods)
+                .build();
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        throw CliException.usage(e.getMessage());
+      }
+      if (!(targetSla > 0 && targetSla < 1)) {
+        throw CliException.usage("--target-sla must be in (0, 1), was " + targetSla);
+      }
+      if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
+        throw CliException.usage("--tau-ms must be positive, was " + tauMs);
+      }
+      if (periods < 0) {
+        throw CliException.usage("--periods must be >= 0, was " + periods);
+      }
+      Map<Integer, ZoolanderClientBuilder> builders = parent.builders();
+      Partitioning.Builder partitioning = Partitioning.builder().partitions(builders.size());
+      try {
+        partitioning.defaultPartition(defaultPartition);
+        for (String route : routes) {
+          int eq = route.lastIndexOf('=');
+          int partition;
+          try {
+            partition = eq <= 0 ? -1 : Integer.parseInt(route.substring(eq + 1));
+          } catch (NumberFormatException e) {
+            partition = -1;
+          }
+          if (partition < 0) {
+            throw CliException.usage(
+                "--route must be NAME=P with P a partition >= 0, was '" + route + "'");
+          }
+          partitioning.route(route.substring(0, eq), partition);
+        }
+      } catch (IllegalArgumentException e) {
+        throw CliException.usage(e.getMessage());
+      }
+      Map<Integer, JmxPartitionProbe> probes = new TreeMap<>();
+      for (String console : jmx) {
+        Assignment a = Assignment.parse("--jmx", console);
+        if (a.partition() >= builders.size()) {
+          throw CliException.usage(
+              "--jmx " + console + ": partition " + a.partition() + " has no --duplicate");
+        }
+        probes.put(
+            a.partition(),
+            new JmxPartitionProbe(DuplicatesCommand.serviceUrl(a.value()), targetSla, tauMs));
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      try (PartitionedClient client = parent.connect(builders, partitioning)) {
+        PartitionBalancer.Builder balancer = PartitionBalancer.builder(client).settings(settings);
+        probes.forEach(balancer::probe);
+        List<String> moved = new ArrayList<>();
+        try (PartitionBalancer running = build(balancer)) {
+          for (int period = 0; periods == 0 || period < periods; period++) {
+            if (period > 0) {
+              Thread.sleep(periodMs);
+            }
+            BalanceDecision decision = running.decideOnce();
+            out.println(decision.describe());
+            out.flush();
+            if (decision.moves()) {
+              moved.add(decision.name());
+            }
+          }
+          parent.await(running.lastMove(), "the last move");
+        }
+        for (String name : moved) {
+          out.println("/" + name + " lives in partition " + client.partitionOf("/" + name));
+        }
+        out.flush();
+      } finally {
+        JmxPartitionProbe.closeAll(List.copyOf(probes.values()));
+      }
+      return 0;
+    }
+
+    private static PartitionBalancer build(PartitionBalancer.Builder balancer) {
+      try {
+        return balancer.build();
+      } catch (IllegalStateException e) {
+        throw CliException.usage(e.getMessage().replace("needs a probe", "needs a --jmx"));
+      }
     }
   }
 }

@@ -217,6 +217,11 @@ public final class RepeaterConsole implements RepeaterMXBean, AutoCloseable {
   }
 
   @Override
+  public Map<String, Double> getNameWriteRatesPerSec() {
+    return core.nameWriteRates();
+  }
+
+  @Override
   public List<String> getMembers() {
     Membership m = core.membership();
     List<String> rows = new ArrayList<>();
