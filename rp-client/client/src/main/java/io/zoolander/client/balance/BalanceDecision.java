@@ -58,6 +58,11 @@ public record BalanceDecision(
     COOLDOWN(Action.HOLD),
     /** A partition is above the high mark, but none of its names fits in another partition. */
     OVERLOADED_NO_ROOM(Action.HOLD),
+    /**
+     * A partition is above the high mark and a name would fit only in an idle partition, but as
+     * many partitions as the budget allows have writes already.
+     */
+    OVERLOADED_AT_BUDGET(Action.HOLD),
     /** A consolidation is possible, not yet for the periods required. */
     CONSOLIDATE_NOT_YET(Action.HOLD),
     /** Every partition is below the high mark and none can be drained into another. */

@@ -6,7 +6,8 @@ package io.zoolander.client.balance;
  * whole rate fits under {@link #lowMark()} of another's capacity for {@link #consolidatePeriods()}
  * periods in a row is drained into it, one name per move. Between moves, {@link #cooldownMs()}. The
  * gap between the marks is the hysteresis: a consolidation leaves the partition it fills below the
- * low mark, so well below the high one.
+ * low mark, so well below the high one. A spare (a partition without writes) takes a name only
+ * while fewer than {@link #maxServingPartitions()} partitions have writes: the node budget.
  *
  * <p>Immutable; build with {@link #builder()}. Every default is a named constant below; the units
  * are in the names.
@@ -31,6 +32,12 @@ public final class BalancerSettings {
   /** Consecutive periods a consolidation must be possible before it starts. */
   public static final int DEFAULT_CONSOLIDATE_PERIODS = 6;
 
+  /**
+   * Most partitions with writes by default: no limit but the partitions there are. A spare (a
+   * partition without writes) takes a name only while fewer partitions than this have writes.
+   */
+  public static final int DEFAULT_MAX_SERVING_PARTITIONS = Integer.MAX_VALUE;
+
   /** Longest accepted period and cooldown: one hour. */
   public static final long MAX_MS = 3_600_000;
 
@@ -39,6 +46,7 @@ public final class BalancerSettings {
   private final long periodMs;
   private final long cooldownMs;
   private final int consolidatePeriods;
+  private final int maxServingPartitions;
 
   private BalancerSettings(Builder b) {
     this.highMark = b.highMark;
@@ -46,6 +54,7 @@ public final class BalancerSettings {
     this.periodMs = b.periodMs;
     this.cooldownMs = b.cooldownMs;
     this.consolidatePeriods = b.consolidatePeriods;
+    this.maxServingPartitions = b.maxServingPartitions;
   }
 
   public static Builder builder() {
@@ -82,6 +91,14 @@ public final class BalancerSettings {
     return consolidatePeriods;
   }
 
+  /**
+   * The node budget, in partitions: a spare takes a name only while fewer partitions than this have
+   * writes.
+   */
+  public int maxServingPartitions() {
+    return maxServingPartitions;
+  }
+
   @Override
   public String toString() {
     return "BalancerSettings[highMark="
@@ -94,6 +111,9 @@ public final class BalancerSettings {
         + cooldownMs
         + ", consolidatePeriods="
         + consolidatePeriods
+        + (maxServingPartitions == Integer.MAX_VALUE
+            ? ""
+            : ", maxServingPartitions=" + maxServingPartitions)
         + "]";
   }
 
@@ -104,6 +124,7 @@ public final class BalancerSettings {
     private long periodMs = DEFAULT_PERIOD_MS;
     private long cooldownMs = DEFAULT_COOLDOWN_MS;
     private int consolidatePeriods = DEFAULT_CONSOLIDATE_PERIODS;
+    private int maxServingPartitions = DEFAULT_MAX_SERVING_PARTITIONS;
 
     private Builder() {}
 
@@ -138,6 +159,16 @@ public final class BalancerSettings {
             "consolidatePeriods must be >= 1, was " + consolidatePeriods);
       }
       this.consolidatePeriods = consolidatePeriods;
+      return this;
+    }
+
+    /** At least 1 (default: no limit). */
+    public Builder maxServingPartitions(int maxServingPartitions) {
+      if (maxServingPartitions < 1) {
+        throw new IllegalArgumentException(
+            "maxServingPartitions must be >= 1, was " + maxServingPartitions);
+      }
+      this.maxServingPartitions = maxServingPartitions;
       return this;
     }
 

@@ -18,20 +18,26 @@ import javax.management.remote.JMXServiceURL;
 
 /**
  * A partition seen through its repeater's JMX console: the repeater MBean's {@code
- * NameWriteRatesPerSec} and the predictor MBean's {@code writeCapacityPerSec(targetSla, tauMs)}.
- * Keeps its connection, and connects again after a failed call (the repeater restarted, say): the
- * failed period holds, the next one tries again. One thread at a time (the balancer's).
+ * NameWriteRatesPerSec} and the predictor MBean's {@code writeCapacityPerSec(targetSla, tauMs)}, or
+ * a capacity the operator measured (a write-saturation run, say) instead of the model's. Keeps its
+ * connection, and connects again after a failed call (the repeater restarted, say): the failed
+ * period holds, the next one tries again. One thread at a time (the balancer's).
  */
 final class JmxPartitionProbe implements PartitionProbe, AutoCloseable {
   private final JMXServiceURL url;
   private final double targetSla;
   private final double tauMs;
+  private final double fixedCapacityPerSec;
   private JMXConnector connector; // null until connected, and after a failure
 
-  JmxPartitionProbe(JMXServiceURL url, double targetSla, double tauMs) {
+  /**
+   * @param fixedCapacityPerSec the partition's capacity, or NaN to ask the model at the target
+   */
+  JmxPartitionProbe(JMXServiceURL url, double targetSla, double tauMs, double fixedCapacityPerSec) {
     this.url = Objects.requireNonNull(url, "url must not be null");
     this.targetSla = targetSla;
     this.tauMs = tauMs;
+    this.fixedCapacityPerSec = fixedCapacityPerSec;
   }
 
   @Override
@@ -46,12 +52,14 @@ final class JmxPartitionProbe implements PartitionProbe, AutoCloseable {
         rates.put((String) entry.get("key"), (Double) entry.get("value"));
       }
       double capacity =
-          (Double)
-              jmx.invoke(
-                  ZoolanderJmx.PREDICTOR,
-                  "writeCapacityPerSec",
-                  new Object[] {targetSla, tauMs},
-                  new String[] {"double", "double"});
+          !Double.isNaN(fixedCapacityPerSec)
+              ? fixedCapacityPerSec
+              : (Double)
+                  jmx.invoke(
+                      ZoolanderJmx.PREDICTOR,
+                      "writeCapacityPerSec",
+                      new Object[] {targetSla, tauMs},
+                      new String[] {"double", "double"});
       return new PartitionLoad(rates, capacity);
     } catch (IOException | JMException | RuntimeException e) {
       close();

@@ -425,6 +425,23 @@ public final class PartitionsCommand implements Runnable {
     int consolidatePeriods;
 
     @Option(
+        names = "--capacity-per-sec",
+        paramLabel = "WRITES",
+        description =
+            "Every partition's capacity in writes/s, as measured (a write-saturation run, say),"
+                + " instead of the model's at the target, which serves writes one at a time and so"
+                + " underrates a repeater that batches them.")
+    Double capacityPerSec;
+
+    @Option(
+        names = "--max-serving-partitions",
+        paramLabel = "N",
+        description =
+            "The node budget: a partition without writes takes a name only while fewer than N"
+                + " partitions have writes (default: no limit).")
+    Integer maxServingPartitions;
+
+    @Option(
         names = "--periods",
         paramLabel = "N",
         defaultValue = "0",
@@ -444,6 +461,10 @@ public final class PartitionsCommand implements Runnable {
                 .periodMs(periodMs)
                 .cooldownMs(cooldownMs)
                 .consolidatePeriods(consolidatePeriods)
+                .maxServingPartitions(
+                    maxServingPartitions == null
+                        ? BalancerSettings.DEFAULT_MAX_SERVING_PARTITIONS
+                        : maxServingPartitions)
                 .build();
       } catch (IllegalArgumentException | IllegalStateException e) {
         throw CliException.usage(e.getMessage());
@@ -453,6 +474,9 @@ public final class PartitionsCommand implements Runnable {
       }
       if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
         throw CliException.usage("--tau-ms must be positive, was " + tauMs);
+      }
+      if (capacityPerSec != null && !(capacityPerSec > 0 && capacityPerSec < 1e12)) {
+        throw CliException.usage("--capacity-per-sec must be positive, was " + capacityPerSec);
       }
       if (periods < 0) {
         throw CliException.usage("--periods must be >= 0, was " + periods);
@@ -487,7 +511,11 @@ public final class PartitionsCommand implements Runnable {
         }
         probes.put(
             a.partition(),
-            new JmxPartitionProbe(DuplicatesCommand.serviceUrl(a.value()), targetSla, tauMs));
+            new JmxPartitionProbe(
+                DuplicatesCommand.serviceUrl(a.value()),
+                targetSla,
+                tauMs,
+                capacityPerSec == null ? Double.NaN : capacityPerSec));
       }
       PrintWriter out = spec.commandLine().getOut();
       try (PartitionedClient client = parent.connect(builders, partitioning)) {

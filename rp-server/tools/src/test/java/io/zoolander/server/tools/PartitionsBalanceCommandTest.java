@@ -99,6 +99,15 @@ class PartitionsBalanceCommandTest {
           () -> partition.repeater().nameWriteRates().containsKey(name));
     }
 
+    // A measured capacity instead of the model's: at 1 write/s both partitions are over their
+    // high mark and neither has room for a name of the other.
+    CliRun crowded =
+        CliRun.run(
+            args("--route", "a=0", "--route", "b=1", "--capacity-per-sec", "1", "--periods", "1"));
+    assertThat(crowded.exit()).as(crowded.toString()).isZero();
+    assertThat(crowded.out()).contains("hold (overloaded_no_room): partition 1 at ");
+    assertThat(crowded.out()).doesNotContain("lives in partition");
+
     CliRun run =
         CliRun.run(
             args(
@@ -135,6 +144,10 @@ class PartitionsBalanceCommandTest {
         .contains("lowMark (0.9) must be below highMark (0.8)");
     assertThat(CliRun.run(args("--route", "a=x")).usageError()).contains("--route must be NAME=P");
     assertThat(CliRun.run(args("--target-sla", "1")).usageError()).contains("--target-sla");
+    assertThat(CliRun.run(args("--capacity-per-sec", "0")).usageError())
+        .contains("--capacity-per-sec must be positive");
+    assertThat(CliRun.run(args("--max-serving-partitions", "0")).usageError())
+        .contains("maxServingPartitions must be >= 1");
   }
 
   /** {@code zoolander partitions balance} with both partitions and their consoles, then more. */

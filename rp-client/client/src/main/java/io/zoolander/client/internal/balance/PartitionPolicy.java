@@ -40,8 +40,10 @@ import java.util.function.ToIntFunction;
  *   <li>Some partition's rate is above {@code highMark} of its capacity: the most loaded one (rate
  *       over capacity) sheds its busiest name that fits in another partition, that is leaves it at
  *       or below its high mark, into the partition with the most room. A partition that has writes
- *       is preferred to an idle one (a spare), so that spares stay idle while they are not needed.
- *       No name fits: hold. The last move ended less than the cooldown ago: hold.
+ *       is preferred to an idle one (a spare), so that spares stay idle while they are not needed,
+ *       and a spare takes a name only while fewer than {@code maxServingPartitions} partitions have
+ *       writes (the node budget; else hold, at budget). No name fits: hold. The last move ended
+ *       less than the cooldown ago: hold.
  *   <li>The lightest partition with writes whose whole rate fits under {@code lowMark} of another
  *       partition with writes (the one with most room): the streak grows, and once it has lasted
  *       the periods required (and the cooldown has passed) the partition's busiest name moves
@@ -126,9 +128,17 @@ public final class PartitionPolicy {
     }
     if (over >= 0) {
       endStreak();
-      BalanceDecision shed = period.shed(over);
+      BalanceDecision shed = period.shed(over, false);
       if (shed == null) {
-        return period.hold(Reason.OVERLOADED_NO_ROOM, over, -1);
+        long serving = Arrays.stream(rate).filter(r -> r > 0).count();
+        BalanceDecision toSpare = period.shed(over, true);
+        if (toSpare != null && serving >= settings.maxServingPartitions()) {
+          return period.hold(Reason.OVERLOADED_AT_BUDGET, over, toSpare.to());
+        }
+        if (toSpare == null) {
+          return period.hold(Reason.OVERLOADED_NO_ROOM, over, -1);
+        }
+        shed = toSpare;
       }
       if (cooling) {
         return period.hold(Reason.COOLDOWN, over, shed.to());
@@ -287,29 +297,26 @@ public final class PartitionPolicy {
     }
 
     /**
-     * The busiest name of {@code over} that fits in another partition, with the partition of most
-     * room: one with writes if any fits, else an idle one. Null if none fits.
+     * The busiest name of {@code over} that fits in another partition with writes ({@code idle}: in
+     * an idle one), with the partition of most room; null if none fits.
      */
-    BalanceDecision shed(int over) {
-      List<String> candidates = movable(over);
-      for (boolean idle : new boolean[] {false, true}) {
-        for (String name : candidates) {
-          double r = names.get(over).get(name);
-          int best = -1;
-          double bestRoom = 0;
-          for (int q = 0; q < rate.length; q++) {
-            if (q == over || (rate[q] == 0) != idle || failedMoves.contains(name + " to " + q)) {
-              continue;
-            }
-            double room = settings.highMark() * capacity[q] - rate[q] - r;
-            if (room >= 0 && (best < 0 || room > bestRoom)) {
-              best = q;
-              bestRoom = room;
-            }
+    BalanceDecision shed(int over, boolean idle) {
+      for (String name : movable(over)) {
+        double r = names.get(over).get(name);
+        int best = -1;
+        double bestRoom = 0;
+        for (int q = 0; q < rate.length; q++) {
+          if (q == over || (rate[q] == 0) != idle || failedMoves.contains(name + " to " + q)) {
+            continue;
           }
-          if (best >= 0) {
-            return move(Reason.OVERLOADED, name, over, best);
+          double room = settings.highMark() * capacity[q] - rate[q] - r;
+          if (room >= 0 && (best < 0 || room > bestRoom)) {
+            best = q;
+            bestRoom = room;
           }
+        }
+        if (best >= 0) {
+          return move(Reason.OVERLOADED, name, over, best);
         }
       }
       return null;

@@ -22,6 +22,8 @@ class BalancerSettingsTest {
     assertThatThrownBy(() -> b.cooldownMs(BalancerSettings.MAX_MS + 1))
         .hasMessageContaining("cooldownMs");
     assertThatThrownBy(() -> b.consolidatePeriods(0)).hasMessageContaining("consolidatePeriods");
+    assertThatThrownBy(() -> b.maxServingPartitions(0))
+        .hasMessageContaining("maxServingPartitions");
     assertThatThrownBy(() -> BalancerSettings.builder().highMark(0.4).lowMark(0.5).build())
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("lowMark (0.5) must be below highMark (0.4)");

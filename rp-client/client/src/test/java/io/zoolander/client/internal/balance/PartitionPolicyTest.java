@@ -103,6 +103,20 @@ class PartitionPolicyTest {
   }
 
   @Test
+  void aSpareTakesANameOnlyWithinTheNodeBudget() {
+    PartitionPolicy budget =
+        new PartitionPolicy(BalancerSettings.builder().maxServingPartitions(2).build(), now::get);
+    BalanceDecision d =
+        budget.decide(
+            List.of(load(0, 100, "a", 70, "b", 15), load(1, 100, "x", 75), load(2, Double.NaN)),
+            path -> routes.get(path.substring(1)));
+    assertThat(d.reason()).isEqualTo(Reason.OVERLOADED_AT_BUDGET);
+    assertThat(d.from()).isZero();
+    assertThat(d.to()).isEqualTo(2);
+    assertThat(budget.pending()).isNull();
+  }
+
+  @Test
   void holdsWhenNothingFitsNothingIsKnownOrNothingIsWritten() {
     assertThat(decide(load(0, 100, "a", 90), load(1, 100, "x", 75)).reason())
         .isEqualTo(Reason.OVERLOADED_NO_ROOM);
