@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -92,10 +91,13 @@ class PartitionBalancerIT {
     // Writes per tick of 100 ms to each name: phase 1 is 30 + 30 writes/s in partition 0 (above
     // 0.8 x 60) and 5 in partition 1.
     Map<String, AtomicInteger> perTick =
+        Map.of("hot", new AtomicInteger(3), "warm", new AtomicInteger(3));
+    Map<String, List<CompletableFuture<WriteResult>>> writes =
         Map.of(
-            "hot", new AtomicInteger(3), "warm", new AtomicInteger(3), "cold", new AtomicInteger());
+            "hot", new CopyOnWriteArrayList<>(),
+            "warm", new CopyOnWriteArrayList<>(),
+            "cold", new CopyOnWriteArrayList<>());
     AtomicInteger tick = new AtomicInteger();
-    Map<String, List<CompletableFuture<WriteResult>>> writes = new ConcurrentHashMap<>();
     ticks.scheduleAtFixedRate(
         () -> {
           int t = tick.getAndIncrement();
@@ -104,13 +106,13 @@ class PartitionBalancerIT {
           }
           perTick.forEach(
               (name, count) -> {
-                int n = name.equals("cold") ? (t % 2 == 0 ? 1 : 0) : count.get();
-                for (int i = 0; i < n; i++) {
-                  List<CompletableFuture<WriteResult>> done =
-                      writes.computeIfAbsent(name, k -> new CopyOnWriteArrayList<>());
-                  done.add(writer.create("/" + name + "/w" + t + "-" + i, new byte[0]));
+                for (int i = 0; i < count.get(); i++) {
+                  writes.get(name).add(writer.create("/" + name + "/w" + t + "-" + i, new byte[0]));
                 }
               });
+          if (t % 2 == 0) {
+            writes.get("cold").add(writer.create("/cold/w" + t, new byte[0]));
+          }
         },
         0,
         TICK_MS,

@@ -98,6 +98,25 @@ public record BalanceDecision(
     }
   }
 
+  /**
+   * A hold without numbers, about partition {@code from} (-1: none): for the reasons that judge no
+   * rates (a move under way, a failed probe, nothing to judge against).
+   */
+  public static BalanceDecision hold(Reason reason, int from, int consolidateStreak) {
+    return new BalanceDecision(
+        Action.HOLD,
+        reason,
+        "",
+        from,
+        -1,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        Double.NaN,
+        consolidateStreak);
+  }
+
   /** Whether the decision moves a name. */
   public boolean moves() {
     return action == Action.MOVE;

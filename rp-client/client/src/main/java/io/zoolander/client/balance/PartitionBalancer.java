@@ -35,9 +35,12 @@ import org.slf4j.LoggerFactory;
  * and reason); every move, its end, and every change of reason are logged at INFO with the numbers
  * behind them, the periods that repeat the last reason at DEBUG.
  *
- * <p>One balancer per deployment: two would move names against each other. It runs its periods on a
- * thread of its own; {@link #decideOnce()} runs one on the caller's thread instead (for a balancer
- * not started, or a test).
+ * <p>One balancer per deployment: two would move names against each other. Its client must route as
+ * the applications' clients do (the same {@link io.zoolander.client.Partitioning}): a name's rate
+ * counts in the partition the client routes it to, and moves start there. The client stays the
+ * caller's: closing the balancer does not close it. The balancer runs its periods, and so calls the
+ * probes, on a thread of its own; {@link #decideOnce()} runs one on the caller's thread instead
+ * (for a balancer not started, or a test).
  */
 public final class PartitionBalancer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionBalancer.class);
@@ -131,7 +134,7 @@ public final class PartitionBalancer implements AutoCloseable {
             "partition balancer: the probe of partition {} failed, holding: {}",
             loads.size(),
             e.toString());
-        decision = probeFailed(loads.size());
+        decision = BalanceDecision.hold(Reason.PROBE_FAILED, loads.size(), 0);
         break;
       }
     }
@@ -143,21 +146,6 @@ public final class PartitionBalancer implements AutoCloseable {
       move(decision);
     }
     return decision;
-  }
-
-  private static BalanceDecision probeFailed(int partition) {
-    return new BalanceDecision(
-        BalanceDecision.Action.HOLD,
-        Reason.PROBE_FAILED,
-        "",
-        partition,
-        -1,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        0);
   }
 
   /** The last period's decision; empty before the first. */

@@ -342,12 +342,6 @@ public final class Repeater implements AutoCloseable {
    * @throws IllegalArgumentException if either is out of range
    */
   public double writeCapacityPerSec(double targetSla, double tauMs) {
-    if (!(targetSla > 0 && targetSla < 1)) {
-      throw new IllegalArgumentException("targetSla must be in (0, 1), was " + targetSla);
-    }
-    if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
-      throw new IllegalArgumentException("tauMs must be finite and > 0, was " + tauMs);
-    }
     return core.writeCapacityPerSec(targetSla, tauMs);
   }
 

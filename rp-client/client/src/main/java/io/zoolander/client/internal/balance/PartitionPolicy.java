@@ -254,18 +254,7 @@ public final class PartitionPolicy {
   }
 
   private BalanceDecision hold(Reason reason, int from) {
-    return new BalanceDecision(
-        Action.HOLD,
-        reason,
-        "",
-        from,
-        -1,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        Double.NaN,
-        streak);
+    return BalanceDecision.hold(reason, from, streak);
   }
 
   /** One period's numbers and the questions asked of them. */

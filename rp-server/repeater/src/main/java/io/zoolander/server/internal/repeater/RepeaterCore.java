@@ -816,8 +816,17 @@ public final class RepeaterCore implements AutoCloseable {
   /**
    * The highest write rate at which the live duplicates are predicted to meet {@code targetSla} at
    * {@code tauMs}, from their samples; NaN without samples.
+   *
+   * @throws IllegalArgumentException if {@code targetSla} is not in (0, 1) or {@code tauMs} is not
+   *     positive and finite
    */
   public double writeCapacityPerSec(double targetSla, double tauMs) {
+    if (!(targetSla > 0 && targetSla < 1)) {
+      throw new IllegalArgumentException("targetSla must be in (0, 1), was " + targetSla);
+    }
+    if (!(tauMs > 0) || Double.isInfinite(tauMs)) {
+      throw new IllegalArgumentException("tauMs must be finite and > 0, was " + tauMs);
+    }
     return whatIf.writeCapacityPerSec(links.liveSamplesMs(), liveDuplicates(), targetSla, tauMs);
   }
 
