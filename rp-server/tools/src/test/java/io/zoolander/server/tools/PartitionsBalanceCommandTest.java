@@ -20,7 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -36,12 +38,12 @@ class PartitionsBalanceCommandTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int MAX_TICKS = 3_000;
 
-  private EmbeddedPartitions deployment;
-  private final List<JmxConsole> consoles = new ArrayList<>();
+  private static EmbeddedPartitions deployment;
+  private static final List<JmxConsole> consoles = new ArrayList<>();
   private ScheduledExecutorService ticks;
 
-  @BeforeEach
-  void start() throws Exception {
+  @BeforeAll
+  static void start() throws Exception {
     deployment =
         EmbeddedPartitions.builder()
             .partitions(2)
@@ -54,14 +56,20 @@ class PartitionsBalanceCommandTest {
           .partition(p)
           .startRepeater(b -> b.mbeanServer(server).nameWriteRates(Duration.ofSeconds(1), 1));
     }
+  }
+
+  @BeforeEach
+  void startTicks() {
     ticks = Executors.newSingleThreadScheduledExecutor();
   }
 
   @AfterEach
-  void stop() {
-    if (ticks != null) {
-      ticks.shutdownNow();
-    }
+  void stopTicks() {
+    ticks.shutdownNow();
+  }
+
+  @AfterAll
+  static void stop() {
     consoles.forEach(JmxConsole::close);
     if (deployment != null) {
       deployment.close();
@@ -159,7 +167,7 @@ class PartitionsBalanceCommandTest {
   }
 
   /** {@code zoolander partitions balance} with both partitions and their consoles, then more. */
-  private String[] args(String... more) {
+  private static String[] args(String... more) {
     List<String> args = new ArrayList<>(List.of("partitions", "balance"));
     for (int p = 0; p < 2; p++) {
       EmbeddedCluster partition = deployment.partition(p);
