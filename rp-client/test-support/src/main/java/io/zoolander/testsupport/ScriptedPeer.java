@@ -171,7 +171,6 @@ public final class ScriptedPeer implements AutoCloseable {
         new ServerBootstrap()
             .group(GROUP)
             .channel(NioServerSocketChannel.class)
-            .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(
                 new ChannelInitializer<SocketChannel>() {
