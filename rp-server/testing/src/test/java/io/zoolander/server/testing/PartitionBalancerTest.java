@@ -1,4 +1,4 @@
-package io.zoolander.it;
+package io.zoolander.server.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -10,8 +10,6 @@ import io.zoolander.client.balance.BalanceDecision;
 import io.zoolander.client.balance.BalancerSettings;
 import io.zoolander.client.balance.PartitionBalancer;
 import io.zoolander.client.balance.PartitionLoad;
-import io.zoolander.server.testing.EmbeddedCluster;
-import io.zoolander.server.testing.EmbeddedPartitions;
 import io.zoolander.testsupport.Await;
 import io.zoolander.testsupport.ZooKeepers;
 import java.time.Duration;
@@ -41,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
  * against rp-model in {@code JmxConsoleTest}, and read here once through the embedded probe.
  */
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
-class PartitionBalancerIT {
+class PartitionBalancerTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final double CAPACITY = 60;
   private static final long TICK_MS = 100;
