@@ -5,7 +5,6 @@ import io.zoolander.client.balance.PartitionProbe;
 import io.zoolander.server.jmx.ZoolanderJmx;
 import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import javax.management.JMException;
@@ -90,10 +89,5 @@ final class JmxPartitionProbe implements PartitionProbe, AutoCloseable {
         // closing a broken connection: nothing more to do
       }
     }
-  }
-
-  /** Closes every probe of {@code probes}. */
-  static void closeAll(List<JmxPartitionProbe> probes) {
-    probes.forEach(JmxPartitionProbe::close);
   }
 }

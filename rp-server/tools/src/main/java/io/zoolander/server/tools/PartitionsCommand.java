@@ -541,7 +541,7 @@ public final class PartitionsCommand implements Runnable {
         }
         out.flush();
       } finally {
-        JmxPartitionProbe.closeAll(List.copyOf(probes.values()));
+        probes.values().forEach(JmxPartitionProbe::close);
       }
       return 0;
     }

@@ -147,13 +147,13 @@ public final class PartitionPolicy {
       return pending;
     }
 
-    int[] drain = period.drain();
+    Drain drain = period.drain();
     if (drain == null) {
       endStreak();
       return hold(Reason.BALANCED, -1);
     }
-    int from = drain[0];
-    int to = drain[1];
+    int from = drain.from();
+    int to = drain.to();
     if (from != draining) {
       draining = from;
       streak = 0;
@@ -165,8 +165,7 @@ public final class PartitionPolicy {
     if (cooling) {
       return period.hold(Reason.COOLDOWN, from, to);
     }
-    String name = period.movable(from).get(0);
-    pending = period.move(Reason.CONSOLIDATE, name, from, to);
+    pending = period.move(Reason.CONSOLIDATE, drain.name(), from, to);
     return pending;
   }
 
@@ -257,6 +256,9 @@ public final class PartitionPolicy {
     return BalanceDecision.hold(reason, from, streak);
   }
 
+  /** A consolidation: the partition drained, the one it goes to, and its busiest name. */
+  private record Drain(int from, int to, String name) {}
+
   /** One period's numbers and the questions asked of them. */
   private final class Period {
     private final List<Map<String, Double>> names;
@@ -313,17 +315,18 @@ public final class PartitionPolicy {
 
     /**
      * The lightest partition with movable writes whose whole rate fits under the low mark of
-     * another partition with writes, and that partition (the one with most room): {from, to}; or
-     * null.
+     * another partition with writes, that partition (the one with most room), and the first name to
+     * move; or null.
      */
-    int[] drain() {
+    Drain drain() {
       Integer[] order = new Integer[rate.length];
       for (int p = 0; p < order.length; p++) {
         order[p] = p;
       }
       Arrays.sort(order, Comparator.comparingDouble((Integer p) -> rate[p]).thenComparing(p -> p));
       for (int from : order) {
-        if (rate[from] == 0 || movable(from).isEmpty()) {
+        List<String> names = movable(from);
+        if (rate[from] == 0 || names.isEmpty()) {
           continue;
         }
         int best = -1;
@@ -338,8 +341,8 @@ public final class PartitionPolicy {
             bestRoom = room;
           }
         }
-        if (best >= 0 && !failedMoves.contains(movable(from).get(0) + " to " + best)) {
-          return new int[] {from, best};
+        if (best >= 0 && !failedMoves.contains(names.get(0) + " to " + best)) {
+          return new Drain(from, best, names.get(0));
         }
       }
       return null;
