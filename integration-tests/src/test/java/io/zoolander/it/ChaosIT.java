@@ -291,12 +291,13 @@ class ChaosIT {
             load.longestAckGap(start, stopped).toMillis(),
             load.longestRead().toMillis());
       } finally {
+        // The clients first, while the servers still answer: a ZooKeeper session closed after its
+        // server waits for reconnect attempts, about a second per session.
+        clients.forEach(ZoolanderClient::close);
         if (pair != null) {
           pair.close(); // before the cluster, which deletes the directories
         }
       }
-    } finally {
-      clients.forEach(ZoolanderClient::close);
     }
   }
 

@@ -13,11 +13,12 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * A digest of a duplicate's application tree: every path under the data root with its data
@@ -36,6 +37,12 @@ public final class TreeDigest {
    * @param cversion child version (decides the names sequential creates get)
    */
   public record Entry(String dataSha256, int version, int cversion) {}
+
+  /** Requests outstanding at most while a level is read. */
+  private static final int MAX_IN_FLIGHT = 512;
+
+  /** How long one level's reads may take. */
+  private static final long LEVEL_TIMEOUT_SECONDS = 60;
 
   private final Map<String, Entry> entries;
   private final BookkeepingState state;
@@ -76,7 +83,8 @@ public final class TreeDigest {
    * Digests through an existing session (sync()ed first so a follower has caught up). The state is
    * read before the tree: a duplicate still applying while the tree is walked then reports the
    * older state, never a tree older than its state (waiting for a seq and then comparing trees
-   * would otherwise see a half-walked tree as a divergence).
+   * would otherwise see a half-walked tree as a divergence). Not from the session's event thread:
+   * the walk's answers arrive on it.
    */
   public static TreeDigest of(ZooKeeper zk, Znodes znodes) throws Exception {
     CountDownLatch synced = new CountDownLatch(1);
@@ -89,31 +97,91 @@ public final class TreeDigest {
       state = BookkeepingState.INITIAL;
     }
     Map<String, Entry> entries = new TreeMap<>();
-    walk(zk, znodes, znodes.dataRoot(), entries);
+    walk(zk, znodes, entries);
     return new TreeDigest(entries, state);
   }
 
-  private static void walk(ZooKeeper zk, Znodes znodes, String znode, Map<String, Entry> entries)
-      throws Exception {
-    Stat stat = new Stat();
-    byte[] data;
-    List<String> children;
-    try {
-      data = zk.getData(znode, false, stat);
-      children = new ArrayList<>(zk.getChildren(znode, false));
-    } catch (KeeperException.NoNodeException e) {
-      return; // deleted while walking: writes were not stopped, the digests will differ
+  /**
+   * Reads the tree one level at a time, every znode of a level at once (its data and its children,
+   * at most {@link #MAX_IN_FLIGHT} requests outstanding): a walk of one synchronous round trip per
+   * read took seconds for a tree of a few thousand znodes.
+   */
+  private static void walk(ZooKeeper zk, Znodes znodes, Map<String, Entry> entries)
+      throws InterruptedException, KeeperException {
+    List<String> level = List.of(znodes.dataRoot());
+    while (!level.isEmpty()) {
+      level = readLevel(zk, znodes, level, entries);
     }
-    entries.put(
-        znodes.toApplicationPath(znode),
-        new Entry(
-            HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)),
-            stat.getVersion(),
-            stat.getCversion()));
-    Collections.sort(children);
-    for (String child : children) {
-      walk(zk, znodes, znode + "/" + child, entries);
+  }
+
+  /**
+   * Reads the data and the children of every znode of {@code level} into {@code entries}.
+   *
+   * @return the znodes of the next level
+   */
+  private static List<String> readLevel(
+      ZooKeeper zk, Znodes znodes, List<String> level, Map<String, Entry> entries)
+      throws InterruptedException, KeeperException {
+    Semaphore window = new Semaphore(MAX_IN_FLIGHT);
+    CountDownLatch answered = new CountDownLatch(2 * level.size());
+    Entry[] read = new Entry[level.size()];
+    List<List<String>> children = new ArrayList<>(Collections.nCopies(level.size(), null));
+    AtomicReference<KeeperException> failed = new AtomicReference<>();
+    for (int i = 0; i < level.size(); i++) {
+      int at = i;
+      String znode = level.get(i);
+      window.acquire(2);
+      zk.getData(
+          znode,
+          false,
+          (rc, path, ctx, data, stat) -> {
+            if (rc == KeeperException.Code.OK.intValue()) {
+              read[at] =
+                  new Entry(
+                      HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)),
+                      stat.getVersion(),
+                      stat.getCversion());
+            } else if (rc != KeeperException.Code.NONODE.intValue()) {
+              failed.compareAndSet(
+                  null, KeeperException.create(KeeperException.Code.get(rc), path));
+            }
+            window.release();
+            answered.countDown();
+          },
+          null);
+      zk.getChildren(
+          znode,
+          false,
+          (rc, path, ctx, names) -> {
+            if (rc == KeeperException.Code.OK.intValue()) {
+              children.set(at, names);
+            } else if (rc != KeeperException.Code.NONODE.intValue()) {
+              failed.compareAndSet(
+                  null, KeeperException.create(KeeperException.Code.get(rc), path));
+            }
+            window.release();
+            answered.countDown();
+          },
+          null);
     }
+    if (!answered.await(LEVEL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      throw KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT, level.get(0));
+    }
+    if (failed.get() != null) {
+      throw failed.get();
+    }
+    List<String> next = new ArrayList<>();
+    for (int i = 0; i < level.size(); i++) {
+      if (read[i] == null || children.get(i) == null) {
+        continue; // deleted while walking: writes were not stopped, the digests will differ
+      }
+      String znode = level.get(i);
+      entries.put(znodes.toApplicationPath(znode), read[i]);
+      for (String child : children.get(i)) {
+        next.add(znode + "/" + child);
+      }
+    }
+    return next;
   }
 
   private static MessageDigest sha256() {
