@@ -122,15 +122,13 @@ public final class TreeDigest {
   private static List<String> readLevel(
       ZooKeeper zk, Znodes znodes, List<String> level, Map<String, Entry> entries)
       throws InterruptedException, KeeperException {
-    Semaphore window = new Semaphore(MAX_IN_FLIGHT);
-    CountDownLatch answered = new CountDownLatch(2 * level.size());
+    Answers answers = new Answers(2 * level.size());
     Entry[] read = new Entry[level.size()];
     List<List<String>> children = new ArrayList<>(Collections.nCopies(level.size(), null));
-    AtomicReference<KeeperException> failed = new AtomicReference<>();
     for (int i = 0; i < level.size(); i++) {
       int at = i;
       String znode = level.get(i);
-      window.acquire(2);
+      answers.window.acquire(2);
       zk.getData(
           znode,
           false,
@@ -141,12 +139,8 @@ public final class TreeDigest {
                       HexFormat.of().formatHex(sha256().digest(data == null ? new byte[0] : data)),
                       stat.getVersion(),
                       stat.getCversion());
-            } else if (rc != KeeperException.Code.NONODE.intValue()) {
-              failed.compareAndSet(
-                  null, KeeperException.create(KeeperException.Code.get(rc), path));
             }
-            window.release();
-            answered.countDown();
+            answers.answered(rc, path);
           },
           null);
       zk.getChildren(
@@ -155,21 +149,12 @@ public final class TreeDigest {
           (rc, path, ctx, names) -> {
             if (rc == KeeperException.Code.OK.intValue()) {
               children.set(at, names);
-            } else if (rc != KeeperException.Code.NONODE.intValue()) {
-              failed.compareAndSet(
-                  null, KeeperException.create(KeeperException.Code.get(rc), path));
             }
-            window.release();
-            answered.countDown();
+            answers.answered(rc, path);
           },
           null);
     }
-    if (!answered.await(LEVEL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      throw KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT, level.get(0));
-    }
-    if (failed.get() != null) {
-      throw failed.get();
-    }
+    answers.await(level.get(0));
     List<String> next = new ArrayList<>();
     for (int i = 0; i < level.size(); i++) {
       if (read[i] == null || children.get(i) == null) {
@@ -182,6 +167,40 @@ public final class TreeDigest {
       }
     }
     return next;
+  }
+
+  /**
+   * The answers to one level's reads, which arrive on the session's event thread: the window of
+   * requests outstanding, and the first failure other than a znode deleted meanwhile.
+   */
+  private static final class Answers {
+    final Semaphore window = new Semaphore(MAX_IN_FLIGHT);
+    private final CountDownLatch left;
+    private final AtomicReference<KeeperException> failed = new AtomicReference<>();
+
+    Answers(int requests) {
+      left = new CountDownLatch(requests);
+    }
+
+    /** After the answer's result is stored. */
+    void answered(int rc, String path) {
+      if (rc != KeeperException.Code.OK.intValue()
+          && rc != KeeperException.Code.NONODE.intValue()) {
+        failed.compareAndSet(null, KeeperException.create(KeeperException.Code.get(rc), path));
+      }
+      window.release();
+      left.countDown();
+    }
+
+    /** Waits for every answer; throws the first failure. */
+    void await(String first) throws InterruptedException, KeeperException {
+      if (!left.await(LEVEL_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        throw KeeperException.create(KeeperException.Code.OPERATIONTIMEOUT, first);
+      }
+      if (failed.get() != null) {
+        throw failed.get();
+      }
+    }
   }
 
   private static MessageDigest sha256() {
