@@ -16,6 +16,7 @@ import io.zoolander.wire.ReadKind;
 import io.zoolander.wire.Role;
 import io.zoolander.wire.WireSettings;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -437,30 +438,66 @@ class BadInputIT {
                     1,
                     List.of(Op.create("/intruder", utf8("x"))))));
 
+    // The cases at once, each on its own connection: each waits out the server's linger.
+    List<CompletableFuture<Void>> runs = new ArrayList<>();
     for (Case c : cases) {
-      try (RawConnection raw = RawConnection.open(c.to().get(), Duration.ofSeconds(10))) {
-        raw.send(c.bad());
-        for (byte[] w : goodWrites) {
-          raw.send(w); // the server reads and discards these while the ERROR lingers
+      runs.add(
+          CompletableFuture.runAsync(
+              () ->
+                  closesAfterTheError(
+                      c.name(), c.to().get(), c.bad(), c.code(), goodWrites, sequenced),
+              command -> new Thread(command, "bad-input-" + c.name()).start()));
+    }
+    for (CompletableFuture<Void> run : runs) {
+      try {
+        run.get(1, TimeUnit.MINUTES);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof AssertionError failed) {
+          throw failed;
         }
-        raw.send(sequenced);
-        assertThat(closingError(raw, c.code()).message()).as(c.name()).isNotEmpty();
-        // The server closes for good within twice the linger; after that, sending fails.
-        long deadline =
-            System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(4 * WireSettings.ERROR_LINGER_MILLIS + 5_000);
-        boolean failed = false;
-        while (!failed && System.nanoTime() < deadline) {
-          try {
-            raw.send(goodWrites.get(1));
-            Thread.sleep(20); // a pause between sends, not a wait for a condition
-          } catch (IOException e) {
-            failed = true;
-          }
-        }
-        assertThat(failed).as("%s: sending fails once the server has closed", c.name()).isTrue();
+        throw e;
       }
     }
     assertNothingApplied();
+  }
+
+  /**
+   * Sends {@code bad}, then good writes and {@code sequenced}, to {@code to}: the peer gets the
+   * closing ERROR {@code code}, and once the server has closed (within twice the linger), sending
+   * fails.
+   */
+  private static void closesAfterTheError(
+      String name,
+      InetSocketAddress to,
+      byte[] bad,
+      ErrorCode code,
+      List<byte[]> goodWrites,
+      byte[] sequenced) {
+    try (RawConnection raw = RawConnection.open(to, Duration.ofSeconds(10))) {
+      raw.send(bad);
+      for (byte[] w : goodWrites) {
+        raw.send(w); // the server reads and discards these while the ERROR lingers
+      }
+      raw.send(sequenced);
+      assertThat(closingError(raw, code).message()).as(name).isNotEmpty();
+      long deadline =
+          System.nanoTime()
+              + TimeUnit.MILLISECONDS.toNanos(4 * WireSettings.ERROR_LINGER_MILLIS + 5_000);
+      boolean failed = false;
+      while (!failed && System.nanoTime() < deadline) {
+        try {
+          raw.send(goodWrites.get(1));
+          Thread.sleep(20); // a pause between sends, not a wait for a condition
+        } catch (IOException e) {
+          failed = true;
+        }
+      }
+      assertThat(failed).as("%s: sending fails once the server has closed", name).isTrue();
+    } catch (IOException e) {
+      throw new UncheckedIOException(name + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(name + ": interrupted", e);
+    }
   }
 }
