@@ -24,8 +24,8 @@ import java.util.SplittableRandom;
  * with a period (a client that alternates two names) is not aliased. At most {@link #MAX_NAMES}
  * names are counted per window; writes to further names count as {@link NameRoutes#OTHER_NAMES}.
  *
- * <p>{@link #sequenced} runs on the sequencer loop only; {@link #rates} on any thread reads the
- * window published last. Time comes from a {@link Ticker}.
+ * <p>The first window opens at the first write. {@link #sequenced} runs on the sequencer loop only;
+ * {@link #rates} on any thread reads the window published last. Time comes from a {@link Ticker}.
  */
 final class NameWriteRates {
 
@@ -39,6 +39,7 @@ final class NameWriteRates {
 
   // the sequencer loop's
   private Map<String, Long> counting = new HashMap<>();
+  private boolean windowOpen; // the first window opens at the first write, not at construction
   private long windowStartNanos;
 
   /** The last complete window's rates, and when it ended. */
@@ -61,13 +62,15 @@ final class NameWriteRates {
     this.sampleEvery = sampleEvery;
     this.random = new SplittableRandom(seed);
     this.windowNanos = windowMillis * 1_000_000L;
-    this.windowStartNanos = ticker.nanoTime();
   }
 
   /** Counts a write just sequenced. On the sequencer loop. */
   void sequenced(Message.Write write) {
     long now = ticker.nanoTime();
-    if (now - windowStartNanos >= windowNanos) {
+    if (!windowOpen) {
+      windowOpen = true; // a repeater idle since it started would otherwise dilute its first rates
+      windowStartNanos = now;
+    } else if (now - windowStartNanos >= windowNanos) {
       publish(now);
     }
     if (sampleEvery > 1 && random.nextInt(sampleEvery) != 0) {

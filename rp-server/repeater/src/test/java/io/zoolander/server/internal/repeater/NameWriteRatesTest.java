@@ -39,6 +39,18 @@ class NameWriteRatesTest {
   }
 
   @Test
+  void theFirstWindowOpensAtTheFirstWriteNotWhenTheRepeaterStarted() {
+    NameWriteRates rates = new NameWriteRates(nanos::get, WINDOW_MS, 1, 1);
+    nanos.addAndGet(WINDOW_NANOS * 9 / 10); // most of a window without writes
+    for (int i = 0; i < 200; i++) { // then 200 writes/s for one window
+      rates.sequenced(write(Op.setData("/a", DATA, -1)));
+      nanos.addAndGet(WINDOW_NANOS / 200);
+    }
+    rates.sequenced(write(Op.setData("/a", DATA, -1))); // ends the window
+    assertThat(rates.rates().get("a")).isCloseTo(200.0, within(1e-9));
+  }
+
+  @Test
   void sampledCountsAreScaledBackWithoutAliasingAPeriodicWorkload() {
     NameWriteRates rates = new NameWriteRates(nanos::get, WINDOW_MS, 8, 42);
     int writes = 16_000; // alternating /a and /b: every 8th write would count only one of them
