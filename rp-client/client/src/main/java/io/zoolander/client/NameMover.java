@@ -178,17 +178,19 @@ final class NameMover {
       readSubtree(a, root).forEach(node -> atSource.add(node.path()));
       List<Node> copy = new ArrayList<>(readSubtree(b, root));
       List<String> kept = new ArrayList<>();
+      Set<String> keptAncestors = new HashSet<>();
       copy.forEach(
           node -> {
             if (!atSource.contains(node.path())) {
               kept.add(node.path());
+              String ancestor = parent(node.path());
+              while (ancestor != null && keptAncestors.add(ancestor)) { // else added with its own
+                ancestor = parent(ancestor);
+              }
             }
           });
       // Neither what the source does not hold, nor the ancestors it needs.
-      copy.removeIf(
-          node ->
-              !atSource.contains(node.path())
-                  || kept.stream().anyMatch(k -> k.startsWith(node.path() + "/")));
+      copy.removeIf(node -> !atSource.contains(node.path()) || keptAncestors.contains(node.path()));
       if (!kept.isEmpty()) {
         LOG.warn(
             "partition {} holds {} nodes under {} that partition {} does not: kept (unreachable"
@@ -209,6 +211,12 @@ final class NameMover {
     }
     movedNames.remove(name);
     return from;
+  }
+
+  /** The parent of {@code path}, or null for the root. */
+  private static String parent(String path) {
+    int slash = path.lastIndexOf('/');
+    return slash <= 0 ? null : path.substring(0, slash);
   }
 
   /**
