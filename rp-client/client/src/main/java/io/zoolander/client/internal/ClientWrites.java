@@ -40,18 +40,7 @@ final class ClientWrites {
   private static final Logger LOG = LoggerFactory.getLogger(ClientWrites.class);
 
   /** What the writes need of the rest of the client (event loop). */
-  interface Host {
-    boolean closed();
-
-    void advanceSeen(long seq);
-
-    /** The builder index of the duplicate with this id, -1 if unknown. */
-    int indexOf(int duplicateId);
-
-    void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first);
-
-    void reportInconsistency(InconsistencyEvent event);
-
+  interface Host extends RequestHost {
     /**
      * How many duplicates the client is linked to and has not seen retired (active or joining):
      * each applies every write, and may still reply to one.

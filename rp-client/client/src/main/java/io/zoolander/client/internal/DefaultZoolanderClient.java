@@ -33,7 +33,6 @@ import io.zoolander.wire.internal.WriteChecks;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -61,7 +60,9 @@ import org.slf4j.LoggerFactory;
  * The client implementation. One event-loop thread owns every piece of mutable state (pending
  * requests, ranking, adaptive policy, meters, the set of duplicates), so there are no locks on the
  * request path: public methods hand their work to it, and replies are handled where their bytes
- * arrive.
+ * arrive. The writes in flight live in {@link ClientWrites}, the reads in {@link ClientReads}, the
+ * watches in {@link WatchTable}; this class dispatches to them and keeps the membership, the
+ * barriers and the links.
  *
  * <p>The set of duplicates follows the membership record ({@link Membership}, in {@link
  * io.zoolander.wire.Znodes#members()}), watched in every duplicate known by connect string: an
@@ -78,13 +79,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** How many answered writes and reads are kept to compare later replies from other duplicates. */
   static final int ANSWERED_KEPT = 4_096;
 
-  private static final long DEFAULT_RETRY_AFTER_MS = 50;
+  static final long DEFAULT_RETRY_AFTER_MS = 50;
 
   private final ClientSettings settings;
   private final EventLoopGroup group;
   private final EventLoop loop;
   private final PeerLink repeater;
   private final ClientWrites writes;
+  private final ClientReads reads;
   private final RepeaterDiscovery discovery;
 
   /** The duplicate links by index; appended to on the event loop, read by any thread. */
@@ -116,17 +118,14 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final WatchTable watchTable;
 
   /** Read retries draw on it (event loop only). */
-  private final ReadRetryTokens readRetries;
-
   private final AtomicLong nextRequestId = new AtomicLong();
+
   private final AtomicLong lastSeenSeq = new AtomicLong();
   private final List<ConnectionStateListener> stateListeners = new CopyOnWriteArrayList<>();
   private final List<InconsistencyListener> inconsistencyListeners = new CopyOnWriteArrayList<>();
   private final List<ReplyListener> replyListeners = new CopyOnWriteArrayList<>();
   // Event-loop confined:
-  private final Map<Long, PendingRead<?>> reads = new HashMap<>();
   private final Map<Long, Barrier> barriers = new HashMap<>();
-  private final Map<Long, PendingRead<?>> answeredReads = lru();
   private volatile boolean closed;
 
   private DefaultZoolanderClient(ClientSettings settings) {
@@ -138,7 +137,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     this.slowness = new PlannedSlownessTable(n, settings.ticker());
     this.concurrency = new AdaptiveConcurrency(settings.readPolicy(), n, settings.ticker());
     this.metrics = new ClientMetrics(settings.meterRegistry(), n, concurrency, settings.slaTauMs());
-    this.readRetries = new ReadRetryTokens(settings.retryBudget(), settings.ticker());
     this.repeater =
         new PeerLink(
             "repeater",
@@ -151,9 +149,21 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             settings.tls(),
             settings.credential(),
             Credential.REPEATER);
+    RequestsHost host = new RequestsHost();
     this.writes =
-        new ClientWrites(
-            settings, loop, repeater, plugins, metrics, nextRequestId, lru(), new WritesHost());
+        new ClientWrites(settings, loop, repeater, plugins, metrics, nextRequestId, lru(), host);
+    this.reads =
+        new ClientReads(
+            settings,
+            loop,
+            plugins,
+            ranking,
+            slowness,
+            concurrency,
+            metrics,
+            nextRequestId,
+            lru(),
+            host);
     this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
     this.watchTable =
         new WatchTable(
@@ -684,331 +694,17 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   private <T> CompletableFuture<T> read(
       ReadKind kind, String path, Function<Message.ReadReply, T> result) {
-    CompletableFuture<T> future = new CompletableFuture<>();
     if (closed) {
-      future.completeExceptionally(closedException());
-      return future;
+      return CompletableFuture.failedFuture(closedException());
     }
     try {
       PathUtils.validatePath(path);
     } catch (IllegalArgumentException | NullPointerException e) {
-      future.completeExceptionally(
+      return CompletableFuture.failedFuture(
           new ZoolanderException(
               KeeperException.Code.BADARGUMENTS, null, "path: " + e.getMessage(), e));
-      return future;
     }
-    PendingRead<T> pending =
-        new PendingRead<>(
-            nextRequestId.incrementAndGet(),
-            kind,
-            path,
-            lastSeenSeq.get(),
-            future,
-            result,
-            settings.ticker().nanoTime());
-    loop.execute(() -> startRead(pending));
-    return future;
-  }
-
-  // ------------------------------------------------------------------ reads (event loop)
-
-  private static final class PendingRead<T> {
-    final long requestId;
-    final ReadKind kind;
-    final String path;
-    final long minSeq;
-    final CompletableFuture<T> future;
-    final Function<Message.ReadReply, T> result;
-    final long startNanos;
-    final Map<Integer, Long> sentNanos = new HashMap<>();
-    final Set<Integer> tried = new HashSet<>();
-    final List<Message.ReadReply> replies = new ArrayList<>();
-    final List<ScheduledFuture<?>> timers = new ArrayList<>();
-    boolean failed;
-    boolean answered;
-
-    /** Retries the retry budget withheld. */
-    int retriesDenied;
-
-    /** Whether any attempt was sent: later sends are retries. */
-    boolean sent;
-
-    PendingRead(
-        long requestId,
-        ReadKind kind,
-        String path,
-        long minSeq,
-        CompletableFuture<T> future,
-        Function<Message.ReadReply, T> result,
-        long startNanos) {
-      this.requestId = requestId;
-      this.kind = kind;
-      this.path = path;
-      this.minSeq = minSeq;
-      this.future = future;
-      this.result = result;
-      this.startNanos = startNanos;
-    }
-
-    int outstanding() {
-      return sentNanos.size();
-    }
-  }
-
-  private void startRead(PendingRead<?> r) {
-    if (closed) {
-      r.future.completeExceptionally(closedException());
-      return;
-    }
-    reads.put(r.requestId, r);
-    readRetries.deposit();
-    r.timers.add(
-        loop.schedule(
-            () ->
-                finishReadUnanswered(
-                    r,
-                    new ZoolanderException(
-                        KeeperException.Code.OPERATIONTIMEOUT,
-                        "read of "
-                            + r.path
-                            + " not answered within "
-                            + settings.requestTimeoutMs()
-                            + " ms by a duplicate that applied seq "
-                            + r.minSeq
-                            + (r.retriesDenied > 0
-                                ? " (the client's retry budget withheld "
-                                    + r.retriesDenied
-                                    + " retries)"
-                                : ""))),
-            settings.requestTimeoutMs(),
-            TimeUnit.MILLISECONDS));
-    ReadPolicy.Hedged hedged =
-        settings.readPolicy() instanceof ReadPolicy.Hedged h ? h : null; // null: C at once
-    int fanOut = hedged != null ? 1 : concurrency.current();
-    int sent = 0;
-    for (int i = 0; i < fanOut; i++) {
-      if (sendToNext(r)) {
-        sent++;
-      }
-    }
-    if (sent == 0) {
-      retryReadRound(r, DEFAULT_RETRY_AFTER_MS);
-    } else if (hedged != null) {
-      scheduleHedge(r, hedged);
-    }
-  }
-
-  /**
-   * Sends the read to the best-ranked connected duplicate not yet tried; false if there is none.
-   */
-  private boolean sendToNext(PendingRead<?> r) {
-    List<Integer> candidates =
-        ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i) && !slowness.isSlow(i));
-    if (candidates.isEmpty()) {
-      // Every duplicate left is busy with announced background work: slow beats unanswered.
-      candidates = ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i));
-    }
-    for (int index : candidates) {
-      Message.Read read =
-          new Message.Read(settings.clientId(), r.requestId, r.kind, r.path, r.minSeq);
-      if (plugins.get(index).send(read)) {
-        metrics.readRequestSent();
-        r.tried.add(index);
-        r.sent = true;
-        r.sentNanos.put(index, settings.ticker().nanoTime());
-        r.timers.add(
-            loop.schedule(
-                () -> onReadAttemptTimeout(r, index),
-                settings.readAttemptTimeoutMs(),
-                TimeUnit.MILLISECONDS));
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void scheduleHedge(PendingRead<?> r, ReadPolicy.Hedged policy) {
-    long delayNanos =
-        Math.max(
-            policy.minDelay().toNanos(),
-            ranking.latencyPercentileNanos(policy.percentile(), TimeUnit.MILLISECONDS.toNanos(1)));
-    r.timers.add(
-        loop.schedule(
-            () -> {
-              if (!r.answered && reads.get(r.requestId) == r && sendToNext(r)) {
-                metrics.hedge();
-                scheduleHedge(r, policy);
-              }
-            },
-            delayNanos,
-            TimeUnit.NANOSECONDS));
-  }
-
-  private void onReadAttemptTimeout(PendingRead<?> r, int index) {
-    if (r.sentNanos.remove(index) == null) {
-      return; // answered meanwhile
-    }
-    ranking.recordFailure(index);
-    onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
-  }
-
-  /**
-   * One duplicate could not answer: ask the next, or start a new round once every one was tried.
-   */
-  private void onReadAttemptFailed(PendingRead<?> r, long retryAfterMs) {
-    r.failed = true;
-    if (r.answered || reads.get(r.requestId) != r) {
-      maybeForgetRead(r);
-      return;
-    }
-    if (!retryToNext(r) && r.outstanding() == 0) {
-      retryReadRound(r, retryAfterMs);
-    }
-  }
-
-  /**
-   * Sends the read again, to the best-ranked connected duplicate not yet tried, if the retry budget
-   * has a token; false if there is no such duplicate or no token.
-   */
-  private boolean retryToNext(PendingRead<?> r) {
-    if (ranking.order(i -> plugins.get(i).isReady() && !r.tried.contains(i)).isEmpty()) {
-      return false;
-    }
-    if (!readRetries.tryRetry()) {
-      metrics.readRetryDenied();
-      r.retriesDenied++;
-      return false;
-    }
-    metrics.readRetry();
-    return sendToNext(r);
-  }
-
-  private void retryReadRound(PendingRead<?> r, long delayMs) {
-    r.timers.add(
-        loop.schedule(
-            () -> {
-              if (!r.answered && reads.get(r.requestId) == r) {
-                r.tried.clear();
-                if (!(r.sent
-                    ? retryToNext(r)
-                    : sendToNext(r))) { // not sent yet: no duplicate was ready at the start
-                  retryReadRound(r, Math.min(1_000, delayMs * 2));
-                }
-              }
-            },
-            delayMs,
-            TimeUnit.MILLISECONDS));
-  }
-
-  private void onReadReply(Message.ReadReply reply) {
-    PendingRead<?> r = reads.get(reply.requestId());
-    if (r == null) {
-      r = answeredReads.get(reply.requestId());
-    }
-    int index = indexOf(reply.duplicateId());
-    Long sent = r == null || index < 0 ? null : r.sentNanos.remove(index);
-    if (r == null || sent == null) {
-      return;
-    }
-    long latency = settings.ticker().nanoTime() - sent;
-    ranking.recordReply(index, latency);
-    concurrency.recordLatency(latency);
-    advanceSeen(reply.appliedSeq());
-    checkReadConsistency(r, reply);
-    r.replies.add(reply);
-    boolean first = !r.answered;
-    metrics.readReply(index, latency, first);
-    notifyReply(false, reply.requestId(), index, latency, first);
-    if (first) {
-      completeRead(r, reply);
-    }
-    maybeForgetRead(r);
-  }
-
-  private <T> void completeRead(PendingRead<T> r, Message.ReadReply reply) {
-    r.answered = true;
-    reads.remove(r.requestId);
-    answeredReads.put(r.requestId, r);
-    long total = settings.ticker().nanoTime() - r.startNanos;
-    ranking.recordFirstReply(total);
-    concurrency.recordRead(r.failed);
-    metrics.completed(total);
-    try {
-      r.future.complete(r.result.apply(reply));
-    } catch (ZoolanderException e) {
-      r.future.completeExceptionally(e);
-    }
-  }
-
-  private void finishReadUnanswered(PendingRead<?> r, ZoolanderException e) {
-    if (reads.remove(r.requestId) == r) {
-      r.timers.forEach(t -> t.cancel(false));
-      concurrency.recordRead(true);
-      r.future.completeExceptionally(e);
-    }
-  }
-
-  /** Drops an answered read's bookkeeping once no reply is outstanding. */
-  private void maybeForgetRead(PendingRead<?> r) {
-    if (r.answered && r.outstanding() == 0) {
-      r.timers.forEach(t -> t.cancel(false));
-      answeredReads.remove(r.requestId);
-    }
-  }
-
-  private void checkReadConsistency(PendingRead<?> r, Message.ReadReply reply) {
-    for (Message.ReadReply other : r.replies) {
-      if (other.appliedSeq() == reply.appliedSeq()
-          && (other.code() != reply.code()
-              || other.version() != reply.version()
-              || !Arrays.equals(other.data(), reply.data())
-              || !other.children().equals(reply.children()))) {
-        reportInconsistency(
-            new InconsistencyEvent(
-                reply.appliedSeq(),
-                r.path,
-                List.of(other.duplicateId(), reply.duplicateId()),
-                "at appliedSeq "
-                    + reply.appliedSeq()
-                    + " duplicate "
-                    + other.duplicateId()
-                    + " read "
-                    + other.code()
-                    + " version "
-                    + other.version()
-                    + " ("
-                    + other.data().length
-                    + " bytes), duplicate "
-                    + reply.duplicateId()
-                    + " read "
-                    + reply.code()
-                    + " version "
-                    + reply.version()
-                    + " ("
-                    + reply.data().length
-                    + " bytes)"));
-      }
-    }
-  }
-
-  private void onReadError(PeerLink from, PendingRead<?> r, Message.Error error) {
-    int index = plugins.indexOf(from);
-    if (index < 0 || r.sentNanos.remove(index) == null) {
-      return;
-    }
-    // Every duplicate would refuse it the same way (a moved name: once it applied the move).
-    if (ClientWrites.refusesTheRequest(error.code()) || error.code() == ErrorCode.NAME_MOVED) {
-      finishReadUnanswered(
-          r,
-          new ZoolanderException(
-              KeeperException.Code.BADARGUMENTS,
-              error.code(),
-              from.name() + " refused the read: " + error.message(),
-              null));
-      return;
-    }
-    ranking.recordFailure(index);
-    onReadAttemptFailed(r, retryAfter(error));
+    return reads.submit(kind, path, lastSeenSeq.get(), result);
   }
 
   // ------------------------------------------------------------------ barriers (event loop)
@@ -1110,7 +806,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       if (b != null) {
         onBarrierReply(b, reply);
       } else {
-        onReadReply(reply);
+        reads.onReply(reply);
       }
     } else if (message instanceof Message.Error error) {
       onError(from, error);
@@ -1137,12 +833,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (writes.onError(from, error)) {
       return;
     }
-    PendingRead<?> r = reads.get(id);
-    if (r == null) {
-      r = answeredReads.get(id);
-    }
-    if (r != null) {
-      onReadError(from, r, error);
+    if (reads.onError(from, error)) {
       return;
     }
     Barrier b = barriers.get(id);
@@ -1200,14 +891,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private void linkGone(int index, PeerLink link, boolean failure) {
     watchTable.linkLost(link);
     List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
-    for (PendingRead<?> r : List.copyOf(reads.values())) {
-      if (r.sentNanos.remove(index) != null) {
-        if (failure) {
-          ranking.recordFailure(index);
-        }
-        onReadAttemptFailed(r, DEFAULT_RETRY_AFTER_MS);
-      }
-    }
+    reads.linkGone(index, failure);
   }
 
   private void notifyState(Peer peer, ConnectionState state) {
@@ -1232,8 +916,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
-  /** What the writes need of the rest of the client (event loop). */
-  private final class WritesHost implements ClientWrites.Host {
+  /** What the writes and the reads need of the rest of the client (event loop). */
+  private final class RequestsHost implements ClientWrites.Host {
     @Override
     public boolean closed() {
       return closed;
@@ -1317,13 +1001,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
         () -> {
           ZoolanderException e = closedException();
           writes.failAll(e);
-          List.copyOf(reads.values()).forEach(r -> finishReadUnanswered(r, e));
+          reads.failAll(e);
           for (Barrier b : List.copyOf(barriers.values())) {
             barriers.remove(b.requestId);
             b.deadline.cancel(false);
             b.future.completeExceptionally(e);
           }
-          answeredReads.clear();
           watchTable.clear();
           failed.complete(null);
         });
@@ -1357,7 +1040,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */
   public int pendingRequests() {
     CompletableFuture<Integer> count = new CompletableFuture<>();
-    loop.execute(() -> count.complete(writes.pending() + reads.size() + barriers.size()));
+    loop.execute(() -> count.complete(writes.pending() + reads.pending() + barriers.size()));
     return count.join();
   }
 }

@@ -1,0 +1,17 @@
+package io.zoolander.client.internal;
+
+import io.zoolander.client.InconsistencyEvent;
+
+/** What the client's requests in flight (its writes, its reads) need of the rest of the client. */
+interface RequestHost {
+  boolean closed();
+
+  void advanceSeen(long seq);
+
+  /** The builder index of the duplicate with this id, -1 if unknown. */
+  int indexOf(int duplicateId);
+
+  void notifyReply(boolean write, long requestId, int index, long latencyNanos, boolean first);
+
+  void reportInconsistency(InconsistencyEvent event);
+}
