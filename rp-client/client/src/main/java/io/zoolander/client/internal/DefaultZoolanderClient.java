@@ -4,7 +4,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.zoolander.client.BlockingZoolanderClient;
 import io.zoolander.client.ConnectionState;
 import io.zoolander.client.ConnectionStateListener;
@@ -21,7 +20,6 @@ import io.zoolander.client.WriteResult;
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.client.ZoolanderException;
 import io.zoolander.wire.Credential;
-import io.zoolander.wire.ErrorCode;
 import io.zoolander.wire.Membership;
 import io.zoolander.wire.Message;
 import io.zoolander.wire.Op;
@@ -34,12 +32,10 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ForkJoinPool;
@@ -87,6 +83,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final PeerLink repeater;
   private final ClientWrites writes;
   private final ClientReads reads;
+  private final ClientBarriers barriers;
   private final RepeaterDiscovery discovery;
 
   /** The duplicate links by index; appended to on the event loop, read by any thread. */
@@ -125,7 +122,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   private final List<InconsistencyListener> inconsistencyListeners = new CopyOnWriteArrayList<>();
   private final List<ReplyListener> replyListeners = new CopyOnWriteArrayList<>();
   // Event-loop confined:
-  private final Map<Long, Barrier> barriers = new HashMap<>();
   private volatile boolean closed;
 
   private DefaultZoolanderClient(ClientSettings settings) {
@@ -164,6 +160,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
             nextRequestId,
             lru(),
             host);
+    this.barriers = new ClientBarriers(settings, loop, plugins, members, nextRequestId, host);
     this.discovery = new RepeaterDiscovery(repeater, settings.repeaters());
     this.watchTable =
         new WatchTable(
@@ -375,7 +372,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
     for (int index : changes.joining()) {
       ranking.setReadable(index, false);
-      List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+      barriers.duplicateGone(index);
       LOG.info(
           "duplicate {} is joining: not read from until it has caught up",
           members.duplicateId(index));
@@ -577,20 +574,15 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
 
   @Override
   public CompletableFuture<Void> barrier(long seq) {
-    CompletableFuture<Void> future = new CompletableFuture<>();
     if (closed) {
-      future.completeExceptionally(closedException());
-      return future;
+      return CompletableFuture.failedFuture(closedException());
     }
     if (seq < 0) {
-      future.completeExceptionally(
+      return CompletableFuture.failedFuture(
           new ZoolanderException(
               KeeperException.Code.BADARGUMENTS, "seq must be >= 0, was " + seq));
-      return future;
     }
-    Barrier barrier = new Barrier(nextRequestId.incrementAndGet(), seq, future);
-    loop.execute(() -> startBarrier(barrier));
-    return future;
+    return barriers.submit(seq);
   }
 
   @Override
@@ -707,92 +699,6 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     return reads.submit(kind, path, lastSeenSeq.get(), result);
   }
 
-  // ------------------------------------------------------------------ barriers (event loop)
-
-  private static final class Barrier {
-    final long requestId;
-    final long seq;
-    final CompletableFuture<Void> future;
-    final Set<Integer> waitingFor = new HashSet<>();
-    ScheduledFuture<?> deadline;
-
-    Barrier(long requestId, long seq, CompletableFuture<Void> future) {
-      this.requestId = requestId;
-      this.seq = seq;
-      this.future = future;
-    }
-  }
-
-  private void startBarrier(Barrier b) {
-    if (closed) {
-      b.future.completeExceptionally(closedException());
-      return;
-    }
-    for (int i = 0; i < plugins.size(); i++) {
-      if (plugins.get(i).isReady() && members.counted(i)) { // not joining, not retired
-        b.waitingFor.add(i);
-      }
-    }
-    if (b.waitingFor.isEmpty()) {
-      b.future.completeExceptionally(
-          new ZoolanderException(KeeperException.Code.CONNECTIONLOSS, "no duplicate is connected"));
-      return;
-    }
-    barriers.put(b.requestId, b);
-    b.deadline =
-        loop.schedule(
-            () -> {
-              if (barriers.remove(b.requestId) == b) {
-                b.future.completeExceptionally(
-                    new ZoolanderException(
-                        KeeperException.Code.OPERATIONTIMEOUT,
-                        "duplicates "
-                            + b.waitingFor
-                            + " did not apply seq "
-                            + b.seq
-                            + " within "
-                            + settings.requestTimeoutMs()
-                            + " ms"));
-              }
-            },
-            settings.requestTimeoutMs(),
-            TimeUnit.MILLISECONDS);
-    b.waitingFor.forEach(i -> sendBarrierRead(b, i));
-  }
-
-  private void sendBarrierRead(Barrier b, int index) {
-    if (barriers.get(b.requestId) != b || !b.waitingFor.contains(index)) {
-      return;
-    }
-    // An EXISTS of the data root that the plugin answers only once it has applied b.seq.
-    if (!plugins
-        .get(index)
-        .send(new Message.Read(settings.clientId(), b.requestId, ReadKind.EXISTS, "/", b.seq))) {
-      barrierDuplicateGone(b, index); // not live any more: a barrier waits for live duplicates only
-    }
-  }
-
-  private void onBarrierReply(Barrier b, Message.ReadReply reply) {
-    int index = indexOf(reply.duplicateId());
-    if (index >= 0 && reply.appliedSeq() >= b.seq && b.waitingFor.remove(index)) {
-      advanceSeen(reply.appliedSeq());
-      maybeCompleteBarrier(b);
-    }
-  }
-
-  private void barrierDuplicateGone(Barrier b, int index) {
-    if (b.waitingFor.remove(index)) {
-      maybeCompleteBarrier(b);
-    }
-  }
-
-  private void maybeCompleteBarrier(Barrier b) {
-    if (b.waitingFor.isEmpty() && barriers.remove(b.requestId) == b) {
-      b.deadline.cancel(false);
-      b.future.complete(null);
-    }
-  }
-
   // ------------------------------------------------------------------ dispatch (event loop)
 
   private void onMessage(PeerLink from, Message message) {
@@ -802,10 +708,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (message instanceof Message.Reply reply) {
       writes.onReply(reply);
     } else if (message instanceof Message.ReadReply reply) {
-      Barrier b = barriers.get(reply.requestId());
-      if (b != null) {
-        onBarrierReply(b, reply);
-      } else {
+      if (!barriers.onReply(reply)) {
         reads.onReply(reply);
       }
     } else if (message instanceof Message.Error error) {
@@ -836,15 +739,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     if (reads.onError(from, error)) {
       return;
     }
-    Barrier b = barriers.get(id);
-    int index = plugins.indexOf(from);
-    if (b != null && index >= 0) {
-      if (error.code() == ErrorCode.OVERLOADED) {
-        loop.schedule(() -> sendBarrierRead(b, index), retryAfter(error), TimeUnit.MILLISECONDS);
-      } else {
-        barrierDuplicateGone(b, index); // fenced or not serving: not a live duplicate
-      }
-    }
+    barriers.onError(from, error);
   }
 
   private void onState(PeerLink link, ConnectionState state) {
@@ -890,7 +785,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
    */
   private void linkGone(int index, PeerLink link, boolean failure) {
     watchTable.linkLost(link);
-    List.copyOf(barriers.values()).forEach(b -> barrierDuplicateGone(b, index));
+    barriers.duplicateGone(index);
     reads.linkGone(index, failure);
   }
 
@@ -1002,11 +897,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
           ZoolanderException e = closedException();
           writes.failAll(e);
           reads.failAll(e);
-          for (Barrier b : List.copyOf(barriers.values())) {
-            barriers.remove(b.requestId);
-            b.deadline.cancel(false);
-            b.future.completeExceptionally(e);
-          }
+          barriers.failAll(e);
           watchTable.clear();
           failed.complete(null);
         });
@@ -1040,7 +931,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
   /** Pending writes, reads and barriers (for tests: no request bookkeeping may leak). */
   public int pendingRequests() {
     CompletableFuture<Integer> count = new CompletableFuture<>();
-    loop.execute(() -> count.complete(writes.pending() + reads.pending() + barriers.size()));
+    loop.execute(() -> count.complete(writes.pending() + reads.pending() + barriers.pending()));
     return count.join();
   }
 }
