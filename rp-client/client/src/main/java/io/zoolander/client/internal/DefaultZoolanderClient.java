@@ -295,13 +295,13 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       closing = watchers.remove(index);
     }
     if (closing != null) {
-      ForkJoinPool.commonPool().execute(() -> closing.forEach(DefaultZoolanderClient::close));
+      ForkJoinPool.commonPool().execute(() -> closeAll(closing));
     }
   }
 
-  private static void close(RecordWatcher<?> watcher) {
+  private static void closeAll(List<RecordWatcher<?>> closing) {
     try {
-      watcher.close();
+      RecordWatcher.closeAll(closing);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -890,7 +890,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       watchers.values().forEach(closing::addAll);
       watchers.clear();
     }
-    closing.forEach(DefaultZoolanderClient::close);
+    closeAll(closing);
     CompletableFuture<Void> failed = new CompletableFuture<>();
     loop.execute(
         () -> {

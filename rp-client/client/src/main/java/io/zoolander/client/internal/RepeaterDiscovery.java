@@ -75,12 +75,10 @@ final class RepeaterDiscovery implements AutoCloseable {
 
   @Override
   public void close() {
-    for (RecordWatcher<ActiveRepeater> w : watchers) {
-      try {
-        w.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+    try {
+      RecordWatcher.closeAll(watchers);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -1,6 +1,9 @@
 package io.zoolander.wire.internal;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -175,6 +178,35 @@ public final class RecordWatcher<T> implements AutoCloseable {
     }
     if (zk != null) {
       zk.close();
+    }
+  }
+
+  /**
+   * Closes {@code watchers} at once, each on a thread of its own, and returns when all are closed.
+   * Closing a ZooKeeper session takes at least 100 ms (ZooKeeper's NIO client sleeps that long as
+   * it closes its socket), so closing a client's few watchers one after another took tenths of a
+   * second.
+   */
+  public static void closeAll(Collection<? extends RecordWatcher<?>> watchers)
+      throws InterruptedException {
+    List<Thread> closing = new ArrayList<>(watchers.size());
+    for (RecordWatcher<?> watcher : watchers) {
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  watcher.close();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "zoolander-record-watcher-close");
+      t.setDaemon(true);
+      t.start();
+      closing.add(t);
+    }
+    for (Thread t : closing) {
+      t.join();
     }
   }
 }

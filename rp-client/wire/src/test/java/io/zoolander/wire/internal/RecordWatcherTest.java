@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.File;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -29,6 +32,7 @@ class RecordWatcherTest {
 
   @TempDir Path dir;
   private ServerCnxnFactory factory;
+  private ZooKeeperServer server;
   private ZooKeeper writer;
   private final BlockingQueue<Optional<Integer>> seen = new LinkedBlockingQueue<>();
 
@@ -37,7 +41,8 @@ class RecordWatcherTest {
   void startServer() throws Exception {
     File data = dir.resolve("data").toFile();
     factory = ServerCnxnFactory.createFactory(new InetSocketAddress("127.0.0.1", 0), 10);
-    factory.startup(new ZooKeeperServer(data, data, 2_000));
+    server = new ZooKeeperServer(data, data, 2_000);
+    factory.startup(server);
     CountDownLatch connected = new CountDownLatch(1);
     writer =
         new ZooKeeper(
@@ -106,5 +111,38 @@ class RecordWatcherTest {
       watcher.start();
       assertThat(next()).contains(7);
     }
+  }
+
+  @Test
+  void closeAllEndsEveryWatchersSession() throws Exception {
+    List<RecordWatcher<Integer>> watchers = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        RecordWatcher<Integer> watcher =
+            new RecordWatcher<>(
+                connectString(), PATH, 30_000, RecordWatcherTest::decode, seen::add);
+        watchers.add(watcher);
+        watcher.start();
+      }
+      writer.create(PATH, "5".getBytes(UTF_8), ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+      for (int i = 0; i < 3; i++) {
+        assertThat(next()).as("watcher %d connected and watching", i).contains(5);
+      }
+      assertThat(sessions()).isEqualTo(4);
+
+      RecordWatcher.closeAll(watchers);
+
+      // A session is gone from the server before the answer to its close is sent.
+      assertThat(sessions()).as("only the writer's session is left").isEqualTo(1);
+      RecordWatcher.closeAll(List.of());
+    } finally {
+      for (RecordWatcher<Integer> watcher : watchers) {
+        watcher.close(); // closing again does nothing
+      }
+    }
+  }
+
+  private long sessions() {
+    return server.getSessionExpiryMap().values().stream().mapToLong(Set::size).sum();
   }
 }
