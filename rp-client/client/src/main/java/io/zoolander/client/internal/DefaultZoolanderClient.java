@@ -38,7 +38,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -295,7 +294,11 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       closing = watchers.remove(index);
     }
     if (closing != null) {
-      ForkJoinPool.commonPool().execute(() -> closeAll(closing));
+      // A thread of its own: closing takes 100 ms and more, and the common pool may have one
+      // worker.
+      Thread t = new Thread(() -> closeAll(closing), "zoolander-client-close-watchers");
+      t.setDaemon(true);
+      t.start();
     }
   }
 
