@@ -56,8 +56,8 @@ import org.slf4j.LoggerFactory;
  * requests, ranking, adaptive policy, meters, the set of duplicates), so there are no locks on the
  * request path: public methods hand their work to it, and replies are handled where their bytes
  * arrive. The writes in flight live in {@link ClientWrites}, the reads in {@link ClientReads}, the
- * watches in {@link WatchTable}; this class dispatches to them and keeps the membership, the
- * barriers and the links.
+ * barriers in {@link ClientBarriers}, the watches in {@link WatchTable}; this class dispatches to
+ * them and keeps the membership and the links.
  *
  * <p>The set of duplicates follows the membership record ({@link Membership}, in {@link
  * io.zoolander.wire.Znodes#members()}), watched in every duplicate known by connect string: an
@@ -814,7 +814,7 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
     }
   }
 
-  /** What the writes and the reads need of the rest of the client (event loop). */
+  /** What the writes, the reads and the barriers need of the rest of the client (event loop). */
   private final class RequestsHost implements ClientWrites.Host {
     @Override
     public boolean closed() {

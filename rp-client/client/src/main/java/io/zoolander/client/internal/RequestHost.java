@@ -2,7 +2,10 @@ package io.zoolander.client.internal;
 
 import io.zoolander.client.InconsistencyEvent;
 
-/** What the client's requests in flight (its writes, its reads) need of the rest of the client. */
+/**
+ * What the client's requests in flight (its writes, reads and barriers) need of the rest of the
+ * client. Called on the client's event loop.
+ */
 interface RequestHost {
   boolean closed();
 
