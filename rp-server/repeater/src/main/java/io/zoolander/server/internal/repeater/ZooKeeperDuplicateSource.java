@@ -443,9 +443,9 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       return result;
     } finally {
       if (!keeping) {
-        // Closing a session takes a round trip: not on the takeover's critical path.
-        ZooKeeper done = zk;
-        CompletableFuture.runAsync(() -> closeQuietly(done));
+        // Closing a session takes a round trip and ZooKeeper's 100-ms linger: not on the
+        // takeover's critical path, nor on a shared pool's worker.
+        closeInBackground(zk);
       }
     }
   }
@@ -483,6 +483,12 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
         closeQuietly(zk);
       }
     }
+  }
+
+  private void closeInBackground(ZooKeeper zk) {
+    Thread t = new Thread(() -> closeQuietly(zk), "zoolander-source-close-" + duplicateId);
+    t.setDaemon(true);
+    t.start();
   }
 
   private static void closeQuietly(ZooKeeper zk) {
@@ -528,13 +534,22 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       session = kept;
       kept = null;
     }
-    closeQuietly(session);
-    if (w != null) {
-      try {
+    // The two closes at once: each takes ZooKeeper's 100-ms linger.
+    Thread sessionClose = null;
+    if (session != null) {
+      sessionClose =
+          new Thread(() -> closeQuietly(session), "zoolander-source-close-" + duplicateId);
+      sessionClose.start();
+    }
+    try {
+      if (w != null) {
         w.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
       }
+      if (sessionClose != null) {
+        sessionClose.join();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
