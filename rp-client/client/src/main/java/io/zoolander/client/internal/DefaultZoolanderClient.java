@@ -887,13 +887,12 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       return;
     }
     closed = true;
-    discovery.close();
     List<RecordWatcher<?>> closing = new ArrayList<>();
     synchronized (watchers) { // closed is set: no watcher starts any more
       watchers.values().forEach(closing::addAll);
       watchers.clear();
     }
-    closeAll(closing);
+    discovery.closeWith(closing);
     CompletableFuture<Void> failed = new CompletableFuture<>();
     loop.execute(
         () -> {

@@ -6,6 +6,7 @@ import io.zoolander.wire.internal.RecordWatcher;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,8 +76,18 @@ final class RepeaterDiscovery implements AutoCloseable {
 
   @Override
   public void close() {
+    closeWith(List.of());
+  }
+
+  /**
+   * Closes the watchers together with {@code others}, all at once: each ZooKeeper session's close
+   * takes about 100 ms, so the client closes its own watchers in the same round.
+   */
+  void closeWith(Collection<? extends RecordWatcher<?>> others) {
+    List<RecordWatcher<?>> closing = new ArrayList<>(watchers);
+    closing.addAll(others);
     try {
-      RecordWatcher.closeAll(watchers);
+      RecordWatcher.closeAll(closing);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
