@@ -504,6 +504,30 @@ final class NameMover {
    * duplicate may not have applied the move yet when the repeater refused a write for it), notes
    * where each such name lives now, and completes once the duplicates there have applied the copy.
    */
+  /**
+   * Whether {@code partition}'s route record says the name of {@code path} moved away; if so,
+   * routes it to where it went and completes once that partition's duplicates hold the moved copy
+   * (as {@link #learnMoves}, but a name that did not move is an answer, not a failure).
+   */
+  static CompletableFuture<Boolean> learnIfMoved(
+      List<ZoolanderClient> partitions,
+      Map<String, Integer> movedNames,
+      int partition,
+      String path) {
+    String name = NameRoutes.topLevelName(path);
+    return readRoutes(partitions.get(partition))
+        .thenCompose(
+            versioned -> {
+              if (name != null
+                  && versioned.routes().route(name).orElse(null) instanceof Moved moved
+                  && moved.partition() < partitions.size()) {
+                movedNames.put(name, moved.partition());
+                return partitions.get(moved.partition()).barrier(moved.seq()).thenApply(x -> true);
+              }
+              return CompletableFuture.completedFuture(false);
+            });
+  }
+
   static CompletableFuture<Void> learnMoves(
       List<ZoolanderClient> partitions,
       Map<String, Integer> movedNames,

@@ -289,9 +289,33 @@ public final class PartitionedClient implements AutoCloseable {
   /**
    * {@link ZoolanderClient#addPersistentRecursiveWatch} in the path's partition, which holds the
    * whole subtree; refused for the root, which spans every partition (watch each top-level name).
+   * The watch follows its name when the name moves to another partition: the source's copy is
+   * deleted (NODE_DELETED for each node of the subtree but the watched path), then the watcher gets
+   * {@link WatchEvent.Type#RESYNC} and the events of the partition the name went to.
    */
   public CompletableFuture<WatchHandle> addPersistentRecursiveWatch(String path, Watcher watcher) {
-    return routePath(path, c -> c.addPersistentRecursiveWatch(path, watcher));
+    Objects.requireNonNull(watcher, "watcher must not be null");
+    FollowingWatch watch =
+        new FollowingWatch(
+            path,
+            watcher,
+            new FollowingWatch.Partitions() {
+              @Override
+              public int partitionOf(String p) {
+                return PartitionedClient.this.partitionOf(p);
+              }
+
+              @Override
+              public ZoolanderClient client(int partition) {
+                return partitions.get(partition);
+              }
+
+              @Override
+              public CompletableFuture<Boolean> learnIfMoved(int partition, String p) {
+                return NameMover.learnIfMoved(partitions, movedNames, partition, p);
+              }
+            });
+    return routePath(path, c -> watch.arm(partitions.indexOf(c)));
   }
 
   /** Closes every partition's client. */
