@@ -2,6 +2,8 @@ package io.zoolander.server.testing;
 
 import io.zoolander.client.ZoolanderClient;
 import io.zoolander.server.internal.testing.FourLetterWords;
+import io.zoolander.server.repeater.LinkState;
+import io.zoolander.server.repeater.Repeater;
 import io.zoolander.testsupport.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -30,7 +32,13 @@ class ClientCloseTest {
             .startRepeater(false)
             .start()) {
       // The periodic epoch check opens sessions of its own, which would move the counts.
-      cluster.startRepeater(b -> b.epochCheckInterval(Duration.ZERO));
+      Repeater repeater = cluster.startRepeater(b -> b.epochCheckInterval(Duration.ZERO));
+      // Streaming to every duplicate: its watcher of their plugin endpoints is connected.
+      Await.await(
+          WAIT,
+          "the repeater streaming to every duplicate",
+          () -> repeater.duplicates().stream().allMatch(d -> d.linkState() == LinkState.STREAMING),
+          repeater::duplicates);
       Map<Integer, Integer> before = connections(cluster);
 
       ZoolanderClient client = cluster.clientBuilder().build();
