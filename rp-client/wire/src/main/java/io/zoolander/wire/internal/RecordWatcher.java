@@ -76,7 +76,7 @@ public final class RecordWatcher<T> implements AutoCloseable {
       if (closed) {
         throw new IllegalStateException("RecordWatcher is closed");
       }
-      zooKeeper = new ZooKeeper(connectString, sessionTimeoutMs, this::onSessionEvent);
+      zooKeeper = ZooKeeperSessions.open(connectString, sessionTimeoutMs, this::onSessionEvent);
     }
   }
 
@@ -106,7 +106,7 @@ public final class RecordWatcher<T> implements AutoCloseable {
       LOG.info("session to {} expired; reconnecting", connectString);
       try {
         zooKeeper.close();
-        zooKeeper = new ZooKeeper(connectString, sessionTimeoutMs, this::onSessionEvent);
+        zooKeeper = ZooKeeperSessions.open(connectString, sessionTimeoutMs, this::onSessionEvent);
       } catch (IOException | InterruptedException e) {
         LOG.warn("cannot reconnect to {}: {}", connectString, e.toString());
         if (e instanceof InterruptedException) {

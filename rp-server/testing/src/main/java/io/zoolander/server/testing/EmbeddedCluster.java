@@ -5,6 +5,7 @@ import io.zoolander.client.ZoolanderClientBuilder;
 import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.ZooKeeperSessions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -614,7 +615,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     String connectString = duplicate(id).connectString();
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeeperSessions.open(
             connectString,
             (int) ZOOKEEPER_TIMEOUT_MILLIS,
             event -> {

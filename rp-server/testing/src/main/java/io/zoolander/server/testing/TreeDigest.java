@@ -2,6 +2,7 @@ package io.zoolander.server.testing;
 
 import io.zoolander.wire.BookkeepingState;
 import io.zoolander.wire.Znodes;
+import io.zoolander.wire.internal.ZooKeeperSessions;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -64,7 +65,7 @@ public final class TreeDigest {
   public static TreeDigest of(String connectString, Znodes znodes) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     try (ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeeperSessions.open(
             connectString,
             30_000,
             e -> {

@@ -6,6 +6,7 @@ import io.zoolander.wire.NameRoutes;
 import io.zoolander.wire.PluginEndpoint;
 import io.zoolander.wire.Znodes;
 import io.zoolander.wire.internal.RecordWatcher;
+import io.zoolander.wire.internal.ZooKeeperSessions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -453,7 +454,7 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
   private ZooKeeper connect(long deadline, long timeoutMillis) throws Exception {
     CountDownLatch connected = new CountDownLatch(1);
     ZooKeeper zk =
-        new ZooKeeper(
+        ZooKeeperSessions.open(
             connectString,
             sessionTimeoutMillis,
             event -> {
