@@ -500,11 +500,6 @@ final class NameMover {
   }
 
   /**
-   * Reads {@code partition}'s route record until it says where a name of {@code paths} moved (a
-   * duplicate may not have applied the move yet when the repeater refused a write for it), notes
-   * where each such name lives now, and completes once the duplicates there have applied the copy.
-   */
-  /**
    * Whether {@code partition}'s route record says the name of {@code path} moved away; if so,
    * routes it to where it went and completes once that partition's duplicates hold the moved copy
    * (as {@link #learnMoves}, but a name that did not move is an answer, not a failure).
@@ -528,6 +523,11 @@ final class NameMover {
             });
   }
 
+  /**
+   * Reads {@code partition}'s route record until it says where a name of {@code paths} moved (a
+   * duplicate may not have applied the move yet when the repeater refused a write for it), notes
+   * where each such name lives now, and completes once the duplicates there have applied the copy.
+   */
   static CompletableFuture<Void> learnMoves(
       List<ZoolanderClient> partitions,
       Map<String, Integer> movedNames,

@@ -444,8 +444,8 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       return result;
     } finally {
       if (!keeping) {
-        // Closing a session takes a round trip and ZooKeeper's 100-ms linger: not on the
-        // takeover's critical path, nor on a shared pool's worker.
+        // Closing a session takes a round trip: not on the takeover's critical path, nor on a
+        // shared pool's worker.
         closeInBackground(zk);
       }
     }
@@ -535,22 +535,13 @@ public final class ZooKeeperDuplicateSource implements DuplicateSource {
       session = kept;
       kept = null;
     }
-    // The two closes at once: each takes ZooKeeper's 100-ms linger.
-    Thread sessionClose = null;
-    if (session != null) {
-      sessionClose =
-          new Thread(() -> closeQuietly(session), "zoolander-source-close-" + duplicateId);
-      sessionClose.start();
-    }
-    try {
-      if (w != null) {
+    closeQuietly(session);
+    if (w != null) {
+      try {
         w.close();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-      if (sessionClose != null) {
-        sessionClose.join();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 
