@@ -33,7 +33,12 @@ class InternalExportsTest {
   static final Map<String, Set<String>> EXPORTS =
       Map.of(
           "io.zoolander.wire.internal",
-          Set.of("zoolander-client", "zoolander-repeater", "zoolander-plugin", "zoolander-tools"),
+          Set.of(
+              "zoolander-client",
+              "zoolander-repeater",
+              "zoolander-plugin",
+              "zoolander-testing",
+              "zoolander-tools"),
           "io.zoolander.server.internal.jmx",
           Set.of("zoolander-plugin", "zoolander-repeater"),
           "io.zoolander.server.internal.zk",
