@@ -59,6 +59,9 @@ public final class ScriptedPeer implements AutoCloseable {
   /** The default bound of every wait, before {@link Timing} scaling. */
   public static final Duration WAIT = Duration.ofSeconds(10);
 
+  /** How long {@link #listen(int)} tries a port that another socket holds. */
+  private static final Duration REBIND_WAIT = Duration.ofSeconds(10);
+
   private static final EventLoopGroup GROUP =
       new NioEventLoopGroup(2, new DefaultThreadFactory("scripted-peer", true));
 
@@ -167,23 +170,45 @@ public final class ScriptedPeer implements AutoCloseable {
    */
   public static ScriptedPeer listen(int port) throws InterruptedException {
     ScriptedPeer peer = new ScriptedPeer();
-    peer.server =
-        new ServerBootstrap()
-            .group(GROUP)
-            .channel(NioServerSocketChannel.class)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(
-                new ChannelInitializer<SocketChannel>() {
-                  @Override
-                  protected void initChannel(SocketChannel ch) {
-                    peer.connection = ch;
-                    peer.install(ch);
-                  }
-                })
-            .bind("127.0.0.1", port)
-            .sync()
-            .channel();
+    if (port == 0) {
+      peer.server = peer.bind(0);
+      return peer;
+    }
+    // A port just freed may be held for a moment by another socket: on loopback, a client's
+    // reconnect to it can be given that very port as its own local port. Try until it is free.
+    Await.await(
+        REBIND_WAIT,
+        "127.0.0.1:" + port + " free to listen on",
+        () -> {
+          try {
+            peer.server = peer.bind(port);
+            return true;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while binding " + port, e);
+          } catch (Exception e) { // BindException, thrown unchecked by Netty's sync()
+            return false;
+          }
+        });
     return peer;
+  }
+
+  private Channel bind(int port) throws InterruptedException {
+    return new ServerBootstrap()
+        .group(GROUP)
+        .channel(NioServerSocketChannel.class)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childHandler(
+            new ChannelInitializer<SocketChannel>() {
+              @Override
+              protected void initChannel(SocketChannel ch) {
+                connection = ch;
+                install(ch);
+              }
+            })
+        .bind("127.0.0.1", port)
+        .sync()
+        .channel();
   }
 
   private void install(SocketChannel ch) {
