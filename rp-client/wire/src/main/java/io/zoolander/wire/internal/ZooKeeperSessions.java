@@ -8,7 +8,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
 
 /**
  * Opens the ZooKeeper sessions Zoolander keeps for itself (record watchers, a repeater's sessions
- * to the duplicates, the testing artifact's reads) on ZooKeeper's Netty client socket. Its close
+ * to the duplicates, the testing artifact's digests) on ZooKeeper's Netty client socket. Its close
  * ends with the connection: the default NIO socket sleeps 100 ms in every close, which a client
  * watching three records per duplicate paid at every close (about 3 ms instead, measured against an
  * in-process server). Every other client setting comes from the system properties, as for any

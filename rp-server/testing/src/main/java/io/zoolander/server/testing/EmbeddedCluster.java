@@ -5,7 +5,6 @@ import io.zoolander.client.ZoolanderClientBuilder;
 import io.zoolander.server.plugin.AnomalySettings;
 import io.zoolander.server.repeater.Repeater;
 import io.zoolander.wire.Znodes;
-import io.zoolander.wire.internal.ZooKeeperSessions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -472,8 +471,7 @@ public final class EmbeddedCluster implements AutoCloseable {
   }
 
   /**
-   * The tree digest of every duplicate, by id, taken at once: each through a session of its own,
-   * whose close alone takes ZooKeeper's client 100 ms.
+   * The tree digest of every duplicate, by id, taken at once: each through a session of its own.
    */
   public Map<Integer, TreeDigest> digests() throws Exception {
     Map<Integer, CompletableFuture<TreeDigest>> taking = new LinkedHashMap<>();
@@ -614,8 +612,10 @@ public final class EmbeddedCluster implements AutoCloseable {
       throws IOException, KeeperException, InterruptedException, TimeoutException {
     String connectString = duplicate(id).connectString();
     CountDownLatch connected = new CountDownLatch(1);
+    // ZooKeeper's default socket: its 100-ms close is the slack within which a plugin follows an
+    // anomaly written here before the caller goes on (injectAnomaly does not wait for it).
     ZooKeeper zk =
-        ZooKeeperSessions.open(
+        new ZooKeeper(
             connectString,
             (int) ZOOKEEPER_TIMEOUT_MILLIS,
             event -> {
