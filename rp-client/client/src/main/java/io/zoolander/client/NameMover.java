@@ -12,6 +12,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -509,18 +510,31 @@ final class NameMover {
       Map<String, Integer> movedNames,
       int partition,
       String path) {
-    String name = NameRoutes.topLevelName(path);
     return readRoutes(partitions.get(partition))
         .thenCompose(
-            versioned -> {
-              if (name != null
-                  && versioned.routes().route(name).orElse(null) instanceof Moved moved
-                  && moved.partition() < partitions.size()) {
-                movedNames.put(name, moved.partition());
-                return partitions.get(moved.partition()).barrier(moved.seq()).thenApply(x -> true);
-              }
-              return CompletableFuture.completedFuture(false);
-            });
+            versioned ->
+                followMove(partitions, movedNames, versioned.routes(), path)
+                    .map(copy -> copy.thenApply(x -> true))
+                    .orElse(CompletableFuture.completedFuture(false)));
+  }
+
+  /**
+   * If {@code routes} say the name of {@code path} moved to a partition this client has: routes the
+   * name there, and returns the wait until that partition's duplicates hold the moved copy.
+   */
+  private static Optional<CompletableFuture<Void>> followMove(
+      List<ZoolanderClient> partitions,
+      Map<String, Integer> movedNames,
+      NameRoutes routes,
+      String path) {
+    String name = NameRoutes.topLevelName(path);
+    if (name != null
+        && routes.route(name).orElse(null) instanceof Moved moved
+        && moved.partition() < partitions.size()) {
+      movedNames.put(name, moved.partition());
+      return Optional.of(partitions.get(moved.partition()).barrier(moved.seq()));
+    }
+    return Optional.empty();
   }
 
   /**
@@ -548,13 +562,7 @@ final class NameMover {
             routes -> {
               List<CompletableFuture<Void>> copies = new ArrayList<>();
               for (String path : paths) {
-                String name = NameRoutes.topLevelName(path);
-                if (name != null
-                    && routes.route(name).orElse(null) instanceof Moved moved
-                    && moved.partition() < partitions.size()) {
-                  movedNames.put(name, moved.partition());
-                  copies.add(partitions.get(moved.partition()).barrier(moved.seq()));
-                }
+                followMove(partitions, movedNames, routes, path).ifPresent(copies::add);
               }
               if (!copies.isEmpty()) {
                 return CompletableFuture.allOf(copies.toArray(CompletableFuture<?>[]::new));

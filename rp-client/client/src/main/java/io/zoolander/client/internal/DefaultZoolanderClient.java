@@ -294,8 +294,8 @@ public final class DefaultZoolanderClient implements ZoolanderClient {
       closing = watchers.remove(index);
     }
     if (closing != null) {
-      // A thread of its own: closing takes 100 ms and more, and the common pool may have one
-      // worker.
+      // A thread of its own: closing waits for each session's close to be answered, and the
+      // common pool may have one worker.
       Thread t = new Thread(() -> closeAll(closing), "zoolander-client-close-watchers");
       t.setDaemon(true);
       t.start();
